@@ -1,0 +1,98 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+/// One settings array for every target (STYLE 2). Swift 6 language mode already makes
+/// concurrency checking strict.
+let swiftSettings: [SwiftSetting] = [
+    // https://github.com/swiftlang/swift-evolution/blob/main/proposals/0335-existential-any.md
+    .enableUpcomingFeature("ExistentialAny"),
+    // https://github.com/swiftlang/swift-evolution/blob/main/proposals/0444-member-import-visibility.md
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "participant-ledger",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "ledger", targets: ["LedgerCLI"]),
+        .library(name: "LedgerClient", targets: ["LedgerClient"]),
+        .library(name: "LedgerDomain", targets: ["LedgerDomain"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
+    ],
+    targets: [
+        // Pure domain: events, commands, hash chain, proof verification. No I/O.
+        .target(
+            name: "LedgerDomain",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings
+        ),
+        // The numbered SQL migrations, shipped as resources.
+        .target(
+            name: "LedgerMigrations",
+            path: "Migrations",
+            resources: [.copy("sql")],
+            swiftSettings: swiftSettings
+        ),
+        // PostgreSQL: event store, migrator, embedded cluster.
+        .target(
+            name: "LedgerStore",
+            dependencies: [
+                "LedgerDomain", "LedgerMigrations",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Executable: argument parsing and service groups only.
+        .executableTarget(
+            name: "LedgerCLI",
+            dependencies: [
+                "LedgerDomain", "LedgerStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Client SDK for apps: Foundation only, no server dependencies.
+        .target(
+            name: "LedgerClient",
+            swiftSettings: swiftSettings
+        ),
+        // Test support: a throwaway PostgreSQL cluster and per-test databases.
+        .target(
+            name: "LedgerTestSupport",
+            dependencies: [
+                "LedgerStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LedgerDomainTests",
+            dependencies: ["LedgerDomain"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LedgerStoreTests",
+            dependencies: ["LedgerStore", "LedgerTestSupport", "LedgerDomain"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

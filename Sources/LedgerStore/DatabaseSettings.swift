@@ -1,0 +1,83 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Where the ledger's PostgreSQL is and how to log in; parsed from `LEDGER_DATABASE_URL`
+/// (`postgres://user:password@host:port/database?sslmode=disable|prefer|require`).
+public struct DatabaseSettings: Sendable, Equatable, CustomStringConvertible {
+    public enum TLSMode: String, Sendable { case disable, prefer, require }
+
+    public var host: String
+    public var port: Int
+    public var username: String
+    public var password: String?
+    public var database: String
+    public var tls: TLSMode
+
+    public init(host: String, port: Int, username: String, password: String?, database: String, tls: TLSMode = .disable) {
+        self.host = host
+        self.port = port
+        self.username = username
+        self.password = password
+        self.database = database
+        self.tls = tls
+    }
+
+    public struct InvalidURL: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    public init(url string: String) throws {
+        guard let components = URLComponents(string: string),
+            let scheme = components.scheme, ["postgres", "postgresql"].contains(scheme)
+        else { throw InvalidURL(description: "database URL must look like postgres://user:password@host:port/database") }
+        guard let host = components.host, !host.isEmpty else { throw InvalidURL(description: "database URL has no host") }
+        let database = String(components.path.drop(while: { $0 == "/" }))
+        let mode = components.queryItems?.first(where: { $0.name == "sslmode" })?.value ?? "prefer"
+        let tls: TLSMode =
+            switch mode {
+            case "disable", "allow": .disable
+            case "require", "verify-ca", "verify-full": .require
+            default: .prefer
+            }
+        self.init(
+            host: host, port: components.port ?? 5432,
+            username: components.user?.removingPercentEncoding ?? "postgres",
+            password: components.password?.removingPercentEncoding,
+            database: database.isEmpty ? (components.user ?? "postgres") : database, tls: tls)
+    }
+
+    /// The URL form, with the password shown only if asked for.
+    public func url(revealPassword: Bool = false) -> String {
+        let user = username.addingPercentEncoding(withAllowedCharacters: .urlUserAllowed) ?? username
+        let secret = password.map { revealPassword ? ":" + ($0.addingPercentEncoding(withAllowedCharacters: .urlPasswordAllowed) ?? $0) : ":***" } ?? ""
+        return "postgres://\(user)\(secret)@\(host):\(port)/\(database)?sslmode=\(tls.rawValue)"
+    }
+
+    public var description: String { url() }
+
+    public func with(database: String) -> DatabaseSettings {
+        var copy = self
+        copy.database = database
+        return copy
+    }
+
+    public func clientConfiguration(maxConnections: Int = 20) -> PostgresClient.Configuration {
+        let tlsConfig: PostgresClient.Configuration.TLS =
+            switch tls {
+            case .disable: .disable
+            case .prefer: .prefer(.makeClientConfiguration())
+            case .require: .require(.makeClientConfiguration())
+            }
+        var configuration = PostgresClient.Configuration(
+            host: host, port: port, username: username, password: password, database: database, tls: tlsConfig)
+        // Fail fast on a wrong address instead of hanging at start-up.
+        configuration.options.connectTimeout = .seconds(5)
+        configuration.options.maximumConnections = maxConnections
+        return configuration
+    }
+
+    public func makeClient(logger: Logger, maxConnections: Int = 20) -> PostgresClient {
+        PostgresClient(configuration: clientConfiguration(maxConnections: maxConnections), backgroundLogger: logger)
+    }
+}

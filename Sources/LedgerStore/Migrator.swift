@@ -1,0 +1,116 @@
+import Crypto
+import Foundation
+import LedgerMigrations
+import Logging
+import PostgresNIO
+
+/// Applies the numbered SQL files of `Migrations/` in order, in one transaction, under an
+/// advisory lock, recording each file's name and checksum. Applied history is never
+/// rewritten: a changed, renamed or reordered applied file is an error.
+public struct Migrator: Sendable {
+    public struct Migration: Sendable, Equatable {
+        public var name: String
+        public var sql: String
+        public var checksum: String { SHA256.hash(data: Data(sql.utf8)).map { String(format: "%02x", $0) }.joined() }
+
+        public init(name: String, sql: String) {
+            self.name = name
+            self.sql = sql
+        }
+    }
+
+    public struct MigrationError: Error, Equatable, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Any number serves, as long as it is the same everywhere.
+    static let advisoryLockKey: Int64 = 0x4C45_4447_4552  // "LEDGER"
+
+    let client: PostgresClient
+    let logger: Logger
+    public let migrations: [Migration]
+
+    public init(client: PostgresClient, logger: Logger, migrations: [Migration]? = nil) throws {
+        self.client = client
+        self.logger = logger
+        self.migrations = try migrations ?? LedgerMigrationFiles.all().map { Migration(name: $0.name, sql: $0.sql) }
+    }
+
+    /// Applies every pending migration; returns the names applied.
+    @discardableResult
+    public func migrate() async throws -> [String] {
+        do {
+            return try await client.withTransaction(logger: logger) { connection in
+                try await connection.query("SELECT pg_advisory_xact_lock(\(Self.advisoryLockKey))", logger: logger)
+                try await Self.createTable(connection, logger)
+                let pending = try await Self.pending(migrations, applied: Self.applied(connection, logger))
+                for migration in pending {
+                    logger.info("applying migration", metadata: ["name": "\(migration.name)"])
+                    for statement in SQLScript.statements(migration.sql) {
+                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                    }
+                    try await connection.query(
+                        "INSERT INTO ledger_migrations (name, checksum) VALUES (\(migration.name), \(migration.checksum))",
+                        logger: logger)
+                }
+                return pending.map(\.name)
+            }
+        } catch let error as PostgresTransactionError {
+            throw error.closureError ?? error
+        }
+    }
+
+    /// Names of the migrations not yet applied (throws on a diverged history).
+    public func pending() async throws -> [String] {
+        try await client.withConnection { connection in
+            let exists = try await connection.query("SELECT to_regclass('ledger_migrations') IS NOT NULL", logger: logger)
+            var tableExists = false
+            for try await (value) in exists.decode(Bool.self) { tableExists = value }
+            let applied = tableExists ? try await Self.applied(connection, logger) : []
+            return try Self.pending(migrations, applied: applied).map(\.name)
+        }
+    }
+
+    /// Refuses to go on when the schema is behind the binary: servers call this at start-up.
+    public func ensureCurrent() async throws {
+        let pending = try await pending()
+        if !pending.isEmpty {
+            throw MigrationError(
+                description: "the database schema is behind: \(pending.count) migration(s) not applied (\(pending.joined(separator: ", "))); run `ledger migrate`")
+        }
+    }
+
+    static func createTable(_ connection: PostgresConnection, _ logger: Logger) async throws {
+        try await connection.query(
+            """
+            CREATE TABLE IF NOT EXISTS ledger_migrations (
+                name text PRIMARY KEY, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())
+            """, logger: logger)
+    }
+
+    static func applied(_ connection: PostgresConnection, _ logger: Logger) async throws -> [(String, String)] {
+        let rows = try await connection.query(
+            "SELECT name, checksum FROM ledger_migrations ORDER BY name", logger: logger)
+        var result: [(String, String)] = []
+        for try await (name, checksum) in rows.decode((String, String).self) { result.append((name, checksum)) }
+        return result
+    }
+
+    static func pending(_ migrations: [Migration], applied: [(String, String)]) throws -> [Migration] {
+        guard applied.count <= migrations.count else {
+            throw MigrationError(
+                description: "the database has \(applied.count) migrations applied but this binary knows only \(migrations.count): it is older than the schema")
+        }
+        for (index, (name, checksum)) in applied.enumerated() {
+            let known = migrations[index]
+            guard known.name == name else {
+                throw MigrationError(
+                    description: "applied migration #\(index + 1) is \(name) but the binary has \(known.name) at that place: applied history was renamed or reordered")
+            }
+            guard known.checksum == checksum else {
+                throw MigrationError(description: "applied migration \(name) was changed after it was applied (checksum differs)")
+            }
+        }
+        return Array(migrations.dropFirst(applied.count))
+    }
+}

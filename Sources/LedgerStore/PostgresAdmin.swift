@@ -1,0 +1,49 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Cluster-level chores done over a short-lived connection to a maintenance database.
+public enum PostgresAdmin {
+    public static func createDatabaseIfMissing(
+        _ name: String, template: String? = nil, on settings: DatabaseSettings, logger: Logger
+    ) async throws {
+        try await withConnection(settings, logger: logger) { connection in
+            let rows = try await connection.query("SELECT 1 FROM pg_database WHERE datname = \(name)", logger: logger)
+            var exists = false
+            for try await _ in rows { exists = true }
+            if !exists {
+                let templateClause = template.map { " TEMPLATE \(quoteIdentifier($0))" } ?? ""
+                try await connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(quoteIdentifier(name))\(templateClause)"), logger: logger)
+            }
+        }
+    }
+
+    public static func dropDatabase(_ name: String, on settings: DatabaseSettings, logger: Logger) async throws {
+        try await withConnection(settings, logger: logger) { connection in
+            try await connection.query(
+                PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(quoteIdentifier(name)) WITH (FORCE)"), logger: logger)
+        }
+    }
+
+    /// One connection for the closure's lifetime (no pool: for start-up and admin work).
+    public static func withConnection<T: Sendable>(
+        _ settings: DatabaseSettings, logger: Logger, _ body: (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        let config = PostgresConnection.Configuration(
+            host: settings.host, port: settings.port, username: settings.username, password: settings.password,
+            database: settings.database, tls: .disable)
+        let connection = try await PostgresConnection.connect(configuration: config, id: 1, logger: logger)
+        do {
+            let result = try await body(connection)
+            try await connection.close()
+            return result
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
+
+    public static func quoteIdentifier(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Runs a command to completion without blocking the caller's thread: the child is started
+/// with posix_spawn and reaped by `waitpid` on a dedicated thread (never an event loop).
+/// Output goes to a temporary file (a pipe could fill up and stall the child).
+///
+/// Foundation's `Process` is not used: on Linux it sometimes misses the exit of a child
+/// whose own child daemonises (`pg_ctl start`), leaving the caller waiting forever.
+public enum ProcessRunner {
+    public struct Output: Sendable {
+        public var status: Int32
+        public var output: String
+    }
+
+    public struct Failure: Error, CustomStringConvertible {
+        public var command: String
+        public var status: Int32
+        public var output: String
+        public var description: String {
+            "`\(command)` exited with status \(status): \(output.trimmingCharacters(in: .whitespacesAndNewlines))"
+        }
+    }
+
+    public static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil
+    ) async throws -> Output {
+        let outputPath = FileManager.default.temporaryDirectory
+            .appendingPathComponent("ledger-run-\(UUID().uuidString).log").path
+        defer { unlink(outputPath) }
+        let pid = try spawn(executable, arguments, environment: environment, outputPath: outputPath)
+        let status = await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
+            let thread = Thread { continuation.resume(returning: waitForExit(pid)) }
+            thread.start()
+        }
+        let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        return Output(status: status, output: output)
+    }
+
+    /// Runs and waits on the calling thread: only for process exit handlers.
+    public static func runBlocking(_ executable: String, _ arguments: [String]) -> Int32 {
+        guard let pid = try? spawn(executable, arguments, environment: nil, outputPath: "/dev/null") else { return -1 }
+        return waitForExit(pid)
+    }
+
+    /// Runs and throws unless the command exits with 0.
+    @discardableResult
+    public static func check(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil
+    ) async throws -> String {
+        let result = try await run(executable, arguments, environment: environment)
+        guard result.status == 0 else {
+            throw Failure(command: ([executable] + arguments).joined(separator: " "), status: result.status, output: result.output)
+        }
+        return result.output
+    }
+
+    /// Finds an executable on PATH.
+    public static func which(_ name: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"
+        for dir in path.split(separator: ":") {
+            let candidate = "\(dir)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+
+    private static func spawn(
+        _ executable: String, _ arguments: [String], environment: [String: String]?, outputPath: String
+    ) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+
+        let env = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = env.map { strdup($0) } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        guard rc == 0 else {
+            throw Failure(command: executable, status: -1, output: "cannot start: \(String(cString: strerror(rc)))")
+        }
+        return pid
+    }
+
+    private static func waitForExit(_ pid: pid_t) -> Int32 {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 {
+            if errno != EINTR { return -1 }
+        }
+        // WIFEXITED / WEXITSTATUS, spelled out (the C macros are not imported).
+        if status & 0x7f == 0 { return (status >> 8) & 0xff }
+        return 128 + (status & 0x7f)
+    }
+}
