@@ -87,8 +87,20 @@ public enum ProcessRunner {
             argv.forEach { free($0) }
             envp.forEach { free($0) }
         }
+        // Threads of the concurrency pool block signals, and a child inherits the mask: give it
+        // a clean one (pgbench -T relies on SIGALRM) and default handlers.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var emptySet = sigset_t()
+        sigemptyset(&emptySet)
+        var allSignals = sigset_t()
+        sigfillset(&allSignals)
+        posix_spawnattr_setsigmask(&attributes, &emptySet)
+        posix_spawnattr_setsigdefault(&attributes, &allSignals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
-        let rc = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        let rc = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         guard rc == 0 else {
             throw Failure(command: executable, status: -1, output: "cannot start: \(String(cString: strerror(rc)))")
         }

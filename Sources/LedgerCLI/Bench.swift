@@ -1,0 +1,53 @@
+import ArgumentParser
+import Foundation
+import LedgerStore
+import Logging
+
+struct Bench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Benchmarks that print their figures next to a baseline measured in the same run.",
+        subcommands: [BenchAppend.self])
+}
+
+/// Options shared by benchmarks: where to run them.
+struct BenchTarget: ParsableArguments {
+    @Option(help: "Run against this PostgreSQL URL (a database named ledger_bench is recreated there). Default: a throwaway embedded cluster.")
+    var databaseURL: String?
+
+    /// A fresh, migrated bench database; the cluster is throwaway unless a URL was given.
+    func prepare(logger: Logger) async throws -> (DatabaseSettings, EmbeddedPostgres?) {
+        let server: DatabaseSettings
+        var embedded: EmbeddedPostgres?
+        if let url = databaseURL {
+            server = try DatabaseSettings(url: url)
+        } else {
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-bench-\(UUID().uuidString.prefix(8))")
+            let cluster = EmbeddedPostgres(
+                options: .init(dataDirectory: dir, serverSettings: ["max_connections": "200"], database: "postgres"),
+                logger: logger)
+            server = try await cluster.start()
+            embedded = cluster
+        }
+        try await PostgresAdmin.dropDatabase("ledger_bench", on: server.with(database: "postgres"), logger: logger)
+        try await PostgresAdmin.createDatabaseIfMissing("ledger_bench", on: server.with(database: "postgres"), logger: logger)
+        let bench = server.with(database: "ledger_bench")
+        try await withDatabase(bench, logger: logger) { client in
+            try await Migrator(client: client, logger: logger).migrate()
+        }
+        return (bench, embedded)
+    }
+}
+
+/// Small statistics helpers for benchmark output.
+enum Stats {
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return 0 }
+        let mid = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+    }
+
+    static func format(_ value: Double) -> String {
+        String(format: "%10.0f", value)
+    }
+}

@@ -1,0 +1,118 @@
+import ArgumentParser
+import Foundation
+import LedgerDomain
+import LedgerStore
+import Logging
+import PostgresNIO
+
+struct BenchAppend: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "append",
+        abstract: "Append throughput (1 and 16 writers, batches of 100) next to pgbench single-row inserts on an equivalent table.")
+
+    @OptionGroup var target: BenchTarget
+    @Option(help: "Rounds; medians are reported.") var rounds = 3
+    @Option(help: "Seconds per measurement.") var seconds = 3.0
+    @Option(help: "Concurrent writers of 100-event batches.") var batchWriters = 4
+
+    func run() async throws {
+        let logger = Logs.bootstrap()
+        var quiet = logger
+        quiet.logLevel = .warning
+        let (settings, embedded) = try await target.prepare(logger: quiet)
+        try await stopping(embedded) {
+            try await measure(settings, logger: quiet)
+        }
+    }
+
+    private func measure(_ settings: DatabaseSettings, logger: Logger) async throws {
+        guard let pgbench = Self.pgbenchPath() else {
+            throw ValidationError("pgbench not found (Debian: apt-get install postgresql-client)")
+        }
+        try await withDatabase(settings, logger: logger, maxConnections: 40) { client in
+            try await client.query(
+                """
+                CREATE TABLE bench_insert (
+                    position bigserial PRIMARY KEY, stream_id text NOT NULL, version bigint NOT NULL,
+                    event_id uuid NOT NULL UNIQUE, event_type text NOT NULL, data json NOT NULL,
+                    metadata json NOT NULL, recorded_at timestamptz NOT NULL, hash bytea NOT NULL,
+                    UNIQUE (stream_id, version))
+                """)
+            let store = PostgresEventStore(client: client, logger: logger)
+            var results: [String: [Double]] = [:]
+            print("ledger bench append: \(rounds) rounds of \(seconds)s each on \(settings.host):\(settings.port)")
+            for round in 1...rounds {
+                results["single-1", default: []].append(try await appendRate(store, writers: 1, batch: 1, tag: "r\(round)a"))
+                results["single-16", default: []].append(try await appendRate(store, writers: 16, batch: 1, tag: "r\(round)b"))
+                results["batch-100", default: []].append(
+                    try await appendRate(store, writers: batchWriters, batch: 100, tag: "r\(round)c"))
+                results["pgbench-1", default: []].append(try await pgbenchRate(pgbench, settings, clients: 1))
+                results["pgbench-16", default: []].append(try await pgbenchRate(pgbench, settings, clients: 16))
+                print("  round \(round): " + results.keys.sorted().map { "\($0)=\(Int(results[$0]!.last!))" }.joined(separator: " "))
+            }
+            let m = results.mapValues(Stats.median)
+            print("")
+            print("medians of \(rounds) rounds (events/s; pgbench: single-row INSERT transactions/s)")
+            print("  single-event appends, 1 writer     \(Stats.format(m["single-1"]!))   pgbench 1 client   \(Stats.format(m["pgbench-1"]!))   ratio \(String(format: "%.2f", m["single-1"]! / m["pgbench-1"]!))")
+            print("  single-event appends, 16 writers   \(Stats.format(m["single-16"]!))   pgbench 16 clients \(Stats.format(m["pgbench-16"]!))   ratio \(String(format: "%.2f", m["single-16"]! / m["pgbench-16"]!))")
+            print("  batched appends (100/append, \(batchWriters) writers) \(Stats.format(m["batch-100"]!))")
+            let verified = try await LogVerification(store: store).run()
+            print("  log verify after the run: \(verified.failure == nil ? "OK" : "FAILED") (\(verified.checked) events)")
+        }
+    }
+
+    /// Events per second appended by `writers` concurrent tasks for `seconds`.
+    private func appendRate(_ store: PostgresEventStore, writers: Int, batch: Int, tag: String) async throws -> Double {
+        let data = #"{"rootHash":"q83vEjRWeJq83vEjRWeJq83vEjRWeJq83vEjRWeJq80=","kind":"bench"}"#
+        let meta = EventMetadata(actor: "bench", requestId: UUID().uuidString).json()
+        let clock = ContinuousClock()
+        let start = clock.now
+        let deadline = start + .milliseconds(Int(seconds * 1000))
+        let total = try await withThrowingTaskGroup(of: Int.self) { group in
+            for w in 0..<writers {
+                group.addTask {
+                    var count = 0
+                    var version: Int64 = 0
+                    let stream = "bench-\(tag)-\(w)"
+                    while clock.now < deadline {
+                        let events = (0..<batch).map { _ in NewEvent(type: "BenchEvent", data: data, metadata: meta) }
+                        let result = try await store.append(.init(streamId: stream, expectedVersion: .exact(version), events: events))
+                        version = result.version
+                        count += batch
+                    }
+                    return count
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        let elapsed = clock.now - start
+        return Double(total) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+    }
+
+    /// pgbench's single-row insert rate into an equivalent table (tps excluding connection time).
+    private func pgbenchRate(_ pgbench: String, _ settings: DatabaseSettings, clients: Int) async throws -> Double {
+        let script = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-pgbench-\(UUID().uuidString).sql")
+        try """
+            INSERT INTO bench_insert (stream_id, version, event_id, event_type, data, metadata, recorded_at, hash) VALUES ('pgbench-' || :client_id || '-' || random(), 1, gen_random_uuid(), 'BenchEvent', '{"rootHash":"q83vEjRWeJq83vEjRWeJq83vEjRWeJq83vEjRWeJq80=","kind":"bench"}', '{"actor":"bench"}', now(), sha256('x'));
+            """.write(to: script, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: script) }
+        var env = ProcessInfo.processInfo.environment
+        env["PGPASSWORD"] = settings.password ?? ""
+        let output = try await ProcessRunner.check(
+            pgbench,
+            ["-n", "-f", script.path, "-c", "\(clients)", "-j", "\(min(clients, 2))", "-T", "\(Int(seconds.rounded(.up)))",
+             "-h", settings.host, "-p", "\(settings.port)", "-U", settings.username, settings.database],
+            environment: env)
+        guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix("tps = ") }),
+            let value = Double(line.dropFirst(6).prefix(while: { $0 != " " }))
+        else { throw ValidationError("could not read pgbench output:\n\(output)") }
+        return value
+    }
+
+    static func pgbenchPath() -> String? {
+        if let bin = try? EmbeddedPostgres.binaries(), FileManager.default.isExecutableFile(atPath: bin + "/pgbench") {
+            return bin + "/pgbench"
+        }
+        return ProcessRunner.which("pgbench")
+    }
+}

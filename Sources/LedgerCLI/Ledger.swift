@@ -1,0 +1,10 @@
+import ArgumentParser
+
+@main
+struct Ledger: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ledger",
+        abstract: "Participant Ledger: the append-only, tamper-evident backend of custom collaborations shared through Messages.",
+        subcommands: [Serve.self, Migrate.self, Log.self, Bench.self]
+    )
+}

@@ -1,0 +1,77 @@
+import ArgumentParser
+import Foundation
+import LedgerStore
+import Logging
+import PostgresNIO
+
+/// Where the database is: `--database-url`/`LEDGER_DATABASE_URL`, else the embedded cluster
+/// under `--data-dir`/`LEDGER_DATA_DIR` (default `./.ledger`). Flags win over environment.
+struct DatabaseOptions: ParsableArguments {
+    @Option(name: .long, help: "PostgreSQL URL (env LEDGER_DATABASE_URL). Unset: the embedded cluster.")
+    var databaseURL: String?
+
+    @Option(name: .long, help: "Data folder for the embedded cluster and development secrets (env LEDGER_DATA_DIR, default ./.ledger).")
+    var dataDir: String?
+
+    var resolvedDataDir: URL {
+        let path = dataDir ?? Environment.value("LEDGER_DATA_DIR") ?? ".ledger"
+        return URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+            .standardizedFileURL
+    }
+
+    var resolvedURL: String? { databaseURL ?? Environment.value("LEDGER_DATABASE_URL") }
+
+    /// Settings to connect with, starting (or attaching to) the embedded cluster if no URL is configured.
+    func connect(logger: Logger) async throws -> (DatabaseSettings, EmbeddedPostgres?) {
+        if let url = resolvedURL {
+            return (try DatabaseSettings(url: url), nil)
+        }
+        let embedded = EmbeddedPostgres(options: .init(dataDirectory: resolvedDataDir), logger: logger)
+        return (try await embedded.start(), embedded)
+    }
+}
+
+enum Environment {
+    static func value(_ name: String) -> String? {
+        guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else { return nil }
+        return value
+    }
+}
+
+enum Logs {
+    /// Structured logs to stderr; level from LEDGER_LOG_LEVEL (default info).
+    static func bootstrap() -> Logger {
+        let level = Environment.value("LEDGER_LOG_LEVEL").flatMap(Logger.Level.init(rawValue:)) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        return Logger(label: "ledger")
+    }
+}
+
+/// Runs `body` with a running PostgresClient on `settings`.
+func withDatabase<T: Sendable>(
+    _ settings: DatabaseSettings, logger: Logger, maxConnections: Int = 20,
+    _ body: @Sendable (PostgresClient) async throws -> T
+) async throws -> T {
+    let client = settings.makeClient(logger: logger, maxConnections: maxConnections)
+    return try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { await client.run() }
+        defer { group.cancelAll() }
+        return try await body(client)
+    }
+}
+
+/// Runs `body`, then stops the embedded cluster if this process started it, also on error.
+func stopping<T: Sendable>(_ embedded: EmbeddedPostgres?, _ body: () async throws -> T) async throws -> T {
+    do {
+        let result = try await body()
+        try await embedded?.stop()
+        return result
+    } catch {
+        try? await embedded?.stop()
+        throw error
+    }
+}
