@@ -1,0 +1,173 @@
+import Foundation
+
+/// Share options as the sharing device configured them.
+public struct ShareOptions: Codable, Sendable, Hashable {
+    public struct Option: Codable, Sendable, Hashable {
+        public var identifier: String
+        public var title: String
+        public var selected: Bool
+        public init(identifier: String, title: String, selected: Bool) {
+            self.identifier = identifier
+            self.title = title
+            self.selected = selected
+        }
+    }
+
+    public struct Group: Codable, Sendable, Hashable {
+        public enum Kind: String, Codable, Sendable { case picker, switches }
+        public var identifier: String
+        public var title: String
+        public var kind: Kind
+        public var options: [Option]
+        public init(identifier: String, title: String, kind: Kind, options: [Option]) {
+            self.identifier = identifier
+            self.title = title
+            self.kind = kind
+            self.options = options
+        }
+    }
+
+    public var summary: String?
+    public var groups: [Group]
+
+    public init(summary: String? = nil, groups: [Group]) {
+        self.summary = summary
+        self.groups = groups
+    }
+
+    /// Identifiers of the selected options, by group identifier.
+    public var selected: [String: [String]] {
+        Dictionary(uniqueKeysWithValues: groups.map { ($0.identifier, $0.options.filter(\.selected).map(\.identifier)) })
+    }
+}
+
+/// The events of a collaboration stream.
+public enum CollaborationEvent: Sendable, Hashable {
+    case started(Started)
+    case identityAdded(IdentityAdded)
+    case identityRemoved(IdentityRemoved)
+    case accessGranted(AccessGranted)
+    case accessRevoked(AccessRevoked)
+    case proofRejected(ProofRejected)
+    case highlightPosted(HighlightPosted)
+
+    public struct Started: Codable, Sendable, Hashable {
+        public var collaborationId: String
+        public var localIdentifier: String
+        public var title: String
+        public var initiatorHandle: String
+        public var initiatorName: String?
+        public var shareOptions: ShareOptions?
+        public var owner: String
+        public var universalLink: String
+    }
+
+    public struct IdentityAdded: Codable, Sendable, Hashable {
+        public var rootHash: RootHash
+    }
+
+    public struct IdentityRemoved: Codable, Sendable, Hashable {
+        public var rootHash: RootHash
+        /// The account that had access through this identity, if any (its revocation follows).
+        public var account: String?
+    }
+
+    public struct AccessGranted: Codable, Sendable, Hashable {
+        public var rootHash: RootHash
+        public var account: String
+        public var proofRequestId: String
+        public var challengeId: String
+        public var publicKey: String
+        public var publicKeyIndex: UInt64
+    }
+
+    public struct AccessRevoked: Codable, Sendable, Hashable {
+        public var rootHash: RootHash
+        public var account: String
+        public var reason: String
+    }
+
+    public struct ProofRejected: Codable, Sendable, Hashable {
+        public var account: String
+        public var proofRequestId: String
+        public var challengeId: String
+        public var reason: String
+        public var rootHash: RootHash?
+    }
+
+    public struct HighlightPosted: Codable, Sendable, Hashable {
+        public var kind: HighlightKind
+        public var trigger: String?
+        public var mentionedRootHash: RootHash?
+        public var account: String
+    }
+
+    public var type: String {
+        switch self {
+        case .started: "CollaborationStarted"
+        case .identityAdded: "IdentityAdded"
+        case .identityRemoved: "IdentityRemoved"
+        case .accessGranted: "AccessGranted"
+        case .accessRevoked: "AccessRevoked"
+        case .proofRejected: "ProofRejected"
+        case .highlightPosted: "HighlightPosted"
+        }
+    }
+
+    /// Canonical JSON of the payload: what is stored and hashed.
+    public var json: String {
+        switch self {
+        case .started(let e): CanonicalJSON.encode(e)
+        case .identityAdded(let e): CanonicalJSON.encode(e)
+        case .identityRemoved(let e): CanonicalJSON.encode(e)
+        case .accessGranted(let e): CanonicalJSON.encode(e)
+        case .accessRevoked(let e): CanonicalJSON.encode(e)
+        case .proofRejected(let e): CanonicalJSON.encode(e)
+        case .highlightPosted(let e): CanonicalJSON.encode(e)
+        }
+    }
+
+    public struct UnknownEventType: Error, CustomStringConvertible {
+        public var type: String
+        public var description: String { "unknown event type \(type)" }
+    }
+
+    public init(type: String, json: String) throws {
+        switch type {
+        case "CollaborationStarted": self = .started(try CanonicalJSON.decode(Started.self, from: json))
+        case "IdentityAdded": self = .identityAdded(try CanonicalJSON.decode(IdentityAdded.self, from: json))
+        case "IdentityRemoved": self = .identityRemoved(try CanonicalJSON.decode(IdentityRemoved.self, from: json))
+        case "AccessGranted": self = .accessGranted(try CanonicalJSON.decode(AccessGranted.self, from: json))
+        case "AccessRevoked": self = .accessRevoked(try CanonicalJSON.decode(AccessRevoked.self, from: json))
+        case "ProofRejected": self = .proofRejected(try CanonicalJSON.decode(ProofRejected.self, from: json))
+        case "HighlightPosted": self = .highlightPosted(try CanonicalJSON.decode(HighlightPosted.self, from: json))
+        default: throw UnknownEventType(type: type)
+        }
+    }
+
+    public init(_ recorded: RecordedEvent) throws {
+        try self.init(type: recorded.type, json: recorded.data)
+    }
+
+    public func newEvent(metadata: EventMetadata, id: UUID = UUID()) -> NewEvent {
+        NewEvent(eventId: id, type: type, data: json, metadata: metadata.json())
+    }
+}
+
+/// Highlight notice kinds and their triggers, as Apple names them.
+public enum HighlightKind: String, Codable, Sendable, CaseIterable {
+    case change, membership, mention, persistence
+
+    public var triggers: [String] {
+        switch self {
+        case .change: ["edit", "comment"]
+        case .membership: ["addedCollaborator", "removedCollaborator"]
+        case .mention: []
+        case .persistence: ["created", "moved", "renamed", "deleted"]
+        }
+    }
+}
+
+public enum Streams {
+    public static func collaboration(_ id: String) -> String { "collaboration-\(id)" }
+}
