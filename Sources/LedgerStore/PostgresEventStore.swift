@@ -121,121 +121,58 @@ public final class PostgresEventStore: EventStore {
         return error
     }
 
-    /// One transaction: lock the head, check every request, insert what passes.
+    /// One round trip: `ledger_append` locks the head, checks every request at its expected
+    /// version, chains and inserts what passes, all in one (autocommit) transaction.
     private func writeGroup(_ requests: [AppendRequest]) async throws -> [Result<AppendResult, any Error>] {
-        try await client.withTransaction(logger: logger) { connection in
-            let headRows = try await connection.query(
-                "SELECT position, hash FROM ledger_head FOR UPDATE", logger: logger)
-            var head: LogHead? = nil
-            for try await (position, hash) in headRows.decode((Int64, ByteBuffer).self) {
-                head = LogHead(position: position, hash: Array(buffer: hash))
+        let streams = requests.map(\.streamId)
+        let expected: [Int64] = requests.map {
+            switch $0.expectedVersion {
+            case .any: -1
+            case .noStream: 0
+            case .exact(let v): v
             }
-            guard var current = head else { throw StoreError.invalidRequest("ledger_head row missing: run migrations") }
-
-            let streamIds = Array(Set(requests.map(\.streamId)))
-            var versions: [String: Int64] = [:]
-            let versionRows = try await connection.query(
-                "SELECT stream_id, version FROM ledger_streams WHERE stream_id = ANY(\(streamIds))", logger: logger)
-            for try await (stream, version) in versionRows.decode((String, Int64).self) {
-                versions[stream] = version
+        }
+        let states = requests.map { $0.state ?? "" }  // "" keeps the stored state
+        let counts = requests.map { Int32($0.events.count) }
+        let events = requests.flatMap(\.events)
+        let query: PostgresQuery = """
+            SELECT request, outcome, first_position, last_position, stream_version
+            FROM ledger_append(\(streams), \(expected), \(states), \(counts),
+                               \(events.map(\.eventId)), \(events.map(\.type)), \(events.map(\.data)), \(events.map(\.metadata)))
+            """
+        let rows: [(Int, String, Int64?, Int64?, Int64?)]
+        if let hook = hooks.beforeCommit {
+            rows = try await client.withTransaction(logger: logger) { connection in
+                let rows = try await Self.collect(try await connection.query(query, logger: logger))
+                try await hook(requests)
+                return rows
             }
-
-            let eventIds = requests.flatMap { $0.events.map(\.eventId) }
-            var stored: [UUID: (stream: String, position: Int64, version: Int64)] = [:]
-            let existingRows = try await connection.query(
-                "SELECT event_id, stream_id, position, version FROM ledger_events WHERE event_id = ANY(\(eventIds))",
-                logger: logger)
-            for try await (id, stream, position, version) in existingRows.decode((UUID, String, Int64, Int64).self) {
-                stored[id] = (stream, position, version)
+        } else {
+            rows = try await Self.collect(try await client.query(query, logger: logger))
+        }
+        AppendMetrics.record(events: events.count, appends: requests.count)
+        return rows.map { (index, outcome, first, last, version) in
+            let request = requests[index - 1]
+            switch outcome {
+            case "ok", "duplicate":
+                return .success(AppendResult(
+                    streamId: request.streamId, firstPosition: first!, lastPosition: last!, version: version!,
+                    duplicate: outcome == "duplicate"))
+            case "conflict":
+                return .failure(StoreError.versionConflict(
+                    stream: request.streamId, expected: request.expectedVersion, actual: version ?? 0))
+            default:
+                return .failure(StoreError.idempotencyMismatch(eventId: request.events[0].eventId))
             }
-
-            let recordedAt = Self.nowMicros()
-            var rows = EventRows()
-            var states: [String: (version: Int64, state: String?, position: Int64)] = [:]
-            var results: [Result<AppendResult, any Error>] = []
-            for request in requests {
-                if let duplicate = Self.duplicateResult(of: request, stored: stored) {
-                    results.append(duplicate)
-                    continue
-                }
-                let actual = versions[request.streamId] ?? 0
-                guard request.expectedVersion.matches(current: actual) else {
-                    results.append(.failure(StoreError.versionConflict(
-                        stream: request.streamId, expected: request.expectedVersion, actual: actual)))
-                    continue
-                }
-                let first = current.position + 1
-                var version = actual
-                for event in request.events {
-                    current.position += 1
-                    version += 1
-                    current.hash = HashChain.hash(
-                        previous: current.hash, position: current.position, streamId: request.streamId,
-                        version: version, eventId: event.eventId, type: event.type, data: event.data,
-                        metadata: event.metadata, recordedAtMicros: recordedAt)
-                    rows.add(position: current.position, stream: request.streamId, version: version, event: event, hash: current.hash)
-                    stored[event.eventId] = (request.streamId, current.position, version)
-                }
-                versions[request.streamId] = version
-                let previousState = states[request.streamId]?.state
-                states[request.streamId] = (version, request.state ?? previousState, current.position)
-                results.append(.success(AppendResult(
-                    streamId: request.streamId, firstPosition: first, lastPosition: current.position,
-                    version: version, duplicate: false)))
-            }
-            guard !rows.positions.isEmpty else { return results }
-
-            let stateStreams = Array(states.keys)
-            let stateVersions = stateStreams.map { states[$0]!.version }
-            let stateJSON = stateStreams.map { states[$0]!.state ?? "" }
-            let statePositions = stateStreams.map { states[$0]!.position }
-            let hashBuffer = ByteBuffer(bytes: current.hash)
-            try await connection.query(
-                """
-                WITH appended AS (
-                    INSERT INTO ledger_events
-                        (position, stream_id, version, event_id, event_type, data, metadata, recorded_at, hash)
-                    SELECT e.position, e.stream_id, e.version, e.event_id, e.event_type, e.data::json, e.metadata::json,
-                           to_timestamp(\(recordedAt)::float8 / 1000000), e.hash
-                    FROM unnest(\(rows.positions), \(rows.streams), \(rows.versions), \(rows.ids), \(rows.types),
-                                \(rows.data), \(rows.metadata), \(rows.hashes))
-                        AS e(position, stream_id, version, event_id, event_type, data, metadata, hash)
-                    RETURNING 1
-                ), streams AS (
-                    INSERT INTO ledger_streams (stream_id, version, state, position)
-                    SELECT s.stream_id, s.version, NULLIF(s.state, '')::json, s.position
-                    FROM unnest(\(stateStreams), \(stateVersions), \(stateJSON), \(statePositions))
-                        AS s(stream_id, version, state, position)
-                    ON CONFLICT (stream_id) DO UPDATE
-                        SET version = excluded.version,
-                            state = COALESCE(excluded.state, ledger_streams.state),
-                            position = excluded.position
-                    RETURNING 1
-                )
-                UPDATE ledger_head SET position = \(current.position), hash = \(hashBuffer)
-                """,
-                logger: logger)
-            if let hook = hooks.beforeCommit { try await hook(requests) }
-            AppendMetrics.record(events: rows.positions.count, appends: requests.count)
-            return results
         }
     }
 
-    /// A request whose event ids are all stored already is a retry: answer as the first time.
-    private static func duplicateResult(
-        of request: AppendRequest, stored: [UUID: (stream: String, position: Int64, version: Int64)]
-    ) -> Result<AppendResult, any Error>? {
-        let found = request.events.map { stored[$0.eventId] }
-        guard found.contains(where: { $0 != nil }) else { return nil }
-        guard found.allSatisfy({ $0?.stream == request.streamId }) else {
-            let id = zip(request.events, found).first { $0.1?.stream != request.streamId }!.0.eventId
-            return .failure(StoreError.idempotencyMismatch(eventId: id))
+    private static func collect(_ rows: PostgresRowSequence) async throws -> [(Int, String, Int64?, Int64?, Int64?)] {
+        var result: [(Int, String, Int64?, Int64?, Int64?)] = []
+        for try await row in rows.decode((Int32, String, Int64?, Int64?, Int64?).self) {
+            result.append((Int(row.0), row.1, row.2, row.3, row.4))
         }
-        let entries = found.compactMap { $0 }
-        return .success(AppendResult(
-            streamId: request.streamId,
-            firstPosition: entries.map(\.position).min()!, lastPosition: entries.map(\.position).max()!,
-            version: entries.map(\.version).max()!, duplicate: true))
+        return result
     }
 
     static func validate(_ request: AppendRequest) throws {
@@ -256,10 +193,6 @@ public final class PostgresEventStore: EventStore {
         if let state = request.state {
             try check(state, "state")
         }
-    }
-
-    static func nowMicros() -> Int64 {
-        Int64((Date().timeIntervalSince1970 * 1_000_000).rounded())
     }
 
     // MARK: Reads
@@ -314,25 +247,3 @@ public final class PostgresEventStore: EventStore {
     }
 }
 
-/// Column arrays for one multi-row insert.
-struct EventRows {
-    var positions: [Int64] = []
-    var streams: [String] = []
-    var versions: [Int64] = []
-    var ids: [UUID] = []
-    var types: [String] = []
-    var data: [String] = []
-    var metadata: [String] = []
-    var hashes: [ByteBuffer] = []
-
-    mutating func add(position: Int64, stream: String, version: Int64, event: NewEvent, hash: [UInt8]) {
-        positions.append(position)
-        streams.append(stream)
-        versions.append(version)
-        ids.append(event.eventId)
-        types.append(event.type)
-        data.append(event.data)
-        metadata.append(event.metadata)
-        hashes.append(ByteBuffer(bytes: hash))
-    }
-}
