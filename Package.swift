@@ -57,11 +57,26 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // HTTP API: auth, controllers, the collaboration service on top of the store.
+        .target(
+            name: "LedgerAPI",
+            dependencies: [
+                "LedgerDomain", "LedgerStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            resources: [.copy("openapi.yaml")],
+            swiftSettings: swiftSettings
+        ),
         // Executable: argument parsing and service groups only.
         .executableTarget(
             name: "LedgerCLI",
             dependencies: [
-                "LedgerDomain", "LedgerStore",
+                "LedgerDomain", "LedgerStore", "LedgerAPI",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -69,6 +84,12 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        // Simulated recipient devices: keys, diversification, padded Merkle trees, proofs.
+        .target(
+            name: "LedgerDeviceSimulator",
+            dependencies: ["LedgerDomain", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         // Client SDK for apps: Foundation only, no server dependencies.
@@ -88,12 +109,20 @@ let package = Package(
         ),
         .testTarget(
             name: "LedgerDomainTests",
-            dependencies: ["LedgerDomain"],
+            dependencies: ["LedgerDomain", "LedgerDeviceSimulator", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "LedgerStoreTests",
             dependencies: ["LedgerStore", "LedgerTestSupport", "LedgerDomain"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LedgerAPITests",
+            dependencies: [
+                "LedgerAPI", "LedgerStore", "LedgerTestSupport", "LedgerDomain", "LedgerDeviceSimulator",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
             swiftSettings: swiftSettings
         ),
     ]

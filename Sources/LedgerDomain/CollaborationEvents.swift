@@ -64,12 +64,17 @@ public enum CollaborationEvent: Sendable, Hashable {
 
     public struct IdentityAdded: Codable, Sendable, Hashable {
         public var rootHash: RootHash
+        public init(rootHash: RootHash) { self.rootHash = rootHash }
     }
 
     public struct IdentityRemoved: Codable, Sendable, Hashable {
         public var rootHash: RootHash
         /// The account that had access through this identity, if any (its revocation follows).
         public var account: String?
+        public init(rootHash: RootHash, account: String?) {
+            self.rootHash = rootHash
+            self.account = account
+        }
     }
 
     public struct AccessGranted: Codable, Sendable, Hashable {
@@ -79,6 +84,15 @@ public enum CollaborationEvent: Sendable, Hashable {
         public var challengeId: String
         public var publicKey: String
         public var publicKeyIndex: UInt64
+
+        public init(rootHash: RootHash, account: String, proofRequestId: String, challengeId: String, publicKey: String, publicKeyIndex: UInt64) {
+            self.rootHash = rootHash
+            self.account = account
+            self.proofRequestId = proofRequestId
+            self.challengeId = challengeId
+            self.publicKey = publicKey
+            self.publicKeyIndex = publicKeyIndex
+        }
     }
 
     public struct AccessRevoked: Codable, Sendable, Hashable {
@@ -93,6 +107,14 @@ public enum CollaborationEvent: Sendable, Hashable {
         public var challengeId: String
         public var reason: String
         public var rootHash: RootHash?
+
+        public init(account: String, proofRequestId: String, challengeId: String, reason: String, rootHash: RootHash?) {
+            self.account = account
+            self.proofRequestId = proofRequestId
+            self.challengeId = challengeId
+            self.reason = reason
+            self.rootHash = rootHash
+        }
     }
 
     public struct HighlightPosted: Codable, Sendable, Hashable {

@@ -1,0 +1,73 @@
+import Foundation
+import Logging
+import HTTPTypes
+import Hummingbird
+import LedgerDomain
+import LedgerStore
+
+/// Every refusal leaves as `{"error": {"code", "message"}}` with a fitting status.
+public struct APIError: HTTPResponseError, Sendable {
+    public var status: HTTPResponse.Status
+    public var code: String
+    public var message: String
+    public var extra: [String: String]
+
+    public init(_ status: HTTPResponse.Status, _ code: String, _ message: String, extra: [String: String] = [:]) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.extra = extra
+    }
+
+    public init(_ error: DomainError) {
+        let status: HTTPResponse.Status =
+            switch error.kind {
+            case .invalid: .badRequest
+            case .unauthorized: .unauthorized
+            case .forbidden: .forbidden
+            case .notFound: .notFound
+            case .conflict: .conflict
+            case .unprocessable: .unprocessableContent
+            case .tooManyRequests: .tooManyRequests
+            }
+        self.init(status, error.code, error.message)
+    }
+
+    public static func notFound(_ what: String) -> APIError { APIError(.notFound, "not_found", "\(what) not found") }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        var body: [String: String] = ["code": code, "message": message]
+        for (key, value) in extra { body[key] = value }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = try encoder.encode(["error": body])
+        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
+        if status == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+/// Turns every error into the JSON error shape; anything unexpected is a logged 500.
+struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as APIError {
+            throw error
+        } catch let error as DomainError {
+            throw APIError(error)
+        } catch let error as HTTPError {
+            switch error.status {
+            case .notFound: throw APIError(.notFound, "route_not_found", "no such endpoint: \(request.method) \(request.uri.path)")
+            case .contentTooLarge: throw APIError(.contentTooLarge, "payload_too_large", "request body exceeds the limit")
+            case .methodNotAllowed: throw APIError(.methodNotAllowed, "method_not_allowed", "\(request.method) is not allowed on \(request.uri.path)")
+            default: throw APIError(error.status, "http_error", error.body ?? error.status.reasonPhrase)
+            }
+        } catch let error as StoreError where error.isVersionConflict {
+            throw APIError(.conflict, "concurrent_update", "the collaboration changed concurrently; retry")
+        } catch {
+            context.logger.error("unexpected error", metadata: ["error": "\(String(reflecting: error))"])
+            throw APIError(.internalServerError, "internal_error", "internal error")
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import Hummingbird
+import LedgerDomain
+import LedgerStore
+import Logging
+import PostgresNIO
+
+/// Everything the API needs, built once per process.
+public struct APIConfiguration: Sendable {
+    public var host: String
+    public var port: Int
+    public var publicBaseURL: String?
+    public var bodyLimit: Int
+    /// Seconds a challenge stays valid.
+    public var challengeLifetime: TimeInterval
+    /// Rejected proofs recorded per account and minute before further ones get 429.
+    public var rejectionLimitPerMinute: Int
+
+    public init(
+        host: String = "127.0.0.1", port: Int = 8080, publicBaseURL: String? = nil, bodyLimit: Int = 1 << 20,
+        challengeLifetime: TimeInterval = 120, rejectionLimitPerMinute: Int = 20
+    ) {
+        self.host = host
+        self.port = port
+        self.publicBaseURL = publicBaseURL
+        self.bodyLimit = bodyLimit
+        self.challengeLifetime = challengeLifetime
+        self.rejectionLimitPerMinute = rejectionLimitPerMinute
+    }
+
+    var baseURL: String { publicBaseURL ?? "http://\(host):\(port)" }
+}
+
+/// The router: health, readiness, the OpenAPI document and the authenticated v1 endpoints.
+public func buildRouter(
+    client: PostgresClient, store: any EventStore, authority: TokenAuthority, configuration: APIConfiguration, logger: Logger
+) -> Router<LedgerRequestContext> {
+    let router = Router(context: LedgerRequestContext.self)
+    router.add(middleware: ErrorMiddleware())
+    router.get("health") { _, _ in HealthResponse(status: "ok") }
+    router.get("ready") { _, _ -> HealthResponse in
+        do {
+            try await Migrator(client: client, logger: logger).ensureCurrent()
+        } catch {
+            throw APIError(.serviceUnavailable, "not_ready", "\(error)")
+        }
+        return HealthResponse(status: "ready")
+    }
+    router.get("openapi.yaml") { _, _ -> Response in
+        Response(
+            status: .ok, headers: [.contentType: "application/yaml"],
+            body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.text)))
+    }
+    let service = CollaborationService(store: store, client: client, publicBaseURL: configuration.baseURL, logger: logger)
+    let v1 = router.group("v1").add(middleware: AuthMiddleware(authority: authority))
+    CollaborationController(service: service, bodyLimit: configuration.bodyLimit).addRoutes(to: v1)
+    let proofs = ProofService(
+        store: store, client: client, collaborations: service, logger: logger,
+        challengeLifetime: configuration.challengeLifetime, throttle: RejectionThrottle(limit: configuration.rejectionLimitPerMinute))
+    ProofController(service: proofs, bodyLimit: configuration.bodyLimit).addRoutes(to: v1)
+    return router
+}
+
+public struct HealthResponse: ResponseCodable, Equatable {
+    public var status: String
+}
+
+public enum OpenAPIDocument {
+    /// The document served at /openapi.yaml (Sources/LedgerAPI/openapi.yaml).
+    public static let text: String = {
+        guard let url = Bundle.module.url(forResource: "openapi", withExtension: "yaml"),
+            let text = try? String(contentsOf: url, encoding: .utf8)
+        else { return "openapi: 3.1.0\n" }
+        return text
+    }()
+}

@@ -1,0 +1,83 @@
+import Foundation
+import LedgerDomain
+import Testing
+
+func hash(_ n: UInt8) -> RootHash { try! RootHash(bytes: Array(repeating: n, count: 32)) }
+
+@Suite("Collaboration decisions")
+struct CommandTests {
+    func started(owner: String = "owner") -> CollaborationState {
+        let command = StartCollaboration(localIdentifier: "l", title: "t", initiatorHandle: "h")
+        guard case .started(let s) = command.started(collaborationId: "c", owner: owner, universalLink: "u") else { fatalError() }
+        return CollaborationState(started: s)
+    }
+
+    @Test("a picker group needs exactly one selected option")
+    func shareOptions() throws {
+        func start(_ selected: [Bool], kind: ShareOptions.Group.Kind) -> StartCollaboration {
+            let options = selected.enumerated().map { ShareOptions.Option(identifier: "o\($0)", title: "O", selected: $1) }
+            return StartCollaboration(
+                localIdentifier: "l", title: "t", initiatorHandle: "h",
+                shareOptions: ShareOptions(groups: [.init(identifier: "g", title: "G", kind: kind, options: options)]))
+        }
+        try start([true, false], kind: .picker).validate()
+        #expect(throws: DomainError.self) { try start([true, true], kind: .picker).validate() }
+        #expect(throws: DomainError.self) { try start([false, false], kind: .picker).validate() }
+        try start([true, true], kind: .switches).validate()
+        try start([false, false], kind: .switches).validate()
+        #expect(throws: DomainError.self) {
+            try StartCollaboration(localIdentifier: " ", title: "t", initiatorHandle: "h").validate()
+        }
+    }
+
+    @Test("participants: owner only, removal of a granted identity revokes its account, re-adding works")
+    func participants() throws {
+        var state = started()
+        #expect(throws: DomainError.self) {
+            try CollaborationDecisions.updateParticipants(state: state, actor: "mallory", added: [hash(1)], removed: [])
+        }
+        #expect(throws: DomainError.self) {
+            try CollaborationDecisions.updateParticipants(state: state, actor: "owner", added: [hash(1)], removed: [hash(1)])
+        }
+        let first = try CollaborationDecisions.updateParticipants(state: state, actor: "owner", added: [hash(1), hash(2), hash(1)], removed: [hash(9)])
+        #expect(first.added == [hash(1), hash(2)] && first.removed.isEmpty)
+        first.events.forEach { state.apply($0) }
+        state.apply(.accessGranted(.init(rootHash: hash(1), account: "alice", proofRequestId: "r", challengeId: "c", publicKey: "k", publicKeyIndex: 0)))
+        #expect(state.hasAccess("alice"))
+        let removal = try CollaborationDecisions.updateParticipants(state: state, actor: "owner", added: [], removed: [hash(1), hash(2)])
+        #expect(removal.removed == [hash(1), hash(2)])
+        #expect(removal.revokedAccounts == ["alice"])
+        removal.events.forEach { state.apply($0) }
+        #expect(!state.hasAccess("alice"))
+        #expect(CollaborationDecisions.decideAccess(state: state, rootHash: hash(1), account: "alice") == .identityRemoved)
+        let again = try CollaborationDecisions.updateParticipants(state: state, actor: "owner", added: [hash(1)], removed: [])
+        #expect(again.added == [hash(1)])
+        again.events.forEach { state.apply($0) }
+        #expect(CollaborationDecisions.decideAccess(state: state, rootHash: hash(1), account: "alice") == nil)
+        #expect(CollaborationDecisions.decideAccess(state: state, rootHash: hash(7), account: "alice") == .unknownIdentity)
+    }
+
+    @Test("highlights: access required, triggers checked, mentions name a current identity, membership is derived")
+    func highlights() throws {
+        var state = started()
+        state.apply(.identityAdded(.init(rootHash: hash(1))))
+        _ = try CollaborationDecisions.postHighlight(state: state, actor: "owner", kind: .change, trigger: "edit", mentioned: nil)
+        _ = try CollaborationDecisions.postHighlight(state: state, actor: "owner", kind: .persistence, trigger: "renamed", mentioned: nil)
+        _ = try CollaborationDecisions.postHighlight(state: state, actor: "owner", kind: .mention, trigger: nil, mentioned: hash(1))
+        #expect(throws: DomainError.self) { try CollaborationDecisions.postHighlight(state: state, actor: "x", kind: .change, trigger: "edit", mentioned: nil) }
+        #expect(throws: DomainError.self) { try CollaborationDecisions.postHighlight(state: state, actor: "owner", kind: .change, trigger: "renamed", mentioned: nil) }
+        #expect(throws: DomainError.self) { try CollaborationDecisions.postHighlight(state: state, actor: "owner", kind: .membership, trigger: "addedCollaborator", mentioned: nil) }
+        #expect(throws: DomainError.self) { try CollaborationDecisions.postHighlight(state: state, actor: "owner", kind: .mention, trigger: nil, mentioned: hash(5)) }
+        #expect(throws: DomainError.self) { try CollaborationDecisions.postHighlight(state: state, actor: "owner", kind: .mention, trigger: "edit", mentioned: hash(1)) }
+    }
+
+    @Test("events round-trip through their stored JSON; base64 is strict")
+    func codecs() throws {
+        let event = CollaborationEvent.identityRemoved(.init(rootHash: hash(3), account: "bob"))
+        #expect(try CollaborationEvent(type: event.type, json: event.json) == event)
+        #expect(Base64.decode("AAAA") == [0, 0, 0])
+        #expect(Base64.decode("AAA") == nil)
+        #expect(Base64.decode("AAB=") == nil)  // non-canonical padding bits
+        #expect(throws: DomainError.self) { try RootHash(base64: Base64.encode(Array(repeating: 1, count: 31))) }
+    }
+}
