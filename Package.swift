@@ -122,6 +122,7 @@ let package = Package(
             dependencies: [
                 "LedgerAPI", "LedgerStore", "LedgerTestSupport", "LedgerDomain", "LedgerDeviceSimulator",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: swiftSettings
         ),

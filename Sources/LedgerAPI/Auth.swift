@@ -25,7 +25,12 @@ public struct LedgerClaims: JWTPayload, Equatable {
 public struct TokenAuthority: Sendable {
     let keys: JWTKeyCollection
 
-    public init(secret: String) async {
+    public struct WeakSecret: Error, CustomStringConvertible {
+        public var description: String { "LEDGER_JWT_SECRET must be at least 32 bytes (HS256 key size)" }
+    }
+
+    public init(secret: String) async throws {
+        guard secret.utf8.count >= 32 else { throw WeakSecret() }
         let keys = JWTKeyCollection()
         await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
         self.keys = keys

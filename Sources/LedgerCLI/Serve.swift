@@ -63,7 +63,7 @@ struct APIRole {
         let logger = Logs.bootstrap()
         let configuration = try http.configuration()
         let (secret, generated) = try JWTSecret.resolve(dataDir: database.resolvedDataDir, createIfMissing: true)
-        let authority = await TokenAuthority(secret: secret)
+        let authority = try await TokenAuthority(secret: secret)
         let (settings, embedded) = try await database.connect(logger: logger)
         try await stopping(embedded) {
             let client = settings.makeClient(logger: logger)

@@ -1,0 +1,113 @@
+import Foundation
+import HTTPTypes
+import LedgerAPI
+import LedgerDomain
+import Testing
+
+@Suite("Collaboration API")
+struct CollaborationAPITests {
+    @Test("missing, malformed, forged and expired tokens get 401 and change nothing")
+    func auth() async throws {
+        try await withAPI { api in
+            #expect(try await api.call(.post, "/v1/collaborations", json: startBody).status == .unauthorized)
+            var headers = HTTPFields()
+            headers[.authorization] = "Basic abc"
+            #expect(try await api.call(.post, "/v1/collaborations", json: startBody, headers: headers).status == .unauthorized)
+            let forged = try await TokenAuthority(secret: "someone-else-with-a-secret-long-enough-for-hs256").issue(account: "owner")
+            headers[.authorization] = "Bearer \(forged)"
+            let r = try await api.call(.post, "/v1/collaborations", json: startBody, headers: headers)
+            #expect(r.status == .unauthorized && r.body.errorCode == "invalid_token")
+            let expired = try await api.authority.issue(account: "owner", validFor: -60)
+            headers[.authorization] = "Bearer \(expired)"
+            #expect(try await api.call(.post, "/v1/collaborations", json: startBody, headers: headers).status == .unauthorized)
+            #expect(try await api.call(.get, "/v1/accounts/me/collaborations").status == .unauthorized)
+            #expect(try await api.eventCount() == 0)
+            #expect(try await api.call(.get, "/health").status == .ok)
+            #expect(try await api.call(.get, "/ready").status == .ok)
+        }
+    }
+
+    @Test("start: 201 with id, link and position; bad input is a 4xx that changes nothing")
+    func start() async throws {
+        try await withAPI(configuration: .init(publicBaseURL: "https://links.example.com", bodyLimit: 4096)) { api in
+            let r = try await api.call(.post, "/v1/collaborations", as: "owner", json: startBody)
+            #expect(r.status == .created)
+            let id = try #require(r.body["collaborationId"]?.string)
+            #expect(r.body["universalLink"]?.string == "https://links.example.com/collaborations/\(id)")
+            #expect(r.body["position"]?.int == 1)
+
+            let refusals: [(String, String)] = [
+                ("{", "malformed_json"),
+                ("[]", "wrong_type"),
+                (#"{"title":"t","initiatorHandle":"h"}"#, "missing_field"),
+                (#"{"localIdentifier":5,"title":"t","initiatorHandle":"h"}"#, "wrong_type"),
+                (#"{"localIdentifier":"","title":"t","initiatorHandle":"h"}"#, "missing_field"),
+                (#"{"localIdentifier":"l","title":"t","initiatorHandle":"h","shareOptions":{"groups":[{"identifier":"p","title":"P","kind":"picker","options":[{"identifier":"a","title":"A","selected":true},{"identifier":"b","title":"B","selected":true}]}]}}"#, "invalid_share_options"),
+                (#"{"localIdentifier":"l","title":"t","initiatorHandle":"h","shareOptions":{"groups":[{"identifier":"p","title":"P","kind":"dial","options":[]}]}}"#, "invalid_value"),
+            ]
+            for (body, code) in refusals {
+                let refused = try await api.call(.post, "/v1/collaborations", as: "owner", json: body)
+                #expect(refused.status == .badRequest, "\(body)")
+                #expect(refused.body.errorCode == code, "\(body): \(refused.raw)")
+            }
+            let big = #"{"localIdentifier":"l","title":""# + String(repeating: "x", count: 5000) + #"","initiatorHandle":"h"}"#
+            let tooLarge = try await api.call(.post, "/v1/collaborations", as: "owner", json: big)
+            #expect(tooLarge.status == .contentTooLarge && tooLarge.body.errorCode == "payload_too_large")
+            #expect(try await api.eventCount() == 1)
+        }
+    }
+
+    @Test("Idempotency-Key: a retry returns the first answer; the key with another body is refused")
+    func idempotency() async throws {
+        try await withAPI { api in
+            var headers = HTTPFields()
+            headers[HTTPField.Name("Idempotency-Key")!] = "key-1"
+            let first = try await api.call(.post, "/v1/collaborations", as: "owner", json: startBody, headers: headers)
+            let retry = try await api.call(.post, "/v1/collaborations", as: "owner", json: startBody, headers: headers)
+            #expect(first.status == .created && retry.status == .created)
+            #expect(first.raw == retry.raw)
+            let other = try await api.call(
+                .post, "/v1/collaborations", as: "owner", json: #"{"localIdentifier":"x","title":"t","initiatorHandle":"h"}"#, headers: headers)
+            #expect(other.status == .unprocessableContent && other.body.errorCode == "idempotency_key_reused")
+            // The same key from another account is another request.
+            let elsewhere = try await api.call(.post, "/v1/collaborations", as: "someone", json: startBody, headers: headers)
+            #expect(elsewhere.status == .created && elsewhere.body["collaborationId"] != first.body["collaborationId"])
+            #expect(try await api.eventCount() == 2)
+        }
+    }
+
+    @Test("participants and highlights: ownership, access, validation, unknown ids")
+    func refusals() async throws {
+        try await withAPI { api in
+            let id = try await api.call(.post, "/v1/collaborations", as: "owner", json: startBody).body["collaborationId"]!.string!
+            let good = Base64.encode(Array(repeating: 1, count: 32))
+            let path = "/v1/collaborations/\(id)/participants"
+            let cases: [(String?, String, String, HTTPResponse.Status, String)] = [
+                ("mallory", path, #"{"added":["\#(good)"]}"#, .forbidden, "not_owner"),
+                ("owner", path, #"{"added":["not base64!"]}"#, .badRequest, "invalid_base64"),
+                ("owner", path, #"{"added":["\#(Base64.encode([1, 2, 3]))"]}"#, .badRequest, "invalid_length"),
+                ("owner", path, #"{"added":["\#(good)"],"removed":["\#(good)"]}"#, .badRequest, "conflicting_identities"),
+                ("owner", path, #"{"added":"x"}"#, .badRequest, "wrong_type"),
+                ("owner", "/v1/collaborations/\(UUID().uuidString.lowercased())/participants", #"{"added":["\#(good)"]}"#, .notFound, "not_found"),
+                ("owner", "/v1/collaborations/not-an-id/participants", #"{"added":["\#(good)"]}"#, .notFound, "not_found"),
+                ("mallory", "/v1/collaborations/\(id)/highlights", #"{"kind":"change","trigger":"edit"}"#, .forbidden, "no_access"),
+                ("owner", "/v1/collaborations/\(id)/highlights", #"{"kind":"change","trigger":"moved"}"#, .badRequest, "invalid_highlight"),
+                ("owner", "/v1/collaborations/\(id)/highlights", #"{"kind":"gossip","trigger":"edit"}"#, .badRequest, "invalid_highlight"),
+                ("owner", "/v1/collaborations/\(id)/highlights", #"{"kind":"membership","trigger":"addedCollaborator"}"#, .badRequest, "invalid_highlight"),
+                ("owner", "/v1/collaborations/\(id)/highlights", #"{"kind":"mention","mentionedRootHash":"\#(good)"}"#, .unprocessableContent, "unknown_identity"),
+                ("mallory", "/v1/collaborations/\(id)", nil ?? "", .forbidden, "no_access"),
+                ("mallory", "/v1/collaborations/\(id)/history", "", .forbidden, "not_owner_or_auditor"),
+                ("owner", "/v1/audit/access", "", .forbidden, "not_auditor"),
+                ("owner", "/v1/collaborations/\(id)/members?atPosition=-1", "", .badRequest, "invalid_query"),
+                ("owner", "/v1/collaborations/\(id)/members?asOf=yesterday", "", .badRequest, "invalid_query"),
+                ("owner", "/v1/nothing-here", "", .notFound, "route_not_found"),
+            ]
+            for (account, uri, body, status, code) in cases {
+                let r = try await api.call(body.isEmpty ? .get : .post, uri, as: account, json: body.isEmpty ? nil : body)
+                #expect(r.status == status, "\(uri) \(body): \(r.raw)")
+                #expect(r.body.errorCode == code, "\(uri) \(body): \(r.raw)")
+            }
+            #expect(try await api.eventCount() == 1)
+        }
+    }
+}

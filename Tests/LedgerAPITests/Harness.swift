@@ -1,0 +1,72 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import LedgerAPI
+import LedgerDomain
+import LedgerStore
+import LedgerTestSupport
+import Logging
+import NIOCore
+import PostgresNIO
+import Testing
+
+/// A router on a fresh migrated database, and tokens to call it with.
+struct API {
+    let client: any TestClientProtocol
+    let authority: TokenAuthority
+    let db: PostgresClient
+
+    func token(_ account: String, roles: [String] = []) async throws -> String {
+        try await authority.issue(account: account, roles: roles)
+    }
+
+    @discardableResult
+    func call(
+        _ method: HTTPRequest.Method, _ uri: String, as account: String? = nil, roles: [String] = [],
+        json: String? = nil, headers extra: HTTPFields = [:]
+    ) async throws -> (status: HTTPResponse.Status, body: JSONValue, raw: String) {
+        var headers = extra
+        if let account { headers[.authorization] = "Bearer \(try await token(account, roles: roles))" }
+        if json != nil { headers[.contentType] = "application/json" }
+        let response = try await client.execute(
+            uri: uri, method: method, headers: headers, body: json.map { ByteBuffer(string: $0) })
+        let raw = String(buffer: response.body)
+        let body = (try? JSONDecoder().decode(JSONValue.self, from: Data(raw.utf8))) ?? .null
+        return (response.status, body, raw)
+    }
+
+    func eventCount() async throws -> Int64 {
+        let rows = try await db.query("SELECT count(*) FROM ledger_events")
+        for try await n in rows.decode(Int64.self) { return n }
+        return -1
+    }
+}
+
+func withAPI(configuration: APIConfiguration = .init(), _ body: @Sendable (API) async throws -> Void) async throws {
+    try await withTestStore { store, client, _ in
+        let authority = try await TokenAuthority(secret: "test-secret-\(UUID())")
+        let router = buildRouter(
+            client: client, store: store, authority: authority, configuration: configuration, logger: Logger(label: "api-test"))
+        let app = Application(router: router)
+        try await app.test(.router) { testClient in
+            try await body(API(client: testClient, authority: authority, db: client))
+        }
+    }
+}
+
+extension JSONValue {
+    var string: String? { if case .string(let s) = self { return s } else { return nil } }
+    var int: Int64? { if case .number(let n) = self { return Int64(n) } else { return nil } }
+    var array: [JSONValue] { if case .array(let a) = self { return a } else { return [] } }
+    var errorCode: String? { self["error"]?["code"]?.string }
+}
+
+let startBody = #"""
+{"localIdentifier":"doc-1","title":"Trip plan","initiatorHandle":"devin@example.com","initiatorName":"Devin",
+ "shareOptions":{"summary":"Anyone can edit","groups":[
+   {"identifier":"permission","title":"Permission","kind":"picker","options":[
+     {"identifier":"rw","title":"Can make changes","selected":true},{"identifier":"ro","title":"Read only","selected":false}]},
+   {"identifier":"extra","title":"Additional Settings","kind":"switches","options":[
+     {"identifier":"mentions","title":"Allow mentions","selected":true},{"identifier":"comments","title":"Allow comments","selected":false}]}]}}
+"""#
