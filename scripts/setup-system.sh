@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs the system packages the ledger needs when they are missing: the PostgreSQL server
+# and client (initdb, pg_ctl, postgres, pgbench) and the usual build headers. Debian/Ubuntu.
+set -euo pipefail
+
+need=()
+have_server=false
+for dir in /usr/lib/postgresql/*/bin; do
+    if [ -x "$dir/initdb" ] && [ -x "$dir/pg_ctl" ] && [ -x "$dir/postgres" ]; then have_server=true; fi
+done
+$have_server || need+=(postgresql)
+command -v pgbench >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/pgbench >/dev/null 2>&1 || need+=(postgresql-client)
+for pkg in libpq-dev libssl-dev; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
+done
+
+if [ ${#need[@]} -eq 0 ]; then exit 0; fi
+echo "setup: installing ${need[*]}" >&2
+if [ "$(id -u)" -eq 0 ]; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+elif command -v sudo >/dev/null 2>&1; then
+    sudo apt-get update -qq
+    sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+else
+    echo "setup: please install: ${need[*]}" >&2
+    exit 1
+fi
+# Debian starts a cluster of its own on install; the ledger runs private ones instead.
+if command -v pg_lsclusters >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ]; then
+    pg_lsclusters -h 2>/dev/null | while read -r version name _; do
+        pg_ctlcluster "$version" "$name" stop >/dev/null 2>&1 || true
+    done
+fi
