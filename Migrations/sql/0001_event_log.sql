@@ -64,7 +64,11 @@ CREATE FUNCTION ledger_append(
     p_streams text[], p_expected int8[], p_states text[], p_counts int[],
     p_ids uuid[], p_types text[], p_data text[], p_metadata text[])
 RETURNS TABLE (request int, outcome text, first_position int8, last_position int8, stream_version int8)
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql
+-- Plan each lookup for its actual arguments: a generic plan cached while the log was small
+-- would keep scanning sequentially as it grows.
+SET plan_cache_mode = force_custom_plan
+AS $$
 DECLARE
     head_pos int8;
     head_hash bytea;
