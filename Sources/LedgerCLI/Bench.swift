@@ -14,10 +14,18 @@ struct BenchTarget: ParsableArguments {
     @Option(help: "Run against this PostgreSQL URL (a database named ledger_bench is recreated there). Default: a throwaway embedded cluster.")
     var databaseURL: String?
 
-    /// A fresh, migrated bench database; the cluster is throwaway unless a URL was given.
-    func prepare(logger: Logger) async throws -> (DatabaseSettings, EmbeddedPostgres?) {
+    /// Runs `body` on a fresh, migrated bench database; a throwaway cluster (stopped and
+    /// deleted afterwards) unless a URL was given.
+    func run(logger: Logger, _ body: (DatabaseSettings) async throws -> Void) async throws {
+        let (settings, embedded, directory) = try await prepare(logger: logger)
+        defer { if let directory { try? FileManager.default.removeItem(at: directory) } }
+        try await stopping(embedded) { try await body(settings) }
+    }
+
+    private func prepare(logger: Logger) async throws -> (DatabaseSettings, EmbeddedPostgres?, URL?) {
         let server: DatabaseSettings
         var embedded: EmbeddedPostgres?
+        var directory: URL?
         if let url = databaseURL {
             server = try DatabaseSettings(url: url)
         } else {
@@ -25,6 +33,7 @@ struct BenchTarget: ParsableArguments {
             let cluster = EmbeddedPostgres(
                 options: .init(dataDirectory: dir, serverSettings: ["max_connections": "200"], database: "postgres"),
                 logger: logger)
+            directory = dir
             server = try await cluster.start()
             embedded = cluster
         }
@@ -34,7 +43,7 @@ struct BenchTarget: ParsableArguments {
         try await withDatabase(bench, logger: logger) { client in
             try await Migrator(client: client, logger: logger).migrate()
         }
-        return (bench, embedded)
+        return (bench, embedded, directory)
     }
 }
 

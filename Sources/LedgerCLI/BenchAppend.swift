@@ -19,8 +19,7 @@ struct BenchAppend: AsyncParsableCommand {
         let logger = Logs.bootstrap()
         var quiet = logger
         quiet.logLevel = .warning
-        let (settings, embedded) = try await target.prepare(logger: quiet)
-        try await stopping(embedded) {
+        try await target.run(logger: quiet) { settings in
             try await measure(settings, logger: quiet)
         }
     }
