@@ -56,12 +56,7 @@ func withDatabase<T: Sendable>(
     _ settings: DatabaseSettings, logger: Logger, maxConnections: Int = 20,
     _ body: @Sendable (PostgresClient) async throws -> T
 ) async throws -> T {
-    let client = settings.makeClient(logger: logger, maxConnections: maxConnections)
-    return try await withThrowingTaskGroup(of: Void.self) { group in
-        group.addTask { await client.run() }
-        defer { group.cancelAll() }
-        return try await body(client)
-    }
+    try await settings.withClient(logger: logger, maxConnections: maxConnections, body)
 }
 
 /// Runs `body`, then stops the embedded cluster if this process started it, also on error.

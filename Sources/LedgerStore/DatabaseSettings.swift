@@ -81,3 +81,17 @@ public struct DatabaseSettings: Sendable, Equatable, CustomStringConvertible {
         PostgresClient(configuration: clientConfiguration(maxConnections: maxConnections), backgroundLogger: logger)
     }
 }
+
+extension DatabaseSettings {
+    /// Runs `body` with a client whose `run()` is active, and closes the client afterwards.
+    public func withClient<T: Sendable>(
+        logger: Logger, maxConnections: Int = 20, _ body: @Sendable (PostgresClient) async throws -> T
+    ) async throws -> T {
+        let client = makeClient(logger: logger, maxConnections: maxConnections)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            return try await body(client)
+        }
+    }
+}

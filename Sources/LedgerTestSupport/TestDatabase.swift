@@ -91,12 +91,7 @@ public func withClient<T: Sendable>(
     _ settings: DatabaseSettings, maxConnections: Int = 20, logger: Logger = Logger(label: "test-client"),
     _ body: @Sendable (PostgresClient) async throws -> T
 ) async throws -> T {
-    let client = settings.makeClient(logger: logger, maxConnections: maxConnections)
-    return try await withThrowingTaskGroup(of: Void.self) { group in
-        group.addTask { await client.run() }
-        defer { group.cancelAll() }
-        return try await body(client)
-    }
+    try await settings.withClient(logger: logger, maxConnections: maxConnections, body)
 }
 
 /// A fresh migrated database and a store on it.
