@@ -12,27 +12,36 @@ extension CollaborationService {
         var state: CollaborationState
         var position: Int64
         var records: [(RecordedEvent, CollaborationEvent)]
+
+        static func replay(
+            started: CollaborationEvent.Started, startedAt: Date, records: [(RecordedEvent, CollaborationEvent)]
+        ) -> Folded {
+            var state = CollaborationState(started: started)
+            for (_, event) in records { state.apply(event) }
+            return Folded(
+                started: started, startedAt: startedAt, state: state, position: records.last!.0.position,
+                records: records)
+        }
+
+        /// The same stream as it stood at a position or a time (time travel), without reading it again.
+        func upTo(atPosition: Int64?, asOf: Date?) -> Folded {
+            // The start always stays: before it, the collaboration is as it was started.
+            let kept = records.prefix(1) + records.dropFirst().prefix { record, _ in
+                (atPosition.map { record.position <= $0 } ?? true) && (asOf.map { record.recordedAt <= $0 } ?? true)
+            }
+            return .replay(started: started, startedAt: startedAt, records: Array(kept))
+        }
     }
 
-    /// The stream folded up to a position or a time (time travel), or entirely.
-    func fold(_ collaborationId: String, atPosition: Int64? = nil, asOf: Date? = nil) async throws -> Folded {
+    /// The whole stream, read and decoded once, folded to its current state.
+    func fold(_ collaborationId: String) async throws -> Folded {
         let stream = Streams.collaboration(try Self.validId(collaborationId))
         let recorded = try await store.readStream(stream, afterVersion: 0)
         guard let first = recorded.first, case .started(let started) = try CollaborationEvent(first) else {
             throw DomainError(.notFound, "not_found", "collaboration not found")
         }
-        var state = CollaborationState(started: started)
-        var records: [(RecordedEvent, CollaborationEvent)] = []
-        var position = first.position
-        for event in recorded {
-            if let atPosition, event.position > atPosition { break }
-            if let asOf, event.recordedAt > asOf { break }
-            let decoded = try CollaborationEvent(event)
-            state.apply(decoded)
-            records.append((event, decoded))
-            position = event.position
-        }
-        return Folded(started: started, startedAt: first.recordedAt, state: state, position: position, records: records)
+        let records = try recorded.map { ($0, try CollaborationEvent($0)) }  // never empty: it holds the start
+        return Folded.replay(started: started, startedAt: first.recordedAt, records: records)
     }
 
     private func requireReader(_ state: CollaborationState, _ caller: Caller, auditorToo: Bool = true) throws {
@@ -61,7 +70,7 @@ extension CollaborationService {
     public func members(_ id: String, caller: Caller, atPosition: Int64? = nil, asOf: Date? = nil) async throws -> MembersView {
         let now = try await fold(id)
         try requireReader(now.state, caller)
-        let folded = (atPosition != nil || asOf != nil) ? try await fold(id, atPosition: atPosition, asOf: asOf) : now
+        let folded = now.upTo(atPosition: atPosition, asOf: asOf)
         var invitedAt: [String: Date] = [:]
         var grantedAt: [String: Date] = [:]
         for (record, event) in folded.records {

@@ -26,14 +26,6 @@ public struct CollaborationState: Codable, Sendable, Hashable {
         grants = [:]
     }
 
-    /// Folds a stream into its state; nil when the stream does not start a collaboration.
-    public static func fold(_ events: [CollaborationEvent]) -> CollaborationState? {
-        guard case .started(let started)? = events.first else { return nil }
-        var state = CollaborationState(started: started)
-        for event in events.dropFirst() { state.apply(event) }
-        return state
-    }
-
     public mutating func apply(_ event: CollaborationEvent) {
         switch event {
         case .started:

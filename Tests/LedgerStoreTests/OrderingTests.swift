@@ -28,7 +28,6 @@ final class Gate: Sendable {
         }
         for w in waiters { w.resume() }
     }
-    var isOpen: Bool { state.withLock { $0.open } }
 }
 
 @Suite("Log ordering")
