@@ -57,11 +57,23 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Verifier: proof requests, deciding them exactly once, the worker service.
+        .target(
+            name: "LedgerVerifier",
+            dependencies: [
+                "LedgerDomain", "LedgerStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // HTTP API: auth, controllers, the collaboration service on top of the store.
         .target(
             name: "LedgerAPI",
             dependencies: [
-                "LedgerDomain", "LedgerStore",
+                "LedgerDomain", "LedgerStore", "LedgerVerifier",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -75,7 +87,7 @@ let package = Package(
         .executableTarget(
             name: "LedgerCLI",
             dependencies: [
-                "LedgerDomain", "LedgerStore", "LedgerAPI",
+                "LedgerDomain", "LedgerStore", "LedgerAPI", "LedgerVerifier",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -120,7 +132,7 @@ let package = Package(
         .testTarget(
             name: "LedgerAPITests",
             dependencies: [
-                "LedgerAPI", "LedgerStore", "LedgerTestSupport", "LedgerDomain", "LedgerDeviceSimulator",
+                "LedgerAPI", "LedgerStore", "LedgerVerifier", "LedgerTestSupport", "LedgerDomain", "LedgerDeviceSimulator",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import LedgerDomain
 import LedgerStore
+import LedgerVerifier
 import Logging
 import PostgresNIO
 
@@ -15,11 +16,14 @@ public struct APIConfiguration: Sendable {
     public var challengeLifetime: TimeInterval
     /// Rejected proofs recorded per account and minute before further ones get 429.
     public var rejectionLimitPerMinute: Int
+    /// How long a proof submission waits for its verdict before answering 202.
+    public var verdictWait: Duration
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, publicBaseURL: String? = nil, bodyLimit: Int = 1 << 20,
-        challengeLifetime: TimeInterval = 120, rejectionLimitPerMinute: Int = 20
+        challengeLifetime: TimeInterval = 120, rejectionLimitPerMinute: Int = 20, verdictWait: Duration = .seconds(5)
     ) {
+        self.verdictWait = verdictWait
         self.host = host
         self.port = port
         self.publicBaseURL = publicBaseURL
@@ -31,9 +35,22 @@ public struct APIConfiguration: Sendable {
     var baseURL: String { publicBaseURL ?? "http://\(host):\(port)" }
 }
 
+/// How proof submissions reach a verdict: a decider in this process takes each at once;
+/// without one the API waits for a verifier worker's verdict NOTIFY on `verdicts`.
+public struct VerifierLink: Sendable {
+    public var localDecider: ProofDecider?
+    public var verdicts: NotificationHub?
+
+    public init(localDecider: ProofDecider?, verdicts: NotificationHub?) {
+        self.localDecider = localDecider
+        self.verdicts = verdicts
+    }
+}
+
 /// The router: health, readiness, the OpenAPI document and the authenticated v1 endpoints.
 public func buildRouter(
-    client: PostgresClient, store: any EventStore, authority: TokenAuthority, configuration: APIConfiguration, logger: Logger
+    client: PostgresClient, store: any EventStore, authority: TokenAuthority, configuration: APIConfiguration,
+    verifier: VerifierLink, logger: Logger
 ) -> Router<LedgerRequestContext> {
     let router = Router(context: LedgerRequestContext.self)
     router.add(middleware: ErrorMiddleware())
@@ -55,8 +72,9 @@ public func buildRouter(
     let v1 = router.group("v1").add(middleware: AuthMiddleware(authority: authority))
     CollaborationController(service: service, bodyLimit: configuration.bodyLimit).addRoutes(to: v1)
     let proofs = ProofService(
-        store: store, client: client, collaborations: service, logger: logger,
-        challengeLifetime: configuration.challengeLifetime, throttle: RejectionThrottle(limit: configuration.rejectionLimitPerMinute))
+        requests: ProofRequests(client: client, logger: logger, challengeLifetime: configuration.challengeLifetime),
+        collaborations: service, localDecider: verifier.localDecider, verdicts: verifier.verdicts,
+        verdictWait: configuration.verdictWait, throttle: RejectionThrottle(limit: configuration.rejectionLimitPerMinute))
     ProofController(service: proofs, bodyLimit: configuration.bodyLimit).addRoutes(to: v1)
     return router
 }

@@ -35,7 +35,7 @@ extension CollaborationService {
 
     /// The whole stream, read and decoded once, folded to its current state.
     func fold(_ collaborationId: String) async throws -> Folded {
-        let stream = Streams.collaboration(try Self.validId(collaborationId))
+        let stream = Streams.collaboration(try Identifiers.collaborationId(collaborationId))
         let recorded = try await store.readStream(stream, afterVersion: 0)
         guard let first = recorded.first, case .started(let started) = try CollaborationEvent(first) else {
             throw DomainError(.notFound, "not_found", "collaboration not found")
@@ -177,7 +177,7 @@ extension CollaborationService {
         caller: Caller, account: String?, collaborationId: String?, from: Date?, to: Date?, limit: Int = 10_000
     ) async throws -> AccessAuditView {
         guard caller.isAuditor else { throw DomainError(.forbidden, "not_auditor", "the access audit is for auditors") }
-        let stream = try collaborationId.map { Streams.collaboration(try Self.validId($0)) }
+        let stream = try collaborationId.map { Streams.collaboration(try Identifiers.collaborationId($0)) }
         let fromMicros = from.map { Int64($0.timeIntervalSince1970 * 1_000_000) }
         let toMicros = to.map { Int64($0.timeIntervalSince1970 * 1_000_000) }
         let rows = try await client.query(

@@ -10,12 +10,14 @@ import PostgresNIO
 /// version they read; a concurrent change makes them re-read and decide again.
 public struct CollaborationService: Sendable {
     let store: any EventStore
+    let collaborations: Collaborations
     let client: PostgresClient
     let publicBaseURL: String
     let logger: Logger
 
     public init(store: any EventStore, client: PostgresClient, publicBaseURL: String, logger: Logger) {
         self.store = store
+        self.collaborations = Collaborations(store: store)
         self.client = client
         self.publicBaseURL = publicBaseURL.hasSuffix("/") ? String(publicBaseURL.dropLast()) : publicBaseURL
         self.logger = logger
@@ -32,7 +34,7 @@ public struct CollaborationService: Sendable {
             guard !key.isEmpty, key.count <= 255 else {
                 throw DomainError.invalid("Idempotency-Key must be 1 to 255 characters", code: "invalid_idempotency_key")
             }
-            eventId = Self.derivedUUID("start\u{0}\(caller.account)\u{0}\(key)")
+            eventId = Identifiers.derivedUUID("start\u{0}\(caller.account)\u{0}\(key)")
         } else {
             eventId = UUID()
         }
@@ -68,73 +70,31 @@ public struct CollaborationService: Sendable {
     public func updateParticipants(
         collaborationId: String, added: [RootHash], removed: [RootHash], caller: Caller, requestId: String
     ) async throws -> ParticipantsResponse {
-        try await decideAndAppend(collaborationId) { state in
-            let decision = try CollaborationDecisions.updateParticipants(
+        var decision: ParticipantsDecision?
+        let outcome = try await collaborations.decideAndAppend(try Identifiers.collaborationId(collaborationId)) { state in
+            decision = try CollaborationDecisions.updateParticipants(
                 state: state, actor: caller.account, added: added, removed: removed)
-            return (decision.events, EventMetadata(actor: caller.account, requestId: requestId), { position in
-                ParticipantsResponse(
-                    added: decision.added.map(\.base64), removed: decision.removed.map(\.base64),
-                    revokedAccounts: decision.revokedAccounts, position: position)
-            })
+            return .init(events: decision!.events, metadata: EventMetadata(actor: caller.account, requestId: requestId))
         }
+        return ParticipantsResponse(
+            added: decision!.added.map(\.base64), removed: decision!.removed.map(\.base64),
+            revokedAccounts: decision!.revokedAccounts, position: outcome.position)
     }
 
     public func postHighlight(
         collaborationId: String, kind: HighlightKind, trigger: String?, mentioned: RootHash?, caller: Caller, requestId: String
     ) async throws -> PositionResponse {
-        try await decideAndAppend(collaborationId) { state in
+        let outcome = try await collaborations.decideAndAppend(try Identifiers.collaborationId(collaborationId)) { state in
             let event = try CollaborationDecisions.postHighlight(
                 state: state, actor: caller.account, kind: kind, trigger: trigger, mentioned: mentioned)
-            return ([event], EventMetadata(actor: caller.account, requestId: requestId), { PositionResponse(position: $0) })
+            return .init(events: [event], metadata: EventMetadata(actor: caller.account, requestId: requestId))
         }
-    }
-
-    /// Loads the inline state, decides, appends at that version; retries on a concurrent change.
-    func decideAndAppend<R>(
-        _ collaborationId: String,
-        _ decide: (CollaborationState) throws -> ([CollaborationEvent], EventMetadata, (Int64) -> R)
-    ) async throws -> R {
-        let stream = Streams.collaboration(try Self.validId(collaborationId))
-        for attempt in 1...8 {
-            let (state, version, position) = try await currentState(stream)
-            let (events, metadata, respond) = try decide(state)
-            if events.isEmpty { return respond(position) }
-            var next = state
-            for event in events { next.apply(event) }
-            do {
-                let result = try await store.append(.init(
-                    streamId: stream, expectedVersion: .exact(version),
-                    events: events.map { $0.newEvent(metadata: metadata) }, state: next.json))
-                return respond(result.lastPosition)
-            } catch let error as StoreError where error.isVersionConflict && attempt < 8 {
-                continue
-            }
-        }
-        throw StoreError.versionConflict(stream: stream, expected: .any, actual: -1)
+        return PositionResponse(position: outcome.position)
     }
 
     /// The collaboration's state as of the log's latest append to it.
-    public func currentState(_ stream: String) async throws -> (CollaborationState, Int64, Int64) {
-        guard let stored = try await store.streamState(stream), let json = stored.state else {
-            throw DomainError(.notFound, "not_found", "collaboration not found")
-        }
-        return (try CanonicalJSON.decode(CollaborationState.self, from: json), stored.version, stored.position)
-    }
-
-    /// A collaboration id is the lowercase UUID the ledger handed out.
-    static func validId(_ id: String) throws -> String {
-        guard let uuid = UUID(uuidString: id), uuid.uuidString.lowercased() == id.lowercased() else {
-            throw DomainError(.notFound, "not_found", "collaboration not found")
-        }
-        return id.lowercased()
-    }
-
-    static func derivedUUID(_ text: String) -> UUID {
-        var bytes = Array(SHA256.hash(data: Data(text.utf8)).prefix(16))
-        bytes[6] = (bytes[6] & 0x0F) | 0x50  // name-based
-        bytes[8] = (bytes[8] & 0x3F) | 0x80  // RFC 4122 variant
-        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+    public func currentState(_ collaborationId: String) async throws -> Collaborations.Current {
+        try await collaborations.current(try Identifiers.collaborationId(collaborationId))
     }
 
     /// Waits (bounded) until the log has reached `position`, so a read sees the caller's write.

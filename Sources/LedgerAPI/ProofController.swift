@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import LedgerDomain
+import LedgerVerifier
 
 struct ChallengeRequest: Decodable {
     var collaborationId: String
@@ -98,7 +99,7 @@ struct ProofController {
         return try Self.response(verdict, collaborationId: id, request: request, context: context)
     }
 
-    static func response(_ verdict: ProofService.Verdict, collaborationId: String, request: Request, context: LedgerRequestContext) throws -> Response {
+    static func response(_ verdict: Verdict, collaborationId: String, request: Request, context: LedgerRequestContext) throws -> Response {
         switch verdict {
         case .granted(let rootHash, let account, let position):
             return try ProofGranted(status: "granted", rootHash: rootHash, accountId: account, position: position)

@@ -4,6 +4,7 @@ import Hummingbird
 import LedgerAPI
 import LedgerDomain
 import LedgerStore
+import LedgerVerifier
 import Logging
 import PostgresNIO
 import ServiceLifecycle
@@ -25,7 +26,20 @@ struct HTTPOptions: ParsableArguments {
             host: host, port: port, publicBaseURL: publicBaseURL ?? Environment.value("LEDGER_PUBLIC_BASE_URL"))
         if let limit = Environment.value("LEDGER_BODY_LIMIT").flatMap(Int.init) { configuration.bodyLimit = limit }
         if let seconds = Environment.value("LEDGER_CHALLENGE_TTL").flatMap(Double.init) { configuration.challengeLifetime = seconds }
+        if let seconds = Environment.value("LEDGER_VERDICT_WAIT").flatMap(Double.init) {
+            configuration.verdictWait = .milliseconds(Int64(seconds * 1000))
+        }
         return configuration
+    }
+}
+
+/// Verifier worker options.
+struct VerifierOptions: ParsableArguments {
+    @Option(help: "Requests one verifier process decides at once (env LEDGER_VERIFIER_CONCURRENCY, default 8).")
+    var verifierConcurrency: Int?
+
+    var concurrency: Int {
+        verifierConcurrency ?? Environment.value("LEDGER_VERIFIER_CONCURRENCY").flatMap(Int.init) ?? 8
     }
 }
 
@@ -35,38 +49,109 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var http: HTTPOptions
+    @OptionGroup var verifier: VerifierOptions
 
     func run() async throws {
-        try await APIRole(database: database, http: http, migrate: true).run()
+        let configuration = try http.configuration()
+        try await Role(database: database, migrate: true).run { context in
+            let requests = context.hub(VerifierChannels.requests)
+            let verdicts = context.hub(VerifierChannels.verdicts)
+            let decider = ProofDecider(client: context.client, store: context.store, logger: context.logger)
+            let app = try await context.application(
+                configuration, verifier: VerifierLink(localDecider: decider, verdicts: verdicts), generatedToken: true)
+            let worker = VerifierWorker(
+                decider: decider, requests: requests, logger: context.logger, concurrency: verifier.concurrency)
+            return [requests, verdicts, worker, app]
+        }
     }
 }
 
 struct API: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "api", abstract: "Run the HTTP API only (the schema must be current: run `ledger migrate`).")
+        commandName: "api",
+        abstract: "Run the HTTP API only; proofs are decided by `ledger verifier` workers (the schema must be current: run `ledger migrate`).")
 
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var http: HTTPOptions
 
     func run() async throws {
-        try await APIRole(database: database, http: http, migrate: false).run()
+        let configuration = try http.configuration()
+        try await Role(database: database, migrate: false).run { context in
+            let verdicts = context.hub(VerifierChannels.verdicts)
+            let app = try await context.application(
+                configuration, verifier: VerifierLink(localDecider: nil, verdicts: verdicts), generatedToken: false)
+            return [verdicts, app]
+        }
     }
 }
 
-/// Postgres client first, then the HTTP server: they stop in reverse order on SIGTERM/SIGINT.
-struct APIRole {
-    let database: DatabaseOptions
-    let http: HTTPOptions
-    let migrate: Bool
+struct Verifier: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verifier",
+        abstract: "Run a verifier worker: decide stored proof requests (any number may run; the schema must be current).")
+
+    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var verifier: VerifierOptions
 
     func run() async throws {
+        try await Role(database: database, migrate: false).run { context in
+            let requests = context.hub(VerifierChannels.requests)
+            let decider = ProofDecider(client: context.client, store: context.store, logger: context.logger)
+            context.logger.info("verifier worker running", metadata: ["concurrency": "\(verifier.concurrency)"])
+            return [requests, VerifierWorker(decider: decider, requests: requests, logger: context.logger, concurrency: verifier.concurrency)]
+        }
+    }
+}
+
+/// One process role: connect (embedded PostgreSQL unless a URL is set), migrate or check the
+/// schema, then run its services in one ServiceGroup. On SIGTERM/SIGINT the services stop in
+/// reverse order (HTTP server first, workers next), then the client, then the embedded cluster.
+struct Role {
+    let database: DatabaseOptions
+    let migrate: Bool
+
+    struct Context {
+        let client: PostgresClient
+        let store: PostgresEventStore
+        let logger: Logger
+        let database: DatabaseOptions
+
+        func hub(_ channel: String) -> NotificationHub {
+            NotificationHub(client: client, channel: channel, logger: logger)
+        }
+
+        func application(
+            _ configuration: APIConfiguration, verifier: VerifierLink, generatedToken: Bool
+        ) async throws -> some Service {
+            let (secret, generated) = try JWTSecret.resolve(dataDir: database.resolvedDataDir, createIfMissing: true)
+            let authority = try await TokenAuthority(secret: secret)
+            let router = buildRouter(
+                client: client, store: store, authority: authority, configuration: configuration, verifier: verifier, logger: logger)
+            let logger = logger
+            let dataDir = database.resolvedDataDir.path
+            return Application(
+                router: router,
+                configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "participant-ledger"),
+                onServerRunning: { _ in
+                    logger.info("ledger listening", metadata: ["url": "http://\(configuration.host):\(configuration.port)"])
+                    if generated && generatedToken, let token = try? await authority.issue(account: "dev") {
+                        // Unbuffered: the token must show even when stdout is a file.
+                        FileHandle.standardOutput.write(Data("""
+                            development token (account dev; secret in \(dataDir)/jwt-secret):
+                              export TOKEN=\(token)
+
+                            """.utf8))
+                    }
+                },
+                logger: logger)
+        }
+    }
+
+    func run(_ services: (Context) async throws -> [any Service]) async throws {
         let logger = Logs.bootstrap()
-        let configuration = try http.configuration()
-        let (secret, generated) = try JWTSecret.resolve(dataDir: database.resolvedDataDir, createIfMissing: true)
-        let authority = try await TokenAuthority(secret: secret)
         let (settings, embedded) = try await database.connect(logger: logger)
         try await stopping(embedded) {
-            let client = settings.makeClient(logger: logger)
+            let client = settings.makeClient(logger: logger, maxConnections: 40)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { await client.run() }
                 defer { group.cancelAll() }
@@ -77,89 +162,14 @@ struct APIRole {
                 } else {
                     try await migrator.ensureCurrent()
                 }
-                let store = PostgresEventStore(client: client, logger: logger)
-                let router = buildRouter(client: client, store: store, authority: authority, configuration: configuration, logger: logger)
-                let app = Application(
-                    router: router,
-                    configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "participant-ledger"),
-                    onServerRunning: { _ in
-                        logger.info("ledger listening", metadata: ["url": "http://\(configuration.host):\(configuration.port)"])
-                        if generated, let token = try? await authority.issue(account: "dev") {
-                            // Unbuffered: the token must show even when stdout is a file.
-                            FileHandle.standardOutput.write(Data("""
-                                development token (account dev; secret in \(database.resolvedDataDir.path)/jwt-secret):
-                                  export TOKEN=\(token)
-
-                                """.utf8))
-                        }
-                    },
-                    logger: logger)
-                let services = ServiceGroup(
-                    configuration: .init(services: [.init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-                try await services.run()
+                let context = Context(
+                    client: client, store: PostgresEventStore(client: client, logger: logger), logger: logger, database: database)
+                let group = ServiceGroup(
+                    configuration: .init(
+                        services: try await services(context).map { .init(service: $0) },
+                        gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+                try await group.run()
             }
-        }
-    }
-}
-
-struct Token: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Print a bearer token for the configured secret.")
-
-    @Option(help: "Account id (the token's sub).") var account: String
-    @Option(help: "Role to include, e.g. auditor.") var role: [String] = []
-    @Option(help: "Days the token stays valid.") var days: Double = 30
-    @Option(name: .long, help: "Data folder holding the development secret (env LEDGER_DATA_DIR, default ./.ledger).") var dataDir: String?
-
-    func run() async throws {
-        var options = DatabaseOptions()
-        options.dataDir = dataDir
-        let (secret, _) = try JWTSecret.resolve(dataDir: options.resolvedDataDir, createIfMissing: false)
-        print(try await TokenAuthority(secret: secret).issue(account: account, roles: role, validFor: days * 86400))
-    }
-}
-
-struct Migrate: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Apply pending database migrations and exit.")
-
-    @OptionGroup var database: DatabaseOptions
-
-    func run() async throws {
-        let logger = Logs.bootstrap()
-        let (settings, embedded) = try await database.connect(logger: logger)
-        let applied = try await stopping(embedded) {
-            try await withDatabase(settings, logger: logger) { client in
-                try await Migrator(client: client, logger: logger).migrate()
-            }
-        }
-        print(applied.isEmpty ? "schema is up to date" : "applied: \(applied.joined(separator: ", "))")
-    }
-}
-
-struct Log: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "Inspect the event log.", subcommands: [Verify.self])
-
-    struct Verify: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Walk the hash chain from the first event; exit non-zero naming the first position that does not match.")
-
-        @OptionGroup var database: DatabaseOptions
-
-        func run() async throws {
-            let logger = Logs.bootstrap()
-            let (settings, embedded) = try await database.connect(logger: logger)
-            let report = try await stopping(embedded) {
-                try await withDatabase(settings, logger: logger) { client in
-                    let store = PostgresEventStore(client: client, logger: logger)
-                    return try await LogVerification(store: store).run()
-                }
-            }
-            if let failure = report.failure {
-                print("log verify: FAILED at position \(failure.position): \(failure)")
-                print("events verified before the break: \(report.checked)")
-                throw ExitCode(2)
-            }
-            print("log verify: OK, \(report.checked) events, head position \(report.headPosition)")
         }
     }
 }

@@ -6,6 +6,7 @@ import LedgerAPI
 import LedgerDomain
 import LedgerStore
 import LedgerTestSupport
+import LedgerVerifier
 import Logging
 import NIOCore
 import PostgresNIO
@@ -43,11 +44,20 @@ struct API {
     }
 }
 
-func withAPI(configuration: APIConfiguration = .init(), _ body: @Sendable (API) async throws -> Void) async throws {
+/// How the router under test reaches verdicts: by default a decider in the same process, as
+/// in `ledger serve`; tests of the worker path pass their own link.
+typealias LinkFactory = @Sendable (PostgresClient, PostgresEventStore) -> VerifierLink
+
+func withAPI(
+    configuration: APIConfiguration = .init(), verifier: LinkFactory? = nil, _ body: @Sendable (API) async throws -> Void
+) async throws {
     try await withTestStore { store, client, _ in
         let authority = try await TokenAuthority(secret: "test-secret-\(UUID())")
+        let logger = Logger(label: "api-test")
+        let link = verifier?(client, store)
+            ?? VerifierLink(localDecider: ProofDecider(client: client, store: store, logger: logger), verdicts: nil)
         let router = buildRouter(
-            client: client, store: store, authority: authority, configuration: configuration, logger: Logger(label: "api-test"))
+            client: client, store: store, authority: authority, configuration: configuration, verifier: link, logger: logger)
         let app = Application(router: router)
         try await app.test(.router) { testClient in
             try await body(API(client: testClient, authority: authority, db: client))

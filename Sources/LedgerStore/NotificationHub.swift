@@ -1,0 +1,156 @@
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+import Synchronization
+
+/// One LISTEN connection per channel and process, fanned out to in-process waiters.
+///
+/// A waiter registers *before* it checks the database and waits *after*, so a notification
+/// sent in between is not lost: `Signal.wait` returns at once if it was signalled already.
+/// When the connection drops (database restarted) every waiter is woken so it re-checks, and
+/// the hub reconnects; waiters also bound each wait, so polling covers any missed message.
+public final class NotificationHub: Service, Sendable {
+    public let channel: String
+    let client: PostgresClient
+    let logger: Logger
+    private let waiters = Mutex<[Int: Registration]>([:])
+    private let nextId = Atomic<Int>(0)
+    private let connected = Atomic<Bool>(false)
+
+    struct Registration: Sendable {
+        let payload: String?
+        let signal: Signal
+    }
+
+    public init(client: PostgresClient, channel: String, logger: Logger) {
+        self.client = client
+        self.channel = channel
+        self.logger = logger
+    }
+
+    /// True while the LISTEN connection is up.
+    public var isListening: Bool { connected.load(ordering: .relaxed) }
+
+    public func run() async throws {
+        try await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do {
+                    try await self.client.withConnection { connection in
+                        try await connection.listen(on: self.channel) { notifications in
+                            self.connected.store(true, ordering: .relaxed)
+                            self.broadcast(nil)  // anything sent while disconnected: re-check
+                            for try await notification in notifications {
+                                self.broadcast(notification.payload)
+                            }
+                        }
+                    }
+                } catch {
+                    if Task.isCancelled { break }
+                    self.logger.warning("LISTEN connection lost; reconnecting", metadata: ["channel": "\(self.channel)", "error": "\(error)"])
+                }
+                self.connected.store(false, ordering: .relaxed)
+                self.broadcast(nil)
+                try? await Task.sleep(for: .milliseconds(250))
+            }
+        }
+    }
+
+    /// A signal raised by the next notification with this payload (any payload if nil).
+    public func register(payload: String? = nil) -> Subscription {
+        let id = nextId.wrappingAdd(1, ordering: .relaxed).oldValue
+        let signal = Signal()
+        waiters.withLock { $0[id] = Registration(payload: payload, signal: signal) }
+        return Subscription(hub: self, id: id, signal: signal)
+    }
+
+    fileprivate func unregister(_ id: Int) {
+        _ = waiters.withLock { $0.removeValue(forKey: id) }
+    }
+
+    /// Wakes the waiters of `payload`; nil wakes everyone.
+    func broadcast(_ payload: String?) {
+        let woken = waiters.withLock { waiters in
+            waiters.values.filter { payload == nil || $0.payload == nil || $0.payload == payload }.map(\.signal)
+        }
+        for signal in woken { signal.raise() }
+    }
+
+    public struct Subscription: Sendable {
+        let hub: NotificationHub
+        let id: Int
+        let signal: Signal
+
+        /// Waits for the notification, at most `timeout`; true if it came. Consumes it, so the
+        /// next call waits for the next one.
+        @discardableResult
+        public func wait(timeout: Duration) async -> Bool {
+            await signal.wait(timeout: timeout)
+        }
+
+        public func cancel() { hub.unregister(id) }
+    }
+}
+
+/// A level-triggered flag with an async wait bounded by a timeout.
+final class Signal: Sendable {
+    private struct State {
+        var raised = false
+        var waiter: CheckedContinuation<Bool, Never>?
+        var generation = 0
+    }
+    private let state = Mutex<State>(State())
+
+    func raise() {
+        let waiter: CheckedContinuation<Bool, Never>? = state.withLock { state in
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return waiter
+            }
+            state.raised = true
+            return nil
+        }
+        waiter?.resume(returning: true)
+    }
+
+    func wait(timeout: Duration) async -> Bool {
+        await withTaskGroup(of: Void.self) { group in
+            let generation = state.withLock { state -> Int in
+                state.generation += 1
+                return state.generation
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                self.expire(generation)
+            }
+            let result = await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                    let ready: Bool? = state.withLock { state in
+                        if state.raised {
+                            state.raised = false
+                            return true
+                        }
+                        if state.generation != generation { return false }  // expired already
+                        state.waiter = continuation
+                        return nil
+                    }
+                    if let ready { continuation.resume(returning: ready) }
+                }
+            } onCancel: {
+                self.expire(generation)
+            }
+            group.cancelAll()
+            return result
+        }
+    }
+
+    private func expire(_ generation: Int) {
+        let waiter: CheckedContinuation<Bool, Never>? = state.withLock { state in
+            guard state.generation == generation else { return nil }
+            state.generation += 1  // a later raise stays for the next wait
+            let waiter = state.waiter
+            state.waiter = nil
+            return waiter
+        }
+        waiter?.resume(returning: false)
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import HTTPTypes
+import LedgerAPI
+import LedgerDeviceSimulator
+import LedgerDomain
+import LedgerStore
+import LedgerTestSupport
+import LedgerVerifier
+import Logging
+import PostgresNIO
+import Synchronization
+import Testing
+
+/// Proof requests decided by verifier workers, and workers that die mid-request.
+@Suite("Verifier workers")
+struct VerifierTests {
+    struct Killed: Error {}
+
+    /// A started collaboration with alice's identity added, and a stored (undecided) proof request.
+    static func storedRequest(_ api: API) async throws -> (collaboration: String, requestId: UUID) {
+        let id = try await api.call(.post, "/v1/collaborations", as: "devin", json: startBody).body["collaborationId"]!.string!
+        let alice = SimulatedPerson(collaborationId: id, devices: 1)
+        try await api.call(.post, "/v1/collaborations/\(id)/participants", as: "devin", json: #"{"added":["\#(alice.rootHash)"]}"#)
+        let challenge = try await api.challenge(id, as: "alice")
+        let bytes = Base64.decode(challenge["challenge"]!.string!)!
+        let requests = ProofRequests(client: api.db, logger: Logger(label: "test"))
+        let requestId = try await requests.store(
+            collaborationId: id, account: "alice", challengeId: UUID(uuidString: challenge["challengeId"]!.string!)!,
+            signature: alice.sign(bytes, device: 0), proof: alice.proof(device: 0))
+        return (id, requestId)
+    }
+
+    static func verdictEvents(_ db: PostgresClient, _ requestId: UUID) async throws -> [String] {
+        let rows = try await db.query(
+            "SELECT event_type FROM ledger_events WHERE metadata->>'causationId' = \(requestId.uuidString.lowercased()) ORDER BY position")
+        var types: [String] = []
+        for try await type in rows.decode(String.self) { types.append(type) }
+        return types
+    }
+
+    static func status(_ db: PostgresClient, _ requestId: UUID) async throws -> String {
+        let rows = try await db.query("SELECT status FROM ledger_proof_requests WHERE request_id = \(requestId)")
+        for try await status in rows.decode(String.self) { return status }
+        return "missing"
+    }
+
+    @Test("a verifier killed after appending its verdict, before recording it: the next one records that verdict, not a second")
+    func killedAfterAppend() async throws {
+        try await withAPI { api in
+            let (_, requestId) = try await Self.storedRequest(api)
+            let store = PostgresEventStore(client: api.db, logger: Logger(label: "test"))
+            let dying = ProofDecider(
+                client: api.db, store: store, logger: Logger(label: "test"), hooks: .init(afterAppend: { _ in throw Killed() }))
+            await #expect(throws: Killed.self) { try await dying.decide(requestId) }
+            #expect(try await Self.status(api.db, requestId) == "pending")
+            #expect(try await Self.verdictEvents(api.db, requestId) == ["AccessGranted"])
+
+            let worker = VerifierWorker(
+                decider: ProofDecider(client: api.db, store: store, logger: Logger(label: "test")),
+                requests: NotificationHub(client: api.db, channel: VerifierChannels.requests, logger: Logger(label: "test")),
+                logger: Logger(label: "test"))
+            #expect(await worker.sweep() == 1)
+            #expect(try await Self.status(api.db, requestId) == "granted")
+            #expect(try await Self.verdictEvents(api.db, requestId) == ["AccessGranted"])
+        }
+    }
+
+    @Test("a verifier whose connection is killed mid-request: nothing is half-done, another worker decides it once")
+    func killedConnection() async throws {
+        try await withAPI { api in
+            let (_, requestId) = try await Self.storedRequest(api)
+            let store = PostgresEventStore(client: api.db, logger: Logger(label: "test"))
+            let db = api.db
+            // While the dying decider holds the request row, terminate its backend from outside.
+            let dying = ProofDecider(
+                client: db, store: store, logger: Logger(label: "test"),
+                hooks: .init(afterLock: { _ in
+                    try await db.query(
+                        """
+                        SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                        WHERE datname = current_database() AND state = 'idle in transaction' AND pid <> pg_backend_pid()
+                        """)
+                }))
+            await #expect(throws: (any Error).self) { try await dying.decide(requestId) }
+            #expect(try await Self.status(db, requestId) == "pending")
+            #expect(try await Self.verdictEvents(db, requestId) == [])
+            let unused = try await db.query("SELECT count(*) FROM ledger_challenges WHERE used_by_request IS NULL")
+            for try await n in unused.decode(Int64.self) { #expect(n == 1, "the challenge was given back") }
+
+            let survivor = ProofDecider(client: db, store: store, logger: Logger(label: "test"))
+            let verdict = try await survivor.decide(requestId)
+            guard case .granted(_, let account, _) = verdict else { Issue.record("expected a grant, got \(String(describing: verdict))"); return }
+            #expect(account == "alice")
+            #expect(try await survivor.decide(requestId) == nil, "decided once: a second decision finds nothing pending")
+            #expect(try await Self.verdictEvents(db, requestId) == ["AccessGranted"])
+        }
+    }
+
+    @Test("an API without a local decider waits on the verdict NOTIFY from a worker; without a worker it answers 202, then the status URL")
+    func workerPath() async throws {
+        let hubs = HubBox()
+        try await withAPI(
+            configuration: .init(verdictWait: .milliseconds(300)),
+            verifier: { client, _ in
+                let hub = NotificationHub(client: client, channel: VerifierChannels.verdicts, logger: Logger(label: "test"))
+                hubs.set(hub)
+                return VerifierLink(localDecider: nil, verdicts: hub)
+            }
+        ) { api in
+            let verdicts = hubs.get()!
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await verdicts.run() }
+                try await waitUntil("verdict LISTEN up") { verdicts.isListening }
+                let id = try await api.call(.post, "/v1/collaborations", as: "devin", json: startBody).body["collaborationId"]!.string!
+                let alice = SimulatedPerson(collaborationId: id, devices: 2)
+                try await api.call(.post, "/v1/collaborations/\(id)/participants", as: "devin", json: #"{"added":["\#(alice.rootHash)"]}"#)
+
+                // No worker yet: the call answers 202 with a status URL, and the request is stored.
+                let pending = try await api.verify(id, alice, as: "alice", device: 0)
+                #expect(pending.status == .accepted, "\(pending.raw)")
+                #expect(pending.body["status"]?.string == "pending")
+                let statusURL = pending.body["statusUrl"]!.string!
+                #expect(try await api.call(.get, statusURL, as: "alice").body["status"]?.string == "pending")
+                #expect(try await api.call(.get, statusURL, as: "bob").status == .notFound, "another account cannot read it")
+
+                // A worker starts: it sweeps the stored request, and answers new ones while the call waits.
+                let store = PostgresEventStore(client: api.db, logger: Logger(label: "test"))
+                let requests = NotificationHub(client: api.db, channel: VerifierChannels.requests, logger: Logger(label: "test"))
+                group.addTask { try await requests.run() }
+                group.addTask {
+                    try await VerifierWorker(
+                        decider: ProofDecider(client: api.db, store: store, logger: Logger(label: "test")), requests: requests,
+                        logger: Logger(label: "test"), pollInterval: .seconds(30)
+                    ).run()
+                }
+                try await waitUntil("the stored request decided") {
+                    try await api.call(.get, statusURL, as: "alice").body["status"]?.string == "granted"
+                }
+                try await waitUntil("requests LISTEN up") { requests.isListening }
+                let second = try await api.verify(id, alice, as: "alice", device: 1)
+                #expect(second.status == .ok, "\(second.raw)")
+                #expect(second.body["status"]?.string == "granted")
+                group.cancelAll()
+            }
+        }
+    }
+}
+
+/// Hands the hub built inside the router factory to the test body.
+final class HubBox: Sendable {
+    private let hub = Mutex<NotificationHub?>(nil)
+    func set(_ value: NotificationHub) { hub.withLock { $0 = value } }
+    func get() -> NotificationHub? { hub.withLock { $0 } }
+}
