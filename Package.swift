@@ -79,6 +79,7 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             resources: [.copy("openapi.yaml")],
             swiftSettings: swiftSettings
@@ -104,7 +105,7 @@ let package = Package(
             dependencies: ["LedgerDomain", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
-        // Client SDK for apps: Foundation only, no server dependencies.
+        // Client SDK for apps: Foundation only, no dependencies at all.
         .target(
             name: "LedgerClient",
             swiftSettings: swiftSettings
@@ -135,6 +136,17 @@ let package = Package(
                 "LedgerAPI", "LedgerStore", "LedgerVerifier", "LedgerTestSupport", "LedgerDomain", "LedgerDeviceSimulator",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The SDK against a live server (the services `ledger serve` runs, on a real port).
+        .testTarget(
+            name: "LedgerClientTests",
+            dependencies: [
+                "LedgerClient", "LedgerAPI", "LedgerStore", "LedgerTestSupport", "LedgerDeviceSimulator", "LedgerDomain",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -54,14 +54,10 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         let configuration = try http.configuration()
         try await Role(database: database, migrate: true).run { context in
-            let requests = context.hub(VerifierChannels.requests)
-            let verdicts = context.hub(VerifierChannels.verdicts)
-            let decider = ProofDecider(client: context.client, store: context.store, logger: context.logger)
-            let app = try await context.application(
-                configuration, verifier: VerifierLink(localDecider: decider, verdicts: verdicts), generatedToken: true)
-            let worker = VerifierWorker(
-                decider: decider, requests: requests, logger: context.logger, concurrency: verifier.concurrency)
-            return [requests, verdicts, worker, app]
+            let (authority, onRunning) = try await context.authority(printGeneratedToken: true)
+            return LedgerServer.allInOne(
+                client: context.client, store: context.store, authority: authority, configuration: configuration,
+                verifierConcurrency: verifier.concurrency, logger: context.logger, onRunning: onRunning)
         }
     }
 }
@@ -77,10 +73,10 @@ struct API: AsyncParsableCommand {
     func run() async throws {
         let configuration = try http.configuration()
         try await Role(database: database, migrate: false).run { context in
-            let verdicts = context.hub(VerifierChannels.verdicts)
-            let app = try await context.application(
-                configuration, verifier: VerifierLink(localDecider: nil, verdicts: verdicts), generatedToken: false)
-            return [verdicts, app]
+            let (authority, onRunning) = try await context.authority(printGeneratedToken: false)
+            return LedgerServer.apiOnly(
+                client: context.client, store: context.store, authority: authority, configuration: configuration,
+                logger: context.logger, onRunning: onRunning)
         }
     }
 }
@@ -120,30 +116,21 @@ struct Role {
             NotificationHub(client: client, channel: channel, logger: logger)
         }
 
-        func application(
-            _ configuration: APIConfiguration, verifier: VerifierLink, generatedToken: Bool
-        ) async throws -> some Service {
+        /// The token authority (a development secret is generated into the data folder if none
+        /// is configured) and what to do once the server listens: print a development token.
+        func authority(printGeneratedToken: Bool) async throws -> (TokenAuthority, @Sendable (Int) async -> Void) {
             let (secret, generated) = try JWTSecret.resolve(dataDir: database.resolvedDataDir, createIfMissing: true)
             let authority = try await TokenAuthority(secret: secret)
-            let router = buildRouter(
-                client: client, store: store, authority: authority, configuration: configuration, verifier: verifier, logger: logger)
-            let logger = logger
             let dataDir = database.resolvedDataDir.path
-            return Application(
-                router: router,
-                configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "participant-ledger"),
-                onServerRunning: { _ in
-                    logger.info("ledger listening", metadata: ["url": "http://\(configuration.host):\(configuration.port)"])
-                    if generated && generatedToken, let token = try? await authority.issue(account: "dev") {
-                        // Unbuffered: the token must show even when stdout is a file.
-                        FileHandle.standardOutput.write(Data("""
-                            development token (account dev; secret in \(dataDir)/jwt-secret):
-                              export TOKEN=\(token)
+            return (authority, { _ in
+                guard generated && printGeneratedToken, let token = try? await authority.issue(account: "dev") else { return }
+                // Unbuffered: the token must show even when stdout is a file.
+                FileHandle.standardOutput.write(Data("""
+                    development token (account dev; secret in \(dataDir)/jwt-secret):
+                      export TOKEN=\(token)
 
-                            """.utf8))
-                    }
-                },
-                logger: logger)
+                    """.utf8))
+            })
         }
     }
 

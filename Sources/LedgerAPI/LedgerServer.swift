@@ -1,0 +1,58 @@
+import Foundation
+import Hummingbird
+import LedgerStore
+import LedgerVerifier
+import Logging
+import NIOCore
+import PostgresNIO
+import ServiceLifecycle
+
+/// The services of the server roles, assembled once for the CLI and for tests that run a
+/// live server. Order matters: a ServiceGroup stops them in reverse, so the HTTP server
+/// (last) stops taking requests before the workers and listeners it uses.
+public enum LedgerServer {
+    /// `ledger serve`: API with a local decider, a verifier worker, and their LISTEN hubs.
+    public static func allInOne(
+        client: PostgresClient, store: any EventStore, authority: TokenAuthority, configuration: APIConfiguration,
+        verifierConcurrency: Int = 8, logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> [any Service] {
+        let requests = NotificationHub(client: client, channel: VerifierChannels.requests, logger: logger)
+        let verdicts = NotificationHub(client: client, channel: VerifierChannels.verdicts, logger: logger)
+        let decider = ProofDecider(client: client, store: store, logger: logger)
+        let worker = VerifierWorker(decider: decider, requests: requests, logger: logger, concurrency: verifierConcurrency)
+        let app = application(
+            client: client, store: store, authority: authority, configuration: configuration,
+            verifier: VerifierLink(localDecider: decider, verdicts: verdicts), logger: logger, onRunning: onRunning)
+        return [requests, verdicts, worker, app]
+    }
+
+    /// `ledger api`: the API alone; verdicts come from `ledger verifier` workers.
+    public static func apiOnly(
+        client: PostgresClient, store: any EventStore, authority: TokenAuthority, configuration: APIConfiguration,
+        logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> [any Service] {
+        let verdicts = NotificationHub(client: client, channel: VerifierChannels.verdicts, logger: logger)
+        let app = application(
+            client: client, store: store, authority: authority, configuration: configuration,
+            verifier: VerifierLink(localDecider: nil, verdicts: verdicts), logger: logger, onRunning: onRunning)
+        return [verdicts, app]
+    }
+
+    /// The HTTP server; `onRunning` gets the bound port (useful with port 0).
+    static func application(
+        client: PostgresClient, store: any EventStore, authority: TokenAuthority, configuration: APIConfiguration,
+        verifier: VerifierLink, logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void
+    ) -> some Service {
+        let router = buildRouter(
+            client: client, store: store, authority: authority, configuration: configuration, verifier: verifier, logger: logger)
+        return Application(
+            router: router,
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "participant-ledger"),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? configuration.port
+                logger.info("ledger listening", metadata: ["url": "http://\(configuration.host):\(port)"])
+                await onRunning(port)
+            },
+            logger: logger)
+    }
+}

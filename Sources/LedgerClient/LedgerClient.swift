@@ -1,0 +1,309 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The Participant Ledger from an app: one typed async call per v1 endpoint, plus the calls
+/// the collaboration action handlers make (`prepareCollaboration`, `updateParticipants`,
+/// `challenge(for:)`, `submitProof`). Errors the server answers are thrown as `LedgerError`.
+public struct LedgerClient: Sendable {
+    public let baseURL: URL
+    let token: @Sendable () async throws -> String
+    let session: URLSession
+    /// Attempts of a start call on transport errors and 5xx answers (same idempotency key).
+    public var startAttempts: Int = 4
+
+    /// - Parameters:
+    ///   - baseURL: where the ledger listens, e.g. `https://ledger.example.com`.
+    ///   - token: the bearer token of the signed-in account; asked for before every call, so it may refresh.
+    public init(baseURL: URL, session: URLSession = .shared, token: @escaping @Sendable () async throws -> String) {
+        self.baseURL = baseURL
+        self.session = session
+        self.token = token
+    }
+
+    public init(baseURL: URL, session: URLSession = .shared, token: String) {
+        self.init(baseURL: baseURL, session: session, token: { token })
+    }
+
+    // MARK: The handlers' calls
+
+    /// `SWStartCollaborationAction`: starts the collaboration and returns the universal link and
+    /// identifier for `action.fulfill(using:collaborationIdentifier:)`. Retried on transport errors
+    /// with one idempotency key, so a retry never starts a second collaboration.
+    public func prepareCollaboration(
+        localIdentifier: String, title: String, initiator: Initiator, options: ShareOptions? = nil,
+        idempotencyKey: String = UUID().uuidString
+    ) async throws -> PreparedCollaboration {
+        struct Body: Encodable {
+            var localIdentifier: String
+            var title: String
+            var initiatorHandle: String
+            var initiatorName: String?
+            var shareOptions: ShareOptions?
+        }
+        struct Answer: Decodable {
+            var collaborationId: String
+            var universalLink: String
+            var position: Int64
+        }
+        let body = Body(
+            localIdentifier: localIdentifier, title: title, initiatorHandle: initiator.handle, initiatorName: initiator.name,
+            shareOptions: options)
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                let answer: Answer = try await send(
+                    "POST", "/v1/collaborations", body: body, headers: ["Idempotency-Key": idempotencyKey])
+                guard let url = URL(string: answer.universalLink) else {
+                    throw LedgerError(status: 200, code: "bad_response", message: "universal link is not a URL")
+                }
+                return PreparedCollaboration(url: url, identifier: answer.collaborationId, position: answer.position)
+            } catch let error where attempt < startAttempts && Self.isRetryable(error) {
+                try await Task.sleep(for: .milliseconds(100 << attempt))
+            }
+        }
+    }
+
+    /// `SWUpdateCollaborationParticipantsAction`: adds and removes identities by root hash
+    /// (`SWPerson.Identity.rootHash`). Owner only.
+    public func updateParticipants(added: [Data] = [], removed: [Data] = [], in collaborationID: String) async throws -> ParticipantsUpdate {
+        struct Body: Encodable {
+            var added: [String]
+            var removed: [String]
+        }
+        struct Answer: Decodable {
+            var added: [String]
+            var removed: [String]
+            var revokedAccounts: [String]
+            var position: Int64
+        }
+        let answer: Answer = try await send(
+            "POST", "/v1/collaborations/\(try Self.segment(collaborationID))/participants",
+            body: Body(added: added.map { $0.base64EncodedString() }, removed: removed.map { $0.base64EncodedString() }))
+        return ParticipantsUpdate(
+            added: answer.added.compactMap { Data(base64Encoded: $0) }, removed: answer.removed.compactMap { Data(base64Encoded: $0) },
+            revokedAccounts: answer.revokedAccounts, position: answer.position)
+    }
+
+    /// A fresh single-use challenge for the signed-in account on a collaboration (the
+    /// `getSignedIdentityProof(for:using:)` input).
+    public func challenge(for collaborationID: String) async throws -> Challenge {
+        struct Body: Encodable { var collaborationId: String }
+        struct Answer: Decodable {
+            var challengeId: String
+            var challenge: String
+            var expiresAt: Date
+        }
+        let answer: Answer = try await send("POST", "/v1/challenges", body: Body(collaborationId: collaborationID))
+        guard let data = Data(base64Encoded: answer.challenge) else {
+            throw LedgerError(status: 201, code: "bad_response", message: "challenge is not base64")
+        }
+        return Challenge(id: answer.challengeId, collaborationID: collaborationID, data: data, expiresAt: answer.expiresAt)
+    }
+
+    /// Submits `SWSignedPersonIdentityProof`'s parts. Granted, or pending if the verifier did
+    /// not answer in time; a refusal throws `LedgerError` (`proof_rejected`, with `reason`).
+    public func submitProof(
+        publicKey: Data, publicKeyIndex: Int, inclusionHashes: [Data], signature: Data, challenge: Challenge
+    ) async throws -> ProofResult {
+        try await submitProof(
+            publicKey: publicKey, publicKeyIndex: publicKeyIndex, inclusionHashes: inclusionHashes, signature: signature,
+            challengeID: challenge.id, in: challenge.collaborationID)
+    }
+
+    public func submitProof(
+        publicKey: Data, publicKeyIndex: Int, inclusionHashes: [Data], signature: Data, challengeID: String,
+        in collaborationID: String
+    ) async throws -> ProofResult {
+        struct Proof: Encodable {
+            var publicKey: String
+            var publicKeyIndex: Int
+            var inclusionHashes: [String]
+        }
+        struct Body: Encodable {
+            var challengeId: String
+            var signature: String
+            var proof: Proof
+        }
+        let body = Body(
+            challengeId: challengeID, signature: signature.base64EncodedString(),
+            proof: Proof(
+                publicKey: publicKey.base64EncodedString(), publicKeyIndex: publicKeyIndex,
+                inclusionHashes: inclusionHashes.map { $0.base64EncodedString() }))
+        let answer: ProofAnswer = try await send(
+            "POST", "/v1/collaborations/\(try Self.segment(collaborationID))/proofs", body: body)
+        return try answer.result()
+    }
+
+    /// The verdict of a pending proof, by the request id `submitProof` returned.
+    public func proofStatus(requestID: String, in collaborationID: String) async throws -> ProofResult {
+        let answer: ProofAnswer = try await send(
+            "GET", "/v1/collaborations/\(try Self.segment(collaborationID))/proofs/\(try Self.segment(requestID))")
+        return try answer.result()
+    }
+
+    struct ProofAnswer: Decodable {
+        var status: String
+        var rootHash: String?
+        var accountId: String?
+        var position: Int64?
+        var requestId: String?
+        var statusUrl: String?
+
+        func result() throws -> ProofResult {
+            if status == "granted", let rootHash, let hash = Data(base64Encoded: rootHash), let accountId, let position {
+                return .granted(rootHash: hash, accountID: accountId, position: position)
+            }
+            if status == "pending", let requestId, let statusUrl {
+                return .pending(requestID: requestId, statusURL: statusUrl)
+            }
+            throw LedgerError(status: 200, code: "bad_response", message: "unexpected proof answer \(status)")
+        }
+    }
+
+    // MARK: Reads
+
+    public func collaboration(_ collaborationID: String, minPosition: Int64? = nil) async throws -> Collaboration {
+        try await send("GET", "/v1/collaborations/\(try Self.segment(collaborationID))", query: ["minPosition": minPosition.map(String.init)])
+    }
+
+    /// Current members, or as they stood at a time (`asOf`) or log position (`atPosition`).
+    public func members(
+        of collaborationID: String, asOf: Date? = nil, atPosition: Int64? = nil, minPosition: Int64? = nil
+    ) async throws -> Members {
+        try await send(
+            "GET", "/v1/collaborations/\(try Self.segment(collaborationID))/members",
+            query: [
+                "asOf": asOf.map(Self.formatDate), "atPosition": atPosition.map(String.init),
+                "minPosition": minPosition.map(String.init),
+            ])
+    }
+
+    public func history(of collaborationID: String, minPosition: Int64? = nil) async throws -> History {
+        try await send(
+            "GET", "/v1/collaborations/\(try Self.segment(collaborationID))/history", query: ["minPosition": minPosition.map(String.init)])
+    }
+
+    /// Posts a highlight notice (`SWHighlightChangeEvent` and friends); returns its log position.
+    @discardableResult
+    public func postHighlight(
+        _ kind: HighlightKind, trigger: String? = nil, mentioning rootHash: Data? = nil, in collaborationID: String
+    ) async throws -> Int64 {
+        struct Body: Encodable {
+            var kind: String
+            var trigger: String?
+            var mentionedRootHash: String?
+        }
+        struct Answer: Decodable { var position: Int64 }
+        let answer: Answer = try await send(
+            "POST", "/v1/collaborations/\(try Self.segment(collaborationID))/highlights",
+            body: Body(kind: kind.rawValue, trigger: trigger, mentionedRootHash: rootHash?.base64EncodedString()))
+        return answer.position
+    }
+
+    public func highlights(in collaborationID: String, minPosition: Int64? = nil) async throws -> Highlights {
+        try await send(
+            "GET", "/v1/collaborations/\(try Self.segment(collaborationID))/highlights", query: ["minPosition": minPosition.map(String.init)])
+    }
+
+    public func myCollaborations(minPosition: Int64? = nil) async throws -> MyCollaborations {
+        try await send("GET", "/v1/accounts/me/collaborations", query: ["minPosition": minPosition.map(String.init)])
+    }
+
+    /// Who gained and lost access when (auditor role).
+    public func auditAccess(
+        account: String? = nil, collaboration: String? = nil, from: Date? = nil, to: Date? = nil, minPosition: Int64? = nil
+    ) async throws -> AccessAudit {
+        try await send(
+            "GET", "/v1/audit/access",
+            query: [
+                "account": account, "collaboration": collaboration, "from": from.map(Self.formatDate), "to": to.map(Self.formatDate),
+                "minPosition": minPosition.map(String.init),
+            ])
+    }
+
+    /// True when the server is up (`/health`) and its schema current (`/ready`).
+    public func isReady() async -> Bool {
+        struct Answer: Decodable { var status: String }
+        let answer: Answer? = try? await send("GET", "/ready", authenticated: false)
+        return answer?.status == "ready"
+    }
+
+    // MARK: Transport
+
+    struct ErrorBody: Decodable {
+        struct Detail: Decodable {
+            var code: String
+            var message: String
+            var reason: String?
+        }
+        var error: Detail
+    }
+
+    func send<Answer: Decodable>(
+        _ method: String, _ path: String, query: [String: String?] = [:], body: (some Encodable)? = nil as String?,
+        headers: [String: String] = [:], authenticated: Bool = true
+    ) async throws -> Answer {
+        guard var components = URLComponents(url: baseURL.appendingPathComponent(path), resolvingAgainstBaseURL: false) else {
+            throw LedgerError(status: 0, code: "bad_url", message: "cannot build a URL from \(baseURL) and \(path)")
+        }
+        let items = query.compactMap { name, value in value.map { URLQueryItem(name: name, value: $0) } }.sorted { $0.name < $1.name }
+        if !items.isEmpty { components.queryItems = items }
+        guard let url = components.url else { throw LedgerError(status: 0, code: "bad_url", message: "invalid query for \(path)") }
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        if authenticated { request.setValue("Bearer \(try await token())", forHTTPHeaderField: "Authorization") }
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        if let body {
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = try Self.encoder.encode(body)
+        }
+        let (data, response) = try await session.data(for: request)
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        guard (200..<300).contains(status) else {
+            if let error = try? Self.decoder.decode(ErrorBody.self, from: data) {
+                throw LedgerError(status: status, code: error.error.code, message: error.error.message, reason: error.error.reason)
+            }
+            throw LedgerError(
+                status: status, code: "http_\(status)", message: String(decoding: data.prefix(512), as: UTF8.self))
+        }
+        do {
+            return try Self.decoder.decode(Answer.self, from: data)
+        } catch {
+            throw LedgerError(status: status, code: "bad_response", message: "cannot decode \(Answer.self): \(error)")
+        }
+    }
+
+    static func isRetryable(_ error: any Error) -> Bool {
+        if let error = error as? LedgerError { return error.status >= 500 }
+        return error is URLError
+    }
+
+    /// Ids go into paths; anything that is not a plain id is refused before it is sent.
+    static func segment(_ id: String) throws -> String {
+        guard !id.isEmpty, id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) else {
+            throw LedgerError(status: 0, code: "invalid_id", message: "\(id) is not an id")
+        }
+        return id
+    }
+
+    static func formatDate(_ date: Date) -> String {
+        date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
+    }
+
+    static let encoder = JSONEncoder()
+    static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let text = try decoder.singleValueContainer().decode(String.self)
+            if let date = try? Date(text, strategy: .iso8601) { return date }
+            if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) { return date }
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not an RFC 3339 date: \(text)"))
+        }
+        return decoder
+    }()
+}

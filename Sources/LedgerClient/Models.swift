@@ -1,0 +1,220 @@
+import Foundation
+
+// The v1 API's bodies as the app sees them. Root hashes, keys, signatures and challenges are
+// `Data` here; on the wire they are standard base64.
+
+/// The share options the sender picked (`SWCollaborationShareOptions`).
+public struct ShareOptions: Codable, Sendable, Hashable {
+    public struct Option: Codable, Sendable, Hashable {
+        public var identifier: String
+        public var title: String
+        public var selected: Bool
+        public init(identifier: String, title: String, selected: Bool) {
+            self.identifier = identifier
+            self.title = title
+            self.selected = selected
+        }
+    }
+
+    public struct Group: Codable, Sendable, Hashable {
+        public enum Kind: String, Codable, Sendable { case picker, switches }
+        public var identifier: String
+        public var title: String
+        public var kind: Kind
+        public var options: [Option]
+        public init(identifier: String, title: String, kind: Kind, options: [Option]) {
+            self.identifier = identifier
+            self.title = title
+            self.kind = kind
+            self.options = options
+        }
+    }
+
+    public var summary: String?
+    public var groups: [Group]
+
+    public init(summary: String? = nil, groups: [Group]) {
+        self.summary = summary
+        self.groups = groups
+    }
+}
+
+/// Who starts the collaboration, as shown in Messages.
+public struct Initiator: Sendable, Hashable {
+    public var handle: String
+    public var name: String?
+    public init(handle: String, name: String? = nil) {
+        self.handle = handle
+        self.name = name
+    }
+}
+
+/// What `action.fulfill(using:collaborationIdentifier:)` needs.
+public struct PreparedCollaboration: Sendable, Hashable {
+    public var url: URL
+    public var identifier: String
+    public var position: Int64
+}
+
+public struct ParticipantsUpdate: Sendable, Hashable {
+    public var added: [Data]
+    public var removed: [Data]
+    public var revokedAccounts: [String]
+    public var position: Int64
+}
+
+public struct Collaboration: Codable, Sendable, Hashable {
+    public struct MemberCounts: Codable, Sendable, Hashable {
+        public var invited: Int
+        public var granted: Int
+        public var removed: Int
+    }
+    public var collaborationId: String
+    public var localIdentifier: String
+    public var title: String
+    public var initiatorHandle: String
+    public var initiatorName: String?
+    public var owner: String
+    public var universalLink: String
+    public var shareOptions: ShareOptions?
+    public var selectedOptions: [String: [String]]
+    public var memberCounts: MemberCounts
+    public var startedAt: Date
+    public var position: Int64
+}
+
+public struct Members: Codable, Sendable, Hashable {
+    public struct Member: Codable, Sendable, Hashable {
+        /// Base64 of the identity's root hash; `rootHashData` for the bytes.
+        public var rootHash: String
+        public var state: String
+        public var accountId: String?
+        public var invitedAt: Date?
+        public var grantedAt: Date?
+        public var rootHashData: Data? { Data(base64Encoded: rootHash) }
+    }
+    public var collaborationId: String
+    public var owner: String
+    public var position: Int64
+    public var members: [Member]
+}
+
+public struct History: Codable, Sendable, Hashable {
+    public struct Entry: Codable, Sendable, Hashable {
+        public var position: Int64
+        public var version: Int64
+        public var type: String
+        public var time: Date
+        public var actor: String?
+        public var data: JSONValue
+    }
+    public var collaborationId: String
+    public var events: [Entry]
+}
+
+public enum HighlightKind: String, Codable, Sendable, CaseIterable {
+    case change, membership, mention, persistence
+}
+
+public struct Highlights: Codable, Sendable, Hashable {
+    public struct Notice: Codable, Sendable, Hashable {
+        public var position: Int64
+        public var kind: String
+        public var trigger: String?
+        public var mentionedRootHash: String?
+        public var accountId: String
+        public var time: Date
+    }
+    public var collaborationId: String
+    public var highlights: [Notice]
+}
+
+public struct MyCollaborations: Codable, Sendable, Hashable {
+    public struct Entry: Codable, Sendable, Hashable {
+        public var collaborationId: String
+        public var title: String
+        public var role: String
+    }
+    public var accountId: String
+    public var collaborations: [Entry]
+}
+
+public struct AccessAudit: Codable, Sendable, Hashable {
+    public struct Record: Codable, Sendable, Hashable {
+        public var position: Int64
+        public var time: Date
+        public var collaborationId: String
+        public var accountId: String
+        public var rootHash: String
+        public var change: String
+        public var reason: String?
+        public var actor: String?
+    }
+    public var records: [Record]
+}
+
+/// A challenge for `SWHighlightCenter.getSignedIdentityProof(for:using:)`.
+public struct Challenge: Sendable, Hashable {
+    public var id: String
+    public var collaborationID: String
+    /// The 32 bytes the device signs.
+    public var data: Data
+    public var expiresAt: Date
+}
+
+/// The answer to a proof: granted, or not decided within the server's wait (poll `statusURL`
+/// with `proofStatus`). A refusal is thrown as `LedgerError` with code `proof_rejected`.
+public enum ProofResult: Sendable, Hashable {
+    case granted(rootHash: Data, accountID: String, position: Int64)
+    case pending(requestID: String, statusURL: String)
+}
+
+/// Any JSON value (event data in history answers).
+public enum JSONValue: Codable, Sendable, Hashable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if c.decodeNil() { self = .null }
+        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
+        else if let n = try? c.decode(Double.self) { self = .number(n) }
+        else if let s = try? c.decode(String.self) { self = .string(s) }
+        else if let a = try? c.decode([JSONValue].self) { self = .array(a) }
+        else { self = .object(try c.decode([String: JSONValue].self)) }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        switch self {
+        case .null: try c.encodeNil()
+        case .bool(let b): try c.encode(b)
+        case .number(let n): try c.encode(n)
+        case .string(let s): try c.encode(s)
+        case .array(let a): try c.encode(a)
+        case .object(let o): try c.encode(o)
+        }
+    }
+
+    public subscript(key: String) -> JSONValue? {
+        if case .object(let o) = self { return o[key] }
+        return nil
+    }
+}
+
+/// A refusal from the ledger: the HTTP status, the stable error code, the message, and for
+/// `proof_rejected` the verifier's reason (e.g. `bad_signature`, `identity_removed`).
+public struct LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var status: Int
+    public var code: String
+    public var message: String
+    public var reason: String?
+
+    public var description: String {
+        "ledger error \(status) \(code)\(reason.map { " (\($0))" } ?? ""): \(message)"
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import LedgerAPI
+import LedgerClient
+import LedgerDeviceSimulator
+import LedgerDomain
+import Testing
+
+/// A device answering a challenge through the SDK, as the seeds' `application(_:open:)` does.
+func verify(_ client: LedgerClient, _ person: SimulatedPerson, device: Int = 0, in collaboration: String, der: Bool = true)
+    async throws -> ProofResult
+{
+    let challenge = try await client.challenge(for: collaboration)
+    let proof = person.proof(device: device)
+    return try await client.submitProof(
+        publicKey: Data(proof.publicKey), publicKeyIndex: Int(proof.publicKeyIndex), inclusionHashes: proof.inclusionHashes.map { Data($0) },
+        signature: Data(person.sign(Array(challenge.data), device: device, der: der)), challenge: challenge)
+}
+
+func rejection(_ body: () async throws -> Void) async -> LedgerError? {
+    do {
+        try await body()
+        return nil
+    } catch let error as LedgerError {
+        return error
+    } catch {
+        Issue.record("expected a LedgerError, got \(error)")
+        return nil
+    }
+}
+
+let tripOptions = SDKShareOptions(summary: "Anyone can edit", groups: [
+    .init(identifier: "permission", title: "Permission", kind: .picker, options: [
+        .init(identifier: "rw", title: "Can make changes", selected: true),
+        .init(identifier: "ro", title: "Read only", selected: false),
+    ]),
+])
+
+@Suite("LedgerClient against a live server")
+struct ClientTests {
+    @Test("every endpoint through the SDK: the seeds' flow, reads, audit, and errors decoded with code and reason")
+    func lifeCycle() async throws {
+        try await LiveServer.run { server in
+            let devin = server.client("devin")
+            let alice = server.client("alice")
+            let bob = server.client("bob")
+            #expect(await devin.isReady())
+
+            // SWStartCollaborationAction: a retry with the same key is the same collaboration.
+            let prepared = try await devin.prepareCollaboration(
+                localIdentifier: "doc-7", title: "Trip plan", initiator: Initiator(handle: "devin@example.com", name: "Devin"),
+                options: tripOptions, idempotencyKey: "start-doc-7")
+            let again = try await devin.prepareCollaboration(
+                localIdentifier: "doc-7", title: "Trip plan", initiator: Initiator(handle: "devin@example.com", name: "Devin"),
+                options: tripOptions, idempotencyKey: "start-doc-7")
+            #expect(again.identifier == prepared.identifier && again.url == prepared.url)
+            #expect(prepared.url.absoluteString.hasSuffix("/collaborations/\(prepared.identifier)"))
+            let id = prepared.identifier
+
+            // SWUpdateCollaborationParticipantsAction with root hashes as Data.
+            let alicePerson = SimulatedPerson(collaborationId: id, devices: 2)
+            let bobPerson = SimulatedPerson(collaborationId: id, devices: 1)
+            let added = try await devin.updateParticipants(
+                added: [Data(alicePerson.rootHash.bytes), Data(bobPerson.rootHash.bytes)], in: id)
+            #expect(added.added.count == 2 && added.revokedAccounts.isEmpty)
+
+            // Recipients open the link: challenge, device proof, submission.
+            guard case .granted(let root, let account, _) = try await verify(alice, alicePerson, in: id) else {
+                Issue.record("alice was not granted"); return
+            }
+            #expect(root == Data(alicePerson.rootHash.bytes) && account == "alice")
+            guard case .granted = try await verify(alice, alicePerson, device: 1, in: id, der: false) else {
+                Issue.record("alice's second device was not granted"); return
+            }
+            guard case .granted = try await verify(bob, bobPerson, in: id) else { Issue.record("bob was not granted"); return }
+
+            // A refusal arrives as a LedgerError with the verifier's reason.
+            let stolen = await rejection { _ = try await verify(server.client("mallory"), bobPerson, in: id) }
+            #expect(stolen?.status == 403 && stolen?.code == "proof_rejected")
+            #expect(stolen?.reason == "identity_claimed_by_another_account")
+
+            // Reads.
+            let collaboration = try await alice.collaboration(id)
+            #expect(collaboration.title == "Trip plan" && collaboration.owner == "devin")
+            #expect(collaboration.selectedOptions["permission"] == ["rw"])
+            #expect(collaboration.memberCounts.granted == 2)
+            let members = try await devin.members(of: id)
+            #expect(Set(members.members.compactMap(\.accountId)) == ["alice", "bob"])
+            let highlightPosition = try await alice.postHighlight(SDKHighlightKind.change, trigger: "edit", in: id)
+            let mention = try await alice.postHighlight(SDKHighlightKind.mention, mentioning: Data(bobPerson.rootHash.bytes), in: id)
+            #expect(mention > highlightPosition)
+            let notices = try await bob.highlights(in: id, minPosition: mention)
+            #expect(notices.highlights.map(\.kind).filter { $0 != "membership" } == ["change", "mention"])
+            #expect(try await bob.myCollaborations().collaborations.map(\.collaborationId) == [id])
+
+            // Removal revokes alice; time travel still shows her before it.
+            let beforeRemoval = try await devin.members(of: id).position
+            let removed = try await devin.updateParticipants(removed: [Data(alicePerson.rootHash.bytes)], in: id)
+            #expect(removed.revokedAccounts == ["alice"])
+            let now = try await devin.members(of: id, minPosition: removed.position)
+            #expect(now.members.map(\.rootHash) == [bobPerson.rootHash.base64], "a removed identity is no longer a member")
+            let then = try await devin.members(of: id, atPosition: beforeRemoval)
+            #expect(then.members.first { $0.rootHash == alicePerson.rootHash.base64 }?.state == "granted")
+            let lostAccess = await rejection { _ = try await alice.collaboration(id) }
+            #expect(lostAccess?.status == 403 && lostAccess?.code == "no_access")
+
+            // Audit.
+            let history = try await devin.history(of: id)
+            #expect(history.events.first?.type == "CollaborationStarted")
+            #expect(history.events.map(\.position) == history.events.map(\.position).sorted())
+            let audit = try await server.client("auditor", roles: ["auditor"]).auditAccess(collaboration: id)
+            #expect(audit.records.map(\.change).contains("revoked"))
+            let notAuditor = await rejection { _ = try await bob.auditAccess() }
+            #expect(notAuditor?.status == 403)
+
+            // Errors: unknown ids, bad input, bad tokens.
+            let unknown = await rejection { _ = try await devin.collaboration(UUID().uuidString.lowercased()) }
+            #expect(unknown?.status == 404 && unknown?.code == "not_found")
+            let badHash = await rejection { _ = try await devin.updateParticipants(added: [Data([1, 2, 3])], in: id) }
+            #expect(badHash?.status == 400)
+            let forged = LedgerClient(baseURL: server.baseURL, token: "not-a-token")
+            let unauthorized = await rejection { _ = try await forged.myCollaborations() }
+            #expect(unauthorized?.status == 401)
+        }
+    }
+
+    @Test("without a verifier the proof is pending; its status URL answers through the SDK, to its submitter only")
+    func pendingProof() async throws {
+        var configuration = APIConfiguration(port: 0)
+        configuration.verdictWait = .milliseconds(200)
+        try await LiveServer.run(.apiOnly, configuration: configuration) { server in
+            let devin = server.client("devin")
+            let alice = server.client("alice")
+            let id = try await devin.prepareCollaboration(
+                localIdentifier: "doc-8", title: "Notes", initiator: Initiator(handle: "devin@example.com")).identifier
+            let person = SimulatedPerson(collaborationId: id, devices: 1)
+            try await devin.updateParticipants(added: [Data(person.rootHash.bytes)], in: id)
+            guard case .pending(let requestID, let statusURL) = try await verify(alice, person, in: id) else {
+                Issue.record("expected pending without a verifier"); return
+            }
+            #expect(statusURL.hasSuffix(requestID))
+            guard case .pending = try await alice.proofStatus(requestID: requestID, in: id) else {
+                Issue.record("expected still pending"); return
+            }
+            let other = await rejection { _ = try await devin.proofStatus(requestID: requestID, in: id) }
+            #expect(other?.status == 404)
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import LedgerAPI
+import LedgerClient
+import LedgerStore
+import LedgerTestSupport
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+import Synchronization
+
+/// The services `ledger serve` (or `ledger api`) runs, on a fresh database and a free port,
+/// and SDK clients signed in as any account.
+struct LiveServer {
+    let baseURL: URL
+    let authority: TokenAuthority
+    let db: PostgresClient
+
+    func client(_ account: String, roles: [String] = []) -> LedgerClient {
+        let authority = authority
+        return LedgerClient(baseURL: baseURL) { try await authority.issue(account: account, roles: roles) }
+    }
+
+    enum Roles { case allInOne, apiOnly }
+
+    static func run(
+        _ roles: Roles = .allInOne, configuration: APIConfiguration = .init(port: 0), _ body: @Sendable (LiveServer) async throws -> Void
+    ) async throws {
+        try await withTestStore { store, client, _ in
+            let logger = Logger(label: "live-server")
+            let authority = try await TokenAuthority(secret: "live-server-test-secret-\(UUID())")
+            let port = Mutex<Int?>(nil)
+            let onRunning: @Sendable (Int) async -> Void = { bound in port.withLock { $0 = bound } }
+            let services =
+                switch roles {
+                case .allInOne:
+                    LedgerServer.allInOne(
+                        client: client, store: store, authority: authority, configuration: configuration, logger: logger,
+                        onRunning: onRunning)
+                case .apiOnly:
+                    LedgerServer.apiOnly(
+                        client: client, store: store, authority: authority, configuration: configuration, logger: logger,
+                        onRunning: onRunning)
+                }
+            let group = ServiceGroup(configuration: .init(services: services.map { .init(service: $0) }, logger: logger))
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await group.run() }
+                defer { tasks.cancelAll() }
+                try await waitUntil("server listening") { port.withLock { $0 } != nil }
+                let server = LiveServer(
+                    baseURL: URL(string: "http://127.0.0.1:\(port.withLock { $0 }!)")!, authority: authority, db: client)
+                try await body(server)
+                await group.triggerGracefulShutdown()
+            }
+        }
+    }
+}
