@@ -88,7 +88,8 @@ let package = Package(
         .executableTarget(
             name: "LedgerCLI",
             dependencies: [
-                "LedgerDomain", "LedgerStore", "LedgerAPI", "LedgerVerifier",
+                "LedgerDomain", "LedgerStore", "LedgerAPI", "LedgerVerifier", "LedgerClient", "LedgerDeviceSimulator",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

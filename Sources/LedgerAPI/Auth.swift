@@ -62,10 +62,13 @@ public struct LedgerRequestContext: RequestContext {
         caller = nil
     }
 
-    /// JSON out with RFC 3339 times and stable key order.
+    /// JSON out with RFC 3339 times (microseconds, as the log records them) and stable key order.
     public var responseEncoder: JSONEncoder {
         let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+        }
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
     }

@@ -17,16 +17,24 @@ struct BenchTarget: ParsableArguments {
     /// Runs `body` on a fresh, migrated bench database; a throwaway cluster (stopped and
     /// deleted afterwards) unless a URL was given.
     func run(logger: Logger, _ body: (DatabaseSettings) async throws -> Void) async throws {
-        let (settings, embedded, directory) = try await prepare(logger: logger)
+        try await ThrowawayDatabase.run(serverURL: databaseURL, logger: logger, body)
+    }
+}
+
+/// A fresh, migrated `ledger_bench` database: on the server at `serverURL`, else on a
+/// throwaway embedded cluster that is stopped and deleted afterwards.
+enum ThrowawayDatabase {
+    static func run(serverURL: String?, logger: Logger, _ body: (DatabaseSettings) async throws -> Void) async throws {
+        let (settings, embedded, directory) = try await prepare(serverURL: serverURL, logger: logger)
         defer { if let directory { try? FileManager.default.removeItem(at: directory) } }
         try await stopping(embedded) { try await body(settings) }
     }
 
-    private func prepare(logger: Logger) async throws -> (DatabaseSettings, EmbeddedPostgres?, URL?) {
+    private static func prepare(serverURL: String?, logger: Logger) async throws -> (DatabaseSettings, EmbeddedPostgres?, URL?) {
         let server: DatabaseSettings
         var embedded: EmbeddedPostgres?
         var directory: URL?
-        if let url = databaseURL {
+        if let url = serverURL {
             server = try DatabaseSettings(url: url)
         } else {
             let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-bench-\(UUID().uuidString.prefix(8))")

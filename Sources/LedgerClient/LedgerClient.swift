@@ -292,7 +292,7 @@ public struct LedgerClient: Sendable {
     }
 
     static func formatDate(_ date: Date) -> String {
-        date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 
     static let encoder = JSONEncoder()

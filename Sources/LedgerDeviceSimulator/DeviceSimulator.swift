@@ -81,3 +81,25 @@ public struct SimulatedPerson: Sendable {
         return der ? [UInt8](signature.derRepresentation) : [UInt8](signature.rawRepresentation)
     }
 }
+
+/// What `SWHighlightCenter.getSignedIdentityProof(for:using:)` hands an app: the device's
+/// key, its index among the leaves, the sibling path, and the signature over the challenge.
+public struct SignedProof: Sendable, Hashable {
+    public var publicKey: Data
+    public var publicKeyIndex: Int
+    public var inclusionHashes: [Data]
+    public var signature: Data
+}
+
+extension SimulatedPerson {
+    /// The identity's root hash as an app receives it (`SWPerson.Identity.rootHash`).
+    public var rootHashData: Data { Data(rootHash.bytes) }
+
+    /// A device's signed identity proof over `challenge`.
+    public func signedProof(challenge: Data, device: Int, der: Bool = true) -> SignedProof {
+        let proof = proof(device: device)
+        return SignedProof(
+            publicKey: Data(proof.publicKey), publicKeyIndex: Int(proof.publicKeyIndex),
+            inclusionHashes: proof.inclusionHashes.map { Data($0) }, signature: Data(sign(Array(challenge), device: device, der: der)))
+    }
+}

@@ -244,7 +244,7 @@ public actor EmbeddedPostgres {
     }
 
     /// A port the kernel says is free right now on 127.0.0.1.
-    static func freePort() throws -> Int {
+    public static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw EmbeddedError(description: "socket() failed") }
         defer { close(fd) }

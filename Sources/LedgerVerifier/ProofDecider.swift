@@ -23,13 +23,13 @@ public struct ProofDecider: Sendable {
 
     /// Test seams: run inside the decision's transaction.
     public struct Hooks: Sendable {
-        /// After the request row is locked.
-        public var afterLock: (@Sendable (UUID) async throws -> Void)?
+        /// After the request row is locked, with the decision's connection.
+        public var afterLock: (@Sendable (UUID, PostgresConnection) async throws -> Void)?
         /// After the verdict event is in the log, before the request row is marked decided.
         public var afterAppend: (@Sendable (UUID) async throws -> Void)?
 
         public init(
-            afterLock: (@Sendable (UUID) async throws -> Void)? = nil, afterAppend: (@Sendable (UUID) async throws -> Void)? = nil
+            afterLock: (@Sendable (UUID, PostgresConnection) async throws -> Void)? = nil, afterAppend: (@Sendable (UUID) async throws -> Void)? = nil
         ) {
             self.afterLock = afterLock
             self.afterAppend = afterAppend
@@ -76,7 +76,7 @@ public struct ProofDecider: Sendable {
 
     private func decide(_ requestId: UUID, _ connection: PostgresConnection) async throws -> Verdict? {
         guard let request = try await lockRequest(requestId, connection) else { return nil }
-        try await hooks.afterLock?(requestId)
+        try await hooks.afterLock?(requestId, connection)
         var rejection: ProofRejection?
         var rootHash: RootHash?
         do {

@@ -65,29 +65,27 @@ struct VerifierTests {
         }
     }
 
-    @Test("a verifier whose connection is killed mid-request: nothing is half-done, another worker decides it once")
-    func killedConnection() async throws {
+    @Test("a verifier that dies holding a request: others skip it meanwhile, nothing is half-done, another decides it once")
+    func diesHoldingRequest() async throws {
         try await withAPI { api in
             let (_, requestId) = try await Self.storedRequest(api)
             let store = PostgresEventStore(client: api.db, logger: Logger(label: "test"))
             let db = api.db
-            // While the dying decider holds the request row, terminate its backend from outside.
+            let survivor = ProofDecider(client: db, store: store, logger: Logger(label: "test"))
+            // The dying decider holds the row (and has read the challenge) when it goes away;
+            // its transaction is abandoned. While it holds the row, another decider skips it.
             let dying = ProofDecider(
                 client: db, store: store, logger: Logger(label: "test"),
-                hooks: .init(afterLock: { _ in
-                    try await db.query(
-                        """
-                        SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-                        WHERE datname = current_database() AND state = 'idle in transaction' AND pid <> pg_backend_pid()
-                        """)
+                hooks: .init(afterLock: { id, _ in
+                    #expect(try await survivor.decide(id) == nil, "a held request is skipped, not waited for")
+                    throw Killed()
                 }))
-            await #expect(throws: (any Error).self) { try await dying.decide(requestId) }
+            await #expect(throws: Killed.self) { try await dying.decide(requestId) }
             #expect(try await Self.status(db, requestId) == "pending")
             #expect(try await Self.verdictEvents(db, requestId) == [])
             let unused = try await db.query("SELECT count(*) FROM ledger_challenges WHERE used_by_request IS NULL")
             for try await n in unused.decode(Int64.self) { #expect(n == 1, "the challenge was given back") }
 
-            let survivor = ProofDecider(client: db, store: store, logger: Logger(label: "test"))
             let verdict = try await survivor.decide(requestId)
             guard case .granted(_, let account, _) = verdict else { Issue.record("expected a grant, got \(String(describing: verdict))"); return }
             #expect(account == "alice")

@@ -10,10 +10,10 @@ func verify(_ client: LedgerClient, _ person: SimulatedPerson, device: Int = 0, 
     async throws -> ProofResult
 {
     let challenge = try await client.challenge(for: collaboration)
-    let proof = person.proof(device: device)
+    let proof = person.signedProof(challenge: challenge.data, device: device, der: der)
     return try await client.submitProof(
-        publicKey: Data(proof.publicKey), publicKeyIndex: Int(proof.publicKeyIndex), inclusionHashes: proof.inclusionHashes.map { Data($0) },
-        signature: Data(person.sign(Array(challenge.data), device: device, der: der)), challenge: challenge)
+        publicKey: proof.publicKey, publicKeyIndex: proof.publicKeyIndex, inclusionHashes: proof.inclusionHashes,
+        signature: proof.signature, challenge: challenge)
 }
 
 func rejection(_ body: () async throws -> Void) async -> LedgerError? {
@@ -60,14 +60,14 @@ struct ClientTests {
             let alicePerson = SimulatedPerson(collaborationId: id, devices: 2)
             let bobPerson = SimulatedPerson(collaborationId: id, devices: 1)
             let added = try await devin.updateParticipants(
-                added: [Data(alicePerson.rootHash.bytes), Data(bobPerson.rootHash.bytes)], in: id)
+                added: [alicePerson.rootHashData, bobPerson.rootHashData], in: id)
             #expect(added.added.count == 2 && added.revokedAccounts.isEmpty)
 
             // Recipients open the link: challenge, device proof, submission.
             guard case .granted(let root, let account, _) = try await verify(alice, alicePerson, in: id) else {
                 Issue.record("alice was not granted"); return
             }
-            #expect(root == Data(alicePerson.rootHash.bytes) && account == "alice")
+            #expect(root == alicePerson.rootHashData && account == "alice")
             guard case .granted = try await verify(alice, alicePerson, device: 1, in: id, der: false) else {
                 Issue.record("alice's second device was not granted"); return
             }
@@ -86,7 +86,7 @@ struct ClientTests {
             let members = try await devin.members(of: id)
             #expect(Set(members.members.compactMap(\.accountId)) == ["alice", "bob"])
             let highlightPosition = try await alice.postHighlight(SDKHighlightKind.change, trigger: "edit", in: id)
-            let mention = try await alice.postHighlight(SDKHighlightKind.mention, mentioning: Data(bobPerson.rootHash.bytes), in: id)
+            let mention = try await alice.postHighlight(SDKHighlightKind.mention, mentioning: bobPerson.rootHashData, in: id)
             #expect(mention > highlightPosition)
             let notices = try await bob.highlights(in: id, minPosition: mention)
             #expect(notices.highlights.map(\.kind).filter { $0 != "membership" } == ["change", "mention"])
@@ -94,7 +94,7 @@ struct ClientTests {
 
             // Removal revokes alice; time travel still shows her before it.
             let beforeRemoval = try await devin.members(of: id).position
-            let removed = try await devin.updateParticipants(removed: [Data(alicePerson.rootHash.bytes)], in: id)
+            let removed = try await devin.updateParticipants(removed: [alicePerson.rootHashData], in: id)
             #expect(removed.revokedAccounts == ["alice"])
             let now = try await devin.members(of: id, minPosition: removed.position)
             #expect(now.members.map(\.rootHash) == [bobPerson.rootHash.base64], "a removed identity is no longer a member")
@@ -133,7 +133,7 @@ struct ClientTests {
             let id = try await devin.prepareCollaboration(
                 localIdentifier: "doc-8", title: "Notes", initiator: Initiator(handle: "devin@example.com")).identifier
             let person = SimulatedPerson(collaborationId: id, devices: 1)
-            try await devin.updateParticipants(added: [Data(person.rootHash.bytes)], in: id)
+            try await devin.updateParticipants(added: [person.rootHashData], in: id)
             guard case .pending(let requestID, let statusURL) = try await verify(alice, person, in: id) else {
                 Issue.record("expected pending without a verifier"); return
             }

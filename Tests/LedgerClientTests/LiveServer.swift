@@ -50,6 +50,7 @@ struct LiveServer {
                     baseURL: URL(string: "http://127.0.0.1:\(port.withLock { $0 }!)")!, authority: authority, db: client)
                 try await body(server)
                 await group.triggerGracefulShutdown()
+                try await tasks.next()
             }
         }
     }

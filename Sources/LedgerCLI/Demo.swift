@@ -1,0 +1,170 @@
+import ArgumentParser
+import Foundation
+import LedgerAPI
+import LedgerClient
+import LedgerDeviceSimulator
+import Logging
+
+struct Demo: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Play the whole life cycle with simulated devices through the SDK, then print the audit trail.",
+        discussion: """
+            With --url it talks to a running ledger (tokens are signed with LEDGER_JWT_SECRET or the \
+            development secret in --data-dir); without, it starts a throwaway ledger on an embedded \
+            PostgreSQL and deletes it afterwards.
+            """)
+
+    @Option(help: "Base URL of a running ledger, e.g. http://127.0.0.1:8080 (env LEDGER_URL).") var url: String?
+    @Option(name: .long, help: "Data folder holding the development secret, with --url (env LEDGER_DATA_DIR, default ./.ledger).")
+    var dataDir: String?
+
+    func run() async throws {
+        let logger = Logs.bootstrap()
+        var quiet = logger
+        quiet.logLevel = .warning
+        if let url = url ?? Environment.value("LEDGER_URL") {
+            guard let baseURL = URL(string: url) else { throw ValidationError("--url is not a URL") }
+            var options = DatabaseOptions()
+            options.dataDir = dataDir
+            let (secret, _) = try JWTSecret.resolve(dataDir: options.resolvedDataDir, createIfMissing: false)
+            try await DemoScript(baseURL: baseURL, authority: try await TokenAuthority(secret: secret)).play()
+        } else {
+            print("starting a throwaway ledger (embedded PostgreSQL)…")
+            try await ThrowawayDatabase.run(serverURL: nil, logger: quiet) { settings in
+                try await LocalLedger.run(settings, logger: quiet) { ledger in
+                    try await DemoScript(baseURL: ledger.baseURL, authority: ledger.authority).play()
+                }
+            }
+        }
+    }
+}
+
+/// The life cycle of SPEC.md, told step by step.
+struct DemoScript {
+    let baseURL: URL
+    let authority: TokenAuthority
+
+    func client(_ account: String, roles: [String] = []) -> LedgerClient {
+        let authority = authority
+        return LedgerClient(baseURL: baseURL) { try await authority.issue(account: account, roles: roles) }
+    }
+
+    func step(_ text: String) { print("\n▸ \(text)") }
+    func say(_ text: String) { print("  \(text)") }
+
+    /// A recipient opens the link on one device: challenge, signed proof, submission.
+    func verify(_ account: String, _ person: SimulatedPerson, device: Int, in id: String) async throws -> String {
+        let client = client(account)
+        let challenge = try await client.challenge(for: id)
+        let proof = person.signedProof(challenge: challenge.data, device: device, der: device % 2 == 0)
+        do {
+            switch try await client.submitProof(
+                publicKey: proof.publicKey, publicKeyIndex: proof.publicKeyIndex, inclusionHashes: proof.inclusionHashes,
+                signature: proof.signature, challenge: challenge)
+            {
+            case .granted(_, let accountID, let position): return "granted to \(accountID) (position \(position))"
+            case .pending(let requestID, _): return "pending (request \(requestID))"
+            }
+        } catch let error as LedgerError where error.code == "proof_rejected" {
+            return "refused: \(error.reason ?? error.message)"
+        }
+    }
+
+    func play() async throws {
+        let devin = client("devin")
+        print("ledger at \(baseURL.absoluteString)")
+
+        step("devin shares a document in Messages: the app prepares the collaboration")
+        let prepared = try await devin.prepareCollaboration(
+            localIdentifier: "trip-plan.doc", title: "Trip plan", initiator: Initiator(handle: "devin@example.com", name: "Devin"),
+            options: ShareOptions(summary: "Anyone can make changes", groups: [
+                .init(identifier: "permission", title: "Permission", kind: .picker, options: [
+                    .init(identifier: "rw", title: "Can make changes", selected: true),
+                    .init(identifier: "ro", title: "View only", selected: false),
+                ]),
+            ]))
+        let id = prepared.identifier
+        say("collaboration \(id)")
+        say("universal link \(prepared.url.absoluteString)")
+
+        step("Messages sends it to alice (2 devices), bob (1) and carol (3): their identities are added")
+        let people = [
+            ("alice", SimulatedPerson(collaborationId: id, devices: 2)),
+            ("bob", SimulatedPerson(collaborationId: id, devices: 1)),
+            ("carol", SimulatedPerson(collaborationId: id, devices: 3)),
+        ]
+        let added = try await devin.updateParticipants(added: people.map { $0.1.rootHashData }, in: id)
+        say("added \(added.added.count) identities at position \(added.position)")
+
+        step("recipients open the link; each device proves it belongs to an identity")
+        for (account, person) in people {
+            for device in 0..<person.deviceKeys.count {
+                say("\(account), device \(device + 1): \(try await verify(account, person, device: device, in: id))")
+            }
+        }
+        step("mallory forwards bob's proof material from another account")
+        say("mallory: \(try await verify("mallory", people[1].1, device: 0, in: id))")
+
+        step("highlights: alice edits, carol mentions bob")
+        try await client("alice").postHighlight(.change, trigger: "edit", in: id)
+        try await client("carol").postHighlight(.mention, mentioning: people[1].1.rootHashData, in: id)
+        let bobSees = try await client("bob").highlights(in: id)
+        say("bob sees \(bobSees.highlights.count) notices: \(bobSees.highlights.map { n in n.trigger.map { "\(n.kind)/\($0)" } ?? n.kind }.joined(separator: ", "))")
+
+        let beforeRemoval = try await devin.members(of: id)
+        step("devin removes alice's identity")
+        let removed = try await devin.updateParticipants(removed: [people[0].1.rootHashData], in: id)
+        say("revoked accounts: \(removed.revokedAccounts.joined(separator: ", "))")
+        say("alice tries again: \(try await verify("alice", people[0].1, device: 0, in: id))")
+
+        step("members now, and as they were before the removal (time travel)")
+        let now = try await devin.members(of: id, minPosition: removed.position)
+        let then = try await devin.members(of: id, atPosition: beforeRemoval.position)
+        printMembers("now (position \(now.position))", now)
+        printMembers("at position \(then.position)", then)
+
+        step("audit trail of the collaboration (the log, in order)")
+        let history = try await devin.history(of: id)
+        Table(["pos", "time", "event", "actor"], history.events.map { e in
+            [String(e.position), Self.time(e.time), e.type, e.actor ?? ""]
+        }).print()
+
+        step("who gained and lost access when (auditor)")
+        let audit = try await client("auditor", roles: ["auditor"]).auditAccess(collaboration: id)
+        Table(["pos", "time", "account", "change", "reason", "identity"], audit.records.map { r in
+            [String(r.position), Self.time(r.time), r.accountId, r.change, r.reason ?? "", String(r.rootHash.prefix(12)) + "…"]
+        }).print()
+    }
+
+    func printMembers(_ title: String, _ members: Members) {
+        say("\(title):")
+        for m in members.members {
+            say("  \(m.rootHash.prefix(12))…  \(m.state.padding(toLength: 8, withPad: " ", startingAt: 0)) \(m.accountId ?? "-")")
+        }
+    }
+
+    static func time(_ date: Date) -> String {
+        date.formatted(.iso8601.time(includingFractionalSeconds: true))
+    }
+}
+
+/// A plain text table for terminals.
+struct Table {
+    let header: [String]
+    let rows: [[String]]
+
+    init(_ header: [String], _ rows: [[String]]) {
+        self.header = header
+        self.rows = rows
+    }
+
+    func print() {
+        let widths = header.indices.map { i in ([header[i]] + rows.map { $0[i] }).map(\.count).max() ?? 0 }
+        func line(_ cells: [String]) -> String {
+            cells.enumerated().map { i, cell in cell.padding(toLength: widths[i], withPad: " ", startingAt: 0) }.joined(separator: "  ")
+        }
+        Swift.print("  " + line(header))
+        Swift.print("  " + line(widths.map { String(repeating: "-", count: $0) }))
+        for row in rows { Swift.print("  " + line(row)) }
+    }
+}
