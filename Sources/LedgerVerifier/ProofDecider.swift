@@ -132,12 +132,14 @@ public struct ProofDecider: Sendable {
         }
         try await connection.query(
             """
-            UPDATE ledger_proof_requests
-            SET status = \(finalReason == nil ? "granted" : "rejected"), reason = \(finalReason),
-                root_hash = \(finalRoot.map { ByteBuffer(bytes: $0.bytes) }), decided_position = \(position), decided_at = now()
-            WHERE request_id = \(requestId)
+            WITH decided AS (
+                UPDATE ledger_proof_requests
+                SET status = \(finalReason == nil ? "granted" : "rejected"), reason = \(finalReason),
+                    root_hash = \(finalRoot.map { ByteBuffer(bytes: $0.bytes) }), decided_position = \(position), decided_at = now()
+                WHERE request_id = \(requestId)
+                RETURNING request_id)
+            SELECT pg_notify(\(VerifierChannels.verdicts), request_id::text) FROM decided
             """, logger: logger)
-        try await connection.query("SELECT pg_notify(\(VerifierChannels.verdicts), \(requestText))", logger: logger)
         Counter(label: "ledger_proof_verdicts_total", dimensions: [("verdict", finalReason ?? "granted")]).increment()
         if let finalReason {
             return .rejected(reason: finalReason, message: message.isEmpty ? finalReason : message, position: position)
@@ -164,21 +166,28 @@ public struct ProofDecider: Sendable {
     }
 
     /// The challenge must be issued to this account for this collaboration, unexpired and
-    /// unused; it is marked used by this request in the decision's transaction.
+    /// unused; it is marked used by this request in the decision's transaction. The common
+    /// case is one conditional UPDATE; only a refused challenge is looked at again for why.
     private func consumeChallenge(_ request: Request, requestId: UUID, _ connection: PostgresConnection) async throws -> [UInt8] {
+        let consumed = try await connection.query(
+            """
+            UPDATE ledger_challenges SET used_by_request = \(requestId)
+            WHERE challenge_id = \(request.challengeId) AND account = \(request.account)
+              AND collaboration_id = \(request.collaborationId) AND expires_at >= now()
+              AND (used_by_request IS NULL OR used_by_request = \(requestId))
+            RETURNING challenge
+            """, logger: logger)
+        for try await bytes in consumed.decode(ByteBuffer.self) { return Array(buffer: bytes) }
         let rows = try await connection.query(
             """
-            SELECT collaboration_id, account, challenge, expires_at < now(), used_by_request
-            FROM ledger_challenges WHERE challenge_id = \(request.challengeId) FOR UPDATE
+            SELECT collaboration_id, account, expires_at < now(), used_by_request
+            FROM ledger_challenges WHERE challenge_id = \(request.challengeId)
             """, logger: logger)
-        for try await (collaboration, account, bytes, expired, usedBy) in rows.decode((String, String, ByteBuffer, Bool, UUID?).self) {
+        for try await (collaboration, account, expired, usedBy) in rows.decode((String, String, Bool, UUID?).self) {
             if account != request.account { throw ProofRejection.challengeWrongAccount }
             if collaboration != request.collaborationId { throw ProofRejection.challengeWrongCollaboration }
             if let usedBy, usedBy != requestId { throw ProofRejection.challengeUsed }
             if expired { throw ProofRejection.challengeExpired }
-            try await connection.query(
-                "UPDATE ledger_challenges SET used_by_request = \(requestId) WHERE challenge_id = \(request.challengeId)", logger: logger)
-            return Array(buffer: bytes)
         }
         throw ProofRejection.challengeUnknown
     }

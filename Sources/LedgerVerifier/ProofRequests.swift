@@ -45,18 +45,18 @@ public struct ProofRequests: Sendable {
         collaborationId: String, account: String, challengeId: UUID, signature: [UInt8], proof: IdentityProof
     ) async throws -> UUID {
         let requestId = UUID()
-        try await client.withTransaction(logger: logger) { connection in
-            try await connection.query(
-                """
+        // One statement, one round trip: the row and the NOTIFY commit together.
+        try await client.query(
+            """
+            WITH stored AS (
                 INSERT INTO ledger_proof_requests
                     (request_id, collaboration_id, account, challenge_id, signature, public_key, public_key_index, inclusion_hashes)
                 VALUES (\(requestId), \(collaborationId), \(account), \(challengeId), \(ByteBuffer(bytes: signature)),
                         \(ByteBuffer(bytes: proof.publicKey)), \(Int64(proof.publicKeyIndex)),
                         \(proof.inclusionHashes.map { ByteBuffer(bytes: $0) }))
-                """, logger: logger)
-            try await connection.query(
-                "SELECT pg_notify(\(VerifierChannels.requests), \(requestId.uuidString.lowercased()))", logger: logger)
-        }
+                RETURNING request_id)
+            SELECT pg_notify(\(VerifierChannels.requests), request_id::text) FROM stored
+            """, logger: logger)
         return requestId
     }
 

@@ -1,0 +1,152 @@
+import ArgumentParser
+import Crypto
+import Foundation
+import Histogram
+import LedgerAPI
+import LedgerClient
+import LedgerDeviceSimulator
+import Logging
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+struct BenchVerify: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "End-to-end proof verification over HTTP at 1 and 16 clients (p50/p99) next to the raw single-core ECDSA verify rate.",
+        discussion: """
+            A ledger runs in this process (the services of `ledger serve`) on a throwaway embedded \
+            PostgreSQL or --database-url. Each client is one recipient with 4 devices on its own \
+            collaboration. Challenges are fetched and signed before the timed phase (that is device \
+            work); the timed phase is the submissions: HTTP, the stored request, the verifier's \
+            decision and the verdict appended to the log.
+            """)
+
+    @OptionGroup var target: BenchTarget
+    @Option(help: "Rounds; medians are reported.") var rounds = 3
+    @Option(help: "Proofs each of the 16 clients submits per round (one client submits 4x as many).") var proofs = 60
+
+    func run() async throws {
+        let logger = Logs.bootstrap()
+        var quiet = logger
+        quiet.logLevel = .warning
+        print("ledger bench verify: \(rounds) rounds")
+        var raw: [Double] = []
+        var one: [Outcome] = []
+        var sixteen: [Outcome] = []
+        try await target.run(logger: quiet) { settings in
+            (raw, one, sixteen) = try await LocalLedger.run(settings, logger: quiet, verifierConcurrency: 16, maxConnections: 60) { ledger in
+                var raw: [Double] = []
+                var one: [Outcome] = []
+                var sixteen: [Outcome] = []
+                let configuration = URLSessionConfiguration.default
+                configuration.httpMaximumConnectionsPerHost = 64
+                let session = URLSession(configuration: configuration)
+                let authority = ledger.authority
+                func client(_ account: String) -> LedgerClient {
+                    LedgerClient(baseURL: ledger.baseURL, session: session) { try await authority.issue(account: account) }
+                }
+                for round in 1...rounds {
+                    raw.append(Self.rawVerifyRate(seconds: 1.5))
+                    one.append(try await Self.measure(clients: 1, proofsEach: proofs * 4, round: round, client: client))
+                    sixteen.append(try await Self.measure(clients: 16, proofsEach: proofs, round: round, client: client))
+                    print(String(
+                        format: "  round %d: raw %.0f/s, 1 client %.0f/s (p50 %.1f ms, p99 %.1f ms), 16 clients %.0f/s (p50 %.1f ms, p99 %.1f ms)",
+                        round, raw.last!, one.last!.rate, one.last!.p50, one.last!.p99, sixteen.last!.rate, sixteen.last!.p50,
+                        sixteen.last!.p99))
+                }
+                return (raw, one, sixteen)
+            }
+        }
+        let rawMedian = Stats.median(raw)
+        print("")
+        print("medians of \(rounds) rounds")
+        print(String(format: "  raw ECDSA P-256 verify, one core          %8.0f verifies/s", rawMedian))
+        for (name, outcomes) in [("1 client ", one), ("16 clients", sixteen)] {
+            let rate = Stats.median(outcomes.map(\.rate))
+            print(String(
+                format: "  end to end over HTTP, %@  %8.0f proofs/s   p50 %6.1f ms   p99 %6.1f ms   ratio to raw %.2f",
+                name, rate, Stats.median(outcomes.map(\.p50)), Stats.median(outcomes.map(\.p99)), rate / rawMedian))
+        }
+    }
+
+    struct Outcome: Sendable {
+        var rate: Double
+        var p50: Double
+        var p99: Double
+    }
+
+    /// Verifies per second of one valid signature on one core, as the verifier checks them.
+    static func rawVerifyRate(seconds: Double) -> Double {
+        let key = P256.Signing.PrivateKey()
+        let message = Data((0..<32).map { UInt8($0) })
+        let signature = try! key.signature(for: message)
+        let publicKey = key.publicKey
+        let clock = ContinuousClock()
+        let start = clock.now
+        let deadline = start + .milliseconds(Int(seconds * 1000))
+        var count = 0
+        while clock.now < deadline {
+            for _ in 0..<50 where publicKey.isValidSignature(signature, for: message) { count += 1 }
+        }
+        return Double(count) / (clock.now - start).seconds
+    }
+
+    struct Prepared: Sendable {
+        var client: LedgerClient
+        var proofs: [(SignedProof, Challenge)]
+    }
+
+    static func measure(
+        clients: Int, proofsEach: Int, round: Int, client: (String) -> LedgerClient
+    ) async throws -> Outcome {
+        // Set-up, untimed: a collaboration per recipient, identities added, challenges signed.
+        var prepared: [Prepared] = []
+        for c in 0..<clients {
+            let owner = client("owner")
+            let id = try await owner.prepareCollaboration(
+                localIdentifier: "bench-\(round)-\(clients)-\(c)", title: "Bench", initiator: Initiator(handle: "owner@example.com"))
+                .identifier
+            let person = SimulatedPerson(collaborationId: id, devices: 4)
+            try await owner.updateParticipants(added: [person.rootHashData], in: id)
+            let recipient = client("recipient-\(round)-\(clients)-\(c)")
+            var proofs: [(SignedProof, Challenge)] = []
+            for n in 0..<proofsEach {
+                let challenge = try await recipient.challenge(for: id)
+                proofs.append((person.signedProof(challenge: challenge.data, device: n % 4, der: n % 2 == 0), challenge))
+            }
+            prepared.append(Prepared(client: recipient, proofs: proofs))
+        }
+        // Timed: every client submits its proofs one after the other.
+        let clock = ContinuousClock()
+        let start = clock.now
+        let histogram = try await withThrowingTaskGroup(of: Histogram<UInt64>.self) { group in
+            for p in prepared {
+                group.addTask {
+                    var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000)
+                    for (proof, challenge) in p.proofs {
+                        let sent = clock.now
+                        let result = try await p.client.submitProof(
+                            publicKey: proof.publicKey, publicKeyIndex: proof.publicKeyIndex, inclusionHashes: proof.inclusionHashes,
+                            signature: proof.signature, challenge: challenge)
+                        guard case .granted = result else { throw ValidationError("a bench proof was not granted: \(result)") }
+                        _ = histogram.record(UInt64((clock.now - sent).seconds * 1_000_000))
+                    }
+                    return histogram
+                }
+            }
+            var all = Histogram<UInt64>(highestTrackableValue: 60_000_000)
+            for try await h in group { all.add(h) }
+            return all
+        }
+        let elapsed = (clock.now - start).seconds
+        return Outcome(
+            rate: Double(histogram.totalCount) / elapsed, p50: Double(histogram.valueAtPercentile(50)) / 1000,
+            p99: Double(histogram.valueAtPercentile(99)) / 1000)
+    }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
