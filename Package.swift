@@ -69,11 +69,23 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Projections: projector workers, checkpoints and leases, rebuilds (the folds are SQL in Migrations).
+        .target(
+            name: "LedgerProjections",
+            dependencies: [
+                "LedgerStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // HTTP API: auth, controllers, the collaboration service on top of the store.
         .target(
             name: "LedgerAPI",
             dependencies: [
-                "LedgerDomain", "LedgerStore", "LedgerVerifier",
+                "LedgerDomain", "LedgerStore", "LedgerVerifier", "LedgerProjections",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -88,7 +100,7 @@ let package = Package(
         .executableTarget(
             name: "LedgerCLI",
             dependencies: [
-                "LedgerDomain", "LedgerStore", "LedgerAPI", "LedgerVerifier", "LedgerClient", "LedgerDeviceSimulator",
+                "LedgerDomain", "LedgerStore", "LedgerAPI", "LedgerVerifier", "LedgerProjections", "LedgerClient", "LedgerDeviceSimulator",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -134,9 +146,18 @@ let package = Package(
         .testTarget(
             name: "LedgerAPITests",
             dependencies: [
-                "LedgerAPI", "LedgerStore", "LedgerVerifier", "LedgerTestSupport", "LedgerDomain", "LedgerDeviceSimulator",
+                "LedgerAPI", "LedgerStore", "LedgerVerifier", "LedgerProjections", "LedgerTestSupport", "LedgerDomain", "LedgerDeviceSimulator",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LedgerProjectionTests",
+            dependencies: [
+                "LedgerProjections", "LedgerStore", "LedgerDomain", "LedgerDeviceSimulator", "LedgerTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -144,7 +165,7 @@ let package = Package(
         .testTarget(
             name: "LedgerClientTests",
             dependencies: [
-                "LedgerClient", "LedgerAPI", "LedgerStore", "LedgerTestSupport", "LedgerDeviceSimulator", "LedgerDomain",
+                "LedgerClient", "LedgerAPI", "LedgerStore", "LedgerProjections", "LedgerTestSupport", "LedgerDeviceSimulator", "LedgerDomain",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -90,14 +90,33 @@ struct CollaborationController {
         return try await service.myCollaborations(caller: caller)
     }
 
-    @Sendable func auditAccess(_ request: Request, context: LedgerRequestContext) async throws -> AccessAuditView {
+    /// JSON by default; `format=ndjson` or `format=csv` (or the matching Accept) exports the records.
+    @Sendable func auditAccess(_ request: Request, context: LedgerRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
-        try await service.waitFor(position: try Query.position(request, "minPosition"))
         let params = request.uri.queryParameters
-        return try await service.auditAccess(
+        let accept = request.headers[.accept] ?? ""
+        let format = params["format"].map(String.init)
+            ?? (accept.contains("application/x-ndjson") ? "ndjson" : accept.contains("text/csv") ? "csv" : "json")
+        guard ["json", "ndjson", "csv"].contains(format) else {
+            throw DomainError.invalid("format must be json, ndjson or csv", code: "invalid_query")
+        }
+        let (from, to) = (try Query.time(request, "from"), try Query.time(request, "to"))
+        try await service.waitFor(position: try Query.position(request, "minPosition"))
+        let view = try await service.auditAccess(
             caller: caller, account: params["account"].map(String.init),
-            collaborationId: params["collaboration"].map(String.init),
-            from: try Query.time(request, "from"), to: try Query.time(request, "to"))
+            collaborationId: params["collaboration"].map(String.init), from: from, to: to)
+        switch format {
+        case "ndjson":
+            return Response(
+                status: .ok, headers: [.contentType: "application/x-ndjson"],
+                body: .init(byteBuffer: ByteBuffer(string: try AuditExport.ndjson(view.records))))
+        case "csv":
+            return Response(
+                status: .ok, headers: [.contentType: "text/csv; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: AuditExport.csv(view.records))))
+        default:
+            return try view.response(from: request, context: context)
+        }
     }
 }
 

@@ -1,214 +1,231 @@
 import Foundation
 import LedgerDomain
+import LedgerProjections
 import LedgerStore
+import NIOCore
 import PostgresNIO
 
-/// Reads. Until the projections land they fold the log directly; the answers' shapes are the
-/// contract and stay when they move to the views.
+/// Reads, served from the projections (see `Migrations/sql/0003_projections.sql`), except
+/// the history, which is the collaboration's stream itself. Every answer's `position` is the
+/// log position the views reflect; a caller that needs its own write passes `minPosition`.
 extension CollaborationService {
-    struct Folded {
-        var started: CollaborationEvent.Started
+    /// Waits (bounded, 2 s) until every view has applied the log up to `position`.
+    public func waitFor(position: Int64?) async throws {
+        _ = try await ProjectionQueries.waitFor(position, projections: Projection.allCases, client: client, logger: logger)
+    }
+
+    func viewPosition() async throws -> Int64 {
+        try await ProjectionQueries.position(of: Projection.allCases, client: client, logger: logger)
+    }
+
+    struct CollaborationRow {
+        var id: String
+        var localIdentifier: String
+        var title: String
+        var initiatorHandle: String
+        var initiatorName: String?
+        var owner: String
+        var universalLink: String
+        var shareOptions: ShareOptions?
         var startedAt: Date
-        var state: CollaborationState
-        var position: Int64
-        var records: [(RecordedEvent, CollaborationEvent)]
-
-        static func replay(
-            started: CollaborationEvent.Started, startedAt: Date, records: [(RecordedEvent, CollaborationEvent)]
-        ) -> Folded {
-            var state = CollaborationState(started: started)
-            for (_, event) in records { state.apply(event) }
-            return Folded(
-                started: started, startedAt: startedAt, state: state, position: records.last!.0.position,
-                records: records)
-        }
-
-        /// The same stream as it stood at a position or a time (time travel), without reading it again.
-        func upTo(atPosition: Int64?, asOf: Date?) -> Folded {
-            // The start always stays: before it, the collaboration is as it was started.
-            let kept = records.prefix(1) + records.dropFirst().prefix { record, _ in
-                (atPosition.map { record.position <= $0 } ?? true) && (asOf.map { record.recordedAt <= $0 } ?? true)
-            }
-            return .replay(started: started, startedAt: startedAt, records: Array(kept))
-        }
     }
 
-    /// The whole stream, read and decoded once, folded to its current state.
-    func fold(_ collaborationId: String) async throws -> Folded {
-        let stream = Streams.collaboration(try Identifiers.collaborationId(collaborationId))
-        let recorded = try await store.readStream(stream, afterVersion: 0)
-        guard let first = recorded.first, case .started(let started) = try CollaborationEvent(first) else {
-            throw DomainError(.notFound, "not_found", "collaboration not found")
+    func collaborationRow(_ id: String) async throws -> CollaborationRow {
+        let rows = try await client.query(
+            """
+            SELECT local_identifier, title, initiator_handle, initiator_name, owner, universal_link, share_options::text,
+                   (extract(epoch FROM started_at) * 1000000)::int8
+            FROM proj_collaborations WHERE collaboration_id = \(id)
+            """, logger: logger)
+        for try await (local, title, handle, name, owner, link, options, micros)
+            in rows.decode((String, String, String, String?, String, String, String?, Int64).self)
+        {
+            return CollaborationRow(
+                id: id, localIdentifier: local, title: title, initiatorHandle: handle, initiatorName: name, owner: owner,
+                universalLink: link, shareOptions: try options.map { try CanonicalJSON.decode(ShareOptions.self, from: $0) },
+                startedAt: Self.date(micros))
         }
-        let records = try recorded.map { ($0, try CollaborationEvent($0)) }  // never empty: it holds the start
-        return Folded.replay(started: started, startedAt: first.recordedAt, records: records)
+        throw DomainError(.notFound, "not_found", "collaboration not found")
     }
 
-    private func requireReader(_ state: CollaborationState, _ caller: Caller, auditorToo: Bool = true) throws {
-        guard state.hasAccess(caller.account) || (auditorToo && caller.isAuditor) else {
+    /// The owner, accounts granted through a current identity, and (where allowed) auditors.
+    func requireReader(_ collaboration: CollaborationRow, _ caller: Caller, auditorToo: Bool = true) async throws {
+        if caller.account == collaboration.owner || (auditorToo && caller.isAuditor) { return }
+        guard try await grantedIdentity(collaboration.id, account: caller.account) != nil else {
             throw DomainError(.forbidden, "no_access", "the caller has no access to this collaboration")
         }
     }
 
-    public func collaboration(_ id: String, caller: Caller) async throws -> CollaborationView {
-        let folded = try await fold(id)
-        try requireReader(folded.state, caller)
-        let s = folded.started
-        let identities = folded.state.identities.values
-        return CollaborationView(
-            collaborationId: s.collaborationId, localIdentifier: s.localIdentifier, title: s.title,
-            initiatorHandle: s.initiatorHandle, initiatorName: s.initiatorName, owner: s.owner,
-            universalLink: s.universalLink, shareOptions: s.shareOptions,
-            selectedOptions: s.shareOptions?.selected ?? [:],
-            memberCounts: MemberCounts(
-                invited: identities.filter { $0.status == .invited }.count,
-                granted: identities.filter { $0.status == .granted }.count,
-                removed: identities.filter { $0.status == .removed }.count),
-            startedAt: folded.startedAt, position: folded.position)
+    func grantedIdentity(_ id: String, account: String) async throws -> String? {
+        let rows = try await client.query(
+            """
+            SELECT root_hash FROM proj_members WHERE collaboration_id = \(id) AND account = \(account) AND state = 'granted' LIMIT 1
+            """, logger: logger)
+        for try await hash in rows.decode(String.self) { return hash }
+        return nil
     }
 
+    public func collaboration(_ id: String, caller: Caller) async throws -> CollaborationView {
+        let position = try await viewPosition()
+        let row = try await collaborationRow(try Identifiers.collaborationId(id))
+        try await requireReader(row, caller)
+        let counts = try await client.query(
+            """
+            SELECT count(*) FILTER (WHERE state = 'invited'), count(*) FILTER (WHERE state = 'granted'),
+                   count(*) FILTER (WHERE state = 'removed')
+            FROM proj_members WHERE collaboration_id = \(row.id)
+            """, logger: logger)
+        var memberCounts = MemberCounts(invited: 0, granted: 0, removed: 0)
+        for try await (invited, granted, removed) in counts.decode((Int64, Int64, Int64).self) {
+            memberCounts = MemberCounts(invited: Int(invited), granted: Int(granted), removed: Int(removed))
+        }
+        return CollaborationView(
+            collaborationId: row.id, localIdentifier: row.localIdentifier, title: row.title,
+            initiatorHandle: row.initiatorHandle, initiatorName: row.initiatorName, owner: row.owner,
+            universalLink: row.universalLink, shareOptions: row.shareOptions,
+            selectedOptions: row.shareOptions?.selected ?? [:], memberCounts: memberCounts, startedAt: row.startedAt,
+            position: position)
+    }
+
+    /// Current identities, or (time travel) as they stood at a position or a time, folded
+    /// from the access history with an index lookup on the collaboration.
     public func members(_ id: String, caller: Caller, atPosition: Int64? = nil, asOf: Date? = nil) async throws -> MembersView {
-        let now = try await fold(id)
-        try requireReader(now.state, caller)
-        let folded = now.upTo(atPosition: atPosition, asOf: asOf)
-        var invitedAt: [String: Date] = [:]
-        var grantedAt: [String: Date] = [:]
-        for (record, event) in folded.records {
-            switch event {
-            case .identityAdded(let e):
-                invitedAt[e.rootHash.base64] = record.recordedAt
-                grantedAt[e.rootHash.base64] = nil
-            case .accessGranted(let e): grantedAt[e.rootHash.base64] = record.recordedAt
-            default: break
+        let current = try await viewPosition()
+        let row = try await collaborationRow(try Identifiers.collaborationId(id))
+        try await requireReader(row, caller)
+        var members: [Member] = []
+        var position = current
+        if atPosition != nil || asOf != nil {
+            if let atPosition {
+                position = min(atPosition, current)
+            } else if let asOf {
+                let rows = try await client.query(
+                    """
+                    SELECT coalesce(max(position), 0) FROM proj_access_history
+                    WHERE collaboration_id = \(row.id) AND at <= to_timestamp(\(Self.micros(asOf))::float8 / 1000000)
+                    """, logger: logger)
+                for try await p in rows.decode(Int64.self) { position = p }
+            }
+            let rows = try await client.query(
+                """
+                SELECT root_hash, state, account, (extract(epoch FROM invited_at) * 1000000)::int8,
+                       (extract(epoch FROM granted_at) * 1000000)::int8
+                FROM ledger_members_at(\(row.id), \(position))
+                """, logger: logger)
+            for try await (hash, state, account, invited, granted) in rows.decode((String, String, String?, Int64?, Int64?).self) {
+                members.append(Member(
+                    rootHash: hash, state: state, accountId: account, invitedAt: invited.map(Self.date),
+                    grantedAt: granted.map(Self.date)))
+            }
+        } else {
+            let rows = try await client.query(
+                """
+                SELECT root_hash, state, account, (extract(epoch FROM invited_at) * 1000000)::int8,
+                       (extract(epoch FROM granted_at) * 1000000)::int8
+                FROM proj_members WHERE collaboration_id = \(row.id) AND state <> 'removed' ORDER BY root_hash
+                """, logger: logger)
+            for try await (hash, state, account, invited, granted) in rows.decode((String, String, String?, Int64?, Int64?).self) {
+                members.append(Member(
+                    rootHash: hash, state: state, accountId: account, invitedAt: invited.map(Self.date),
+                    grantedAt: granted.map(Self.date)))
             }
         }
-        let members = folded.state.identities
-            .filter { $0.value.status != .removed }
-            .sorted { $0.key < $1.key }
-            .map { key, identity in
-                Member(
-                    rootHash: key, state: identity.status.rawValue, accountId: identity.account,
-                    invitedAt: invitedAt[key], grantedAt: identity.status == .granted ? grantedAt[key] : nil)
-            }
-        return MembersView(collaborationId: folded.started.collaborationId, owner: folded.state.owner, position: folded.position, members: members)
+        return MembersView(collaborationId: row.id, owner: row.owner, position: position, members: members)
     }
 
+    /// Every event of the collaboration, in order: the stream itself, not a view.
     public func history(_ id: String, caller: Caller) async throws -> HistoryView {
-        let folded = try await fold(id)
-        guard caller.account == folded.state.owner || caller.isAuditor else {
+        let collaborationId = try Identifiers.collaborationId(id)
+        let recorded = try await store.readStream(Streams.collaboration(collaborationId), afterVersion: 0)
+        guard let first = recorded.first, case .started(let started) = try CollaborationEvent(first) else {
+            throw DomainError(.notFound, "not_found", "collaboration not found")
+        }
+        guard caller.account == started.owner || caller.isAuditor else {
             throw DomainError(.forbidden, "not_owner_or_auditor", "history is for the owner and auditors")
         }
-        let entries = try folded.records.map { record, _ in
+        let entries = try recorded.map { record in
             let metadata = try? CanonicalJSON.decode(EventMetadata.self, from: record.metadata)
             return HistoryEntry(
                 position: record.position, version: record.version, type: record.type, time: record.recordedAt,
                 actor: metadata?.actor, data: try CanonicalJSON.decode(JSONValue.self, from: record.data))
         }
-        return HistoryView(collaborationId: folded.started.collaborationId, events: entries)
+        return HistoryView(collaborationId: collaborationId, events: entries)
     }
 
     /// Notices the caller may see: change and persistence notices for everyone with access,
-    /// membership notices derived from grants and revocations, mentions only for the person
-    /// mentioned (the account holding that identity).
+    /// membership notices from grants and revocations, mentions only for the account holding
+    /// the mentioned identity.
     public func highlights(_ id: String, caller: Caller) async throws -> HighlightsView {
-        let folded = try await fold(id)
-        try requireReader(folded.state, caller, auditorToo: false)
-        let myIdentity = folded.state.grants[caller.account]
+        let row = try await collaborationRow(try Identifiers.collaborationId(id))
+        try await requireReader(row, caller, auditorToo: false)
+        let mine = try await grantedIdentity(row.id, account: caller.account)
+        let rows = try await client.query(
+            """
+            SELECT position, kind, trigger, mentioned_root_hash, account, (extract(epoch FROM at) * 1000000)::int8
+            FROM proj_highlights
+            WHERE collaboration_id = \(row.id) AND (kind <> 'mention' OR mentioned_root_hash = \(mine))
+            UNION ALL
+            SELECT position, 'membership', CASE change WHEN 'granted' THEN 'addedCollaborator' ELSE 'removedCollaborator' END,
+                   NULL, account, (extract(epoch FROM at) * 1000000)::int8
+            FROM proj_access_history WHERE collaboration_id = \(row.id) AND change IN ('granted', 'revoked')
+            ORDER BY 1
+            """, logger: logger)
         var notices: [Notice] = []
-        for (record, event) in folded.records {
-            switch event {
-            case .highlightPosted(let h):
-                if h.kind == .mention && h.mentionedRootHash?.base64 != myIdentity { continue }
-                notices.append(Notice(
-                    position: record.position, kind: h.kind.rawValue, trigger: h.trigger,
-                    mentionedRootHash: h.mentionedRootHash?.base64, accountId: h.account, time: record.recordedAt))
-            case .accessGranted(let g):
-                notices.append(Notice(
-                    position: record.position, kind: "membership", trigger: "addedCollaborator", mentionedRootHash: nil,
-                    accountId: g.account, time: record.recordedAt))
-            case .accessRevoked(let r):
-                notices.append(Notice(
-                    position: record.position, kind: "membership", trigger: "removedCollaborator", mentionedRootHash: nil,
-                    accountId: r.account, time: record.recordedAt))
-            default: break
-            }
+        for try await (position, kind, trigger, mentioned, account, micros)
+            in rows.decode((Int64, String, String?, String?, String, Int64).self)
+        {
+            notices.append(Notice(
+                position: position, kind: kind, trigger: trigger, mentionedRootHash: mentioned, accountId: account,
+                time: Self.date(micros)))
         }
-        return HighlightsView(collaborationId: folded.started.collaborationId, highlights: notices)
+        return HighlightsView(collaborationId: row.id, highlights: notices)
     }
 
     public func myCollaborations(caller: Caller) async throws -> MyCollaborationsView {
         let rows = try await client.query(
             """
-            SELECT stream_id, event_type, data::text FROM ledger_events
-            WHERE event_type IN ('CollaborationStarted', 'AccessGranted', 'AccessRevoked')
-              AND (data::jsonb ->> 'owner' = \(caller.account) OR data::jsonb ->> 'account' = \(caller.account))
-            ORDER BY position
+            SELECT collaboration_id, title, 'owner', started_position FROM proj_collaborations WHERE owner = \(caller.account)
+            UNION ALL
+            SELECT DISTINCT c.collaboration_id, c.title, 'member', c.started_position
+            FROM proj_members m JOIN proj_collaborations c USING (collaboration_id)
+            WHERE m.account = \(caller.account) AND m.state = 'granted' AND c.owner <> \(caller.account)
+            ORDER BY 4
             """, logger: logger)
-        var owned: [String] = []
-        var access: [String: Int] = [:]
-        var order: [String] = []
-        for try await (stream, type, data) in rows.decode((String, String, String).self) {
-            switch try CollaborationEvent(type: type, json: data) {
-            case .started(let s): owned.append(s.collaborationId)
-            case .accessGranted:
-                if access[stream] == nil { order.append(stream) }
-                access[stream, default: 0] += 1
-            case .accessRevoked: access[stream, default: 0] -= 1
-            default: break
-            }
-        }
         var result: [MyCollaboration] = []
-        for id in owned {
-            let folded = try await fold(id)
-            result.append(MyCollaboration(collaborationId: id, title: folded.started.title, role: "owner"))
-        }
-        for stream in order where (access[stream] ?? 0) > 0 {
-            let id = String(stream.dropFirst("collaboration-".count))
-            if owned.contains(id) { continue }
-            let folded = try await fold(id)
-            if folded.state.grants[caller.account] != nil {
-                result.append(MyCollaboration(collaborationId: id, title: folded.started.title, role: "member"))
-            }
+        for try await (id, title, role, _) in rows.decode((String, String, String, Int64).self) {
+            result.append(MyCollaboration(collaborationId: id, title: title, role: role))
         }
         return MyCollaborationsView(accountId: caller.account, collaborations: result)
     }
 
+    /// Who gained and lost access when, from the access history.
     public func auditAccess(
-        caller: Caller, account: String?, collaborationId: String?, from: Date?, to: Date?, limit: Int = 10_000
+        caller: Caller, account: String?, collaborationId: String?, from: Date?, to: Date?, limit: Int = 100_000
     ) async throws -> AccessAuditView {
         guard caller.isAuditor else { throw DomainError(.forbidden, "not_auditor", "the access audit is for auditors") }
-        let stream = try collaborationId.map { Streams.collaboration(try Identifiers.collaborationId($0)) }
-        let fromMicros = from.map { Int64($0.timeIntervalSince1970 * 1_000_000) }
-        let toMicros = to.map { Int64($0.timeIntervalSince1970 * 1_000_000) }
+        let collaboration = try collaborationId.map { try Identifiers.collaborationId($0) }
         let rows = try await client.query(
             """
-            SELECT position, stream_id, event_type, data::text, metadata::text,
-                   (extract(epoch FROM recorded_at) * 1000000)::int8
-            FROM ledger_events
-            WHERE event_type IN ('AccessGranted', 'AccessRevoked')
-              AND (\(account)::text IS NULL OR data::jsonb ->> 'account' = \(account))
-              AND (\(stream)::text IS NULL OR stream_id = \(stream))
-              AND (\(fromMicros)::int8 IS NULL OR recorded_at >= to_timestamp(\(fromMicros)::float8 / 1000000))
-              AND (\(toMicros)::int8 IS NULL OR recorded_at <= to_timestamp(\(toMicros)::float8 / 1000000))
+            SELECT position, (extract(epoch FROM at) * 1000000)::int8, collaboration_id, account, root_hash, change, reason, actor
+            FROM proj_access_history
+            WHERE change IN ('granted', 'revoked')
+              AND (\(account)::text IS NULL OR account = \(account))
+              AND (\(collaboration)::text IS NULL OR collaboration_id = \(collaboration))
+              AND (\(from.map(Self.micros))::int8 IS NULL OR at >= to_timestamp(\(from.map(Self.micros))::float8 / 1000000))
+              AND (\(to.map(Self.micros))::int8 IS NULL OR at <= to_timestamp(\(to.map(Self.micros))::float8 / 1000000))
             ORDER BY position LIMIT \(limit)
             """, logger: logger)
         var records: [AccessRecord] = []
-        for try await (position, streamId, type, data, metadata, micros) in rows.decode((Int64, String, String, String, String, Int64).self) {
-            let actor = (try? CanonicalJSON.decode(EventMetadata.self, from: metadata))?.actor
-            let time = Date(timeIntervalSince1970: Double(micros) / 1_000_000)
-            let collab = String(streamId.dropFirst("collaboration-".count))
-            switch try CollaborationEvent(type: type, json: data) {
-            case .accessGranted(let g):
-                records.append(AccessRecord(
-                    position: position, time: time, collaborationId: collab, accountId: g.account,
-                    rootHash: g.rootHash.base64, change: "granted", reason: nil, actor: actor))
-            case .accessRevoked(let r):
-                records.append(AccessRecord(
-                    position: position, time: time, collaborationId: collab, accountId: r.account,
-                    rootHash: r.rootHash.base64, change: "revoked", reason: r.reason, actor: actor))
-            default: break
-            }
+        for try await (position, micros, collab, account, hash, change, reason, actor)
+            in rows.decode((Int64, Int64, String, String?, String, String, String?, String?).self)
+        {
+            records.append(AccessRecord(
+                position: position, time: Self.date(micros), collaborationId: collab, accountId: account ?? "",
+                rootHash: hash, change: change, reason: reason, actor: actor))
         }
         return AccessAuditView(records: records)
     }
+
+    static func date(_ micros: Int64) -> Date { Date(timeIntervalSince1970: Double(micros) / 1_000_000) }
+    static func micros(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1_000_000).rounded()) }
 }

@@ -96,14 +96,4 @@ public struct CollaborationService: Sendable {
     public func currentState(_ collaborationId: String) async throws -> Collaborations.Current {
         try await collaborations.current(try Identifiers.collaborationId(collaborationId))
     }
-
-    /// Waits (bounded) until the log has reached `position`, so a read sees the caller's write.
-    public func waitFor(position: Int64?, timeout: Duration = .seconds(2)) async throws {
-        guard let position, position > 0 else { return }
-        let deadline = ContinuousClock.now + timeout
-        while try await store.head().position < position {
-            guard ContinuousClock.now < deadline else { return }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-    }
 }

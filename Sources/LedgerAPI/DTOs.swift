@@ -40,7 +40,7 @@ public struct PositionResponse: ResponseCodable, Equatable {
     public var position: Int64
 }
 
-public struct CollaborationView: ResponseCodable, Equatable {
+public struct CollaborationView: ResponseCodable, Equatable, Sendable {
     public var collaborationId: String
     public var localIdentifier: String
     public var title: String
@@ -70,7 +70,7 @@ public struct Member: Codable, Sendable, Equatable {
     public var grantedAt: Date?
 }
 
-public struct MembersView: ResponseCodable, Equatable {
+public struct MembersView: ResponseCodable, Equatable, Sendable {
     public var collaborationId: String
     public var owner: String
     public var position: Int64
@@ -86,7 +86,7 @@ public struct HistoryEntry: Codable, Sendable, Equatable {
     public var data: JSONValue
 }
 
-public struct HistoryView: ResponseCodable, Equatable {
+public struct HistoryView: ResponseCodable, Equatable, Sendable {
     public var collaborationId: String
     public var events: [HistoryEntry]
 }
@@ -100,7 +100,7 @@ public struct Notice: Codable, Sendable, Equatable {
     public var time: Date
 }
 
-public struct HighlightsView: ResponseCodable, Equatable {
+public struct HighlightsView: ResponseCodable, Equatable, Sendable {
     public var collaborationId: String
     public var highlights: [Notice]
 }
@@ -111,7 +111,7 @@ public struct MyCollaboration: Codable, Sendable, Equatable {
     public var role: String
 }
 
-public struct MyCollaborationsView: ResponseCodable, Equatable {
+public struct MyCollaborationsView: ResponseCodable, Equatable, Sendable {
     public var accountId: String
     public var collaborations: [MyCollaboration]
 }
@@ -127,7 +127,7 @@ public struct AccessRecord: Codable, Sendable, Equatable {
     public var actor: String?
 }
 
-public struct AccessAuditView: ResponseCodable, Equatable {
+public struct AccessAuditView: ResponseCodable, Equatable, Sendable {
     public var records: [AccessRecord]
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import LedgerProjections
 import LedgerStore
 import LedgerVerifier
 import Logging
@@ -20,10 +21,12 @@ public enum LedgerServer {
         let verdicts = NotificationHub(client: client, channel: VerifierChannels.verdicts, logger: logger)
         let decider = ProofDecider(client: client, store: store, logger: logger)
         let worker = VerifierWorker(decider: decider, requests: requests, logger: logger, concurrency: verifierConcurrency)
+        let events = NotificationHub(client: client, channel: "ledger_events", logger: logger)
+        let projector = ProjectorWorker(client: client, events: events, logger: logger)
         let app = application(
             client: client, store: store, authority: authority, configuration: configuration,
             verifier: VerifierLink(localDecider: decider, verdicts: verdicts), logger: logger, onRunning: onRunning)
-        return [requests, verdicts, worker, app]
+        return [requests, verdicts, events, worker, projector, app]
     }
 
     /// `ledger api`: the API alone; verdicts come from `ledger verifier` workers.

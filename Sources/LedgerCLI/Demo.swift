@@ -107,11 +107,12 @@ struct DemoScript {
 
         step("highlights: alice edits, carol mentions bob")
         try await client("alice").postHighlight(.change, trigger: "edit", in: id)
-        try await client("carol").postHighlight(.mention, mentioning: people[1].1.rootHashData, in: id)
-        let bobSees = try await client("bob").highlights(in: id)
+        let mentioned = try await client("carol").postHighlight(.mention, mentioning: people[1].1.rootHashData, in: id)
+        // Reads come from the projections: ask for them to have reached the last write.
+        let bobSees = try await client("bob").highlights(in: id, minPosition: mentioned)
         say("bob sees \(bobSees.highlights.count) notices: \(bobSees.highlights.map { n in n.trigger.map { "\(n.kind)/\($0)" } ?? n.kind }.joined(separator: ", "))")
 
-        let beforeRemoval = try await devin.members(of: id)
+        let beforeRemoval = try await devin.members(of: id, minPosition: mentioned)
         step("devin removes alice's identity")
         let removed = try await devin.updateParticipants(removed: [people[0].1.rootHashData], in: id)
         say("revoked accounts: \(removed.revokedAccounts.joined(separator: ", "))")
@@ -130,7 +131,7 @@ struct DemoScript {
         }).print()
 
         step("who gained and lost access when (auditor)")
-        let audit = try await client("auditor", roles: ["auditor"]).auditAccess(collaboration: id)
+        let audit = try await client("auditor", roles: ["auditor"]).auditAccess(collaboration: id, minPosition: removed.position)
         Table(["pos", "time", "account", "change", "reason", "identity"], audit.records.map { r in
             [String(r.position), Self.time(r.time), r.accountId, r.change, r.reason ?? "", String(r.rootHash.prefix(12)) + "…"]
         }).print()

@@ -99,6 +99,12 @@ public enum CollaborationEvent: Sendable, Hashable {
         public var rootHash: RootHash
         public var account: String
         public var reason: String
+
+        public init(rootHash: RootHash, account: String, reason: String) {
+            self.rootHash = rootHash
+            self.account = account
+            self.reason = reason
+        }
     }
 
     public struct ProofRejected: Codable, Sendable, Hashable {
@@ -122,6 +128,13 @@ public enum CollaborationEvent: Sendable, Hashable {
         public var trigger: String?
         public var mentionedRootHash: RootHash?
         public var account: String
+
+        public init(kind: HighlightKind, trigger: String?, mentionedRootHash: RootHash?, account: String) {
+            self.kind = kind
+            self.trigger = trigger
+            self.mentionedRootHash = mentionedRootHash
+            self.account = account
+        }
     }
 
     public var type: String {

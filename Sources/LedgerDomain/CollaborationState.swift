@@ -8,6 +8,11 @@ public struct CollaborationState: Codable, Sendable, Hashable {
     public struct Identity: Codable, Sendable, Hashable {
         public var status: IdentityStatus
         public var account: String?
+
+        public init(status: IdentityStatus, account: String?) {
+            self.status = status
+            self.account = account
+        }
     }
 
     public var collaborationId: String

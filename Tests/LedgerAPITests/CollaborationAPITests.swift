@@ -95,7 +95,7 @@ struct CollaborationAPITests {
                 ("owner", "/v1/collaborations/\(id)/highlights", #"{"kind":"gossip","trigger":"edit"}"#, .badRequest, "invalid_highlight"),
                 ("owner", "/v1/collaborations/\(id)/highlights", #"{"kind":"membership","trigger":"addedCollaborator"}"#, .badRequest, "invalid_highlight"),
                 ("owner", "/v1/collaborations/\(id)/highlights", #"{"kind":"mention","mentionedRootHash":"\#(good)"}"#, .unprocessableContent, "unknown_identity"),
-                ("mallory", "/v1/collaborations/\(id)", nil ?? "", .forbidden, "no_access"),
+                ("mallory", "/v1/collaborations/\(id)?minPosition=1", nil ?? "", .forbidden, "no_access"),
                 ("mallory", "/v1/collaborations/\(id)/history", "", .forbidden, "not_owner_or_auditor"),
                 ("owner", "/v1/audit/access", "", .forbidden, "not_auditor"),
                 ("owner", "/v1/collaborations/\(id)/members?atPosition=-1", "", .badRequest, "invalid_query"),

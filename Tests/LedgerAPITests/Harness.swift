@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import LedgerAPI
 import LedgerDomain
+import LedgerProjections
 import LedgerStore
 import LedgerTestSupport
 import LedgerVerifier
@@ -59,8 +60,16 @@ func withAPI(
         let router = buildRouter(
             client: client, store: store, authority: authority, configuration: configuration, verifier: link, logger: logger)
         let app = Application(router: router)
-        try await app.test(.router) { testClient in
-            try await body(API(client: testClient, authority: authority, db: client))
+        // Projector workers keep the views the reads are served from up to date.
+        let events = NotificationHub(client: client, channel: "ledger_events", logger: logger)
+        let projector = ProjectorWorker(client: client, events: events, logger: logger)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await events.run() }
+            group.addTask { try await projector.run() }
+            defer { group.cancelAll() }
+            try await app.test(.router) { testClient in
+                try await body(API(client: testClient, authority: authority, db: client))
+            }
         }
     }
 }

@@ -64,8 +64,11 @@ struct LifecycleTests {
             // Highlights: a change by alice, a mention of bob by the owner.
             #expect(try await api.call(.post, "/v1/collaborations/\(id)/highlights", as: "alice", json: #"{"kind":"change","trigger":"edit"}"#).status == .created)
             #expect(try await api.call(.post, "/v1/collaborations/\(id)/highlights", as: "devin", json: #"{"kind":"persistence","trigger":"renamed"}"#).status == .created)
-            #expect(try await api.call(.post, "/v1/collaborations/\(id)/highlights", as: "devin", json: #"{"kind":"mention","mentionedRootHash":"\#(bob.rootHash)"}"#).status == .created)
-            let bobSees = try await api.call(.get, "/v1/collaborations/\(id)/highlights", as: "bob").body["highlights"]!.array
+            let mention = try await api.call(.post, "/v1/collaborations/\(id)/highlights", as: "devin", json: #"{"kind":"mention","mentionedRootHash":"\#(bob.rootHash)"}"#)
+            #expect(mention.status == .created)
+            // Reads come from the views: ask for them to have reached our last write.
+            let seen = mention.body["position"]!.int!
+            let bobSees = try await api.call(.get, "/v1/collaborations/\(id)/highlights?minPosition=\(seen)", as: "bob").body["highlights"]!.array
             let aliceSees = try await api.call(.get, "/v1/collaborations/\(id)/highlights", as: "alice").body["highlights"]!.array
             #expect(bobSees.contains { $0["kind"]?.string == "mention" })
             #expect(!aliceSees.contains { $0["kind"]?.string == "mention" })
@@ -89,7 +92,7 @@ struct LifecycleTests {
             let aliceThen = then["members"]!.array.first { $0["rootHash"]?.string == alice.rootHash.base64 }
             #expect(aliceThen?["state"]?.string == "granted" && aliceThen?["accountId"]?.string == "alice")
 
-            let collab = try await api.call(.get, "/v1/collaborations/\(id)", as: "bob").body
+            let collab = try await api.call(.get, "/v1/collaborations/\(id)?minPosition=\(position)", as: "bob").body
             #expect(collab["selectedOptions"]?["permission"]?.array == [.string("rw")])
             #expect(collab["memberCounts"]?["granted"]?.int == 1 && collab["memberCounts"]?["removed"]?.int == 1)
 
@@ -106,7 +109,7 @@ struct LifecycleTests {
             #expect(positions == positions.sorted())
             #expect(try await api.call(.get, "/v1/collaborations/\(id)/history", as: "eve", roles: ["auditor"]).status == .ok)
 
-            let audit = try await api.call(.get, "/v1/audit/access?account=alice", as: "eve", roles: ["auditor"]).body["records"]!.array
+            let audit = try await api.call(.get, "/v1/audit/access?account=alice&minPosition=\(position)", as: "eve", roles: ["auditor"]).body["records"]!.array
             #expect(audit.map { $0["change"]!.string! } == ["granted", "granted", "revoked"])
             let mine = try await api.call(.get, "/v1/accounts/me/collaborations", as: "bob").body["collaborations"]!.array
             #expect(mine.map { $0["role"]!.string! } == ["member"])

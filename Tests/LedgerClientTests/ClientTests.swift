@@ -71,26 +71,28 @@ struct ClientTests {
             guard case .granted = try await verify(alice, alicePerson, device: 1, in: id, der: false) else {
                 Issue.record("alice's second device was not granted"); return
             }
-            guard case .granted = try await verify(bob, bobPerson, in: id) else { Issue.record("bob was not granted"); return }
+            guard case .granted(_, _, let bobGranted) = try await verify(bob, bobPerson, in: id) else {
+                Issue.record("bob was not granted"); return
+            }
 
             // A refusal arrives as a LedgerError with the verifier's reason.
             let stolen = await rejection { _ = try await verify(server.client("mallory"), bobPerson, in: id) }
             #expect(stolen?.status == 403 && stolen?.code == "proof_rejected")
             #expect(stolen?.reason == "identity_claimed_by_another_account")
 
-            // Reads.
-            let collaboration = try await alice.collaboration(id)
+            // Reads come from the views: ask for them to have reached the last write.
+            let collaboration = try await alice.collaboration(id, minPosition: bobGranted)
             #expect(collaboration.title == "Trip plan" && collaboration.owner == "devin")
             #expect(collaboration.selectedOptions["permission"] == ["rw"])
             #expect(collaboration.memberCounts.granted == 2)
-            let members = try await devin.members(of: id)
+            let members = try await devin.members(of: id, minPosition: bobGranted)
             #expect(Set(members.members.compactMap(\.accountId)) == ["alice", "bob"])
             let highlightPosition = try await alice.postHighlight(SDKHighlightKind.change, trigger: "edit", in: id)
             let mention = try await alice.postHighlight(SDKHighlightKind.mention, mentioning: bobPerson.rootHashData, in: id)
             #expect(mention > highlightPosition)
             let notices = try await bob.highlights(in: id, minPosition: mention)
             #expect(notices.highlights.map(\.kind).filter { $0 != "membership" } == ["change", "mention"])
-            #expect(try await bob.myCollaborations().collaborations.map(\.collaborationId) == [id])
+            #expect(try await bob.myCollaborations(minPosition: mention).collaborations.map(\.collaborationId) == [id])
 
             // Removal revokes alice; time travel still shows her before it.
             let beforeRemoval = try await devin.members(of: id).position
@@ -100,14 +102,14 @@ struct ClientTests {
             #expect(now.members.map(\.rootHash) == [bobPerson.rootHash.base64], "a removed identity is no longer a member")
             let then = try await devin.members(of: id, atPosition: beforeRemoval)
             #expect(then.members.first { $0.rootHash == alicePerson.rootHash.base64 }?.state == "granted")
-            let lostAccess = await rejection { _ = try await alice.collaboration(id) }
+            let lostAccess = await rejection { _ = try await alice.collaboration(id, minPosition: removed.position) }
             #expect(lostAccess?.status == 403 && lostAccess?.code == "no_access")
 
             // Audit.
             let history = try await devin.history(of: id)
             #expect(history.events.first?.type == "CollaborationStarted")
             #expect(history.events.map(\.position) == history.events.map(\.position).sorted())
-            let audit = try await server.client("auditor", roles: ["auditor"]).auditAccess(collaboration: id)
+            let audit = try await server.client("auditor", roles: ["auditor"]).auditAccess(collaboration: id, minPosition: removed.position)
             #expect(audit.records.map(\.change).contains("revoked"))
             let notAuditor = await rejection { _ = try await bob.auditAccess() }
             #expect(notAuditor?.status == 403)

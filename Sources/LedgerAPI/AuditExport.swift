@@ -1,0 +1,30 @@
+import Foundation
+
+/// Access records as NDJSON (one JSON object per line) or CSV (RFC 4180 quoting).
+public enum AuditExport {
+    public static func ndjson(_ records: [AccessRecord]) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+        }
+        return try records.map { String(decoding: try encoder.encode($0), as: UTF8.self) + "\n" }.joined()
+    }
+
+    public static func csv(_ records: [AccessRecord]) -> String {
+        func field(_ value: String?) -> String {
+            guard let value else { return "" }
+            guard value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return value }
+            return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        }
+        var out = "position,time,collaborationId,accountId,rootHash,change,reason,actor\r\n"
+        for r in records {
+            out += [
+                String(r.position), r.time.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)), r.collaborationId,
+                r.accountId, r.rootHash, r.change, r.reason, r.actor,
+            ].map(field).joined(separator: ",") + "\r\n"
+        }
+        return out
+    }
+}

@@ -1,0 +1,103 @@
+import ArgumentParser
+import Foundation
+import LedgerAPI
+import LedgerDomain
+import LedgerStore
+import Logging
+import PostgresNIO
+
+/// Audit queries at the command line, read from the same views the API serves.
+struct Audit: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Audit trails as readable tables: a collaboration's history, access changes, members at a time.",
+        subcommands: [History.self, Access.self, Members.self])
+
+    static func withService<T: Sendable>(
+        _ database: DatabaseOptions, _ body: @Sendable (CollaborationService) async throws -> T
+    ) async throws -> T {
+        let logger = Logs.bootstrap()
+        let (settings, embedded) = try await database.connect(logger: logger)
+        return try await stopping(embedded) {
+            try await withDatabase(settings, logger: logger) { client in
+                try await Migrator(client: client, logger: logger).ensureCurrent()
+                let store = PostgresEventStore(client: client, logger: logger)
+                return try await body(CollaborationService(store: store, client: client, publicBaseURL: "", logger: logger))
+            }
+        }
+    }
+
+    static func parseTime(_ text: String) throws -> Date {
+        if let date = try? Date(text, strategy: .iso8601) { return date }
+        if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) { return date }
+        throw ValidationError("\(text) is not an RFC 3339 time, e.g. 2026-11-21T10:00:00Z")
+    }
+
+    static func time(_ date: Date) -> String { date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)) }
+
+    struct History: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Every event of a collaboration, in log order.")
+        @Argument(help: "Collaboration id.") var collaboration: String
+        @OptionGroup var database: DatabaseOptions
+
+        func run() async throws {
+            let history = try await Audit.withService(database) { service in
+                try await service.history(collaboration, caller: .operatorAuditor)
+            }
+            Table(["pos", "ver", "time", "event", "actor", "subject"], history.events.map { e in
+                let subject = e.data["rootHash"]?.text ?? e.data["title"]?.text ?? e.data["kind"]?.text ?? ""
+                let account = e.data["account"]?.text.map { " → \($0)" } ?? ""
+                return [String(e.position), String(e.version), Audit.time(e.time), e.type, e.actor ?? "", subject + account]
+            }).print()
+        }
+    }
+
+    struct Access: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Who gained and lost access when.")
+        @Option(help: "Only this account.") var account: String?
+        @Option(help: "Only this collaboration.") var collaboration: String?
+        @Option(help: "Only changes at or after this RFC 3339 time.") var since: String?
+        @Option(help: "Output: table, csv or ndjson.") var format: String = "table"
+        @OptionGroup var database: DatabaseOptions
+
+        func run() async throws {
+            let from = try since.map(Audit.parseTime)
+            let (account, collaboration) = (account, collaboration)
+            let audit = try await Audit.withService(database) { service in
+                try await service.auditAccess(caller: .operatorAuditor, account: account, collaborationId: collaboration, from: from, to: nil)
+            }
+            switch format {
+            case "csv": print(AuditExport.csv(audit.records), terminator: "")
+            case "ndjson": print(try AuditExport.ndjson(audit.records), terminator: "")
+            case "table":
+                Table(["pos", "time", "collaboration", "account", "change", "reason", "identity", "actor"], audit.records.map { r in
+                    [String(r.position), Audit.time(r.time), r.collaborationId, r.accountId, r.change, r.reason ?? "",
+                     String(r.rootHash.prefix(12)) + "…", r.actor ?? ""]
+                }).print()
+            default: throw ValidationError("--format must be table, csv or ndjson")
+            }
+        }
+    }
+
+    struct Members: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "A collaboration's members now, or as they stood at a time.")
+        @Argument(help: "Collaboration id.") var collaboration: String
+        @Option(help: "RFC 3339 time to travel to.") var asOf: String?
+        @OptionGroup var database: DatabaseOptions
+
+        func run() async throws {
+            let time = try asOf.map(Audit.parseTime)
+            let collaboration = collaboration
+            let members = try await Audit.withService(database) { service in
+                try await service.members(collaboration, caller: .operatorAuditor, asOf: time)
+            }
+            print("members of \(members.collaborationId) (owner \(members.owner)) at position \(members.position):")
+            Table(["identity", "state", "account", "invited", "granted"], members.members.map { m in
+                [m.rootHash, m.state, m.accountId ?? "-", m.invitedAt.map(Audit.time) ?? "", m.grantedAt.map(Audit.time) ?? ""]
+            }).print()
+        }
+    }
+}
+
+extension JSONValue {
+    var text: String? { if case .string(let s) = self { return s } else { return nil } }
+}

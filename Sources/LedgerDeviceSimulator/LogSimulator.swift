@@ -1,0 +1,100 @@
+import Foundation
+import LedgerDomain
+
+/// Collaborations with a realistic life: started, identities added, recipients granted on
+/// one to three devices, highlights, some identities removed (their access revoked), some
+/// proofs refused. Deterministic for a seed. Used by projection tests and `ledger bench replay`.
+public struct LogSimulator: Sendable {
+    public struct Collaboration: Sendable {
+        public var id: String
+        public var events: [CollaborationEvent]
+    }
+
+    var random: SeededRandom
+
+    public init(seed: UInt64) {
+        random = SeededRandom(seed: seed)
+    }
+
+    /// One collaboration of about `events` events (at least its start and a few identities).
+    public mutating func collaboration(events target: Int = 24) -> Collaboration {
+        let id = UUID(uuid: random.uuidBytes()).uuidString.lowercased()
+        let owner = "owner-\(random.next() % 1000)"
+        var events: [CollaborationEvent] = [
+            StartCollaboration(
+                localIdentifier: "doc-\(random.next() % 100_000)", title: "Document \(random.next() % 10_000)",
+                initiatorHandle: "\(owner)@example.com", initiatorName: "Owner",
+                shareOptions: ShareOptions(summary: "Anyone can edit", groups: [
+                    .init(identifier: "permission", title: "Permission", kind: .picker, options: [
+                        .init(identifier: "rw", title: "Can make changes", selected: true),
+                        .init(identifier: "ro", title: "Read only", selected: false),
+                    ]),
+                ])
+            ).started(collaborationId: id, owner: owner, universalLink: "https://ledger.example.com/collaborations/\(id)"),
+        ]
+        var current: [(RootHash, String?)] = []  // identity, granted account
+        var people = 0
+        while events.count < target {
+            switch random.next() % 20 {
+            case 0...5:  // a new identity, usually verified soon on a device or more
+                let hash = try! RootHash(bytes: random.bytes(32))
+                people += 1
+                let account = "acct-\(id.prefix(8))-\(people)"
+                events.append(.identityAdded(.init(rootHash: hash)))
+                current.append((hash, nil))
+                if random.next() % 5 != 0 {
+                    for device in 0..<Int(1 + random.next() % 3) {
+                        events.append(.accessGranted(.init(
+                            rootHash: hash, account: account, proofRequestId: UUID(uuid: random.uuidBytes()).uuidString.lowercased(),
+                            challengeId: UUID(uuid: random.uuidBytes()).uuidString.lowercased(),
+                            publicKey: Base64.encode(random.bytes(65)), publicKeyIndex: UInt64(device))))
+                    }
+                    current[current.count - 1].1 = account
+                }
+            case 6:  // a removal; a granted account loses access
+                guard !current.isEmpty else { continue }
+                let (hash, account) = current.remove(at: Int(random.next() % UInt64(current.count)))
+                events.append(.identityRemoved(.init(rootHash: hash, account: account)))
+                if let account {
+                    events.append(.accessRevoked(.init(rootHash: hash, account: account, reason: "identity_removed")))
+                }
+            case 7:  // a refused proof
+                events.append(.proofRejected(.init(
+                    account: "mallory", proofRequestId: UUID(uuid: random.uuidBytes()).uuidString.lowercased(),
+                    challengeId: UUID(uuid: random.uuidBytes()).uuidString.lowercased(), reason: "bad_signature", rootHash: nil)))
+            default:  // highlights
+                let granted = current.filter { $0.1 != nil }
+                let actor = granted.isEmpty ? owner : granted[Int(random.next() % UInt64(granted.count))].1!
+                if random.next() % 4 == 0, let mentioned = granted.randomElement(using: &random) {
+                    events.append(.highlightPosted(.init(kind: .mention, trigger: nil, mentionedRootHash: mentioned.0, account: actor)))
+                } else {
+                    let trigger = random.next() % 2 == 0 ? "edit" : "comment"
+                    events.append(.highlightPosted(.init(kind: .change, trigger: trigger, mentionedRootHash: nil, account: actor)))
+                }
+            }
+        }
+        return Collaboration(id: id, events: events)
+    }
+}
+
+/// SplitMix64: small, fast, deterministic.
+public struct SeededRandom: RandomNumberGenerator, Sendable {
+    var state: UInt64
+
+    public init(seed: UInt64) { state = seed }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8(truncatingIfNeeded: next()) } }
+
+    mutating func uuidBytes() -> uuid_t {
+        let b = bytes(16)
+        return (b[0], b[1], b[2], b[3], b[4], b[5], b[6] & 0x0F | 0x40, b[7], b[8] & 0x3F | 0x80, b[9], b[10], b[11], b[12], b[13], b[14], b[15])
+    }
+}

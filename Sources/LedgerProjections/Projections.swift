@@ -1,0 +1,81 @@
+import Foundation
+import LedgerStore
+import Logging
+import PostgresNIO
+
+/// The projections the ledger keeps. Each is a SQL function in `Migrations/sql` that applies
+/// a position range of the log to its tables; the Swift side owns leases, checkpoints,
+/// wake-ups, errors and rebuilds.
+public enum Projection: String, CaseIterable, Sendable {
+    case collaborations, membership, highlights
+
+    /// `SELECT ledger_project_<name>($from, $to, $suffix)`.
+    func apply(from: Int64, to: Int64, suffix: String, on connection: PostgresConnection, logger: Logger) async throws {
+        let query: PostgresQuery =
+            switch self {
+            case .collaborations: "SELECT ledger_project_collaborations(\(from), \(to), \(suffix))"
+            case .membership: "SELECT ledger_project_membership(\(from), \(to), \(suffix))"
+            case .highlights: "SELECT ledger_project_highlights(\(from), \(to), \(suffix))"
+            }
+        // Drain the result: a failure of the function surfaces while reading it.
+        for try await _ in try await connection.query(query, logger: logger) {}
+    }
+}
+
+/// One projection's row in `ledger_projections`, with its lag behind the log.
+public struct ProjectionStatus: Sendable, Equatable {
+    public var name: String
+    public var position: Int64
+    public var head: Int64
+    public var lagEvents: Int64 { max(0, head - position) }
+    /// Age of the oldest event not yet applied (0 when caught up).
+    public var lagSeconds: Double
+    public var owner: String?
+    public var leaseValid: Bool
+    public var status: String
+    public var error: String?
+    public var errorPosition: Int64?
+}
+
+public enum ProjectionQueries {
+    public static func status(client: PostgresClient, logger: Logger) async throws -> [ProjectionStatus] {
+        let rows = try await client.query(
+            """
+            SELECT p.name, p.position, h.position, p.owner, coalesce(p.lease_until > now(), false), p.status, p.error,
+                   p.error_position,
+                   coalesce(extract(epoch FROM now() - (SELECT recorded_at FROM ledger_events e WHERE e.position = p.position + 1)), 0)::float8
+            FROM ledger_projections p CROSS JOIN ledger_head h
+            ORDER BY p.name
+            """, logger: logger)
+        var result: [ProjectionStatus] = []
+        for try await (name, position, head, owner, leaseValid, status, error, errorPosition, lagSeconds)
+            in rows.decode((String, Int64, Int64, String?, Bool, String, String?, Int64?, Double).self)
+        {
+            result.append(ProjectionStatus(
+                name: name, position: position, head: head, lagSeconds: lagSeconds, owner: owner, leaseValid: leaseValid,
+                status: status, error: error, errorPosition: errorPosition))
+        }
+        return result
+    }
+
+    /// The lowest checkpoint among `projections`: every view named has applied the log up to it.
+    public static func position(of projections: [Projection], client: PostgresClient, logger: Logger) async throws -> Int64 {
+        let rows = try await client.query(
+            "SELECT coalesce(min(position), 0) FROM ledger_projections WHERE name = ANY(\(projections.map(\.rawValue)))",
+            logger: logger)
+        for try await position in rows.decode(Int64.self) { return position }
+        return 0
+    }
+
+    /// Waits (bounded) until the views have reached `minPosition`; returns where they are.
+    public static func waitFor(
+        _ minPosition: Int64?, projections: [Projection], client: PostgresClient, logger: Logger, timeout: Duration = .seconds(2)
+    ) async throws -> Int64 {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let position = try await position(of: projections, client: client, logger: logger)
+            guard let minPosition, position < minPosition, ContinuousClock.now < deadline else { return position }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+}

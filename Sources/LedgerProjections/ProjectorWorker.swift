@@ -1,0 +1,208 @@
+import Foundation
+import LedgerStore
+import Logging
+import Metrics
+import PostgresNIO
+import ServiceLifecycle
+
+/// A projector worker: keeps every projection it can lease up to date with the log.
+///
+/// **Exactly once.** A batch is one transaction: lock the projection's row, check this
+/// worker still owns it, apply the range (position, to] with the projection's SQL function,
+/// move the checkpoint to `to`, renew the lease, commit. A crash anywhere rolls the whole
+/// batch back, so an event is neither skipped nor applied twice.
+///
+/// **One owner.** A worker leases a projection for `leaseDuration` and renews it with each
+/// batch (and while idle); another takes over only after the lease has expired. The owner
+/// check under the row lock fences a worker whose lease was taken while it was stalled.
+///
+/// **Poison.** A range that fails is retried event by event to find the first event that
+/// cannot be applied; the events before it are applied, and the projection stops with that
+/// position and error in `ledger_projections` (status, metrics) instead of skipping it.
+public struct ProjectorWorker: Service {
+    public let id: String
+    let client: PostgresClient
+    let events: NotificationHub
+    let logger: Logger
+    let projections: [Projection]
+    let batchSize: Int64
+    let leaseDuration: Duration
+    let pollInterval: Duration
+    let hooks: Hooks
+
+    /// Test seams.
+    public struct Hooks: Sendable {
+        /// Inside the batch transaction, after the range was applied, before the checkpoint moves.
+        public var afterApply: (@Sendable (Projection, Int64, Int64) async throws -> Void)?
+        /// After a batch committed: (worker, projection, from, to).
+        public var committed: (@Sendable (String, Projection, Int64, Int64) -> Void)?
+
+        public init(
+            afterApply: (@Sendable (Projection, Int64, Int64) async throws -> Void)? = nil,
+            committed: (@Sendable (String, Projection, Int64, Int64) -> Void)? = nil
+        ) {
+            self.afterApply = afterApply
+            self.committed = committed
+        }
+    }
+
+    public init(
+        client: PostgresClient, events: NotificationHub, logger: Logger, id: String = "projector-\(UUID().uuidString.prefix(8))",
+        projections: [Projection] = Projection.allCases, batchSize: Int64 = 5_000, leaseDuration: Duration = .seconds(5),
+        pollInterval: Duration = .seconds(1), hooks: Hooks = Hooks()
+    ) {
+        self.hooks = hooks
+        self.id = id
+        self.client = client
+        self.events = events
+        self.logger = logger
+        self.projections = projections
+        self.batchSize = batchSize
+        self.leaseDuration = leaseDuration
+        self.pollInterval = pollInterval
+    }
+
+    public func run() async throws {
+        let wake = events.register()
+        defer { wake.cancel() }
+        try await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                var busy = false
+                for projection in projections {
+                    do {
+                        busy = try await step(projection) || busy
+                    } catch {
+                        if Task.isCancelled { break }
+                        logger.warning("projector: step failed; retrying", metadata: [
+                            "projection": "\(projection.rawValue)", "error": "\(String(reflecting: error))",
+                        ])
+                    }
+                }
+                if !busy { await wake.wait(timeout: pollInterval) }
+            }
+        }
+    }
+
+    /// Leases `projection` if free and applies one batch; true if it applied events.
+    @discardableResult
+    public func step(_ projection: Projection) async throws -> Bool {
+        guard try await lease(projection) else { return false }
+        return try await applyBatch(projection)
+    }
+
+    /// Takes or renews the lease; false if another worker holds it or the projection stopped.
+    func lease(_ projection: Projection) async throws -> Bool {
+        let rows = try await client.query(
+            """
+            UPDATE ledger_projections
+            SET owner = \(id), lease_until = now() + \(Self.interval(leaseDuration))::interval
+            WHERE name = \(projection.rawValue) AND status = 'running'
+              AND (owner IS NULL OR owner = \(id) OR lease_until < now())
+            RETURNING name
+            """, logger: logger)
+        for try await _ in rows.decode(String.self) { return true }
+        return false
+    }
+
+    enum BatchOutcome {
+        case applied(from: Int64, to: Int64)
+        case nothing
+        case lost
+    }
+
+    func applyBatch(_ projection: Projection) async throws -> Bool {
+        do {
+            switch try await applyRange(projection, limit: batchSize) {
+            case .applied: return true
+            case .nothing, .lost: return false
+            }
+        } catch let error as PSQLError where error.serverInfo != nil {
+            // The database refused the range: find the event, apply what comes before it, stop.
+            try await isolatePoison(projection, error: error)
+            return false
+        }
+    }
+
+    /// One batch transaction: (checkpoint, min(checkpoint + limit, head)].
+    func applyRange(_ projection: Projection, limit: Int64) async throws -> BatchOutcome {
+        let started = ContinuousClock.now
+        let outcome: BatchOutcome
+        do {
+            outcome = try await client.withTransaction(logger: logger) { connection in
+                let rows = try await connection.query(
+                    """
+                    SELECT p.position, p.owner = \(id) AND p.lease_until > now() AND p.status = 'running', h.position
+                    FROM ledger_projections p CROSS JOIN ledger_head h WHERE p.name = \(projection.rawValue) FOR UPDATE OF p
+                    """, logger: logger)
+                var row: (Int64, Bool, Int64)?
+                for try await r in rows.decode((Int64, Bool, Int64).self) { row = r }
+                guard let (position, owned, head) = row, owned else { return .lost }
+                let to = min(head, position + limit)
+                guard to > position else {
+                    try await renew(projection, connection)
+                    return .nothing
+                }
+                try await projection.apply(from: position, to: to, suffix: "", on: connection, logger: logger)
+                try await hooks.afterApply?(projection, position, to)
+                try await connection.query(
+                    """
+                    UPDATE ledger_projections
+                    SET position = \(to), lease_until = now() + \(Self.interval(leaseDuration))::interval, updated_at = now()
+                    WHERE name = \(projection.rawValue)
+                    """, logger: logger)
+                return .applied(from: position, to: to)
+            }
+        } catch let error as PostgresTransactionError {
+            throw error.closureError ?? error.commitError ?? error
+        }
+        if case .applied(let from, let to) = outcome {
+            hooks.committed?(id, projection, from, to)
+            let count = to - from
+            Timer(label: "ledger_projection_batch_duration", dimensions: [("projection", projection.rawValue)])
+                .record(duration: ContinuousClock.now - started)
+            Counter(label: "ledger_projection_events_total", dimensions: [("projection", projection.rawValue)])
+                .increment(by: Int(count))
+        }
+        return outcome
+    }
+
+    private func renew(_ projection: Projection, _ connection: PostgresConnection) async throws {
+        try await connection.query(
+            """
+            UPDATE ledger_projections SET lease_until = now() + \(Self.interval(leaseDuration))::interval
+            WHERE name = \(projection.rawValue)
+            """, logger: logger)
+    }
+
+    /// Applies single events until one fails, then records the stop.
+    private func isolatePoison(_ projection: Projection, error: PSQLError) async throws {
+        while true {
+            do {
+                switch try await applyRange(projection, limit: 1) {
+                case .applied: continue
+                case .nothing, .lost: return
+                }
+            } catch let failure as PSQLError where failure.serverInfo != nil {
+                let message = failure.serverInfo?[.message] ?? "\(failure)"
+                let rows = try await client.query(
+                    """
+                    UPDATE ledger_projections
+                    SET status = 'stopped', error = \(message), error_position = position + 1, updated_at = now()
+                    WHERE name = \(projection.rawValue) AND owner = \(id)
+                    RETURNING error_position
+                    """, logger: logger)
+                for try await position in rows.decode(Int64.self) {
+                    logger.error("projection stopped: an event cannot be applied", metadata: [
+                        "projection": "\(projection.rawValue)", "position": "\(position)", "error": "\(message)",
+                    ])
+                    Counter(label: "ledger_projection_stops_total", dimensions: [("projection", projection.rawValue)]).increment()
+                }
+                return
+            }
+        }
+    }
+
+    static func interval(_ duration: Duration) -> String {
+        "\(Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18) seconds"
+    }
+}

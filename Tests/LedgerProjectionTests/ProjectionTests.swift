@@ -1,0 +1,275 @@
+import Foundation
+import LedgerDeviceSimulator
+import LedgerDomain
+import LedgerProjections
+import LedgerStore
+import LedgerTestSupport
+import Logging
+import PostgresNIO
+import Synchronization
+import Testing
+
+let logger = Logger(label: "projection-test")
+
+/// Appends simulated collaborations, `writers` at a time, each collaboration in a few appends.
+func writeCollaborations(_ store: PostgresEventStore, count: Int, seed: UInt64, writers: Int = 4) async throws {
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for w in 0..<writers {
+            group.addTask {
+                var simulator = LogSimulator(seed: seed &* 1000 &+ UInt64(w))
+                for _ in 0..<(count / writers) {
+                    let collaboration = simulator.collaboration(events: 30)
+                    var version: Int64 = 0
+                    for chunk in stride(from: 0, to: collaboration.events.count, by: 7) {
+                        let events = collaboration.events[chunk..<min(chunk + 7, collaboration.events.count)]
+                        let result = try await store.append(.init(
+                            streamId: Streams.collaboration(collaboration.id), expectedVersion: .exact(version),
+                            events: events.map { $0.newEvent(metadata: EventMetadata(actor: "sim")) }))
+                        version = result.version
+                    }
+                }
+            }
+        }
+        try await group.waitForAll()
+    }
+}
+
+/// The members of every collaboration as a fold of the log (the domain's own fold) at a position.
+func foldedMembers(_ store: PostgresEventStore, upTo position: Int64? = nil) async throws -> [String: [String: CollaborationState.Identity]] {
+    var states: [String: CollaborationState] = [:]
+    var after: Int64 = 0
+    while true {
+        let batch = try await store.readAll(after: after, limit: 1000)
+        guard !batch.isEmpty else { break }
+        for record in batch {
+            if let position, record.position > position { return states.mapValues(\.identities) }
+            let event = try CollaborationEvent(record)
+            let id = String(record.streamId.dropFirst("collaboration-".count))
+            if case .started(let started) = event { states[id] = CollaborationState(started: started) } else { states[id]?.apply(event) }
+        }
+        after = batch.last!.position
+    }
+    return states.mapValues(\.identities)
+}
+
+/// The same, from the views (current members, or time travel through the access history).
+func viewMembers(_ client: PostgresClient, at position: Int64? = nil) async throws -> [String: [String: CollaborationState.Identity]] {
+    var result: [String: [String: CollaborationState.Identity]] = [:]
+    let ids = try await client.query("SELECT collaboration_id FROM proj_collaborations")
+    for try await id in ids.decode(String.self) { result[id] = [:] }
+    if let position {
+        for id in result.keys {
+            let rows = try await client.query(
+                "SELECT root_hash, state, account FROM ledger_members_at(\(id), \(position))")
+            for try await (hash, state, account) in rows.decode((String, String, String?).self) {
+                result[id]![hash] = .init(status: .init(rawValue: state)!, account: account)
+            }
+        }
+    } else {
+        let rows = try await client.query("SELECT collaboration_id, root_hash, state, account FROM proj_members")
+        for try await (id, hash, state, account) in rows.decode((String, String, String, String?).self) {
+            result[id, default: [:]][hash] = .init(status: .init(rawValue: state)!, account: account)
+        }
+    }
+    return result
+}
+
+/// Current identities only, and only collaborations that have some (time travel lists no removed ones).
+func withoutRemoved(_ members: [String: [String: CollaborationState.Identity]]) -> [String: [String: CollaborationState.Identity]] {
+    members.mapValues { $0.filter { $0.value.status != .removed } }.filter { !$0.value.isEmpty }
+}
+
+func projection(_ client: PostgresClient, _ name: Projection) async throws -> (position: Int64, status: String, errorPosition: Int64?) {
+    let rows = try await client.query("SELECT position, status, error_position FROM ledger_projections WHERE name = \(name.rawValue)")
+    for try await row in rows.decode((Int64, String, Int64?).self) { return row }
+    struct Missing: Error {}
+    throw Missing()
+}
+
+func head(_ client: PostgresClient) async throws -> Int64 {
+    let rows = try await client.query("SELECT position FROM ledger_head")
+    for try await p in rows.decode(Int64.self) { return p }
+    return 0
+}
+
+/// Runs workers until every running projection has reached the head.
+func caughtUp(_ client: PostgresClient) async throws {
+    try await waitUntil(timeout: .seconds(60), "projections caught up") {
+        let h = try await head(client)
+        for p in Projection.allCases where try await projection(client, p).position < h { return false }
+        return true
+    }
+}
+
+@Suite("Projections")
+struct ProjectionTests {
+    @Test("views equal a fold of the log after concurrent writers, now and at earlier positions (time travel)")
+    func viewsEqualFold() async throws {
+        try await withTestStore { store, client, _ in
+            let events = NotificationHub(client: client, channel: "ledger_events", logger: logger)
+            let worker = ProjectorWorker(client: client, events: events, logger: logger, batchSize: 97)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await events.run() }
+                group.addTask { try await worker.run() }
+                defer { group.cancelAll() }
+                // Writers and the projector run at the same time.
+                try await writeCollaborations(store, count: 40, seed: 1)
+                try await caughtUp(client)
+            }
+            let h = try await head(client)
+            #expect(h >= 40 * 30)
+            let folded = try await foldedMembers(store)
+            #expect(try await viewMembers(client) == folded)
+            for position in [h / 5, h / 2, h - 3] {
+                #expect(withoutRemoved(try await viewMembers(client, at: position)) == withoutRemoved(try await foldedMembers(store, upTo: position)),
+                        "time travel to \(position)")
+            }
+            // Collaborations and highlights: one row per started collaboration and per posted notice.
+            let counts = try await client.query(
+                """
+                SELECT (SELECT count(*) FROM proj_collaborations), (SELECT count(*) FROM ledger_events WHERE event_type = 'CollaborationStarted'),
+                       (SELECT count(*) FROM proj_highlights), (SELECT count(*) FROM ledger_events WHERE event_type = 'HighlightPosted')
+                """)
+            for try await (c, cs, hl, hs) in counts.decode((Int64, Int64, Int64, Int64).self) {
+                #expect(c == cs && c == 40)
+                #expect(hl == hs && hl > 0)
+            }
+        }
+    }
+
+    @Test("a projector that dies mid-batch leaves nothing half-applied; another takes over when its lease lapses")
+    func crashAndTakeover() async throws {
+        try await withTestStore { store, client, _ in
+            try await writeCollaborations(store, count: 8, seed: 2)
+            let events = NotificationHub(client: client, channel: "ledger_events", logger: logger)
+            struct Died: Error {}
+            let dying = ProjectorWorker(
+                client: client, events: events, logger: logger, id: "dying", batchSize: 50, leaseDuration: .seconds(1),
+                hooks: .init(afterApply: { projection, from, _ in if projection == .membership && from >= 100 { throw Died() } }))
+            // It applies batches until the one that dies half-way through (rows written, not committed).
+            var died = false
+            while !died {
+                do { _ = try await dying.step(.membership) } catch is Died { died = true }
+            }
+            let stuck = try await projection(client, .membership).position
+            #expect(stuck == 100)
+            let history = try await client.query("SELECT coalesce(max(position), 0) FROM proj_access_history")
+            for try await max in history.decode(Int64.self) { #expect(max <= 100, "nothing past the checkpoint is in the view") }
+
+            // The owner is gone: another worker waits out its lease, then finishes the log.
+            let survivor = ProjectorWorker(client: client, events: events, logger: logger, id: "survivor", batchSize: 50)
+            #expect(try await survivor.step(.membership) == false, "the dead owner's lease still holds")
+            try await waitUntil(timeout: .seconds(10), "takeover") { try await survivor.step(.membership) }
+            while try await survivor.step(.membership) {}
+            #expect(try await projection(client, .membership).position == (try await head(client)))
+            #expect(try await viewMembers(client) == (try await foldedMembers(store)))
+        }
+    }
+
+    @Test("several workers: each projection is applied by one at a time, every range exactly once")
+    func singleOwner() async throws {
+        try await withTestStore { store, client, _ in
+            let ranges = Mutex<[Projection: [(String, Int64, Int64)]]>([:])
+            let hooks = ProjectorWorker.Hooks(committed: { worker, projection, from, to in
+                ranges.withLock { $0[projection, default: []].append((worker, from, to)) }
+            })
+            let events = NotificationHub(client: client, channel: "ledger_events", logger: logger)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await events.run() }
+                for w in 0..<3 {
+                    let worker = ProjectorWorker(
+                        client: client, events: events, logger: logger, id: "w\(w)", batchSize: 23, leaseDuration: .seconds(1),
+                        pollInterval: .milliseconds(50), hooks: hooks)
+                    group.addTask { try await worker.run() }
+                }
+                defer { group.cancelAll() }
+                try await writeCollaborations(store, count: 12, seed: 3)
+                try await caughtUp(client)
+            }
+            let h = try await head(client)
+            for projection in Projection.allCases {
+                let applied = ranges.withLock { $0[projection] ?? [] }.sorted { $0.1 < $1.1 }
+                var next: Int64 = 0
+                for (_, from, to) in applied {
+                    #expect(from == next, "\(projection): ranges are contiguous and never overlap")
+                    next = to
+                }
+                #expect(next == h)
+            }
+            #expect(try await viewMembers(client) == (try await foldedMembers(store)))
+        }
+    }
+
+    @Test("an event a projection cannot apply stops it at that position, visibly; the others go on")
+    func poisonEvent() async throws {
+        try await withTestStore { store, client, _ in
+            try await writeCollaborations(store, count: 4, seed: 4)
+            let stream = Streams.collaboration(UUID().uuidString.lowercased())
+            // An IdentityAdded without a root hash: the membership fold cannot place it.
+            let poison = try await store.append(.init(
+                streamId: stream, expectedVersion: .any,
+                events: [NewEvent(type: "IdentityAdded", data: #"{"note":"no root hash"}"#, metadata: "{}")]))
+            try await writeCollaborations(store, count: 4, seed: 5)
+            let events = NotificationHub(client: client, channel: "ledger_events", logger: logger)
+            let worker = ProjectorWorker(client: client, events: events, logger: logger, batchSize: 40)
+            for _ in 0..<200 {
+                var busy = false
+                for p in Projection.allCases { busy = try await worker.step(p) || busy }
+                if !busy { break }
+            }
+            let membership = try await projection(client, .membership)
+            #expect(membership.status == "stopped")
+            #expect(membership.errorPosition == poison.firstPosition)
+            #expect(membership.position == poison.firstPosition - 1, "everything before the poison is applied")
+            let statuses = try await ProjectionQueries.status(client: client, logger: logger)
+            let shown = statuses.first { $0.name == "membership" }
+            #expect(shown?.status == "stopped" && shown?.error?.contains("root_hash") == true, "\(String(describing: shown?.error))")
+            #expect(try await projection(client, .collaborations).position == (try await head(client)))
+            #expect(try await worker.step(.membership) == false, "a stopped projection is not taken up again")
+        }
+    }
+
+    @Test("rebuild while writes continue: the old view serves throughout, the swapped view equals the fold")
+    func rebuildUnderWrites() async throws {
+        try await withTestStore { store, client, _ in
+            try await writeCollaborations(store, count: 30, seed: 6)
+            let events = NotificationHub(client: client, channel: "ledger_events", logger: logger)
+            let worker = ProjectorWorker(client: client, events: events, logger: logger, batchSize: 200, pollInterval: .milliseconds(50))
+            let readerErrors = Tally()
+            let reads = Tally()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await events.run() }
+                group.addTask { try await worker.run() }
+                try await caughtUp(client)
+                // Readers of the current view, and more writers, while the rebuild runs.
+                group.addTask {
+                    while !Task.isCancelled {
+                        do {
+                            let rows = try await client.query("SELECT count(*) FROM proj_members")
+                            for try await n in rows.decode(Int64.self) where n > 0 { reads.add() }
+                        } catch {
+                            if !Task.isCancelled { readerErrors.add() }
+                        }
+                    }
+                }
+                async let writing: Void = writeCollaborations(store, count: 16, seed: 7)
+                let report = try await ProjectionRebuild(client: client, logger: logger, chunk: 500).run(.membership)
+                #expect(report.position > 0)
+                try await writing
+                try await caughtUp(client)
+                group.cancelAll()
+            }
+            #expect(readerErrors.count == 0, "the view answered throughout")
+            #expect(reads.count > 0)
+            #expect(try await viewMembers(client) == (try await foldedMembers(store)))
+            let leftovers = try await client.query("SELECT count(*) FROM pg_tables WHERE tablename LIKE 'proj_%_next' OR tablename LIKE 'proj_%_old'")
+            for try await n in leftovers.decode(Int64.self) { #expect(n == 0) }
+        }
+    }
+}
+
+final class Tally: Sendable {
+    private let value = Atomic<Int>(0)
+    func add() { value.add(1, ordering: .relaxed) }
+    var count: Int { value.load(ordering: .relaxed) }
+}
