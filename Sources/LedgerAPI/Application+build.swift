@@ -5,6 +5,7 @@ import LedgerStore
 import LedgerVerifier
 import Logging
 import PostgresNIO
+import Prometheus
 
 /// Everything the API needs, built once per process.
 public struct APIConfiguration: Sendable {
@@ -54,6 +55,8 @@ public func buildRouter(
 ) -> Router<LedgerRequestContext> {
     let router = Router(context: LedgerRequestContext.self)
     router.add(middleware: ErrorMiddleware())
+    // Request count and latency by method, route and status.
+    router.add(middleware: MetricsMiddleware())
     router.get("health") { _, _ in HealthResponse(status: "ok") }
     router.get("ready") { _, _ -> HealthResponse in
         do {
@@ -62,6 +65,11 @@ public func buildRouter(
             throw APIError(.serviceUnavailable, "not_ready", "\(error)")
         }
         return HealthResponse(status: "ready")
+    }
+    router.get("metrics") { _, _ -> Response in
+        Response(
+            status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+            body: .init(byteBuffer: ByteBuffer(string: LedgerMetrics.registry.emitToString())))
     }
     router.get("openapi.yaml") { _, _ -> Response in
         Response(

@@ -136,6 +136,7 @@ struct Role {
 
     func run(_ services: (Context) async throws -> [any Service]) async throws {
         let logger = Logs.bootstrap()
+        LedgerMetrics.bootstrap()
         let (settings, embedded) = try await database.connect(logger: logger)
         try await stopping(embedded) {
             let client = settings.makeClient(logger: logger, maxConnections: 40)

@@ -66,7 +66,12 @@ public struct ProjectorWorker: Service {
         let wake = events.register()
         defer { wake.cancel() }
         try await cancelWhenGracefulShutdown {
+            var reported = ContinuousClock.now - .seconds(10)
             while !Task.isCancelled {
+                if ContinuousClock.now - reported > .seconds(1) {
+                    reported = ContinuousClock.now
+                    await reportLag()
+                }
                 var busy = false
                 for projection in projections {
                     do {
@@ -80,6 +85,18 @@ public struct ProjectorWorker: Service {
                 }
                 if !busy { await wake.wait(timeout: pollInterval) }
             }
+        }
+    }
+
+    /// Lag gauges for `/metrics`: events and seconds behind the log, and stops, per projection.
+    func reportLag() async {
+        guard let statuses = try? await ProjectionQueries.status(client: client, logger: logger) else { return }
+        for status in statuses {
+            Gauge(label: "ledger_projection_lag_events", dimensions: [("projection", status.name)]).record(status.lagEvents)
+            Gauge(label: "ledger_projection_lag_seconds", dimensions: [("projection", status.name)]).record(status.lagSeconds)
+            Gauge(label: "ledger_projection_position", dimensions: [("projection", status.name)]).record(status.position)
+            Gauge(label: "ledger_projection_stopped", dimensions: [("projection", status.name)])
+                .record(status.status == "running" ? 0 : 1)
         }
     }
 

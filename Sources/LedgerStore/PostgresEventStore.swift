@@ -141,6 +141,7 @@ public final class PostgresEventStore: EventStore {
                                \(events.map(\.eventId)), \(events.map(\.type)), \(events.map(\.data)), \(events.map(\.metadata)))
             """
         let rows: [(Int, String, Int64?, Int64?, Int64?)]
+        let started = ContinuousClock.now
         if let hook = hooks.beforeCommit {
             rows = try await client.withTransaction(logger: logger) { connection in
                 let rows = try await Self.collect(try await connection.query(query, logger: logger))
@@ -150,7 +151,7 @@ public final class PostgresEventStore: EventStore {
         } else {
             rows = try await Self.collect(try await client.query(query, logger: logger))
         }
-        AppendMetrics.record(events: events.count, appends: requests.count)
+        AppendMetrics.record(events: events.count, appends: requests.count, duration: ContinuousClock.now - started)
         return rows.map { (index, outcome, first, last, version) in
             let request = requests[index - 1]
             switch outcome {

@@ -66,6 +66,13 @@ public struct ProofDecider: Sendable {
         return ids
     }
 
+    /// Requests waiting for a verdict (the proof queue depth).
+    public func pendingCount() async throws -> Int {
+        let rows = try await client.query("SELECT count(*) FROM ledger_proof_requests WHERE status = 'pending'", logger: logger)
+        for try await n in rows.decode(Int64.self) { return Int(n) }
+        return 0
+    }
+
     private struct Request {
         var collaborationId: String
         var account: String

@@ -1,6 +1,7 @@
 import Foundation
 import LedgerStore
 import Logging
+import Metrics
 import ServiceLifecycle
 
 /// A verifier worker: decides stored proof requests until shut down. Woken by the requests
@@ -43,6 +44,7 @@ public struct VerifierWorker: Service {
     public func sweep() async -> Int {
         let ids: [UUID]
         do {
+            Gauge(label: "ledger_proof_queue_depth").record(try await decider.pendingCount())
             ids = try await decider.pending(limit: concurrency * 4)
         } catch {
             if !Task.isCancelled { logger.warning("verifier: listing pending requests failed", metadata: ["error": "\(error)"]) }

@@ -25,7 +25,7 @@ struct OpenAPITests {
 
     /// The endpoints this server implements: kept here as the contract list.
     static let implemented: Set<String> = [
-        "get /health", "get /ready", "get /openapi.yaml",
+        "get /health", "get /ready", "get /metrics", "get /openapi.yaml",
         "post /v1/collaborations", "get /v1/collaborations/{id}", "post /v1/collaborations/{id}/participants",
         "get /v1/collaborations/{id}/members", "get /v1/collaborations/{id}/history",
         "post /v1/collaborations/{id}/highlights", "get /v1/collaborations/{id}/highlights",

@@ -1,0 +1,58 @@
+import Foundation
+import LedgerStore
+import Testing
+
+/// No Docker engine runs here, so the compose file is checked against the real CLI: every
+/// service's command must be a `ledger` subcommand whose help lists each flag it passes.
+@Suite("Deployment files")
+struct DeploymentTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// `service name -> command` from the compose file's `command: [...]` lines.
+    static func composeCommands() throws -> [String: [String]] {
+        let text = try String(contentsOf: root.appendingPathComponent("docker-compose.yml"), encoding: .utf8)
+        var result: [String: [String]] = [:]
+        var service: String?
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("  "), !line.hasPrefix("   "), line.hasSuffix(":") {
+                service = String(line.dropFirst(2).dropLast())
+            } else if !line.hasPrefix(" ") {
+                service = nil
+            } else if let service, let range = line.range(of: "command: [") {
+                let list = line[range.upperBound...].dropLast()  // without the closing bracket
+                result[service] = list.split(separator: ",").map {
+                    $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+                }
+            }
+        }
+        return result
+    }
+
+    /// The `ledger` binary built next to this test bundle.
+    static func ledgerBinary() -> String {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("ledger").path
+    }
+
+    @Test("docker-compose.yml: migrate, api, two projectors, two verifiers, each a real ledger subcommand with real flags")
+    func composeMatchesCLI() async throws {
+        let commands = try Self.composeCommands()
+        let roles = commands.values.compactMap { $0.count > 1 ? $0[1] : nil }
+        #expect(roles.filter { $0 == "migrate" }.count == 1)
+        #expect(roles.filter { $0 == "api" }.count == 1)
+        #expect(roles.filter { $0 == "project" }.count == 2)
+        #expect(roles.filter { $0 == "verifier" }.count == 2)
+        let binary = Self.ledgerBinary()
+        try #require(FileManager.default.isExecutableFile(atPath: binary), "build the ledger executable first: \(binary)")
+        for (service, command) in commands {
+            #expect(command.first == "ledger", "\(service)")
+            let help = try await ProcessRunner.check(binary, [command[1], "--help"])
+            for flag in command.dropFirst(2) where flag.hasPrefix("--") {
+                #expect(help.contains(flag), "\(service): `ledger \(command[1])` has no \(flag)")
+            }
+        }
+        let compose = try String(contentsOf: Self.root.appendingPathComponent("docker-compose.yml"), encoding: .utf8)
+        #expect(compose.contains("LEDGER_DATABASE_URL") && compose.contains("LEDGER_JWT_SECRET") && compose.contains("healthcheck"))
+        let dockerfile = try String(contentsOf: Self.root.appendingPathComponent("Dockerfile"), encoding: .utf8)
+        #expect(dockerfile.contains("--product ledger"))
+    }
+}
