@@ -1,14 +1,26 @@
 import Foundation
 
+/// How the API writes JSON and times: RFC 3339 with milliseconds, stable key order.
+public enum APIJSON {
+    public static func time(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
+
+    public static func encoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(time(date))
+        }
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+}
+
 /// Access records as NDJSON (one JSON object per line) or CSV (RFC 4180 quoting).
 public enum AuditExport {
     public static func ndjson(_ records: [AccessRecord]) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
-        }
+        let encoder = APIJSON.encoder()
         return try records.map { String(decoding: try encoder.encode($0), as: UTF8.self) + "\n" }.joined()
     }
 
@@ -21,7 +33,7 @@ public enum AuditExport {
         var out = "position,time,collaborationId,accountId,rootHash,change,reason,actor\r\n"
         for r in records {
             out += [
-                String(r.position), r.time.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)), r.collaborationId,
+                String(r.position), APIJSON.time(r.time), r.collaborationId,
                 r.accountId, r.rootHash, r.change, r.reason, r.actor,
             ].map(field).joined(separator: ",") + "\r\n"
         }

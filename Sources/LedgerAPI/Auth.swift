@@ -71,15 +71,7 @@ public struct LedgerRequestContext: RequestContext {
     }
 
     /// JSON out with RFC 3339 times (microseconds, as the log records them) and stable key order.
-    public var responseEncoder: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
-        }
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }
+    public var responseEncoder: JSONEncoder { APIJSON.encoder() }
 
     /// The caller, or 401.
     public func requireCaller() throws -> Caller {

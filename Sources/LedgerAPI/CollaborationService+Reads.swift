@@ -11,6 +11,7 @@ import PostgresNIO
 extension CollaborationService {
     /// Waits (bounded, 2 s) until every view has applied the log up to `position`.
     public func waitFor(position: Int64?) async throws {
+        guard let position else { return }
         _ = try await ProjectionQueries.waitFor(position, projections: Projection.allCases, client: client, logger: logger)
     }
 

@@ -32,7 +32,7 @@ struct Audit: AsyncParsableCommand {
         throw ValidationError("\(text) is not an RFC 3339 time, e.g. 2026-11-21T10:00:00Z")
     }
 
-    static func time(_ date: Date) -> String { date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)) }
+    static func time(_ date: Date) -> String { APIJSON.time(date) }
 
     struct History: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Every event of a collaboration, in log order.")

@@ -16,9 +16,7 @@ struct BenchAppend: AsyncParsableCommand {
     @Option(help: "Concurrent writers of 100-event batches.") var batchWriters = 4
 
     func run() async throws {
-        let logger = Logs.bootstrap()
-        var quiet = logger
-        quiet.logLevel = .warning
+        let quiet = Logs.quiet()
         try await target.run(logger: quiet) { settings in
             try await measure(settings, logger: quiet)
         }

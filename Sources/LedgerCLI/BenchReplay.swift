@@ -21,10 +21,7 @@ struct BenchReplay: AsyncParsableCommand {
     @Option(help: "asOf queries to time.") var queries = 500
 
     func run() async throws {
-        let logger = Logs.bootstrap()
-        var warnings = logger
-        warnings.logLevel = .warning
-        let quiet = warnings
+        let quiet = Logs.quiet()
         let (events, large, queries) = (events, largeCollaboration, queries)
         try await target.run(logger: quiet) { settings in
             try await withDatabase(settings, logger: quiet, maxConnections: 20) { client in

@@ -28,9 +28,7 @@ struct BenchVerify: AsyncParsableCommand {
     @Option(help: "Proofs each of the 16 clients submits per round (one client submits 4x as many).") var proofs = 60
 
     func run() async throws {
-        let logger = Logs.bootstrap()
-        var quiet = logger
-        quiet.logLevel = .warning
+        let quiet = Logs.quiet()
         print("ledger bench verify: \(rounds) rounds")
         var raw: [Double] = []
         var one: [Outcome] = []

@@ -19,9 +19,7 @@ struct Demo: AsyncParsableCommand {
     var dataDir: String?
 
     func run() async throws {
-        let logger = Logs.bootstrap()
-        var quiet = logger
-        quiet.logLevel = .warning
+        let quiet = Logs.quiet()
         if let url = url ?? Environment.value("LEDGER_URL") {
             guard let baseURL = URL(string: url) else { throw ValidationError("--url is not a URL") }
             var options = DatabaseOptions()

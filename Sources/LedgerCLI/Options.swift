@@ -49,6 +49,14 @@ enum Logs {
         }
         return Logger(label: "ledger")
     }
+
+    /// Bootstraps logging and returns a logger showing warnings and worse only (benchmarks,
+    /// the demo: their output is the report, not the ledger's info lines).
+    static func quiet() -> Logger {
+        var logger = bootstrap()
+        logger.logLevel = .warning
+        return logger
+    }
 }
 
 /// Runs `body` with a running PostgresClient on `settings`.

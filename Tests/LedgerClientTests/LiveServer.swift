@@ -5,8 +5,6 @@ import LedgerStore
 import LedgerTestSupport
 import Logging
 import PostgresNIO
-import ServiceLifecycle
-import Synchronization
 
 /// The services `ledger serve` (or `ledger api`) runs, on a fresh database and a free port,
 /// and SDK clients signed in as any account.
@@ -28,9 +26,7 @@ struct LiveServer {
         try await withTestStore { store, client, _ in
             let logger = Logger(label: "live-server")
             let authority = try await TokenAuthority(secret: "live-server-test-secret-\(UUID())")
-            let port = Mutex<Int?>(nil)
-            let onRunning: @Sendable (Int) async -> Void = { bound in port.withLock { $0 = bound } }
-            let services =
+            return try await LedgerServer.serving(logger: logger) { onRunning in
                 switch roles {
                 case .allInOne:
                     LedgerServer.allInOne(
@@ -41,16 +37,8 @@ struct LiveServer {
                         client: client, store: store, authority: authority, configuration: configuration, logger: logger,
                         onRunning: onRunning)
                 }
-            let group = ServiceGroup(configuration: .init(services: services.map { .init(service: $0) }, logger: logger))
-            try await withThrowingTaskGroup(of: Void.self) { tasks in
-                tasks.addTask { try await group.run() }
-                defer { tasks.cancelAll() }
-                try await waitUntil("server listening") { port.withLock { $0 } != nil }
-                let server = LiveServer(
-                    baseURL: URL(string: "http://127.0.0.1:\(port.withLock { $0 }!)")!, authority: authority, db: client)
-                try await body(server)
-                await group.triggerGracefulShutdown()
-                try await tasks.next()
+            } _: { port in
+                try await body(LiveServer(baseURL: URL(string: "http://127.0.0.1:\(port)")!, authority: authority, db: client))
             }
         }
     }
