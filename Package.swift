@@ -31,10 +31,15 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
     ],
     targets: [
+        // Wire types shared by the SDK and the server (share options, highlight kinds, JSON values). Foundation only.
+        .target(
+            name: "LedgerWire",
+            swiftSettings: swiftSettings
+        ),
         // Pure domain: events, commands, hash chain, proof verification. No I/O.
         .target(
             name: "LedgerDomain",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["LedgerWire", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         // The numbered SQL migrations, shipped as resources.
@@ -85,7 +90,7 @@ let package = Package(
         .target(
             name: "LedgerAPI",
             dependencies: [
-                "LedgerDomain", "LedgerStore", "LedgerVerifier", "LedgerProjections",
+                "LedgerDomain", "LedgerWire", "LedgerStore", "LedgerVerifier", "LedgerProjections",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -101,7 +106,7 @@ let package = Package(
         .executableTarget(
             name: "LedgerCLI",
             dependencies: [
-                "LedgerDomain", "LedgerStore", "LedgerAPI", "LedgerVerifier", "LedgerProjections", "LedgerClient", "LedgerDeviceSimulator",
+                "LedgerDomain", "LedgerWire", "LedgerStore", "LedgerAPI", "LedgerVerifier", "LedgerProjections", "LedgerClient", "LedgerDeviceSimulator",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -116,12 +121,13 @@ let package = Package(
         // Simulated recipient devices: keys, diversification, padded Merkle trees, proofs.
         .target(
             name: "LedgerDeviceSimulator",
-            dependencies: ["LedgerDomain", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["LedgerDomain", "LedgerWire", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
-        // Client SDK for apps: Foundation only, no dependencies at all.
+        // Client SDK for apps: Foundation and the wire types only, no server targets.
         .target(
             name: "LedgerClient",
+            dependencies: ["LedgerWire"],
             swiftSettings: swiftSettings
         ),
         // Test support: a throwaway PostgreSQL cluster and per-test databases.
@@ -136,7 +142,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LedgerDomainTests",
-            dependencies: ["LedgerDomain", "LedgerDeviceSimulator", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["LedgerDomain", "LedgerWire", "LedgerDeviceSimulator", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -147,7 +153,8 @@ let package = Package(
         .testTarget(
             name: "LedgerAPITests",
             dependencies: [
-                "LedgerAPI", "LedgerStore", "LedgerVerifier", "LedgerProjections", "LedgerTestSupport", "LedgerDomain", "LedgerDeviceSimulator",
+                "LedgerAPI", "LedgerStore", "LedgerVerifier", "LedgerProjections", "LedgerTestSupport", "LedgerDomain", "LedgerWire",
+                "LedgerDeviceSimulator",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],

@@ -3,6 +3,7 @@ import Logging
 import HTTPTypes
 import Hummingbird
 import LedgerDomain
+import LedgerWire
 
 /// The v1 collaboration endpoints.
 struct CollaborationController {

@@ -1,5 +1,6 @@
 import Foundation
 import LedgerDomain
+import LedgerWire
 import LedgerProjections
 import LedgerStore
 import NIOCore

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import LedgerDomain
+import LedgerWire
 import LedgerStore
 import Logging
 import PostgresNIO

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import LedgerDomain
+import LedgerWire
 
 // Request and response bodies of the v1 API (see openapi.yaml).
 
@@ -129,41 +130,4 @@ public struct AccessRecord: Codable, Sendable, Equatable {
 
 public struct AccessAuditView: ResponseCodable, Equatable, Sendable {
     public var records: [AccessRecord]
-}
-
-/// Any JSON value, to echo stored event data in history answers.
-public enum JSONValue: Codable, Sendable, Equatable {
-    case null
-    case bool(Bool)
-    case number(Double)
-    case string(String)
-    case array([JSONValue])
-    case object([String: JSONValue])
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.singleValueContainer()
-        if c.decodeNil() { self = .null }
-        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
-        else if let n = try? c.decode(Double.self) { self = .number(n) }
-        else if let s = try? c.decode(String.self) { self = .string(s) }
-        else if let a = try? c.decode([JSONValue].self) { self = .array(a) }
-        else { self = .object(try c.decode([String: JSONValue].self)) }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.singleValueContainer()
-        switch self {
-        case .null: try c.encodeNil()
-        case .bool(let b): try c.encode(b)
-        case .number(let n): try c.encode(n)
-        case .string(let s): try c.encode(s)
-        case .array(let a): try c.encode(a)
-        case .object(let o): try c.encode(o)
-        }
-    }
-
-    public subscript(key: String) -> JSONValue? {
-        if case .object(let o) = self { return o[key] }
-        return nil
-    }
 }

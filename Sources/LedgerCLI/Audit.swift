@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LedgerAPI
 import LedgerDomain
+import LedgerWire
 import LedgerStore
 import Logging
 import PostgresNIO

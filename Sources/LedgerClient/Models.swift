@@ -1,43 +1,9 @@
 import Foundation
+// ShareOptions, HighlightKind and JSONValue: apps see them through `import LedgerClient`.
+@_exported import LedgerWire
 
 // The v1 API's bodies as the app sees them. Root hashes, keys, signatures and challenges are
 // `Data` here; on the wire they are standard base64.
-
-/// The share options the sender picked (`SWCollaborationShareOptions`).
-public struct ShareOptions: Codable, Sendable, Hashable {
-    public struct Option: Codable, Sendable, Hashable {
-        public var identifier: String
-        public var title: String
-        public var selected: Bool
-        public init(identifier: String, title: String, selected: Bool) {
-            self.identifier = identifier
-            self.title = title
-            self.selected = selected
-        }
-    }
-
-    public struct Group: Codable, Sendable, Hashable {
-        public enum Kind: String, Codable, Sendable { case picker, switches }
-        public var identifier: String
-        public var title: String
-        public var kind: Kind
-        public var options: [Option]
-        public init(identifier: String, title: String, kind: Kind, options: [Option]) {
-            self.identifier = identifier
-            self.title = title
-            self.kind = kind
-            self.options = options
-        }
-    }
-
-    public var summary: String?
-    public var groups: [Group]
-
-    public init(summary: String? = nil, groups: [Group]) {
-        self.summary = summary
-        self.groups = groups
-    }
-}
 
 /// Who starts the collaboration, as shown in Messages.
 public struct Initiator: Sendable, Hashable {
@@ -112,10 +78,6 @@ public struct History: Codable, Sendable, Hashable {
     public var events: [Entry]
 }
 
-public enum HighlightKind: String, Codable, Sendable, CaseIterable {
-    case change, membership, mention, persistence
-}
-
 public struct Highlights: Codable, Sendable, Hashable {
     public struct Notice: Codable, Sendable, Hashable {
         public var position: Int64
@@ -167,43 +129,6 @@ public struct Challenge: Sendable, Hashable {
 public enum ProofResult: Sendable, Hashable {
     case granted(rootHash: Data, accountID: String, position: Int64)
     case pending(requestID: String, statusURL: String)
-}
-
-/// Any JSON value (event data in history answers).
-public enum JSONValue: Codable, Sendable, Hashable {
-    case null
-    case bool(Bool)
-    case number(Double)
-    case string(String)
-    case array([JSONValue])
-    case object([String: JSONValue])
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.singleValueContainer()
-        if c.decodeNil() { self = .null }
-        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
-        else if let n = try? c.decode(Double.self) { self = .number(n) }
-        else if let s = try? c.decode(String.self) { self = .string(s) }
-        else if let a = try? c.decode([JSONValue].self) { self = .array(a) }
-        else { self = .object(try c.decode([String: JSONValue].self)) }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.singleValueContainer()
-        switch self {
-        case .null: try c.encodeNil()
-        case .bool(let b): try c.encode(b)
-        case .number(let n): try c.encode(n)
-        case .string(let s): try c.encode(s)
-        case .array(let a): try c.encode(a)
-        case .object(let o): try c.encode(o)
-        }
-    }
-
-    public subscript(key: String) -> JSONValue? {
-        if case .object(let o) = self { return o[key] }
-        return nil
-    }
 }
 
 /// A refusal from the ledger: the HTTP status, the stable error code, the message, and for

@@ -1,5 +1,6 @@
 import Foundation
 import LedgerDomain
+import LedgerWire
 
 /// Collaborations with a realistic life: started, identities added, recipients granted on
 /// one to three devices, highlights, some identities removed (their access revoked), some

@@ -1,4 +1,5 @@
 import Foundation
+import LedgerWire
 
 /// Start a collaboration: the sharing device's metadata.
 public struct StartCollaboration: Sendable, Hashable, Codable {

@@ -1,45 +1,5 @@
 import Foundation
-
-/// Share options as the sharing device configured them.
-public struct ShareOptions: Codable, Sendable, Hashable {
-    public struct Option: Codable, Sendable, Hashable {
-        public var identifier: String
-        public var title: String
-        public var selected: Bool
-        public init(identifier: String, title: String, selected: Bool) {
-            self.identifier = identifier
-            self.title = title
-            self.selected = selected
-        }
-    }
-
-    public struct Group: Codable, Sendable, Hashable {
-        public enum Kind: String, Codable, Sendable { case picker, switches }
-        public var identifier: String
-        public var title: String
-        public var kind: Kind
-        public var options: [Option]
-        public init(identifier: String, title: String, kind: Kind, options: [Option]) {
-            self.identifier = identifier
-            self.title = title
-            self.kind = kind
-            self.options = options
-        }
-    }
-
-    public var summary: String?
-    public var groups: [Group]
-
-    public init(summary: String? = nil, groups: [Group]) {
-        self.summary = summary
-        self.groups = groups
-    }
-
-    /// Identifiers of the selected options, by group identifier.
-    public var selected: [String: [String]] {
-        Dictionary(uniqueKeysWithValues: groups.map { ($0.identifier, $0.options.filter(\.selected).map(\.identifier)) })
-    }
-}
+import LedgerWire
 
 /// The events of a collaboration stream.
 public enum CollaborationEvent: Sendable, Hashable {
@@ -186,20 +146,6 @@ public enum CollaborationEvent: Sendable, Hashable {
 
     public func newEvent(metadata: EventMetadata, id: UUID = UUID()) -> NewEvent {
         NewEvent(eventId: id, type: type, data: json, metadata: metadata.json())
-    }
-}
-
-/// Highlight notice kinds and their triggers, as Apple names them.
-public enum HighlightKind: String, Codable, Sendable, CaseIterable {
-    case change, membership, mention, persistence
-
-    public var triggers: [String] {
-        switch self {
-        case .change: ["edit", "comment"]
-        case .membership: ["addedCollaborator", "removedCollaborator"]
-        case .mention: []
-        case .persistence: ["created", "moved", "renamed", "deleted"]
-        }
     }
 }
 

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import LedgerAPI
 import LedgerDomain
+import LedgerWire
 import Testing
 
 @Suite("Collaboration API")

@@ -28,7 +28,7 @@ func rejection(_ body: () async throws -> Void) async -> LedgerError? {
     }
 }
 
-let tripOptions = SDKShareOptions(summary: "Anyone can edit", groups: [
+let tripOptions = ShareOptions(summary: "Anyone can edit", groups: [
     .init(identifier: "permission", title: "Permission", kind: .picker, options: [
         .init(identifier: "rw", title: "Can make changes", selected: true),
         .init(identifier: "ro", title: "Read only", selected: false),
@@ -87,8 +87,8 @@ struct ClientTests {
             #expect(collaboration.memberCounts.granted == 2)
             let members = try await devin.members(of: id, minPosition: bobGranted)
             #expect(Set(members.members.compactMap(\.accountId)) == ["alice", "bob"])
-            let highlightPosition = try await alice.postHighlight(SDKHighlightKind.change, trigger: "edit", in: id)
-            let mention = try await alice.postHighlight(SDKHighlightKind.mention, mentioning: bobPerson.rootHashData, in: id)
+            let highlightPosition = try await alice.postHighlight(HighlightKind.change, trigger: "edit", in: id)
+            let mention = try await alice.postHighlight(HighlightKind.mention, mentioning: bobPerson.rootHashData, in: id)
             #expect(mention > highlightPosition)
             let notices = try await bob.highlights(in: id, minPosition: mention)
             #expect(notices.highlights.map(\.kind).filter { $0 != "membership" } == ["change", "mention"])

@@ -1,5 +1,6 @@
 import Foundation
 import LedgerDomain
+import LedgerWire
 import Testing
 
 func hash(_ n: UInt8) -> RootHash { try! RootHash(bytes: Array(repeating: n, count: 32)) }
