@@ -99,7 +99,9 @@ struct VerifierTests {
     func workerPath() async throws {
         let hubs = HubBox()
         try await withAPI(
-            configuration: .init(verdictWait: .milliseconds(300)),
+            // Long enough for a loaded machine's worker to answer the second proof; the first
+            // (no worker yet) pays it in full before its 202.
+            configuration: .init(verdictWait: .seconds(3)),
             verifier: { client, _ in
                 let hub = NotificationHub(client: client, channel: VerifierChannels.verdicts, logger: Logger(label: "test"))
                 hubs.set(hub)
