@@ -11,12 +11,17 @@ public struct APIError: HTTPResponseError, Sendable {
     public var code: String
     public var message: String
     public var extra: [String: String]
+    /// Headers the refusal carries besides the JSON content type (`Allow` on a 405).
+    public var headers: HTTPFields
 
-    public init(_ status: HTTPResponse.Status, _ code: String, _ message: String, extra: [String: String] = [:]) {
+    public init(
+        _ status: HTTPResponse.Status, _ code: String, _ message: String, extra: [String: String] = [:], headers: HTTPFields = [:]
+    ) {
         self.status = status
         self.code = code
         self.message = message
         self.extra = extra
+        self.headers = headers
     }
 
     public init(_ error: DomainError) {
@@ -41,7 +46,8 @@ public struct APIError: HTTPResponseError, Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let data = try encoder.encode(["error": body])
-        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
+        var headers = self.headers
+        headers[.contentType] = "application/json; charset=utf-8"
         if status == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }

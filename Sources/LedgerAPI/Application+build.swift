@@ -54,6 +54,8 @@ public func buildRouter(
     verifier: VerifierLink, logger: Logger
 ) -> Router<LedgerRequestContext> {
     let router = Router(context: LedgerRequestContext.self)
+    // Request ids and the access log outermost, so they see every answer, refusals included.
+    router.add(middleware: RequestIdMiddleware())
     router.add(middleware: ErrorMiddleware())
     // Request count and latency by method, route and status.
     router.add(middleware: MetricsMiddleware())
@@ -84,6 +86,8 @@ public func buildRouter(
         collaborations: service, localDecider: verifier.localDecider, verdicts: verifier.verdicts,
         verdictWait: configuration.verdictWait, throttle: RejectionThrottle(limit: configuration.rejectionLimitPerMinute))
     ProofController(service: proofs, bodyLimit: configuration.bodyLimit).addRoutes(to: v1)
+    // Last: wraps only the not-found responder (405 + Allow for a known path, wrong method).
+    router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes))
     return router
 }
 

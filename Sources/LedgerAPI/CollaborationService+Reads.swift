@@ -205,7 +205,13 @@ extension CollaborationService {
         caller: Caller, account: String?, collaborationId: String?, from: Date?, to: Date?, limit: Int = 100_000
     ) async throws -> AccessAuditView {
         guard caller.isAuditor else { throw DomainError(.forbidden, "not_auditor", "the access audit is for auditors") }
-        let collaboration = try collaborationId.map { try Identifiers.collaborationId($0) }
+        // A filter, not a lookup: a well-formed id that matches nothing gives no records.
+        let collaboration = try collaborationId.map { id in
+            guard let uuid = UUID(uuidString: id) else {
+                throw DomainError.invalid("collaboration must be a collaboration id (a UUID)", code: "invalid_query")
+            }
+            return uuid.uuidString.lowercased()
+        }
         let rows = try await client.query(
             """
             SELECT position, (extract(epoch FROM at) * 1000000)::int8, collaboration_id, account, root_hash, change, reason, actor

@@ -14,7 +14,7 @@ struct Project: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOptions
 
     func run() async throws {
-        try await Role(database: database, migrate: false).run { context in
+        try await Role(name: "project", database: database, migrate: false).run { context in
             let events = context.hub("ledger_events")
             let worker = ProjectorWorker(client: context.client, events: events, logger: context.logger)
             context.logger.info("projector worker running", metadata: ["id": "\(worker.id)"])

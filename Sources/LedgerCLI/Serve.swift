@@ -53,7 +53,7 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try http.configuration()
-        try await Role(database: database, migrate: true).run { context in
+        try await Role(name: "serve", database: database, migrate: true).run { context in
             let (authority, onRunning) = try await context.authority(printGeneratedToken: true)
             return LedgerServer.allInOne(
                 client: context.client, store: context.store, authority: authority, configuration: configuration,
@@ -72,7 +72,7 @@ struct API: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try http.configuration()
-        try await Role(database: database, migrate: false).run { context in
+        try await Role(name: "api", database: database, migrate: false).run { context in
             let (authority, onRunning) = try await context.authority(printGeneratedToken: false)
             return LedgerServer.apiOnly(
                 client: context.client, store: context.store, authority: authority, configuration: configuration,
@@ -90,7 +90,7 @@ struct Verifier: AsyncParsableCommand {
     @OptionGroup var verifier: VerifierOptions
 
     func run() async throws {
-        try await Role(database: database, migrate: false).run { context in
+        try await Role(name: "verifier", database: database, migrate: false).run { context in
             let requests = context.hub(VerifierChannels.requests)
             let decider = ProofDecider(client: context.client, store: context.store, logger: context.logger)
             context.logger.info("verifier worker running", metadata: ["concurrency": "\(verifier.concurrency)"])
@@ -103,8 +103,11 @@ struct Verifier: AsyncParsableCommand {
 /// schema, then run its services in one ServiceGroup. On SIGTERM/SIGINT the services stop in
 /// reverse order (HTTP server first, workers next), then the client, then the embedded cluster.
 struct Role {
+    /// The role's name: with the process id, the `application_name` of its connections.
+    let name: String
     let database: DatabaseOptions
     let migrate: Bool
+    let maxConnections = 40
 
     struct Context {
         let client: PostgresClient
@@ -139,7 +142,8 @@ struct Role {
         LedgerMetrics.bootstrap()
         let (settings, embedded) = try await database.connect(logger: logger)
         try await stopping(embedded) {
-            let client = settings.makeClient(logger: logger, maxConnections: 40)
+            let applicationName = "ledger \(name) \(ProcessInfo.processInfo.processIdentifier)"
+            let client = settings.makeClient(logger: logger, maxConnections: maxConnections, applicationName: applicationName)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { await client.run() }
                 defer { group.cancelAll() }
@@ -154,7 +158,9 @@ struct Role {
                     client: client, store: PostgresEventStore(client: client, logger: logger), logger: logger, database: database)
                 let group = ServiceGroup(
                     configuration: .init(
-                        services: try await services(context).map { .init(service: $0) },
+                        services: ([DatabasePoolMetrics(
+                            client: client, applicationName: applicationName, maxConnections: maxConnections, logger: logger)]
+                            + (try await services(context))).map { .init(service: $0) },
                         gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
                 try await group.run()
             }

@@ -62,7 +62,9 @@ public struct DatabaseSettings: Sendable, Equatable, CustomStringConvertible {
         return copy
     }
 
-    public func clientConfiguration(maxConnections: Int = 20) -> PostgresClient.Configuration {
+    /// `applicationName` names the process's connections in `pg_stat_activity` (what
+    /// `DatabasePoolMetrics` counts).
+    public func clientConfiguration(maxConnections: Int = 20, applicationName: String? = nil) -> PostgresClient.Configuration {
         let tlsConfig: PostgresClient.Configuration.TLS =
             switch tls {
             case .disable: .disable
@@ -74,11 +76,14 @@ public struct DatabaseSettings: Sendable, Equatable, CustomStringConvertible {
         // Fail fast on a wrong address instead of hanging at start-up.
         configuration.options.connectTimeout = .seconds(5)
         configuration.options.maximumConnections = maxConnections
+        if let applicationName { configuration.options.additionalStartupParameters = [("application_name", applicationName)] }
         return configuration
     }
 
-    public func makeClient(logger: Logger, maxConnections: Int = 20) -> PostgresClient {
-        PostgresClient(configuration: clientConfiguration(maxConnections: maxConnections), backgroundLogger: logger)
+    public func makeClient(logger: Logger, maxConnections: Int = 20, applicationName: String? = nil) -> PostgresClient {
+        PostgresClient(
+            configuration: clientConfiguration(maxConnections: maxConnections, applicationName: applicationName),
+            backgroundLogger: logger)
     }
 }
 

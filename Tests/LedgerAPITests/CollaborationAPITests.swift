@@ -3,6 +3,9 @@ import HTTPTypes
 import LedgerAPI
 import LedgerDomain
 import LedgerWire
+import NIOCore
+import HummingbirdTesting
+import PostgresNIO
 import Testing
 
 @Suite("Collaboration API")
@@ -109,6 +112,72 @@ struct CollaborationAPITests {
                 #expect(r.body.errorCode == code, "\(uri) \(body): \(r.raw)")
             }
             #expect(try await api.eventCount() == 1)
+        }
+    }
+
+    @Test("request ids: the caller's X-Request-Id is echoed and recorded with the events; a junk one is replaced")
+    func requestIds() async throws {
+        try await withAPI { api in
+            let name = HTTPField.Name("X-Request-Id")!
+            let token = try await api.token("owner")
+            let start = try await api.client.execute(
+                uri: "/v1/collaborations", method: .post,
+                headers: [.authorization: "Bearer \(token)", .contentType: "application/json", name: "client-req-42"],
+                body: ByteBuffer(string: startBody))
+            #expect(start.status == .created)
+            #expect(start.headers[name] == "client-req-42")
+            let rows = try await api.db.query("SELECT metadata->>'requestId' FROM ledger_events")
+            var recorded: [String?] = []
+            for try await id in rows.decode(String?.self) { recorded.append(id) }
+            #expect(recorded == ["client-req-42"])
+            // Not a plain token: the server's own id instead, on refusals too.
+            let junk = try await api.client.execute(
+                uri: "/v1/collaborations/\(UUID())", method: .get,
+                headers: [.authorization: "Bearer \(token)", name: "two words\u{7f}"])
+            #expect(junk.status == .notFound)
+            let generated = try #require(junk.headers[name])
+            #expect(generated != "two words\u{7f}" && !generated.isEmpty)
+            let unauthenticated = try await api.client.execute(uri: "/v1/collaborations", method: .post, headers: [name: "r-1"])
+            #expect(unauthenticated.status == .unauthorized && unauthenticated.headers[name] == "r-1")
+        }
+    }
+
+    @Test("a known path with a method it does not serve: 405 with Allow; unknown paths stay 404")
+    func methodNotAllowed() async throws {
+        try await withAPI { api in
+            let id = UUID().uuidString.lowercased()
+            let cases: [(HTTPRequest.Method, String, String?)] = [
+                (.trace, "/v1/collaborations", "POST"),
+                (.delete, "/v1/collaborations/\(id)", "GET"),
+                (.put, "/v1/collaborations/\(id)/highlights", "GET, POST"),
+                (.post, "/health", "GET"),
+                (.patch, "/v1/collaborations/\(id)/proofs/\(id)", "GET"),
+                (.delete, "/v1/no-such-thing", nil),
+            ]
+            for (method, uri, allow) in cases {
+                let response = try await api.client.execute(uri: uri, method: method, headers: [:])
+                let body = String(buffer: response.body)
+                if let allow {
+                    #expect(response.status == .methodNotAllowed, "\(method) \(uri): \(body)")
+                    #expect(response.headers[.allow] == allow, "\(method) \(uri)")
+                    #expect(body.contains("method_not_allowed"))
+                } else {
+                    #expect(response.status == .notFound, "\(method) \(uri): \(body)")
+                }
+            }
+        }
+    }
+
+    @Test("audit filters: a malformed collaboration id is a 400, an unknown one matches nothing; positions past int64 are a 400")
+    func auditFilters() async throws {
+        try await withAPI { api in
+            let bad = try await api.call(.get, "/v1/audit/access?collaboration=nonsense", as: "aud", roles: ["auditor"])
+            #expect(bad.status == .badRequest && bad.body.errorCode == "invalid_query", "\(bad.raw)")
+            let unknown = try await api.call(.get, "/v1/audit/access?collaboration=\(UUID())", as: "aud", roles: ["auditor"])
+            #expect(unknown.status == .ok, "\(unknown.raw)")
+            #expect(unknown.body["records"] == .array([]))
+            let huge = try await api.call(.get, "/v1/accounts/me/collaborations?minPosition=18446744073709551615", as: "aud")
+            #expect(huge.status == .badRequest && huge.body.errorCode == "invalid_query", "\(huge.raw)")
         }
     }
 }

@@ -1,0 +1,57 @@
+import Logging
+import Metrics
+import PostgresNIO
+import ServiceLifecycle
+
+/// Database pool use for `/metrics`, as PostgreSQL sees it: this process's connections (its
+/// client's `application_name`) by state, sampled every few seconds, next to the pool's size.
+///
+/// `ledger_db_connections{state="active"}` counts connections running a statement (the
+/// sampler's own query among them), `idle_in_transaction` those holding a transaction open,
+/// `idle` those parked in the pool; `ledger_db_connections_max` is the configured ceiling.
+/// PostgresNIO keeps its pool's counters to itself, so the server's view is the one we have;
+/// it is also the one that matters when connections run short on the server.
+public struct DatabasePoolMetrics: Service {
+    let client: PostgresClient
+    let applicationName: String
+    let maxConnections: Int
+    let interval: Duration
+    let logger: Logger
+
+    static let states = ["active", "idle", "idle_in_transaction"]
+
+    public init(client: PostgresClient, applicationName: String, maxConnections: Int, interval: Duration = .seconds(5), logger: Logger) {
+        self.client = client
+        self.applicationName = applicationName
+        self.maxConnections = maxConnections
+        self.interval = interval
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        Gauge(label: "ledger_db_connections_max").record(maxConnections)
+        let gauges = Dictionary(uniqueKeysWithValues: Self.states.map { ($0, Gauge(label: "ledger_db_connections", dimensions: [("state", $0)])) })
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            do {
+                let counts = try await sample()
+                for (state, gauge) in gauges { gauge.record(counts[state] ?? 0) }
+            } catch {
+                // The database may be restarting; the next sample tries again.
+                logger.debug("pool sample failed", metadata: ["error": "\(error)"])
+            }
+            try? await Task.sleep(for: interval)
+        }
+    }
+
+    /// This process's connections by state (`idle in transaction` as `idle_in_transaction`).
+    public func sample() async throws -> [String: Int] {
+        let rows = try await client.query(
+            """
+            SELECT replace(coalesce(state, 'unknown'), ' ', '_'), count(*)::int8
+            FROM pg_stat_activity WHERE application_name = \(applicationName) GROUP BY 1
+            """, logger: logger)
+        var counts: [String: Int] = [:]
+        for try await (state, count) in rows.decode((String, Int64).self) { counts[state] = Int(count) }
+        return counts
+    }
+}
