@@ -78,7 +78,7 @@ let package = Package(
         .target(
             name: "LedgerProjections",
             dependencies: [
-                "LedgerStore",
+                "LedgerDomain", "LedgerStore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -81,6 +81,9 @@ public enum LedgerServer {
             client: client, store: store, authority: authority, configuration: configuration, verifier: verifier, logger: logger)
         return Application(
             router: router,
+            // A connection that sends nothing for a minute is closed: slow or stalled clients do
+            // not hold sockets forever (they cost no thread meanwhile: the server is NIO).
+            server: .http1(configuration: .init(idleTimeout: .seconds(60))),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "participant-ledger"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.port

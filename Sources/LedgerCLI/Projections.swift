@@ -25,7 +25,7 @@ struct Project: AsyncParsableCommand {
 
 struct Projections: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Inspect and rebuild the projections.", subcommands: [Status.self, Rebuild.self])
+        abstract: "Inspect, verify and rebuild the projections.", subcommands: [Status.self, Verify.self, Rebuild.self])
 
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Each projection's position, lag in events and seconds, owner and state.")
@@ -45,6 +45,31 @@ struct Projections: AsyncParsableCommand {
                  s.status == "running" ? "running" : "STOPPED at \(s.errorPosition ?? 0): \(s.error ?? "")"]
             }).print()
             if statuses.contains(where: { $0.status != "running" }) { throw ExitCode(3) }
+        }
+    }
+
+    struct Verify: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check that each view equals the domain's fold of the log up to its checkpoint; exit 1 naming what differs.")
+        @OptionGroup var database: DatabaseOptions
+
+        func run() async throws {
+            let logger = Logs.bootstrap()
+            let (settings, embedded) = try await database.connect(logger: logger)
+            let report = try await stopping(embedded) {
+                try await withDatabase(settings, logger: logger) { client in
+                    try await ViewAudit(client: client, store: PostgresEventStore(client: client, logger: logger), logger: logger).run()
+                }
+            }
+            let at = Projection.allCases.map { "\($0.rawValue) at \(report.positions[$0] ?? 0)" }.joined(separator: ", ")
+            if report.consistent {
+                print("views consistent with the log (\(at)); \(report.collaborations) collaborations folded")
+                return
+            }
+            print("views DIVERGE from the log (\(at)): \(report.diverged) difference(s)")
+            for line in report.details { print("  " + line) }
+            print("`ledger projections rebuild NAME` replays the log into a fresh copy of a view.")
+            throw ExitCode(1)
         }
     }
 

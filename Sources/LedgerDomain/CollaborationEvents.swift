@@ -150,5 +150,6 @@ public enum CollaborationEvent: Sendable, Hashable {
 }
 
 public enum Streams {
-    public static func collaboration(_ id: String) -> String { "collaboration-\(id)" }
+    public static let collaborationPrefix = "collaboration-"
+    public static func collaboration(_ id: String) -> String { collaborationPrefix + id }
 }

@@ -137,6 +137,45 @@ struct ProjectionTests {
         }
     }
 
+    @Test("the view audit finds views equal to the fold, and names each view row that a bug changed or lost")
+    func viewAudit() async throws {
+        try await withTestStore { store, client, _ in
+            let events = NotificationHub(client: client, channel: "ledger_events", logger: logger)
+            let worker = ProjectorWorker(client: client, events: events, logger: logger)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await events.run() }
+                group.addTask { try await worker.run() }
+                defer { group.cancelAll() }
+                try await writeCollaborations(store, count: 12, seed: 7)
+                try await caughtUp(client)
+            }
+            let audit = ViewAudit(client: client, store: store, logger: logger)
+            let clean = try await audit.run()
+            #expect(clean.consistent, "\(clean.details)")
+            #expect(clean.collaborations == 12)
+            #expect(clean.positions[.membership] == (try await head(client)))
+            // A bug's traces: one identity in the wrong state, one notice lost, one collaboration invented.
+            try await client.query(
+                """
+                UPDATE proj_members SET state = CASE state WHEN 'removed' THEN 'granted' ELSE 'removed' END
+                WHERE (collaboration_id, root_hash) = (SELECT collaboration_id, root_hash FROM proj_members ORDER BY position LIMIT 1)
+                """)
+            try await client.query("DELETE FROM proj_highlights WHERE position = (SELECT min(position) FROM proj_highlights)")
+            try await client.query(
+                """
+                INSERT INTO proj_collaborations SELECT '00000000-0000-4000-8000-000000000000', local_identifier, title,
+                  initiator_handle, initiator_name, owner, universal_link, share_options, started_at, started_position
+                FROM proj_collaborations LIMIT 1
+                """)
+            let broken = try await audit.run()
+            #expect(!broken.consistent)
+            #expect(broken.diverged == 3, "\(broken.details)")
+            #expect(broken.details.contains { $0.hasPrefix("membership of ") })
+            #expect(broken.details.contains { $0.contains("has no row in proj_highlights") })
+            #expect(broken.details.contains { $0.contains("00000000-0000-4000-8000-000000000000") })
+        }
+    }
+
     @Test("a projector that dies mid-batch leaves nothing half-applied; another takes over when its lease lapses")
     func crashAndTakeover() async throws {
         try await withTestStore { store, client, _ in

@@ -1,0 +1,155 @@
+import LedgerDomain
+import LedgerStore
+import Logging
+import PostgresNIO
+
+/// Holds the views to the log: each view must be exactly what the domain's own fold of the log
+/// gives, up to that view's checkpoint (`ledger projections verify`, the reliability suite).
+///
+/// The views and their checkpoints are read in one repeatable-read snapshot, so projectors may
+/// keep running meanwhile; the log below a checkpoint never changes, so the fold reads it freely.
+/// - membership: every identity of every collaboration (state and account, removed ones
+///   included) against `CollaborationState` folded event by event;
+/// - collaborations: one row per `CollaborationStarted`, no other;
+/// - highlights: one row per `HighlightPosted`, at its position, no other.
+public struct ViewAudit: Sendable {
+    public struct Report: Sendable {
+        /// Checkpoints the views were compared at.
+        public var positions: [Projection: Int64]
+        /// Collaborations the fold holds at the membership checkpoint.
+        public var collaborations: Int
+        /// Collaborations whose members differ, plus collaboration and highlight rows missing or extra.
+        public var diverged: Int
+        /// What differs, first few of each kind, readable.
+        public var details: [String]
+
+        public var consistent: Bool { diverged == 0 }
+    }
+
+    let client: PostgresClient
+    let store: PostgresEventStore
+    let logger: Logger
+
+    public init(client: PostgresClient, store: PostgresEventStore, logger: Logger) {
+        self.client = client
+        self.store = store
+        self.logger = logger
+    }
+
+    public func run(maxDetails: Int = 10) async throws -> Report {
+        let snapshot = try await readViews()
+        var report = Report(
+            positions: snapshot.positions, collaborations: 0, diverged: snapshot.missingRows.count, details: [])
+        report.details += snapshot.missingRows.prefix(maxDetails)
+
+        let membership = snapshot.positions[.membership] ?? 0
+        let folded = try await fold(upTo: membership).mapValues(\.identities).filter { !$0.value.isEmpty }
+        report.collaborations = try await collaborationCount(upTo: membership)
+        var differing = 0
+        for id in Set(folded.keys).union(snapshot.members.keys).sorted() {
+            let expected = folded[id] ?? [:]
+            let actual = snapshot.members[id] ?? [:]
+            guard expected != actual else { continue }
+            differing += 1
+            if differing <= maxDetails {
+                let hashes = Set(expected.keys).union(actual.keys).filter { expected[$0] != actual[$0] }.sorted()
+                let shown = hashes.prefix(3).map { hash in
+                    "\(hash.prefix(12))…: log \(Self.describe(expected[hash])), view \(Self.describe(actual[hash]))"
+                }
+                report.details.append("membership of \(id) at \(membership): \(shown.joined(separator: "; "))")
+            }
+        }
+        report.diverged += differing
+        return report
+    }
+
+    static func describe(_ identity: CollaborationState.Identity?) -> String {
+        guard let identity else { return "absent" }
+        return identity.account.map { "\(identity.status.rawValue) (\($0))" } ?? identity.status.rawValue
+    }
+
+    struct Snapshot {
+        var positions: [Projection: Int64] = [:]
+        var members: [String: [String: CollaborationState.Identity]] = [:]
+        var missingRows: [String] = []
+    }
+
+    /// Checkpoints, the members view, and the collaboration and highlight rows that do not
+    /// match the log's events (both ways), all from one snapshot.
+    func readViews() async throws -> Snapshot {
+        try await client.withConnection { connection in
+            try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
+            do {
+                var snapshot = Snapshot()
+                let checkpoints = try await connection.query("SELECT name, position FROM ledger_projections", logger: logger)
+                for try await (name, position) in checkpoints.decode((String, Int64).self) {
+                    if let projection = Projection(rawValue: name) { snapshot.positions[projection] = position }
+                }
+                let membership = snapshot.positions[.membership] ?? 0
+                let rows = try await connection.query(
+                    "SELECT collaboration_id, root_hash, state, account FROM proj_members WHERE position <= \(membership)",
+                    logger: logger)
+                for try await (id, hash, state, account) in rows.decode((String, String, String, String?).self) {
+                    guard let status = CollaborationState.IdentityStatus(rawValue: state) else {
+                        snapshot.missingRows.append("proj_members \(id) \(hash): unknown state \(state)")
+                        continue
+                    }
+                    snapshot.members[id, default: [:]][hash] = .init(status: status, account: account)
+                }
+                let collaborations = snapshot.positions[.collaborations] ?? 0
+                let highlights = snapshot.positions[.highlights] ?? 0
+                let mismatches = try await connection.query(
+                    """
+                    (SELECT 'collaboration ' || substr(stream_id, 15) || ' started at ' || position || ' has no row in proj_collaborations'
+                       FROM ledger_events WHERE event_type = 'CollaborationStarted' AND position <= \(collaborations)
+                        AND substr(stream_id, 15) NOT IN (SELECT collaboration_id FROM proj_collaborations))
+                    UNION ALL
+                    (SELECT 'proj_collaborations row ' || collaboration_id || ' has no CollaborationStarted at or below ' || \(collaborations)
+                       FROM proj_collaborations c WHERE NOT EXISTS (
+                         SELECT 1 FROM ledger_events e WHERE e.event_type = 'CollaborationStarted'
+                            AND e.stream_id = 'collaboration-' || c.collaboration_id AND e.position <= \(collaborations)))
+                    UNION ALL
+                    (SELECT 'highlight at ' || position || ' has no row in proj_highlights'
+                       FROM ledger_events WHERE event_type = 'HighlightPosted' AND position <= \(highlights)
+                        AND position NOT IN (SELECT position FROM proj_highlights))
+                    UNION ALL
+                    (SELECT 'proj_highlights row at ' || h.position || ' is not a HighlightPosted of ' || h.collaboration_id
+                       FROM proj_highlights h WHERE NOT EXISTS (
+                         SELECT 1 FROM ledger_events e WHERE e.position = h.position AND e.event_type = 'HighlightPosted'
+                            AND e.stream_id = 'collaboration-' || h.collaboration_id))
+                    """, logger: logger)
+                for try await line in mismatches.decode(String.self) { snapshot.missingRows.append(line) }
+                try await connection.query("COMMIT", logger: logger)
+                return snapshot
+            } catch {
+                _ = try? await connection.query("ROLLBACK", logger: logger)
+                throw error
+            }
+        }
+    }
+
+    /// Every collaboration's state, folded from the log up to `position`.
+    func fold(upTo position: Int64) async throws -> [String: CollaborationState] {
+        var states: [String: CollaborationState] = [:]
+        var after: Int64 = 0
+        while after < position {
+            let batch = try await store.readAll(after: after, limit: 5000)
+            guard !batch.isEmpty else { break }
+            for record in batch where record.position <= position {
+                guard record.streamId.hasPrefix(Streams.collaborationPrefix) else { continue }
+                let id = String(record.streamId.dropFirst(Streams.collaborationPrefix.count))
+                let event = try CollaborationEvent(record)
+                if case .started(let started) = event { states[id] = CollaborationState(started: started) } else { states[id]?.apply(event) }
+            }
+            after = batch.last!.position
+        }
+        return states
+    }
+
+    func collaborationCount(upTo position: Int64) async throws -> Int {
+        let rows = try await client.query(
+            "SELECT count(*) FROM ledger_events WHERE event_type = 'CollaborationStarted' AND position <= \(position)", logger: logger)
+        for try await count in rows.decode(Int64.self) { return Int(count) }
+        return 0
+    }
+}
