@@ -15,6 +15,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "ledger", targets: ["LedgerCLI"]),
+        .executable(name: "ledger-reliability", targets: ["LedgerReliability"]),
         .library(name: "LedgerClient", targets: ["LedgerClient"]),
         .library(name: "LedgerDomain", targets: ["LedgerDomain"]),
     ],
@@ -115,6 +116,17 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The reliability suite (scripts/reliability): roles as processes, load, faults, counts.
+        .executableTarget(
+            name: "LedgerReliability",
+            dependencies: [
+                "LedgerStore", "LedgerAPI", "LedgerProjections", "LedgerClient", "LedgerDeviceSimulator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

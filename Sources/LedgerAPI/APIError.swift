@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import LedgerDomain
 import LedgerStore
+import PostgresNIO
 
 /// Every refusal leaves as `{"error": {"code", "message"}}` with a fitting status.
 public struct APIError: HTTPResponseError, Sendable {
@@ -69,6 +70,11 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             case .methodNotAllowed: throw APIError(.methodNotAllowed, "method_not_allowed", "\(request.method) is not allowed on \(request.uri.path)")
             default: throw APIError(error.status, "http_error", error.body ?? error.status.reasonPhrase)
             }
+        } catch let error as PSQLError where error.meansDatabaseUnavailable {
+            context.logger.warning("database unavailable", metadata: ["error": "\(String(reflecting: error))"])
+            throw APIError(
+                .serviceUnavailable, "database_unavailable", "the database is unavailable for the moment; retry",
+                headers: [.retryAfter: "1"])
         } catch let error as StoreError where error.isVersionConflict {
             throw APIError(.conflict, "concurrent_update", "the collaboration changed concurrently; retry")
         } catch {

@@ -100,3 +100,20 @@ extension DatabaseSettings {
         }
     }
 }
+
+extension PSQLError {
+    /// The database is unreachable for the moment (connection lost or refused, server shutting
+    /// down, crashed or still recovering): worth a retry, not a bug. The API answers 503.
+    public var meansDatabaseUnavailable: Bool {
+        switch code {
+        case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed:
+            return true
+        case .server:
+            // 08xxx connection exceptions, 57P01 admin / 57P02 crash shutdown, 57P03 cannot connect now.
+            let state = serverInfo?[.sqlState] ?? ""
+            return state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state)
+        default:
+            return false
+        }
+    }
+}

@@ -96,6 +96,20 @@ public actor EmbeddedPostgres {
         settings = nil
     }
 
+    /// A crash and a restart on the same port: immediate shutdown (no checkpoint; the next
+    /// start replays the WAL), `downFor` of outage, then start. Clients keep their settings.
+    public func restartImmediately(downFor: Duration = .seconds(1)) async throws {
+        guard let bin = binDirectory, let port = settings?.port else {
+            throw EmbeddedError(description: "restart: the cluster was not started by this instance")
+        }
+        try await run(bin + "/pg_ctl", ["stop", "-D", clusterPath, "-m", "immediate", "-w", "-t", "60"])
+        logger.info("embedded PostgreSQL stopped (immediate)")
+        try await Task.sleep(for: downFor)
+        try await run(
+            bin + "/pg_ctl", ["start", "-D", clusterPath, "-l", logPath, "-w", "-t", "60", "-o", serverOptions(port: port)])
+        logger.info("embedded PostgreSQL restarted", metadata: ["port": "\(port)"])
+    }
+
     // MARK: Steps
 
     /// `LEDGER_PG_BIN`, then `pg_config --bindir`'s server, then the newest Debian cluster
@@ -219,14 +233,10 @@ public actor EmbeddedPostgres {
         var lastError: (any Error)?
         for _ in 0..<3 {
             let port = try Self.freePort()
-            var serverOptions = ["-p \(port)", "-c listen_addresses=127.0.0.1", "-c unix_socket_directories=''"]
-            for (name, value) in options.serverSettings.sorted(by: { $0.key < $1.key }) {
-                serverOptions.append("-c \(name)=\(value)")
-            }
             do {
                 try await run(
                     binDirectory! + "/pg_ctl",
-                    ["start", "-D", clusterPath, "-l", logPath, "-w", "-t", "60", "-o", serverOptions.joined(separator: " ")])
+                    ["start", "-D", clusterPath, "-l", logPath, "-w", "-t", "60", "-o", serverOptions(port: port)])
                 logger.info("embedded PostgreSQL started", metadata: ["port": "\(port)", "data": "\(clusterPath)"])
                 return port
             } catch {
@@ -236,6 +246,14 @@ public actor EmbeddedPostgres {
         }
         let tail = (try? String(contentsOfFile: logPath, encoding: .utf8))?.split(separator: "\n").suffix(10).joined(separator: "\n") ?? ""
         throw EmbeddedError(description: "embedded PostgreSQL did not start: \(lastError.map { "\($0)" } ?? "")\n\(tail)")
+    }
+
+    private func serverOptions(port: Int) -> String {
+        var serverOptions = ["-p \(port)", "-c listen_addresses=127.0.0.1", "-c unix_socket_directories=''"]
+        for (name, value) in options.serverSettings.sorted(by: { $0.key < $1.key }) {
+            serverOptions.append("-c \(name)=\(value)")
+        }
+        return serverOptions.joined(separator: " ")
     }
 
     private func ensureDatabase(_ settings: DatabaseSettings) async throws {

@@ -70,6 +70,21 @@ public enum ProcessRunner {
         return nil
     }
 
+    /// Starts a process in the background: stdin from /dev/null, stdout and stderr appended to
+    /// `outputPath`. Reap it with `exitStatus(of:)`.
+    public static func launch(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil, outputPath: String
+    ) throws -> pid_t {
+        try spawn(executable, arguments, environment: environment, outputPath: outputPath)
+    }
+
+    /// A launched process's exit status once it has exited (reaping it), nil while it runs.
+    public static func exitStatus(of pid: pid_t) -> Int32? {
+        var status: Int32 = 0
+        guard waitpid(pid, &status, WNOHANG) == pid else { return nil }
+        return decode(status)
+    }
+
     private static func spawn(
         _ executable: String, _ arguments: [String], environment: [String: String]?, outputPath: String
     ) throws -> pid_t {
@@ -77,7 +92,7 @@ public enum ProcessRunner {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_APPEND, 0o600)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
 
         let env = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
@@ -112,7 +127,11 @@ public enum ProcessRunner {
         while waitpid(pid, &status, 0) == -1 {
             if errno != EINTR { return -1 }
         }
-        // WIFEXITED / WEXITSTATUS, spelled out (the C macros are not imported).
+        return decode(status)
+    }
+
+    /// WIFEXITED / WEXITSTATUS, spelled out (the C macros are not imported); 128 + signal otherwise.
+    private static func decode(_ status: Int32) -> Int32 {
         if status & 0x7f == 0 { return (status >> 8) & 0xff }
         return 128 + (status & 0x7f)
     }

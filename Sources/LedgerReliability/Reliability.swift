@@ -1,0 +1,193 @@
+import ArgumentParser
+import Foundation
+import LedgerAPI
+import LedgerClient
+import LedgerStore
+import Logging
+import PostgresNIO
+import Synchronization
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The reliability suite: the ledger's roles as separate processes on a real PostgreSQL, a
+/// steady write and proof load over HTTP, and faults in the middle of it; then every
+/// acknowledged write is looked up in the log, every proof request must have exactly one
+/// verdict, the views must equal the domain's fold of the log, and `ledger log verify` must pass.
+@main
+struct Reliability: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ledger-reliability",
+        abstract: "Load the ledger, kill -9 a projector and a verifier, crash PostgreSQL, then count what was lost.")
+
+    @Option(help: "Seconds of load; the kills come at a quarter, the database crash at half.") var duration: Double = 40
+    @Option(help: "Concurrent writers, each playing whole life cycles.") var writers: Int = 8
+    @Option(help: "Seconds PostgreSQL stays down.") var outage: Double = 2
+    @Option(help: "The ledger executable (default: next to this one).") var ledger: String?
+    @Flag(help: "Keep the run's folder (logs, database) even when everything passed.") var keep = false
+
+    func run() async throws {
+        var logger = Logger(label: "reliability")
+        logger.logLevel = .warning
+        let ledgerPath = ledger ?? Self.sibling("ledger")
+        guard FileManager.default.isExecutableFile(atPath: ledgerPath) else {
+            throw ValidationError("no ledger executable at \(ledgerPath); build it (swift build) or pass --ledger")
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-reliability-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        say("run folder \(folder.path)")
+
+        let postgres = EmbeddedPostgres(options: .init(dataDirectory: folder.appendingPathComponent("db")), logger: logger)
+        let settings = try await postgres.start()
+        let secret = JWTSecretMaker.make()
+        let port = try EmbeddedPostgres.freePort()
+        let roles = RoleProcesses(ledger: ledgerPath, folder: folder, environment: [
+            "LEDGER_DATABASE_URL": settings.url(revealPassword: true), "LEDGER_JWT_SECRET": secret,
+            "LEDGER_DATA_DIR": folder.appendingPathComponent("data").path, "LEDGER_LOG_LEVEL": "notice",
+        ])
+        var passed = false
+        do {
+            passed = try await exercise(roles: roles, postgres: postgres, settings: settings, secret: secret, port: port, logger: logger)
+        } catch {
+            say("the suite itself failed: \(error)")
+        }
+        let unclean = await roles.stopAll()
+        if !unclean.isEmpty { say("roles that did not stop cleanly on SIGTERM: \(unclean.joined(separator: ", "))") }
+        try? await postgres.stop()
+        if passed && unclean.isEmpty && !keep {
+            try? FileManager.default.removeItem(at: folder)
+        } else {
+            say("logs and database kept in \(folder.path)")
+        }
+        guard passed && unclean.isEmpty else { throw ExitCode(1) }
+    }
+
+    func exercise(
+        roles: RoleProcesses, postgres: EmbeddedPostgres, settings: DatabaseSettings, secret: String, port: Int, logger: Logger
+    ) async throws -> Bool {
+        let migrated = try await roles.runToEnd(["migrate"])
+        guard migrated.status == 0 else { throw ValidationError("ledger migrate failed: \(migrated.output)") }
+        try roles.start("api", ["api", "--port", String(port)])
+        for name in ["projector-1", "projector-2"] { try roles.start(name, ["project"]) }
+        for name in ["verifier-1", "verifier-2"] { try roles.start(name, ["verifier"]) }
+        let baseURL = URL(string: "http://127.0.0.1:\(port)")!
+        let authority = try await TokenAuthority(secret: secret)
+        let tally = Tally()
+        let load = LoadGenerator(baseURL: baseURL, authority: authority, tally: tally)
+        guard await waitUntilReady(load.client("probe"), deadline: .now + .seconds(60)) else {
+            throw ValidationError("the API did not become ready; see api.log")
+        }
+        say("roles up: api, 2 projectors, 2 verifiers; \(writers) writers for \(Int(duration)) s")
+
+        let started = ContinuousClock.now
+        let end = started + .milliseconds(Int64(duration * 1000))
+        let faults = Faults()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await load.run(writers: writers, until: end) }
+            group.addTask {
+                try await Task.sleep(until: started + .milliseconds(Int64(duration * 250)))
+                let projector = await roles.kill9("projector-1")
+                let verifier = await roles.kill9("verifier-1")
+                say("kill -9 projector-1 (pid \(projector.map(String.init) ?? "-")) and verifier-1 (pid \(verifier.map(String.init) ?? "-")) at \(elapsed(started))")
+                faults.record("kill -9 projector and verifier at \(elapsed(started))")
+                try await Task.sleep(for: .seconds(1))
+                try roles.start("projector-1", ["project"])
+                try roles.start("verifier-1", ["verifier"])
+                try await Task.sleep(until: started + .milliseconds(Int64(duration * 500)))
+                say("PostgreSQL: immediate shutdown at \(elapsed(started)), down \(outage) s")
+                try await postgres.restartImmediately(downFor: .milliseconds(Int64(outage * 1000)))
+                faults.record("PostgreSQL immediate restart at \(elapsed(started))")
+                say("PostgreSQL back at \(elapsed(started))")
+            }
+            try await group.waitForAll()
+        }
+        let counts = tally.counts.withLock { $0 }
+        let acks = tally.acks.withLock { $0 }
+        say("load done: \(acks.count) writes acknowledged, \(counts.unacknowledged) life cycles cut short by the faults")
+
+        return try await settings.withClient(logger: logger, maxConnections: 4) { client in
+            let checks = Checks(client: client, store: PostgresEventStore(client: client, logger: logger), logger: logger)
+            let drained = await checks.drain(deadline: .now + .seconds(120))
+            if !drained { say("WARNING: proofs or projections still behind after 120 s") }
+            let result = try await checks.run(
+                acks: acks, pending: tally.pending.withLock { $0 }, api: { load.client($0) })
+            let verify = try await roles.runToEnd(["log", "verify"])
+            let died = roles.exited()
+            return report(result: result, counts: counts, acks: acks.count, pending: tally.pending.withLock { $0.count },
+                          logVerify: verify, died: died, faults: faults.all())
+        }
+    }
+
+    func report(
+        result: Checks.Result, counts: Tally.Counts, acks: Int, pending: Int, logVerify: ProcessRunner.Output,
+        died: [String: Int32], faults: [String]
+    ) -> Bool {
+        let logOK = logVerify.status == 0
+        let rows: [(String, String, Bool)] = [
+            ("faults injected", faults.joined(separator: "; "), faults.count == 2),
+            ("events in the log", String(result.events), true),
+            ("writes acknowledged", String(acks), acks > 0),
+            ("life cycles cut short (unacknowledged)", String(counts.unacknowledged), true),
+            ("proof requests stored", String(result.proofRequests), result.proofRequests > 0),
+            ("proofs answered 202, checked later", String(pending), true),
+            ("tampered proofs refused", String(counts.rejectedAsExpected), counts.rejectedAsExpected > 0),
+            ("acknowledged writes lost", String(result.lost.count), result.lost.isEmpty),
+            ("undecided proofs", String(result.undecided + result.pendingStillPending), result.undecided + result.pendingStillPending == 0),
+            ("proof requests without exactly one verdict", String(result.verdictsNotOne), result.verdictsNotOne == 0),
+            ("views diverged", String(result.diverged), result.diverged == 0),
+            ("tampered proofs granted", String(counts.tamperedGranted), counts.tamperedGranted == 0),
+            ("unexpected refusals", String(counts.unexpectedRefusals.count), counts.unexpectedRefusals.isEmpty),
+            ("roles that died on their own", died.isEmpty ? "0" : died.map { "\($0.key) (\($0.value))" }.sorted().joined(separator: ", "), died.isEmpty),
+            ("ledger log verify", logOK ? "OK" : "FAILED", logOK),
+        ]
+        let width = rows.map(\.0.count).max() ?? 0
+        print("\nreliability suite")
+        for (name, value, ok) in rows {
+            print("  \(ok ? "  " : "✗ ")\(name.padding(toLength: width, withPad: " ", startingAt: 0))  \(value)")
+        }
+        for line in result.lost.prefix(10) { print("  lost: \(line)") }
+        for line in result.divergence.prefix(10) { print("  diverged: \(line)") }
+        for line in counts.unexpectedRefusals.prefix(10) { print("  refused: \(line)") }
+        if !logOK { print("  log verify: \(logVerify.output.trimmingCharacters(in: .whitespacesAndNewlines))") }
+        let passed = rows.allSatisfy(\.2)
+        print(passed ? "PASSED" : "FAILED")
+        return passed
+    }
+
+    func waitUntilReady(_ client: LedgerClient, deadline: ContinuousClock.Instant) async -> Bool {
+        while ContinuousClock.now < deadline {
+            if await client.isReady() { return true }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        return false
+    }
+
+    /// `name` in the folder of this executable.
+    static func sibling(_ name: String) -> String {
+        let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent(name).path
+    }
+}
+
+/// The faults as they happened, for the report.
+final class Faults: Sendable {
+    private let lines = Mutex<[String]>([])
+    func record(_ line: String) { lines.withLock { $0.append(line) } }
+    func all() -> [String] { lines.withLock { $0 } }
+}
+
+enum JWTSecretMaker {
+    static func make() -> String {
+        (0..<48).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+    }
+}
+
+func say(_ line: String) {
+    FileHandle.standardError.write(Data("reliability: \(line)\n".utf8))
+}
+
+func elapsed(_ start: ContinuousClock.Instant) -> String {
+    let d = ContinuousClock.now - start
+    return String(format: "%.1f s", Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18)
+}
