@@ -156,13 +156,18 @@ struct Role {
                 }
                 let context = Context(
                     client: client, store: PostgresEventStore(client: client, logger: logger), logger: logger, database: database)
-                let group = ServiceGroup(
-                    configuration: .init(
-                        services: ([DatabasePoolMetrics(
-                            client: client, applicationName: applicationName, maxConnections: maxConnections, logger: logger)]
-                            + (try await services(context))).map { .init(service: $0) },
-                        gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-                try await group.run()
+                var configuration = ServiceGroupConfiguration(
+                    services: ([
+                        DatabasePoolMetrics(
+                            client: client, applicationName: applicationName, maxConnections: maxConnections, logger: logger),
+                        DatabaseWatchdog(client: client, logger: logger),
+                    ] + (try await services(context))).map { .init(service: $0) },
+                    gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+                // In-flight work gets 30 s to finish after SIGTERM, then it is cancelled (a
+                // transaction cut short rolls back: nothing half-done remains).
+                configuration.maximumGracefulShutdownDuration = .seconds(30)
+                configuration.maximumCancellationDuration = .seconds(5)
+                try await ServiceGroup(configuration: configuration).run()
             }
         }
     }

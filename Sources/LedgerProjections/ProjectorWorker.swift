@@ -133,8 +133,9 @@ public struct ProjectorWorker: Service {
             case .applied: return true
             case .nothing, .lost: return false
             }
-        } catch let error as PSQLError where error.serverInfo != nil {
-            // The database refused the range: find the event, apply what comes before it, stop.
+        } catch let error as PSQLError where error.isDataError {
+            // The database refused the range itself (not a lost connection, a shutdown or a
+            // deadlock, which pass): find the event, apply what comes before it, stop.
             try await isolatePoison(projection, error: error)
             return false
         }
@@ -199,7 +200,7 @@ public struct ProjectorWorker: Service {
                 case .applied: continue
                 case .nothing, .lost: return
                 }
-            } catch let failure as PSQLError where failure.serverInfo != nil {
+            } catch let failure as PSQLError where failure.isDataError {
                 let message = failure.serverInfo?[.message] ?? "\(failure)"
                 let rows = try await client.query(
                     """

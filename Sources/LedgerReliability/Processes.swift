@@ -13,6 +13,9 @@ final class RoleProcesses: Sendable {
     let folder: URL
     let environment: [String: String]
     private let running = Mutex<[String: pid_t]>([:])
+    private let arguments = Mutex<[String: [String]]>([:])
+    /// Roles that exited on their own and were started again, with their exit status.
+    let restarts = Mutex<[(name: String, status: Int32)]>([])
 
     init(ledger: String, folder: URL, environment: [String: String]) {
         self.ledger = ledger
@@ -25,6 +28,19 @@ final class RoleProcesses: Sendable {
         let log = folder.appendingPathComponent("\(name).log").path
         let pid = try ProcessRunner.launch(ledger, arguments, environment: environment, outputPath: log)
         running.withLock { $0[name] = pid }
+        self.arguments.withLock { $0[name] = arguments }
+    }
+
+    /// What a supervisor (compose `restart: unless-stopped`, systemd) does: a role that exits
+    /// on its own is started again. Runs until cancelled.
+    func supervise() async {
+        while !Task.isCancelled {
+            for (name, status) in exited() {
+                restarts.withLock { $0.append((name, status)) }
+                if let arguments = arguments.withLock({ $0[name] }) { try? start(name, arguments) }
+            }
+            try? await Task.sleep(for: .milliseconds(250))
+        }
     }
 
     /// `kill -9`: no shutdown handler runs, connections drop mid-transaction. Returns the pid.
@@ -49,7 +65,7 @@ final class RoleProcesses: Sendable {
 
     /// SIGTERM to every process, then waits for each (SIGKILL after `grace`). Returns the
     /// names of those that did not stop gracefully.
-    func stopAll(grace: Duration = .seconds(30)) async -> [String] {
+    func stopAll(grace: Duration = .seconds(45)) async -> [String] {
         let all = running.withLock { table in
             defer { table.removeAll() }
             return table

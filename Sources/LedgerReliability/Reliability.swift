@@ -44,7 +44,8 @@ struct Reliability: AsyncParsableCommand {
         let port = try EmbeddedPostgres.freePort()
         let roles = RoleProcesses(ledger: ledgerPath, folder: folder, environment: [
             "LEDGER_DATABASE_URL": settings.url(revealPassword: true), "LEDGER_JWT_SECRET": secret,
-            "LEDGER_DATA_DIR": folder.appendingPathComponent("data").path, "LEDGER_LOG_LEVEL": "notice",
+            "LEDGER_DATA_DIR": folder.appendingPathComponent("data").path,
+            "LEDGER_LOG_LEVEL": ProcessInfo.processInfo.environment["LEDGER_LOG_LEVEL"] ?? "notice",
         ])
         var passed = false
         do {
@@ -80,6 +81,8 @@ struct Reliability: AsyncParsableCommand {
         }
         say("roles up: api, 2 projectors, 2 verifiers; \(writers) writers for \(Int(duration)) s")
 
+        let supervisor = Task { await roles.supervise() }
+        defer { supervisor.cancel() }
         let started = ContinuousClock.now
         let end = started + .milliseconds(Int64(duration * 1000))
         let faults = Faults()
@@ -113,16 +116,19 @@ struct Reliability: AsyncParsableCommand {
             let result = try await checks.run(
                 acks: acks, pending: tally.pending.withLock { $0 }, api: { load.client($0) })
             let verify = try await roles.runToEnd(["log", "verify"])
-            let died = roles.exited()
+            supervisor.cancel()
             return report(result: result, counts: counts, acks: acks.count, pending: tally.pending.withLock { $0.count },
-                          logVerify: verify, died: died, faults: faults.all())
+                          logVerify: verify, restarts: roles.restarts.withLock { $0 }, faults: faults.all())
         }
     }
 
     func report(
         result: Checks.Result, counts: Tally.Counts, acks: Int, pending: Int, logVerify: ProcessRunner.Output,
-        died: [String: Int32], faults: [String]
+        restarts: [(name: String, status: Int32)], faults: [String]
     ) -> Bool {
+        // A role may exit only through its database watchdog (a wedged pool), to be restarted.
+        let watchdog = restarts.filter { $0.status == DatabaseWatchdog.exitStatus }
+        let crashed = restarts.filter { $0.status != DatabaseWatchdog.exitStatus }
         let logOK = logVerify.status == 0
         let rows: [(String, String, Bool)] = [
             ("faults injected", faults.joined(separator: "; "), faults.count == 2),
@@ -138,7 +144,8 @@ struct Reliability: AsyncParsableCommand {
             ("views diverged", String(result.diverged), result.diverged == 0),
             ("tampered proofs granted", String(counts.tamperedGranted), counts.tamperedGranted == 0),
             ("unexpected refusals", String(counts.unexpectedRefusals.count), counts.unexpectedRefusals.isEmpty),
-            ("roles that died on their own", died.isEmpty ? "0" : died.map { "\($0.key) (\($0.value))" }.sorted().joined(separator: ", "), died.isEmpty),
+            ("roles restarted after their watchdog exit", watchdog.isEmpty ? "0" : watchdog.map(\.name).joined(separator: ", "), true),
+            ("roles that crashed", crashed.isEmpty ? "0" : crashed.map { "\($0.name) (exit \($0.status))" }.joined(separator: ", "), crashed.isEmpty),
             ("ledger log verify", logOK ? "OK" : "FAILED", logOK),
         ]
         let width = rows.map(\.0.count).max() ?? 0

@@ -117,3 +117,15 @@ extension PSQLError {
         }
     }
 }
+
+extension PSQLError {
+    /// A refusal about the data or the statement itself (a constraint, a type, a raise from a
+    /// fold): the same statement would fail again. Connection loss, shutdowns, serialization
+    /// failures and deadlocks (class 40), lack of resources (53), operator intervention (57),
+    /// system errors (58) and lock timeouts (55P03) are not: they pass, a retry may succeed.
+    public var isDataError: Bool {
+        guard code == .server, let state = serverInfo?[.sqlState], !meansDatabaseUnavailable else { return false }
+        if ["40", "53", "57", "58"].contains(String(state.prefix(2))) || state == "55P03" { return false }
+        return true
+    }
+}
