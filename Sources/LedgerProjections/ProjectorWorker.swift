@@ -75,7 +75,11 @@ public struct ProjectorWorker: Service {
                 var busy = false
                 for projection in projections {
                     do {
-                        busy = try await step(projection) || busy
+                        // Bounded: a batch stuck on a dead connection is abandoned (it never
+                        // commits, so its checkpoint does not move) and the next step retries.
+                        busy = try await withDeadline(.seconds(60), "projecting \(projection.rawValue)") {
+                            try await step(projection)
+                        } || busy
                     } catch {
                         if Task.isCancelled { break }
                         logger.warning("projector: step failed; retrying", metadata: [

@@ -45,12 +45,16 @@ public struct ProofDecider: Sendable {
 
     /// Decides one pending request; nil when it is decided already or another decider holds it.
     public func decide(_ requestId: UUID) async throws -> Verdict? {
-        do {
-            return try await client.withTransaction(logger: logger) { connection in
-                try await decide(requestId, connection)
+        // Bounded: a decision stuck on a dead connection is abandoned (rolled back with that
+        // connection), and the request, still pending, goes to the next sweep.
+        try await withDeadline(.seconds(30), "deciding proof request \(requestId)") {
+            do {
+                return try await client.withTransaction(logger: logger) { connection in
+                    try await decide(requestId, connection)
+                }
+            } catch let error as PostgresTransactionError {
+                throw error.closureError ?? error
             }
-        } catch let error as PostgresTransactionError {
-            throw error.closureError ?? error
         }
     }
 
