@@ -16,14 +16,10 @@ struct Audit: AsyncParsableCommand {
     static func withService<T: Sendable>(
         _ database: DatabaseOptions, _ body: @Sendable (CollaborationService) async throws -> T
     ) async throws -> T {
-        let logger = Logs.bootstrap()
-        let (settings, embedded) = try await database.connect(logger: logger)
-        return try await stopping(embedded) {
-            try await withDatabase(settings, logger: logger) { client in
-                try await Migrator(client: client, logger: logger).ensureCurrent()
-                let store = PostgresEventStore(client: client, logger: logger)
-                return try await body(CollaborationService(store: store, client: client, publicBaseURL: "", logger: logger))
-            }
+        return try await database.withClient { client, logger in
+            try await Migrator(client: client, logger: logger).ensureCurrent()
+            let store = PostgresEventStore(client: client, logger: logger)
+            return try await body(CollaborationService(store: store, client: client, publicBaseURL: "", logger: logger))
         }
     }
 

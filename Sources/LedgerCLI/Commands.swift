@@ -28,12 +28,8 @@ struct Migrate: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOptions
 
     func run() async throws {
-        let logger = Logs.bootstrap()
-        let (settings, embedded) = try await database.connect(logger: logger)
-        let applied = try await stopping(embedded) {
-            try await withDatabase(settings, logger: logger) { client in
-                try await Migrator(client: client, logger: logger).migrate()
-            }
+        let applied = try await database.withClient { client, logger in
+            try await Migrator(client: client, logger: logger).migrate()
         }
         print(applied.isEmpty ? "schema is up to date" : "applied: \(applied.joined(separator: ", "))")
     }
@@ -50,13 +46,9 @@ struct Log: AsyncParsableCommand {
         @OptionGroup var database: DatabaseOptions
 
         func run() async throws {
-            let logger = Logs.bootstrap()
-            let (settings, embedded) = try await database.connect(logger: logger)
-            let report = try await stopping(embedded) {
-                try await withDatabase(settings, logger: logger) { client in
-                    let store = PostgresEventStore(client: client, logger: logger)
-                    return try await LogVerification(store: store).run()
-                }
+            let report = try await database.withClient { client, logger in
+                let store = PostgresEventStore(client: client, logger: logger)
+                return try await LogVerification(store: store).run()
             }
             if let failure = report.failure {
                 print("log verify: FAILED at position \(failure.position): \(failure)")

@@ -59,6 +59,18 @@ enum Logs {
     }
 }
 
+extension DatabaseOptions {
+    /// One command's database session: logs set up, connected (the embedded cluster started
+    /// when no URL is set), a running client for `body`, and the cluster stopped afterwards.
+    func withClient<T: Sendable>(_ body: @Sendable (PostgresClient, Logger) async throws -> T) async throws -> T {
+        let logger = Logs.bootstrap()
+        let (settings, embedded) = try await connect(logger: logger)
+        return try await stopping(embedded) {
+            try await withDatabase(settings, logger: logger) { client in try await body(client, logger) }
+        }
+    }
+}
+
 /// Runs `body` with a running PostgresClient on `settings`.
 func withDatabase<T: Sendable>(
     _ settings: DatabaseSettings, logger: Logger, maxConnections: Int = 20,

@@ -32,12 +32,8 @@ struct Projections: AsyncParsableCommand {
         @OptionGroup var database: DatabaseOptions
 
         func run() async throws {
-            let logger = Logs.bootstrap()
-            let (settings, embedded) = try await database.connect(logger: logger)
-            let statuses = try await stopping(embedded) {
-                try await withDatabase(settings, logger: logger) { client in
-                    try await ProjectionQueries.status(client: client, logger: logger)
-                }
+            let statuses = try await database.withClient { client, logger in
+                try await ProjectionQueries.status(client: client, logger: logger)
             }
             Table(["projection", "position", "head", "lag (events)", "lag (s)", "owner", "state"], statuses.map { s in
                 [s.name, String(s.position), String(s.head), String(s.lagEvents), String(format: "%.1f", s.lagSeconds),
@@ -54,16 +50,12 @@ struct Projections: AsyncParsableCommand {
         @OptionGroup var database: DatabaseOptions
 
         func run() async throws {
-            let logger = Logs.bootstrap()
-            let (settings, embedded) = try await database.connect(logger: logger)
-            let report = try await stopping(embedded) {
-                try await withDatabase(settings, logger: logger) { client in
-                    try await ViewAudit(client: client, store: PostgresEventStore(client: client, logger: logger), logger: logger).run()
-                }
+            let report = try await database.withClient { client, logger in
+                try await ViewAudit(client: client, store: PostgresEventStore(client: client, logger: logger), logger: logger).run()
             }
             let at = Projection.allCases.map { "\($0.rawValue) at \(report.positions[$0] ?? 0)" }.joined(separator: ", ")
             if report.consistent {
-                print("views consistent with the log (\(at)); \(report.collaborations) collaborations folded")
+                print("views consistent with the log (\(at)); \(report.collaborations) collaboration(s) folded")
                 return
             }
             print("views DIVERGE from the log (\(at)): \(report.diverged) difference(s)")
@@ -89,19 +81,15 @@ struct Projections: AsyncParsableCommand {
                 }
                 projections = [projection]
             }
-            let logger = Logs.bootstrap()
-            let (settings, embedded) = try await database.connect(logger: logger)
-            try await stopping(embedded) {
-                try await withDatabase(settings, logger: logger) { client in
-                    try await Migrator(client: client, logger: logger).ensureCurrent()
-                    for projection in projections {
-                        let bar = ProgressBar(title: projection.rawValue)
-                        let report = try await ProjectionRebuild(client: client, logger: logger).run(projection) { bar.update($0) }
-                        bar.finish()
-                        print(String(
-                            format: "%@: rebuilt up to position %lld in %.1f s (%.0f events/s) and swapped in",
-                            projection.rawValue, report.position, report.elapsed.seconds, Double(report.events) / max(report.elapsed.seconds, 0.001)))
-                    }
+            try await database.withClient { client, logger in
+                try await Migrator(client: client, logger: logger).ensureCurrent()
+                for projection in projections {
+                    let bar = ProgressBar(title: projection.rawValue)
+                    let report = try await ProjectionRebuild(client: client, logger: logger).run(projection) { bar.update($0) }
+                    bar.finish()
+                    print(String(
+                        format: "%@: rebuilt up to position %lld in %.1f s (%.0f events/s) and swapped in",
+                        projection.rawValue, report.position, report.elapsed.seconds, Double(report.events) / max(report.elapsed.seconds, 0.001)))
                 }
             }
         }
