@@ -19,6 +19,8 @@ public struct APIConfiguration: Sendable {
     public var rejectionLimitPerMinute: Int
     /// How long a proof submission waits for its verdict before answering 202.
     public var verdictWait: Duration
+    /// How long a read waits for the views to reach its `minPosition` before a 503 `view_behind`.
+    public var readWait: Duration = .seconds(2)
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, publicBaseURL: String? = nil, bodyLimit: Int = 1 << 20,
@@ -78,7 +80,8 @@ public func buildRouter(
             status: .ok, headers: [.contentType: "application/yaml"],
             body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.text)))
     }
-    let service = CollaborationService(store: store, client: client, publicBaseURL: configuration.baseURL, logger: logger)
+    let service = CollaborationService(
+        store: store, client: client, publicBaseURL: configuration.baseURL, logger: logger, readWait: configuration.readWait)
     let v1 = router.group("v1").add(middleware: AuthMiddleware(authority: authority))
     CollaborationController(service: service, bodyLimit: configuration.bodyLimit).addRoutes(to: v1)
     let proofs = ProofService(

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import LedgerDomain
 import LedgerWire
 import LedgerProjections
@@ -11,9 +12,29 @@ import PostgresNIO
 /// log position the views reflect; a caller that needs its own write passes `minPosition`.
 extension CollaborationService {
     /// Waits (bounded, 2 s) until every view has applied the log up to `position`.
+    /// Waits (up to `readWait`) until every view has reached `position`. A view still behind
+    /// then is a 503 `view_behind` with Retry-After, never an answer from before `position`.
     public func waitFor(position: Int64?) async throws {
         guard let position else { return }
-        _ = try await ProjectionQueries.waitFor(position, projections: Projection.allCases, client: client, logger: logger)
+        // Past the head, no write was ever acknowledged there: waiting could not help.
+        let head = try await logHead()
+        guard position <= head else {
+            throw DomainError.invalid("minPosition \(position) is past the log's head (\(head))", code: "invalid_query")
+        }
+        let reached = try await ProjectionQueries.waitFor(
+            position, projections: Projection.allCases, client: client, logger: logger, timeout: readWait)
+        guard reached >= position else {
+            throw APIError(
+                .serviceUnavailable, "view_behind",
+                "the views are at position \(reached), behind minPosition \(position); retry shortly",
+                headers: [.retryAfter: "1"])
+        }
+    }
+
+    func logHead() async throws -> Int64 {
+        let rows = try await client.query("SELECT position FROM ledger_head", logger: logger)
+        for try await position in rows.decode(Int64.self) { return position }
+        return 0
     }
 
     func viewPosition() async throws -> Int64 {

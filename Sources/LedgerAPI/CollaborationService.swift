@@ -15,8 +15,11 @@ public struct CollaborationService: Sendable {
     let client: PostgresClient
     let publicBaseURL: String
     let logger: Logger
+    /// How long a read waits for the views to reach its `minPosition`.
+    let readWait: Duration
 
-    public init(store: any EventStore, client: PostgresClient, publicBaseURL: String, logger: Logger) {
+    public init(store: any EventStore, client: PostgresClient, publicBaseURL: String, logger: Logger, readWait: Duration = .seconds(2)) {
+        self.readWait = readWait
         self.store = store
         self.collaborations = Collaborations(store: store)
         self.client = client

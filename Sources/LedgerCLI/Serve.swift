@@ -26,6 +26,9 @@ struct HTTPOptions: ParsableArguments {
             host: host, port: port, publicBaseURL: publicBaseURL ?? Environment.value("LEDGER_PUBLIC_BASE_URL"))
         if let limit = Environment.value("LEDGER_BODY_LIMIT").flatMap(Int.init) { configuration.bodyLimit = limit }
         if let seconds = Environment.value("LEDGER_CHALLENGE_TTL").flatMap(Double.init) { configuration.challengeLifetime = seconds }
+        if let seconds = Environment.value("LEDGER_READ_WAIT").flatMap(Double.init) {
+            configuration.readWait = .milliseconds(Int64(seconds * 1000))
+        }
         if let seconds = Environment.value("LEDGER_VERDICT_WAIT").flatMap(Double.init) {
             configuration.verdictWait = .milliseconds(Int64(seconds * 1000))
         }

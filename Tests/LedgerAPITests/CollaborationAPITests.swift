@@ -3,6 +3,7 @@ import HTTPTypes
 import LedgerAPI
 import LedgerDomain
 import LedgerWire
+import LedgerTestSupport
 import NIOCore
 import HummingbirdTesting
 import PostgresNIO
@@ -33,7 +34,7 @@ struct CollaborationAPITests {
 
     @Test("start: 201 with id, link and position; bad input is a 4xx that changes nothing")
     func start() async throws {
-        try await withAPI(configuration: .init(publicBaseURL: "https://links.example.com", bodyLimit: 4096)) { api in
+        try await withAPI(configuration: .testing { $0.publicBaseURL = "https://links.example.com"; $0.bodyLimit = 4096 }) { api in
             let r = try await api.call(.post, "/v1/collaborations", as: "owner", json: startBody)
             #expect(r.status == .created)
             let id = try #require(r.body["collaborationId"]?.string)
@@ -178,6 +179,35 @@ struct CollaborationAPITests {
             #expect(unknown.body["records"] == .array([]))
             let huge = try await api.call(.get, "/v1/accounts/me/collaborations?minPosition=18446744073709551615", as: "aud")
             #expect(huge.status == .badRequest && huge.body.errorCode == "invalid_query", "\(huge.raw)")
+        }
+    }
+
+    @Test("minPosition: past the log's head is a 400; views that stay behind give 503 view_behind, never a stale answer")
+    func minPositionBounds() async throws {
+        try await withAPI(configuration: .testing { $0.readWait = .milliseconds(300) }) { api in
+            let start = try await api.call(.post, "/v1/collaborations", as: "owner", json: startBody)
+            let id = try #require(start.body["collaborationId"]?.string)
+            let position = try #require(start.body["position"]?.int)
+            let past = try await api.call(.get, "/v1/accounts/me/collaborations?minPosition=\(position + 1000)", as: "owner")
+            #expect(past.status == .badRequest && past.body.errorCode == "invalid_query", "\(past.raw)")
+            try await waitUntil(timeout: .seconds(60), "views at \(position)") {
+                let rows = try await api.db.query("SELECT min(position) FROM ledger_projections")
+                for try await reached in rows.decode(Int64.self) { return reached >= position }
+                return false
+            }
+            let caughtUp = try await api.call(.get, "/v1/collaborations/\(id)?minPosition=\(position)", as: "owner")
+            #expect(caughtUp.status == .ok, "\(caughtUp.raw)")
+            // One view held back (stopped, as after a poison event); a newer write's position is not reached.
+            try await api.db.query("UPDATE ledger_projections SET status = 'stopped' WHERE name = 'highlights'")
+            let posted = try await api.call(
+                .post, "/v1/collaborations/\(id)/highlights", as: "owner", json: #"{"kind":"change","trigger":"edit"}"#)
+            let newer = try #require(posted.body["position"]?.int)
+            let token = try await api.token("owner")
+            let behind = try await api.client.execute(
+                uri: "/v1/collaborations/\(id)?minPosition=\(newer)", method: .get, headers: [.authorization: "Bearer \(token)"])
+            #expect(behind.status == .serviceUnavailable, "\(String(buffer: behind.body))")
+            #expect(String(buffer: behind.body).contains("view_behind"))
+            #expect(behind.headers[.retryAfter] == "1")
         }
     }
 }

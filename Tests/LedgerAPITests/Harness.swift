@@ -51,7 +51,7 @@ struct API {
 typealias LinkFactory = @Sendable (PostgresClient, PostgresEventStore) -> VerifierLink
 
 func withAPI(
-    configuration: APIConfiguration = .init(), verifier: LinkFactory? = nil, _ body: @Sendable (API) async throws -> Void
+    configuration: APIConfiguration = .testing(), verifier: LinkFactory? = nil, _ body: @Sendable (API) async throws -> Void
 ) async throws {
     try await withTestStore { store, client, _ in
         let authority = try await TokenAuthority(secret: "test-secret-\(UUID())")
@@ -90,3 +90,14 @@ let startBody = #"""
    {"identifier":"extra","title":"Additional Settings","kind":"switches","options":[
      {"identifier":"mentions","title":"Allow mentions","selected":true},{"identifier":"comments","title":"Allow comments","selected":false}]}]}}
 """#
+
+extension APIConfiguration {
+    /// Defaults, with reads waiting up to 20 s for the projector: a test machine running every
+    /// suite at once may lag far more than the 2 s a production read waits.
+    static func testing(_ change: (inout APIConfiguration) -> Void = { _ in }) -> APIConfiguration {
+        var configuration = APIConfiguration()
+        configuration.readWait = .seconds(20)
+        change(&configuration)
+        return configuration
+    }
+}

@@ -120,7 +120,7 @@ struct LifecycleTests {
 
     @Test("proof refusals: replayed, expired, another account's challenge, another collaboration's root, bad input")
     func proofRefusals() async throws {
-        try await withAPI(configuration: .init(challengeLifetime: 60)) { api in
+        try await withAPI(configuration: .testing { $0.challengeLifetime = 60 }) { api in
             let id = try await api.call(.post, "/v1/collaborations", as: "owner", json: startBody).body["collaborationId"]!.string!
             let other = try await api.call(.post, "/v1/collaborations", as: "owner", json: startBody).body["collaborationId"]!.string!
             let alice = SimulatedPerson(collaborationId: id, devices: 1)
@@ -184,7 +184,7 @@ struct LifecycleTests {
 
     @Test("a flood of rejected proofs from one account is throttled and stops growing the log")
     func throttle() async throws {
-        try await withAPI(configuration: .init(rejectionLimitPerMinute: 3)) { api in
+        try await withAPI(configuration: .testing { $0.rejectionLimitPerMinute = 3 }) { api in
             let id = try await api.call(.post, "/v1/collaborations", as: "owner", json: startBody).body["collaborationId"]!.string!
             let stranger = SimulatedPerson(collaborationId: id, devices: 1)
             var statuses: [HTTPResponse.Status] = []

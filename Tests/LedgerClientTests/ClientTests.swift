@@ -127,7 +127,7 @@ struct ClientTests {
 
     @Test("without a verifier the proof is pending; its status URL answers through the SDK, to its submitter only")
     func pendingProof() async throws {
-        var configuration = APIConfiguration(port: 0)
+        var configuration = APIConfiguration.testing()
         configuration.verdictWait = .milliseconds(200)
         try await LiveServer.run(.apiOnly, configuration: configuration) { server in
             let devin = server.client("devin")

@@ -21,7 +21,7 @@ struct LiveServer {
     enum Roles { case allInOne, apiOnly }
 
     static func run(
-        _ roles: Roles = .allInOne, configuration: APIConfiguration = .init(port: 0), _ body: @Sendable (LiveServer) async throws -> Void
+        _ roles: Roles = .allInOne, configuration: APIConfiguration = .testing(), _ body: @Sendable (LiveServer) async throws -> Void
     ) async throws {
         try await withTestStore { store, client, _ in
             let logger = Logger(label: "live-server")
@@ -41,5 +41,14 @@ struct LiveServer {
                 try await body(LiveServer(baseURL: URL(string: "http://127.0.0.1:\(port)")!, authority: authority, db: client))
             }
         }
+    }
+}
+
+extension APIConfiguration {
+    /// Port 0, and reads waiting up to 20 s for the projector (loaded test machines lag).
+    static func testing() -> APIConfiguration {
+        var configuration = APIConfiguration(port: 0)
+        configuration.readWait = .seconds(20)
+        return configuration
     }
 }
