@@ -29,6 +29,12 @@ public struct TokenAuthority: Sendable {
         public var description: String { "LEDGER_JWT_SECRET must be at least 32 bytes (HS256 key size)" }
     }
 
+    /// A fresh secret: 32 random bytes, hex (development secrets, throwaway ledgers).
+    public static func randomSecret() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+    }
+
     public init(secret: String) async throws {
         guard secret.utf8.count >= 32 else { throw WeakSecret() }
         let keys = JWTKeyCollection()

@@ -11,13 +11,14 @@ import PostgresNIO
 /// the history, which is the collaboration's stream itself. Every answer's `position` is the
 /// log position the views reflect; a caller that needs its own write passes `minPosition`.
 extension CollaborationService {
-    /// Waits (bounded, 2 s) until every view has applied the log up to `position`.
     /// Waits (up to `readWait`) until every view has reached `position`. A view still behind
     /// then is a 503 `view_behind` with Retry-After, never an answer from before `position`.
     public func waitFor(position: Int64?) async throws {
         guard let position else { return }
+        // The usual case, one query: the views are there already.
+        if try await viewPosition() >= position { return }
         // Past the head, no write was ever acknowledged there: waiting could not help.
-        let head = try await logHead()
+        let head = try await store.head().position
         guard position <= head else {
             throw DomainError.invalid("minPosition \(position) is past the log's head (\(head))", code: "invalid_query")
         }
@@ -29,12 +30,6 @@ extension CollaborationService {
                 "the views are at position \(reached), behind minPosition \(position); retry shortly",
                 headers: [.retryAfter: "1"])
         }
-    }
-
-    func logHead() async throws -> Int64 {
-        let rows = try await client.query("SELECT position FROM ledger_head", logger: logger)
-        for try await position in rows.decode(Int64.self) { return position }
-        return 0
     }
 
     func viewPosition() async throws -> Int64 {

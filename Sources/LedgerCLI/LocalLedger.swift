@@ -19,7 +19,7 @@ enum LocalLedger {
     ) async throws -> T {
         try await withDatabase(settings, logger: logger, maxConnections: maxConnections) { client in
             try await Migrator(client: client, logger: logger).migrate()
-            let authority = try await TokenAuthority(secret: JWTSecret.random())
+            let authority = try await TokenAuthority(secret: TokenAuthority.randomSecret())
             let store = PostgresEventStore(client: client, logger: logger)
             // A known port, so the universal links the ledger hands out point at it.
             let configuration = APIConfiguration(host: "127.0.0.1", port: try EmbeddedPostgres.freePort())

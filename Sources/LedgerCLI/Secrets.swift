@@ -1,14 +1,9 @@
 import ArgumentParser
 import Foundation
+import LedgerAPI
 
 /// The JWT secret: LEDGER_JWT_SECRET, else (development) one generated into the data folder.
 enum JWTSecret {
-    /// 32 random bytes, hex.
-    static func random() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
-    }
-
     static func resolve(dataDir: URL, createIfMissing: Bool) throws -> (secret: String, generated: Bool) {
         if let secret = Environment.value("LEDGER_JWT_SECRET") { return (secret, false) }
         let file = dataDir.appendingPathComponent("jwt-secret")
@@ -19,7 +14,7 @@ enum JWTSecret {
             throw ValidationError("no LEDGER_JWT_SECRET and no development secret in \(file.path); run `ledger serve` once or set LEDGER_JWT_SECRET")
         }
         try FileManager.default.createDirectory(at: dataDir, withIntermediateDirectories: true)
-        let secret = random()
+        let secret = TokenAuthority.randomSecret()
         FileManager.default.createFile(atPath: file.path, contents: Data(secret.utf8), attributes: [.posixPermissions: 0o600])
         return (secret, true)
     }

@@ -43,7 +43,7 @@ public struct ViewAudit: Sendable {
         report.details += snapshot.missingRows.prefix(maxDetails)
 
         let membership = snapshot.positions[.membership] ?? 0
-        let folded = try await fold(upTo: membership).mapValues(\.identities).filter { !$0.value.isEmpty }
+        let folded = try await Self.fold(store, upTo: membership).mapValues(\.identities).filter { !$0.value.isEmpty }
         report.collaborations = try await collaborationCount(upTo: membership)
         var differing = 0
         for id in Set(folded.keys).union(snapshot.members.keys).sorted() {
@@ -128,8 +128,8 @@ public struct ViewAudit: Sendable {
         }
     }
 
-    /// Every collaboration's state, folded from the log up to `position`.
-    func fold(upTo position: Int64) async throws -> [String: CollaborationState] {
+    /// Every collaboration's state, folded from the log by the domain's own fold, up to `position`.
+    public static func fold(_ store: PostgresEventStore, upTo position: Int64 = .max) async throws -> [String: CollaborationState] {
         var states: [String: CollaborationState] = [:]
         var after: Int64 = 0
         while after < position {

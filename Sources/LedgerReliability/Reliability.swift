@@ -40,7 +40,7 @@ struct Reliability: AsyncParsableCommand {
 
         let postgres = EmbeddedPostgres(options: .init(dataDirectory: folder.appendingPathComponent("db")), logger: logger)
         let settings = try await postgres.start()
-        let secret = JWTSecretMaker.make()
+        let secret = TokenAuthority.randomSecret()
         let port = try EmbeddedPostgres.freePort()
         let roles = RoleProcesses(ledger: ledgerPath, folder: folder, environment: [
             "LEDGER_DATABASE_URL": settings.url(revealPassword: true), "LEDGER_JWT_SECRET": secret,
@@ -185,12 +185,6 @@ final class Faults: Sendable {
     private let lines = Mutex<[String]>([])
     func record(_ line: String) { lines.withLock { $0.append(line) } }
     func all() -> [String] { lines.withLock { $0 } }
-}
-
-enum JWTSecretMaker {
-    static func make() -> String {
-        (0..<48).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
-    }
 }
 
 func say(_ line: String) {

@@ -36,20 +36,7 @@ func writeCollaborations(_ store: PostgresEventStore, count: Int, seed: UInt64, 
 
 /// The members of every collaboration as a fold of the log (the domain's own fold) at a position.
 func foldedMembers(_ store: PostgresEventStore, upTo position: Int64? = nil) async throws -> [String: [String: CollaborationState.Identity]] {
-    var states: [String: CollaborationState] = [:]
-    var after: Int64 = 0
-    while true {
-        let batch = try await store.readAll(after: after, limit: 1000)
-        guard !batch.isEmpty else { break }
-        for record in batch {
-            if let position, record.position > position { return states.mapValues(\.identities) }
-            let event = try CollaborationEvent(record)
-            let id = String(record.streamId.dropFirst("collaboration-".count))
-            if case .started(let started) = event { states[id] = CollaborationState(started: started) } else { states[id]?.apply(event) }
-        }
-        after = batch.last!.position
-    }
-    return states.mapValues(\.identities)
+    try await ViewAudit.fold(store, upTo: position ?? .max).mapValues(\.identities)
 }
 
 /// The same, from the views (current members, or time travel through the access history).
