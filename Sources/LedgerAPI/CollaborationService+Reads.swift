@@ -114,23 +114,28 @@ extension CollaborationService {
         var members: [Member] = []
         var position = current
         if atPosition != nil || asOf != nil {
-            if let atPosition {
-                position = min(atPosition, current)
-            } else if let asOf {
-                let rows = try await client.query(
-                    """
-                    SELECT coalesce(max(position), 0) FROM proj_access_history
-                    WHERE collaboration_id = \(row.id) AND at <= to_timestamp(\(Self.micros(asOf))::float8 / 1000000)
-                    """, logger: logger)
-                for try await p in rows.decode(Int64.self) { position = p }
-            }
+            // One query: the position (given, or the last membership change at or before
+            // asOf), and the members folded up to it.
+            let target: Int64? = atPosition.map { min($0, current) }
+            let micros: Int64? = asOf.map(Self.micros)
             let rows = try await client.query(
                 """
-                SELECT root_hash, state, account, (extract(epoch FROM invited_at) * 1000000)::int8,
-                       (extract(epoch FROM granted_at) * 1000000)::int8
-                FROM ledger_members_at(\(row.id), \(position))
+                WITH p AS (
+                    SELECT coalesce(\(target), (
+                        SELECT coalesce(max(position), 0) FROM proj_access_history
+                        WHERE collaboration_id = \(row.id) AND at <= timestamptz 'epoch' + \(micros) * interval '1 microsecond'
+                    )) AS position
+                )
+                SELECT p.position, m.root_hash, m.state, m.account, (extract(epoch FROM m.invited_at) * 1000000)::int8,
+                       (extract(epoch FROM m.granted_at) * 1000000)::int8
+                FROM p LEFT JOIN LATERAL ledger_members_at(\(row.id), p.position) m ON true
+                ORDER BY m.root_hash
                 """, logger: logger)
-            for try await (hash, state, account, invited, granted) in rows.decode((String, String, String?, Int64?, Int64?).self) {
+            for try await (at, hash, state, account, invited, granted)
+                in rows.decode((Int64, String?, String?, String?, Int64?, Int64?).self)
+            {
+                position = at
+                guard let hash, let state else { continue }
                 members.append(Member(
                     rootHash: hash, state: state, accountId: account, invitedAt: invited.map(Self.date),
                     grantedAt: granted.map(Self.date)))

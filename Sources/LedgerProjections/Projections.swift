@@ -20,6 +20,26 @@ public enum Projection: String, CaseIterable, Sendable {
         // Drain the result: a failure of the function surfaces while reading it.
         for try await _ in try await connection.query(query, logger: logger) {}
     }
+
+    /// A rebuild's pass over a range into fresh tables without indexes: everything `apply`
+    /// does, except membership's fold onto the members, which `finishBulk` does once.
+    /// Ranges may be applied in any order and concurrently.
+    func applyBulk(from: Int64, to: Int64, suffix: String, on connection: PostgresConnection, logger: Logger) async throws {
+        guard case .membership = self else {
+            return try await apply(from: from, to: to, suffix: suffix, on: connection, logger: logger)
+        }
+        let query: PostgresQuery = "SELECT ledger_project_access_history(\(from), \(to), \(suffix))"
+        for try await _ in try await connection.query(query, logger: logger) {}
+    }
+
+    /// Completes the bulk passes over (0, to]: part `part` of `parts` (run all parts, on as
+    /// many connections) of what `applyBulk` left out.
+    func finishBulk(to: Int64, suffix: String, part: Int, parts: Int, on connection: PostgresConnection, logger: Logger) async throws {
+        guard case .membership = self else { return }
+        let query: PostgresQuery =
+            "SELECT ledger_fold_members(0, \(to), \(suffix), true, \(Int32(part)), \(Int32(parts)))"
+        for try await _ in try await connection.query(query, logger: logger) {}
+    }
 }
 
 /// One projection's row in `ledger_projections`, with its lag behind the log.

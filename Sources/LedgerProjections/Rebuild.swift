@@ -2,22 +2,30 @@ import Foundation
 import LedgerStore
 import Logging
 import PostgresNIO
+import Synchronization
 
 /// Replays the whole log into fresh copies of a projection's tables (suffix `_next`) while
 /// the current ones keep serving, then swaps them in one transaction and drops the old ones.
 ///
-/// The swap transaction locks the projection's row (the live worker's next batch waits),
-/// brings the copy up to the live checkpoint, renames the tables and clears a stop, so the
-/// worker carries on from the same checkpoint, now on the rebuilt tables.
+/// The copies are filled in bulk first: without their indexes, the log cut into chunks applied
+/// on several connections at once (membership: only the access history, then the members
+/// folded once from it, in parts); then the indexes are built. What the log gained meanwhile
+/// is applied the ordinary way, chunk by chunk. The swap transaction locks the projection's
+/// row (the live worker's next batch waits), brings the copy up to the live checkpoint,
+/// renames the tables and clears a stop, so the worker carries on from the same checkpoint,
+/// now on the rebuilt tables.
 public struct ProjectionRebuild: Sendable {
     let client: PostgresClient
     let logger: Logger
     let chunk: Int64
+    let connections: Int
 
-    public init(client: PostgresClient, logger: Logger, chunk: Int64 = 50_000) {
+    /// `connections`: how many connections the bulk pass, the fold and the index builds use at once.
+    public init(client: PostgresClient, logger: Logger, chunk: Int64 = 50_000, connections: Int = 2) {
         self.client = client
         self.logger = logger
         self.chunk = chunk
+        self.connections = max(1, connections)
     }
 
     public struct Progress: Sendable {
@@ -32,18 +40,46 @@ public struct ProjectionRebuild: Sendable {
         public var position: Int64
     }
 
-    public func run(_ projection: Projection, progress: @Sendable (Progress) -> Void = { _ in }) async throws -> Report {
+    /// An index of a fresh copy, set aside while the copy is filled.
+    struct Index: Sendable {
+        var table: String
+        var name: String
+        var definition: String
+        /// `PRIMARY KEY` or `UNIQUE` when a constraint owns the index.
+        var constraint: String?
+    }
+
+    public func run(_ projection: Projection, progress: @escaping @Sendable (Progress) -> Void = { _ in }) async throws -> Report {
         let tables = try await tables(of: projection)
-        try await client.withConnection { connection in
+        let indexes = try await client.withConnection { connection in
+            var indexes: [Index] = []
             for table in tables {
                 try await connection.query(PostgresQuery(unsafeSQL: "DROP TABLE IF EXISTS \(table)_next"), logger: logger)
                 try await connection.query(
-                    PostgresQuery(unsafeSQL: "CREATE UNLOGGED TABLE \(table)_next (LIKE \(table) INCLUDING ALL)"), logger: logger)
+                    PostgresQuery(unsafeSQL: "CREATE TABLE \(table)_next (LIKE \(table) INCLUDING ALL)"), logger: logger)
+                indexes += try await setAside(indexesOf: "\(table)_next", on: connection)
             }
+            return indexes
         }
         let started = ContinuousClock.now
+        let report: @Sendable (Int64, Int64) -> Void = { done, total in
+            progress(Progress(done: done, total: total, elapsed: ContinuousClock.now - started))
+        }
+        // Bulk, chasing the head until close to it.
         var done: Int64 = 0
-        // Catch up in chunks while the log keeps growing; stop chasing when close.
+        while true {
+            let head = try await head()
+            if head - done <= chunk / 10 { break }
+            try await bulk(projection, from: done, to: head, report: report)
+            done = head
+        }
+        // Membership's fold onto the members, then the indexes.
+        let (bulkDone, parts) = (done, connections)
+        try await inParallel(Array(0..<parts)) { part, connection in
+            try await projection.finishBulk(to: bulkDone, suffix: "_next", part: part, parts: parts, on: connection, logger: logger)
+        }
+        try await restore(indexes)
+        // The ordinary way for what came meanwhile, then the swap.
         while true {
             let head = try await head()
             if head - done <= chunk / 10 { break }
@@ -53,13 +89,96 @@ public struct ProjectionRebuild: Sendable {
                     try await projection.apply(from: done, to: to, suffix: "_next", on: connection, logger: logger)
                 }
                 done = to
-                progress(Progress(done: done, total: head, elapsed: ContinuousClock.now - started))
+                report(done, head)
             }
         }
-        // Swap under the projection's row lock.
-        let position: Int64
+        let position = try await swap(projection, tables: tables, done: done)
+        return Report(events: position, elapsed: ContinuousClock.now - started, position: position)
+    }
+
+    /// Applies (from, to] in chunks on `connections` connections at once.
+    private func bulk(_ projection: Projection, from: Int64, to: Int64, report: @escaping @Sendable (Int64, Int64) -> Void) async throws {
+        let ranges = stride(from: from, to: to, by: Int(chunk)).map { ($0, min(to, $0 + chunk)) }
+        let applied = Counter(from)
+        try await inParallel(ranges) { range, connection in
+            try await projection.applyBulk(from: range.0, to: range.1, suffix: "_next", on: connection, logger: logger)
+            report(applied.add(range.1 - range.0), to)
+        }
+    }
+
+    /// Runs `work` for every item, on up to `connections` connections at once, each in a
+    /// transaction with room to sort and hash in memory.
+    private func inParallel<Item: Sendable>(
+        _ items: [Item], _ work: @escaping @Sendable (Item, PostgresConnection) async throws -> Void
+    ) async throws {
+        let next = Counter(0)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<min(connections, items.count) {
+                group.addTask {
+                    try await client.withConnection { connection in
+                        while case let i = Int(next.add(1) - 1), i < items.count {
+                            let item = items[i]
+                            try await connection.query("BEGIN", logger: logger)
+                            do {
+                                try await connection.query("SET LOCAL work_mem = '128MB'", logger: logger)
+                                try await connection.query("SET LOCAL maintenance_work_mem = '256MB'", logger: logger)
+                                try await work(item, connection)
+                                try await connection.query("COMMIT", logger: logger)
+                            } catch {
+                                _ = try? await connection.query("ROLLBACK", logger: logger)
+                                throw error
+                            }
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    /// Drops the indexes (and the constraints owning them) of a fresh, empty table, returning
+    /// how to build them again.
+    private func setAside(indexesOf table: String, on connection: PostgresConnection) async throws -> [Index] {
+        let rows = try await connection.query(
+            """
+            SELECT ci.relname::text, pg_get_indexdef(i.indexrelid),
+                   CASE c.contype WHEN 'p' THEN 'PRIMARY KEY' WHEN 'u' THEN 'UNIQUE' END
+            FROM pg_index i JOIN pg_class ci ON ci.oid = i.indexrelid
+            LEFT JOIN pg_constraint c ON c.conindid = i.indexrelid AND c.conrelid = i.indrelid
+            WHERE i.indrelid = \(table)::regclass
+            """, logger: logger)
+        var indexes: [Index] = []
+        for try await (name, definition, constraint) in rows.decode((String, String, String?).self) {
+            indexes.append(Index(table: table, name: name, definition: definition, constraint: constraint))
+        }
+        for index in indexes {
+            try Self.checkName(index.name)
+            let drop = index.constraint == nil ? "DROP INDEX \(index.name)" : "ALTER TABLE \(table) DROP CONSTRAINT \(index.name)"
+            try await connection.query(PostgresQuery(unsafeSQL: drop), logger: logger)
+        }
+        return indexes
+    }
+
+    /// Builds the indexes set aside (several at once), then gives constraints back their index.
+    private func restore(_ indexes: [Index]) async throws {
+        try await inParallel(indexes) { index, connection in
+            try await connection.query(PostgresQuery(unsafeSQL: index.definition), logger: logger)
+        }
+        try await client.withConnection { connection in
+            for index in indexes {
+                guard let constraint = index.constraint else { continue }
+                try await connection.query(
+                    PostgresQuery(unsafeSQL: "ALTER TABLE \(index.table) ADD CONSTRAINT \(index.name) \(constraint) USING INDEX \(index.name)"),
+                    logger: logger)
+            }
+        }
+    }
+
+    /// Swaps the copies in under the projection's row lock, after applying what the live
+    /// worker has applied beyond them; returns the position both stand at.
+    private func swap(_ projection: Projection, tables: [String], done: Int64) async throws -> Int64 {
         do {
-            position = try await client.withTransaction(logger: logger) { connection in
+            return try await client.withTransaction(logger: logger) { connection in
                 let rows = try await connection.query(
                     "SELECT position FROM ledger_projections WHERE name = \(projection.rawValue) FOR UPDATE", logger: logger)
                 var live: Int64 = 0
@@ -69,7 +188,6 @@ public struct ProjectionRebuild: Sendable {
                     try await projection.apply(from: done, to: target, suffix: "_next", on: connection, logger: logger)
                 }
                 for table in tables {
-                    try await connection.query(PostgresQuery(unsafeSQL: "ALTER TABLE \(table)_next SET LOGGED"), logger: logger)
                     try await connection.query(PostgresQuery(unsafeSQL: "ALTER TABLE \(table) RENAME TO \(table)_old"), logger: logger)
                     try await connection.query(PostgresQuery(unsafeSQL: "ALTER TABLE \(table)_next RENAME TO \(table)"), logger: logger)
                     try await connection.query(PostgresQuery(unsafeSQL: "DROP TABLE \(table)_old"), logger: logger)
@@ -85,7 +203,6 @@ public struct ProjectionRebuild: Sendable {
         } catch let error as PostgresTransactionError {
             throw error.closureError ?? error.commitError ?? error
         }
-        return Report(events: position, elapsed: ContinuousClock.now - started, position: position)
     }
 
     private func head() async throws -> Int64 {
@@ -98,11 +215,24 @@ public struct ProjectionRebuild: Sendable {
         let rows = try await client.query("SELECT ledger_projection_tables(\(projection.rawValue))", logger: logger)
         for try await tables in rows.decode([String].self) {
             // Table names come from the migration's fixed list; check them anyway before they go into DDL.
-            guard tables.allSatisfy({ $0.allSatisfy { $0.isLowercase || $0 == "_" } }) else {
-                throw StoreError.invalidRequest("unexpected table name in \(tables)")
-            }
+            try tables.forEach(Self.checkName)
             return tables
         }
         throw StoreError.invalidRequest("unknown projection \(projection.rawValue)")
+    }
+
+    /// Names go into DDL: they come from the catalog and the migrations, checked anyway.
+    static func checkName(_ name: String) throws {
+        guard !name.isEmpty, name.allSatisfy({ ($0.isASCII && ($0.isLowercase || $0.isNumber)) || $0 == "_" }) else {
+            throw StoreError.invalidRequest("unexpected table or index name \(name)")
+        }
+    }
+
+    /// A count shared by concurrent tasks.
+    final class Counter: Sendable {
+        private let value: Mutex<Int64>
+        init(_ value: Int64) { self.value = Mutex(value) }
+        /// Adds `n`; returns the new value.
+        func add(_ n: Int64) -> Int64 { value.withLock { $0 += n; return $0 } }
     }
 }
