@@ -13,7 +13,7 @@ struct BenchAppend: AsyncParsableCommand {
     @OptionGroup var target: BenchTarget
     @Option(help: "Rounds; medians are reported.") var rounds = 3
     @Option(help: "Seconds per measurement.") var seconds = 3.0
-    @Option(help: "Concurrent writers of 100-event batches.") var batchWriters = 4
+    @Option(help: "Concurrent writers of 100-event batches.") var batchWriters = 16
 
     func run() async throws {
         let quiet = Logs.quiet()

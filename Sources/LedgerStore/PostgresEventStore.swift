@@ -121,17 +121,127 @@ public final class PostgresEventStore: EventStore {
         return error
     }
 
-    /// One round trip: `ledger_append` locks the head, checks every request at its expected
-    /// version, chains and inserts what passes, all in one (autocommit) transaction.
+    /// Groups of at least this many events take the two-call path (`writeLargeGroup`).
+    static let largeGroup = 200
+
     private func writeGroup(_ requests: [AppendRequest]) async throws -> [Result<AppendResult, any Error>] {
-        let streams = requests.map(\.streamId)
-        let expected: [Int64] = requests.map {
-            switch $0.expectedVersion {
-            case .any: -1
-            case .noStream: 0
-            case .exact(let v): v
+        let started = ContinuousClock.now
+        let events = requests.reduce(0) { $0 + $1.events.count }
+        var results: [Result<AppendResult, any Error>]?
+        if hooks.beforeCommit == nil, events >= Self.largeGroup {
+            do {
+                results = try await writeLargeGroup(requests)
+            } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
+                // An event id already stored (a retry): ledger_append answers those.
             }
         }
+        if results == nil { results = try await writeSmallGroup(requests) }
+        AppendMetrics.record(events: events, appends: requests.count, duration: ContinuousClock.now - started)
+        return results!
+    }
+
+    /// Large groups: hashing hundreds of events in PL/pgSQL costs more than inserting them,
+    /// so `ledger_append_plan` locks the head and decides each request, the store chains the
+    /// events (`HashChain`, as `ledger log verify` does) and `ledger_append_write` inserts
+    /// them, in one transaction (see `Migrations/sql/0005_append_large_groups.sql`). Throws
+    /// a unique violation when an event id is stored already (a retry, or a mismatch); the
+    /// caller then uses `writeSmallGroup`, which answers those.
+    private func writeLargeGroup(_ requests: [AppendRequest]) async throws -> [Result<AppendResult, any Error>] {
+        let expected = requests.map { Self.expected($0.expectedVersion) }
+        do {
+            return try await client.withTransaction(logger: logger) { connection in
+                let rows = try await connection.query(
+                    """
+                    SELECT outcome, first_position, first_version, head_hash, at_micros
+                    FROM ledger_append_plan(\(requests.map(\.streamId)), \(expected), \(requests.map { Int32($0.events.count) }),
+                                            \(requests.map(\.events[0].eventId)))
+                    ORDER BY request
+                    """, logger: logger)
+                var plan: [(outcome: String, position: Int64?, version: Int64)] = []
+                var previous = HashChain.genesis
+                var micros: Int64 = 0
+                for try await (outcome, position, version, hash, at) in rows.decode((String, Int64?, Int64, ByteBuffer, Int64).self) {
+                    plan.append((outcome, position, version))
+                    previous = Array(buffer: hash)
+                    micros = at
+                }
+                guard plan.count == requests.count else { throw StoreError.invalidRequest("append plan has \(plan.count) rows") }
+                var events = LargeGroupColumns()
+                var streams: [String] = []
+                var streamState: [String: (version: Int64, state: String, position: Int64)] = [:]
+                var results: [Result<AppendResult, any Error>] = []
+                for (request, planned) in zip(requests, plan) {
+                    guard planned.outcome == "ok", let first = planned.position else {
+                        results.append(.failure(StoreError.versionConflict(
+                            stream: request.streamId, expected: request.expectedVersion, actual: planned.version)))
+                        continue
+                    }
+                    for (offset, event) in request.events.enumerated() {
+                        let position = first + Int64(offset)
+                        let version = planned.version + Int64(offset)
+                        previous = HashChain.hash(
+                            previous: previous, position: position, streamId: request.streamId, version: version,
+                            eventId: event.eventId, type: event.type, data: event.data, metadata: event.metadata,
+                            recordedAtMicros: micros)
+                        events.append(position: position, stream: request.streamId, version: version, event: event, hash: previous)
+                    }
+                    let last = first + Int64(request.events.count) - 1
+                    let version = planned.version + Int64(request.events.count) - 1
+                    if streamState[request.streamId] == nil { streams.append(request.streamId) }
+                    let state = request.state ?? streamState[request.streamId]?.state ?? ""
+                    streamState[request.streamId] = (version, state, last)
+                    results.append(.success(AppendResult(
+                        streamId: request.streamId, firstPosition: first, lastPosition: last, version: version, duplicate: false)))
+                }
+                if !events.positions.isEmpty {
+                    let s = streams.map { streamState[$0]! }
+                    try await connection.query(
+                        """
+                        SELECT ledger_append_write(
+                            \(events.positions), \(events.streams), \(events.versions), \(events.ids), \(events.types),
+                            \(events.data), \(events.metadata), \(events.hashes), \(micros),
+                            \(streams), \(s.map(\.version)), \(s.map(\.state)), \(s.map(\.position)))
+                        """, logger: logger)
+                }
+                return results
+            }
+        } catch {
+            throw Self.unwrap(error)
+        }
+    }
+
+    /// `ledger_append_write`'s event columns.
+    struct LargeGroupColumns {
+        var positions: [Int64] = [], streams: [String] = [], versions: [Int64] = [], hashes: [ByteBuffer] = []
+        var ids: [UUID] = [], types: [String] = [], data: [String] = [], metadata: [String] = []
+
+        mutating func append(position: Int64, stream: String, version: Int64, event: NewEvent, hash: [UInt8]) {
+            positions.append(position)
+            streams.append(stream)
+            versions.append(version)
+            hashes.append(ByteBuffer(bytes: hash))
+            ids.append(event.eventId)
+            types.append(event.type)
+            data.append(event.data)
+            metadata.append(event.metadata)
+        }
+    }
+
+    /// -1 any, 0 no stream, n exact: the SQL functions' encoding.
+    static func expected(_ version: ExpectedVersion) -> Int64 {
+        switch version {
+        case .any: -1
+        case .noStream: 0
+        case .exact(let v): v
+        }
+    }
+
+    /// One round trip: `ledger_append` locks the head, checks every request at its expected
+    /// version (and answers retries), chains and inserts what passes, all in one
+    /// (autocommit) transaction.
+    private func writeSmallGroup(_ requests: [AppendRequest]) async throws -> [Result<AppendResult, any Error>] {
+        let streams = requests.map(\.streamId)
+        let expected = requests.map { Self.expected($0.expectedVersion) }
         let states = requests.map { $0.state ?? "" }  // "" keeps the stored state
         let counts = requests.map { Int32($0.events.count) }
         let events = requests.flatMap(\.events)
@@ -141,7 +251,6 @@ public final class PostgresEventStore: EventStore {
                                \(events.map(\.eventId)), \(events.map(\.type)), \(events.map(\.data)), \(events.map(\.metadata)))
             """
         let rows: [(Int, String, Int64?, Int64?, Int64?)]
-        let started = ContinuousClock.now
         if let hook = hooks.beforeCommit {
             rows = try await client.withTransaction(logger: logger) { connection in
                 let rows = try await Self.collect(try await connection.query(query, logger: logger))
@@ -151,7 +260,6 @@ public final class PostgresEventStore: EventStore {
         } else {
             rows = try await Self.collect(try await client.query(query, logger: logger))
         }
-        AppendMetrics.record(events: events.count, appends: requests.count, duration: ContinuousClock.now - started)
         return rows.map { (index, outcome, first, last, version) in
             let request = requests[index - 1]
             switch outcome {
@@ -186,7 +294,7 @@ public final class PostgresEventStore: EventStore {
             try check(event.type, "event type")
             for (json, what) in [(event.data, "data"), (event.metadata, "metadata")] {
                 try check(json, what)
-                guard (try? JSONSerialization.jsonObject(with: Data(json.utf8), options: [.fragmentsAllowed])) != nil else {
+                guard JSONSyntax.isValid(json) else {
                     throw StoreError.invalidRequest("event \(what) is not valid JSON")
                 }
             }

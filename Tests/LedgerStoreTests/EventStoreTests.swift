@@ -121,4 +121,65 @@ struct EventStoreTests {
             #expect(stored == 0)
         }
     }
+
+    @Test("large appends (chained by the store): positions, versions, state, conflicts and retries as for small ones; the chain verifies")
+    func largeAppends() async throws {
+        try await withTestStore { store, client, _ in
+            _ = try await store.append(.init(streamId: "small", expectedVersion: .noStream, events: [event()]))
+            let big = (0..<300).map { event("Big", $0) }
+            let first = try await store.append(.init(streamId: "s", expectedVersion: .noStream, events: big, state: #"{"k":1}"#))
+            #expect(first.firstPosition == 2 && first.lastPosition == 301 && first.version == 300 && !first.duplicate)
+            let read = try await store.readStream("s")
+            #expect(read.map(\.version) == Array(1...300))
+            #expect(read.map(\.data) == big.map(\.data))
+            #expect(try await store.streamState("s")?.state == #"{"k":1}"#)
+            // Several large appends to one stream in one group: running versions, the last state.
+            async let a = store.append(.init(streamId: "s", expectedVersion: .any, events: (0..<250).map { event("A", $0) }))
+            async let b = store.append(.init(streamId: "s", expectedVersion: .any, events: (0..<250).map { event("B", $0) }))
+            let (ra, rb) = try await (a, b)
+            #expect(Set([ra.version, rb.version]) == [550, 800])
+            #expect(try await store.streamState("s")?.state == #"{"k":1}"#, "no state given: the stored one stays")
+            // A conflict stores nothing.
+            let conflict = try await #require(throws: StoreError.self) {
+                try await store.append(.init(streamId: "s", expectedVersion: .exact(300), events: (0..<250).map { event("C", $0) }))
+            }
+            #expect(conflict == .versionConflict(stream: "s", expected: .exact(300), actual: 800))
+            #expect(try await count(client) == 801)
+            // A retry of the first large append: answered as the first time, stored once.
+            let retry = try await store.append(.init(streamId: "s", expectedVersion: .noStream, events: big))
+            #expect(retry.duplicate && retry.firstPosition == 2 && retry.lastPosition == 301 && retry.version == 300)
+            #expect(try await count(client) == 801)
+            let verified = try await LogVerification(store: store).run()
+            #expect(verified.failure == nil && verified.checked == 801)
+            let head = try await store.head()
+            let last = try await store.readAll(after: 800, limit: 1)
+            #expect(head.position == 801 && last.first?.hash == head.hash)
+        }
+    }
+
+    @Test("the JSON check before an append accepts what PostgreSQL's json input accepts, except lone surrogates (they would stop the projections)")
+    func jsonSyntax() async throws {
+        try await withTestStore { _, client, _ in
+            let cases = [
+                #"{}"#, #"[]"#, #"1"#, #"-0.5e+10"#, #""x""#, #"true"#, #"null"#, #" {"a" : [1, {"b": null}], "c": "\u00e9\ud83d\ude00"} "#,
+                #"{"a":"\/\b\f\n\r\t\\\""}"#, "\"\u{00e9}\u{1F600}\"", "[" + String(repeating: "[", count: 100) + String(repeating: "]", count: 101),
+                #"{not json"#, #"{"a":1,}"#, #"[1,]"#, #"01"#, #"1."#, #".5"#, #"-"#, #"1e"#, #"+1"#, #"tru"#, #"nul"#, #"{"a"}"#,
+                #"{"a":1 "b":2}"#, #""\x""#, #""\u12""#, #""\ud800""#, #""\udc00""#, #""\ud800\u0041""#, "\"a\u{01}b\"", "\"a\tb\"",
+                #""unterminated"#, #"[1] [2]"#, "", " ", #"{"a":1}}"#, #"NaN"#, #"'x'"#,
+            ]
+            for text in cases {
+                var accepted = true
+                do {
+                    for try await _ in try await client.query("SELECT \(text)::json") {}
+                } catch {
+                    accepted = false
+                }
+                // Stricter on purpose: a lone surrogate is valid `json` but fails json_to_record,
+                // so it would stop the projections at that event.
+                let stricter = text.contains(#"\ud800""#) || text.contains(#"\udc00"#) || text.contains(#"\ud800\u0041"#)
+                #expect(JSONSyntax.isValid(text) == (accepted && !stricter), "\(text): PostgreSQL says \(accepted)")
+            }
+            #expect(!JSONSyntax.isValid(String(repeating: "[", count: 600) + String(repeating: "]", count: 600)), "nesting is bounded")
+        }
+    }
 }
