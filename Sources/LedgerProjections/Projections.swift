@@ -17,7 +17,12 @@ public enum Projection: String, CaseIterable, Sendable {
             case .membership: "SELECT ledger_project_membership(\(from), \(to), \(suffix))"
             case .highlights: "SELECT ledger_project_highlights(\(from), \(to), \(suffix))"
             }
-        // Drain the result: a failure of the function surfaces while reading it.
+        try await Self.call(query, on: connection, logger: logger)
+    }
+
+    /// Runs a projection function, draining its result: a failure of the function surfaces
+    /// while reading it.
+    private static func call(_ query: PostgresQuery, on connection: PostgresConnection, logger: Logger) async throws {
         for try await _ in try await connection.query(query, logger: logger) {}
     }
 
@@ -28,17 +33,15 @@ public enum Projection: String, CaseIterable, Sendable {
         guard case .membership = self else {
             return try await apply(from: from, to: to, suffix: suffix, on: connection, logger: logger)
         }
-        let query: PostgresQuery = "SELECT ledger_project_access_history(\(from), \(to), \(suffix))"
-        for try await _ in try await connection.query(query, logger: logger) {}
+        try await Self.call("SELECT ledger_project_access_history(\(from), \(to), \(suffix))", on: connection, logger: logger)
     }
 
     /// Completes the bulk passes over (0, to]: part `part` of `parts` (run all parts, on as
     /// many connections) of what `applyBulk` left out.
     func finishBulk(to: Int64, suffix: String, part: Int, parts: Int, on connection: PostgresConnection, logger: Logger) async throws {
         guard case .membership = self else { return }
-        let query: PostgresQuery =
-            "SELECT ledger_fold_members(0, \(to), \(suffix), true, \(Int32(part)), \(Int32(parts)))"
-        for try await _ in try await connection.query(query, logger: logger) {}
+        try await Self.call(
+            "SELECT ledger_fold_members(0, \(to), \(suffix), true, \(Int32(part)), \(Int32(parts)))", on: connection, logger: logger)
     }
 }
 
