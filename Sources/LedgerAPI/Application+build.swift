@@ -38,15 +38,26 @@ public struct APIConfiguration: Sendable {
     var baseURL: String { publicBaseURL ?? "http://\(host):\(port)" }
 }
 
-/// How proof submissions reach a verdict: a decider in this process takes each at once;
-/// without one the API waits for a verifier worker's verdict NOTIFY on `verdicts`.
+/// How proof submissions reach a verdict: with a batcher, this process stores and decides
+/// them in groups (and its local decider takes any the batcher hands back); with only a
+/// decider, each is stored and decided on its own; without one, the API waits for a verifier
+/// worker's verdict NOTIFY on `verdicts`.
 public struct VerifierLink: Sendable {
+    public var batcher: ProofBatcher?
     public var localDecider: ProofDecider?
     public var verdicts: NotificationHub?
 
-    public init(localDecider: ProofDecider?, verdicts: NotificationHub?) {
+    public init(batcher: ProofBatcher? = nil, localDecider: ProofDecider?, verdicts: NotificationHub?) {
+        self.batcher = batcher
         self.localDecider = localDecider
         self.verdicts = verdicts
+    }
+
+    /// As in `ledger serve`: a batcher, and a local decider for what it hands back.
+    public static func local(client: PostgresClient, store: any EventStore, logger: Logger, verdicts: NotificationHub?) -> VerifierLink {
+        VerifierLink(
+            batcher: ProofBatcher(client: client, store: store, logger: logger),
+            localDecider: ProofDecider(client: client, store: store, logger: logger), verdicts: verdicts)
     }
 }
 
@@ -86,7 +97,7 @@ public func buildRouter(
     CollaborationController(service: service, bodyLimit: configuration.bodyLimit).addRoutes(to: v1)
     let proofs = ProofService(
         requests: ProofRequests(client: client, logger: logger, challengeLifetime: configuration.challengeLifetime),
-        collaborations: service, localDecider: verifier.localDecider, verdicts: verifier.verdicts,
+        collaborations: service, batcher: verifier.batcher, localDecider: verifier.localDecider, verdicts: verifier.verdicts,
         verdictWait: configuration.verdictWait, throttle: RejectionThrottle(limit: configuration.rejectionLimitPerMinute))
     ProofController(service: proofs, bodyLimit: configuration.bodyLimit).addRoutes(to: v1)
     // Last: wraps only the not-found responder (405 + Allow for a known path, wrong method).

@@ -12,7 +12,8 @@ import ServiceLifecycle
 /// live server. Order matters: a ServiceGroup stops them in reverse, so the HTTP server
 /// (last) stops taking requests before the workers and listeners it uses.
 public enum LedgerServer {
-    /// `ledger serve`: API with a local decider, a verifier worker, and their LISTEN hubs.
+    /// `ledger serve`: API deciding proofs in groups (a batcher, and a local decider for what
+    /// it hands back), a verifier worker for requests left pending, and their LISTEN hubs.
     public static func allInOne(
         client: PostgresClient, store: any EventStore, authority: TokenAuthority, configuration: APIConfiguration,
         verifierConcurrency: Int = 8, logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
@@ -25,7 +26,9 @@ public enum LedgerServer {
         let projector = ProjectorWorker(client: client, events: events, logger: logger)
         let app = application(
             client: client, store: store, authority: authority, configuration: configuration,
-            verifier: VerifierLink(localDecider: decider, verdicts: verdicts), logger: logger, onRunning: onRunning)
+            verifier: VerifierLink(
+                batcher: ProofBatcher(client: client, store: store, logger: logger), localDecider: decider, verdicts: verdicts),
+            logger: logger, onRunning: onRunning)
         return [requests, verdicts, events, worker, projector, app]
     }
 
@@ -53,8 +56,9 @@ public enum LedgerServer {
         _ body: @Sendable (Int) async throws -> T
     ) async throws -> T {
         let (ports, listening) = AsyncStream.makeStream(of: Int.self)
-        let group = ServiceGroup(configuration: .init(
-            services: services { listening.yield($0) }.map { .init(service: $0) }, logger: logger))
+        let group = ServiceGroup(
+            configuration: .init(
+                services: services { listening.yield($0) }.map { .init(service: $0) }, logger: logger))
         return try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask {
                 defer { listening.finish() }

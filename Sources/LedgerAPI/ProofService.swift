@@ -6,23 +6,26 @@ import Logging
 import PostgresNIO
 
 /// The HTTP side of proofs: checks the shape of a submission, stores it, and answers with
-/// its verdict. Deciding is the verifier's: a local decider (in `ledger serve`) takes the
-/// request at once; otherwise, or if a worker holds it, the call waits on the verdict NOTIFY
-/// up to `verdictWait` and then answers "pending" with a status URL.
+/// its verdict. Deciding is the verifier's: in `ledger serve` a batcher stores and decides
+/// submissions in groups, and a local decider takes any it handed back one by one; otherwise,
+/// or if a worker holds the request, the call waits on the verdict NOTIFY up to `verdictWait`
+/// and then answers "pending" with a status URL.
 public struct ProofService: Sendable {
     let requests: ProofRequests
     let collaborations: CollaborationService
+    let batcher: ProofBatcher?
     let localDecider: ProofDecider?
     let verdicts: NotificationHub?
     let verdictWait: Duration
     let throttle: RejectionThrottle
 
     public init(
-        requests: ProofRequests, collaborations: CollaborationService, localDecider: ProofDecider?,
+        requests: ProofRequests, collaborations: CollaborationService, batcher: ProofBatcher? = nil, localDecider: ProofDecider?,
         verdicts: NotificationHub?, verdictWait: Duration = .seconds(5), throttle: RejectionThrottle = RejectionThrottle()
     ) {
         self.requests = requests
         self.collaborations = collaborations
+        self.batcher = batcher
         self.localDecider = localDecider
         self.verdicts = verdicts
         self.verdictWait = verdictWait
@@ -46,7 +49,7 @@ public struct ProofService: Sendable {
     /// (bounded) for its verdict.
     public func submit(collaborationId: String, submission: Submission, caller: Caller) async throws -> Verdict {
         let id = try Identifiers.collaborationId(collaborationId)
-        _ = try await collaborations.currentState(id)
+        if batcher == nil { _ = try await collaborations.currentState(id) }  // the batcher answers 404 itself
         do {
             _ = try submission.proof.validatedKey()
         } catch let rejection as ProofRejection {
@@ -59,9 +62,24 @@ public struct ProofService: Sendable {
         guard await throttle.allows(caller.account) else {
             throw DomainError(.tooManyRequests, "too_many_rejections", "too many rejected proofs from this account; try later")
         }
-        let requestId = try await requests.store(
-            collaborationId: id, account: caller.account, challengeId: submission.challengeId, signature: signature,
-            proof: submission.proof)
+        let requestId: UUID
+        if let batcher {
+            switch try await batcher.submit(
+                .init(
+                    collaborationId: id, account: caller.account, challengeId: submission.challengeId, signature: signature,
+                    proof: submission.proof))
+            {
+            case .decided(let verdict):
+                if case .rejected = verdict { await throttle.recordRejection(caller.account) }
+                return verdict
+            case .stored(let stored):
+                requestId = stored
+            }
+        } else {
+            requestId = try await requests.store(
+                collaborationId: id, account: caller.account, challengeId: submission.challengeId, signature: signature,
+                proof: submission.proof)
+        }
         var verdict = try await localDecider?.decide(requestId)
         if verdict == nil {
             if let verdicts {

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// The Participant Ledger from an app: one typed async call per v1 endpoint, plus the calls
@@ -10,7 +10,7 @@ import FoundationNetworking
 public struct LedgerClient: Sendable {
     public let baseURL: URL
     let token: @Sendable () async throws -> String
-    let session: URLSession
+    let transport: any LedgerTransport
     /// Attempts of a start call on transport errors and 5xx answers (same idempotency key).
     public var startAttempts: Int = 4
 
@@ -18,8 +18,13 @@ public struct LedgerClient: Sendable {
     ///   - baseURL: where the ledger listens, e.g. `https://ledger.example.com`.
     ///   - token: the bearer token of the signed-in account; asked for before every call, so it may refresh.
     public init(baseURL: URL, session: URLSession = .shared, token: @escaping @Sendable () async throws -> String) {
+        self.init(baseURL: baseURL, transport: URLSessionTransport(session: session), token: token)
+    }
+
+    /// A client over another transport than URLSession (the benchmarks use a NIO connection).
+    public init(baseURL: URL, transport: any LedgerTransport, token: @escaping @Sendable () async throws -> String) {
         self.baseURL = baseURL
-        self.session = session
+        self.transport = transport
         self.token = token
     }
 
@@ -69,7 +74,8 @@ public struct LedgerClient: Sendable {
 
     /// `SWUpdateCollaborationParticipantsAction`: adds and removes identities by root hash
     /// (`SWPerson.Identity.rootHash`). Owner only.
-    public func updateParticipants(added: [Data] = [], removed: [Data] = [], in collaborationID: String) async throws -> ParticipantsUpdate {
+    public func updateParticipants(added: [Data] = [], removed: [Data] = [], in collaborationID: String) async throws -> ParticipantsUpdate
+    {
         struct Body: Encodable {
             var added: [String]
             var removed: [String]
@@ -167,7 +173,8 @@ public struct LedgerClient: Sendable {
     // MARK: Reads
 
     public func collaboration(_ collaborationID: String, minPosition: Int64? = nil) async throws -> Collaboration {
-        try await send("GET", "/v1/collaborations/\(try Self.segment(collaborationID))", query: ["minPosition": minPosition.map(String.init)])
+        try await send(
+            "GET", "/v1/collaborations/\(try Self.segment(collaborationID))", query: ["minPosition": minPosition.map(String.init)])
     }
 
     /// Current members, or as they stood at a time (`asOf`) or log position (`atPosition`).
@@ -206,7 +213,8 @@ public struct LedgerClient: Sendable {
 
     public func highlights(in collaborationID: String, minPosition: Int64? = nil) async throws -> Highlights {
         try await send(
-            "GET", "/v1/collaborations/\(try Self.segment(collaborationID))/highlights", query: ["minPosition": minPosition.map(String.init)])
+            "GET", "/v1/collaborations/\(try Self.segment(collaborationID))/highlights",
+            query: ["minPosition": minPosition.map(String.init)])
     }
 
     public func myCollaborations(minPosition: Int64? = nil) async throws -> MyCollaborations {
@@ -262,8 +270,7 @@ public struct LedgerClient: Sendable {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
             request.httpBody = try Self.encoder.encode(body)
         }
-        let (data, response) = try await session.data(for: request)
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        let (data, status) = try await transport.send(request)
         guard (200..<300).contains(status) else {
             if let error = try? Self.decoder.decode(ErrorBody.self, from: data) {
                 throw LedgerError(status: status, code: error.error.code, message: error.error.message, reason: error.error.reason)
@@ -306,4 +313,23 @@ public struct LedgerClient: Sendable {
         }
         return decoder
     }()
+}
+
+/// What carries the client's requests: an HTTP request in, the response's body and status out.
+public protocol LedgerTransport: Sendable {
+    func send(_ request: URLRequest) async throws -> (body: Data, status: Int)
+}
+
+/// The default transport.
+public struct URLSessionTransport: LedgerTransport {
+    let session: URLSession
+
+    public init(session: URLSession) {
+        self.session = session
+    }
+
+    public func send(_ request: URLRequest) async throws -> (body: Data, status: Int) {
+        let (data, response) = try await session.data(for: request)
+        return (data, (response as? HTTPURLResponse)?.statusCode ?? 0)
+    }
 }

@@ -16,29 +16,61 @@ public struct Collaborations: Sendable {
         public var version: Int64
         /// Log position of the stream's last event.
         public var position: Int64
+
+        public init?(_ stored: StreamState?) throws {
+            guard let stored, let json = stored.state else { return nil }
+            self.init(
+                state: try CanonicalJSON.decode(CollaborationState.self, from: json), version: stored.version, position: stored.position)
+        }
+
+        init(state: CollaborationState, version: Int64, position: Int64) {
+            self.state = state
+            self.version = version
+            self.position = position
+        }
     }
 
     /// The collaboration as of the log's latest append to it; 404 if there is none.
     public func current(_ collaborationId: String) async throws -> Current {
-        guard let stored = try await store.streamState(Streams.collaboration(collaborationId)), let json = stored.state else {
+        guard let current = try Current(try await store.streamState(Streams.collaboration(collaborationId))) else {
             throw DomainError(.notFound, "not_found", "collaboration not found")
         }
-        return Current(
-            state: try CanonicalJSON.decode(CollaborationState.self, from: json), version: stored.version, position: stored.position)
+        return current
     }
 
-    /// What a decision appends: events (none to append nothing), their metadata, and an
-    /// optional fixed id for a single event so a repeated decision meets the first one.
+    /// `current` of several collaborations in one read, keyed by id; unknown ones are absent.
+    public func current(_ collaborationIds: [String]) async throws -> [String: Current] {
+        let states = try await store.streamStates(collaborationIds.map(Streams.collaboration))
+        var currents: [String: Current] = [:]
+        for id in collaborationIds where currents[id] == nil {
+            currents[id] = try Current(states[Streams.collaboration(id)])
+        }
+        return currents
+    }
+
+    /// What a decision appends: events (none to append nothing), each with its metadata and
+    /// optionally a fixed id, so a repeated decision meets the first one.
     public struct Decision: Sendable {
-        public var events: [CollaborationEvent]
-        public var metadata: EventMetadata
-        public var eventId: UUID?
+        public struct Entry: Sendable {
+            public var event: CollaborationEvent
+            public var metadata: EventMetadata
+            public var id: UUID?
+
+            public init(event: CollaborationEvent, metadata: EventMetadata, id: UUID? = nil) {
+                self.event = event
+                self.metadata = metadata
+                self.id = id
+            }
+        }
+        public var entries: [Entry]
+
+        public init(entries: [Entry]) {
+            self.entries = entries
+        }
 
         public init(events: [CollaborationEvent], metadata: EventMetadata, eventId: UUID? = nil) {
             precondition(eventId == nil || events.count == 1, "a fixed event id names a single event")
-            self.events = events
-            self.metadata = metadata
-            self.eventId = eventId
+            entries = events.map { Entry(event: $0, metadata: metadata, id: eventId) }
         }
     }
 
@@ -49,6 +81,8 @@ public struct Collaborations: Sendable {
         public var position: Int64
         /// When `result.duplicate`: the events stored the first time, in place of the new decision's.
         public var stored: [RecordedEvent]
+        /// The events decided (and appended, unless `result.duplicate`).
+        public var events: [CollaborationEvent]
     }
 
     /// Loads the inline state, decides, appends at the version read; a concurrent change makes
@@ -56,29 +90,77 @@ public struct Collaborations: Sendable {
     public func decideAndAppend(
         _ collaborationId: String, _ decide: (CollaborationState) throws -> Decision
     ) async throws -> Outcome {
-        let stream = Streams.collaboration(collaborationId)
-        for attempt in 1...Self.attempts {
-            let current = try await current(collaborationId)
-            let decision = try decide(current.state)
-            if decision.events.isEmpty { return Outcome(result: nil, position: current.position, stored: []) }
-            var next = current.state
-            for event in decision.events { next.apply(event) }
-            let events = decision.events.map { event in
-                decision.eventId.map { event.newEvent(metadata: decision.metadata, id: $0) } ?? event.newEvent(metadata: decision.metadata)
-            }
-            do {
-                let result = try await store.append(.init(
-                    streamId: stream, expectedVersion: .exact(current.version), events: events, state: next.json))
-                var stored: [RecordedEvent] = []
-                if result.duplicate {
-                    stored = try await store.readStream(stream, afterVersion: result.version - Int64(events.count))
-                        .filter { recorded in events.contains { $0.eventId == recorded.eventId } }
+        try await withoutActuallyEscaping(decide) { decide in
+            try await decideAndAppend([collaborationId: decide])[collaborationId]!.get()
+        }
+    }
+
+    /// `decideAndAppend` of several collaborations at once: their states read in one query
+    /// (or taken from `read`, read by the caller a moment ago), their appends in one group
+    /// commit; those changed meanwhile are read and decided again. One result per collaboration.
+    public func decideAndAppend(
+        _ decisions: [String: (CollaborationState) throws -> Decision], read: [String: Current] = [:]
+    ) async -> [String: Result<Outcome, any Error>] {
+        var results: [String: Result<Outcome, any Error>] = [:]
+        var currents = read
+        var open = Array(decisions.keys)
+        for attempt in 1...Self.attempts where !open.isEmpty {
+            let unread = open.filter { currents[$0] == nil }
+            if !unread.isEmpty {
+                do {
+                    currents.merge(try await current(unread)) { $1 }
+                } catch {
+                    for id in unread { results[id] = .failure(error) }
                 }
-                return Outcome(result: result, position: result.lastPosition, stored: stored)
-            } catch let error as StoreError where error.isVersionConflict && attempt < Self.attempts {
-                continue
+            }
+            var requests: [AppendRequest] = []
+            var appending: [(id: String, events: [CollaborationEvent])] = []
+            for id in open where results[id] == nil {
+                guard let current = currents[id] else {
+                    results[id] = .failure(DomainError(.notFound, "not_found", "collaboration not found"))
+                    continue
+                }
+                do {
+                    let decision = try decisions[id]!(current.state)
+                    guard !decision.entries.isEmpty else {
+                        results[id] = .success(Outcome(result: nil, position: current.position, stored: [], events: []))
+                        continue
+                    }
+                    var next = current.state
+                    for entry in decision.entries { next.apply(entry.event) }
+                    requests.append(
+                        AppendRequest(
+                            streamId: Streams.collaboration(id), expectedVersion: .exact(current.version),
+                            events: decision.entries.map { $0.event.newEvent(metadata: $0.metadata, id: $0.id ?? UUID()) },
+                            state: next.json))
+                    appending.append((id, decision.entries.map(\.event)))
+                } catch {
+                    results[id] = .failure(error)
+                }
+            }
+            open = []
+            for ((id, events), (request, appended)) in zip(appending, zip(requests, await store.appendAll(requests))) {
+                switch appended {
+                case .success(let result):
+                    var stored: [RecordedEvent] = []
+                    if result.duplicate {
+                        do {
+                            stored = try await store.readStream(request.streamId, afterVersion: result.version - Int64(events.count))
+                                .filter { recorded in request.events.contains { $0.eventId == recorded.eventId } }
+                        } catch {
+                            results[id] = .failure(error)
+                            continue
+                        }
+                    }
+                    results[id] = .success(Outcome(result: result, position: result.lastPosition, stored: stored, events: events))
+                case .failure(let error as StoreError) where error.isVersionConflict && attempt < Self.attempts:
+                    currents[id] = nil
+                    open.append(id)
+                case .failure(let error):
+                    results[id] = .failure(error)
+                }
             }
         }
-        throw StoreError.versionConflict(stream: stream, expected: .any, actual: -1)
+        return results
     }
 }

@@ -6,6 +6,9 @@ public protocol EventStore: Sendable {
     /// Appends events to one stream if it is at the expected version. A retry carrying the
     /// same event ids returns the first append's result instead of storing them twice.
     func append(_ request: AppendRequest) async throws -> AppendResult
+    /// `append` of several requests, each checked on its own; one result per request, in order.
+    /// A store that commits in groups writes them in one group.
+    func appendAll(_ requests: [AppendRequest]) async -> [Result<AppendResult, any Error>]
     /// Events of one stream in version order, starting after `afterVersion`.
     func readStream(_ streamId: String, afterVersion: Int64) async throws -> [RecordedEvent]
     /// Up to `limit` events of the whole log after `position`, in position order, never skipping one.
@@ -14,6 +17,24 @@ public protocol EventStore: Sendable {
     func head() async throws -> LogHead
     /// The stream's version and the writer's inline state snapshot, nil for an unknown stream.
     func streamState(_ streamId: String) async throws -> StreamState?
+    /// `streamState` of several streams at once, keyed by stream id (unknown streams absent).
+    func streamStates(_ streamIds: [String]) async throws -> [String: StreamState]
+}
+
+extension EventStore {
+    public func appendAll(_ requests: [AppendRequest]) async -> [Result<AppendResult, any Error>] {
+        var results: [Result<AppendResult, any Error>] = []
+        for request in requests {
+            do { results.append(.success(try await append(request))) } catch { results.append(.failure(error)) }
+        }
+        return results
+    }
+
+    public func streamStates(_ streamIds: [String]) async throws -> [String: StreamState] {
+        var states: [String: StreamState] = [:]
+        for id in Set(streamIds) { states[id] = try await streamState(id) }
+        return states
+    }
 }
 
 /// One append: events for a stream at an expected version, with the stream's new inline state.

@@ -62,26 +62,45 @@ public final class PostgresEventStore: EventStore {
     }
 
     public func append(_ request: AppendRequest) async throws -> AppendResult {
-        guard !request.events.isEmpty else { throw StoreError.invalidRequest("no events") }
-        guard request.events.count <= maxEventsPerTransaction else {
-            throw StoreError.invalidRequest("more than \(maxEventsPerTransaction) events in one append")
+        try await appendAll([request])[0].get()
+    }
+
+    /// Queues the requests together, so the group that takes the first takes them all (up to
+    /// `maxEventsPerTransaction` events).
+    public func appendAll(_ requests: [AppendRequest]) async -> [Result<AppendResult, any Error>] {
+        var results = [Result<AppendResult, any Error>?](repeating: nil, count: requests.count)
+        var queued: [(index: Int, ticket: Ticket<Turn>)] = []
+        for (index, request) in requests.enumerated() {
+            do {
+                guard !request.events.isEmpty else { throw StoreError.invalidRequest("no events") }
+                guard request.events.count <= maxEventsPerTransaction else {
+                    throw StoreError.invalidRequest("more than \(maxEventsPerTransaction) events in one append")
+                }
+                // Checked here, not by the database: a bad request must fail alone, not the group it joins.
+                try Self.validate(request)
+                queued.append((index, Ticket<Turn>()))
+            } catch {
+                results[index] = .failure(error)
+            }
         }
-        // Checked here, not by the database: a bad request must fail alone, not the group it joins.
-        try Self.validate(request)
-        let ticket = Ticket<Turn>()
+        guard !queued.isEmpty else { return results.map { $0! } }
         let leads = queue.withLock { state in
-            state.pending.append(Pending(request: request, ticket: ticket))
+            for (index, ticket) in queued { state.pending.append(Pending(request: requests[index], ticket: ticket)) }
             if state.leaderActive { return false }
             state.leaderActive = true
             return true
         }
-        var turn: Turn = leads ? .lead : await ticket.wait()
-        while case .lead = turn {
-            await leadOneGroup()
-            turn = await ticket.wait()
+        if leads { await leadOneGroup() }
+        for (index, ticket) in queued {
+            var turn = await ticket.wait()
+            while case .lead = turn {
+                await leadOneGroup()
+                turn = await ticket.wait()
+            }
+            guard case .done(let result) = turn else { preconditionFailure("unreachable") }
+            results[index] = result
         }
-        guard case .done(let result) = turn else { preconditionFailure("unreachable") }
-        return try result.get()
+        return results.map { $0! }
     }
 
     /// Takes the queued appends, writes them in one transaction, and passes leadership on.
@@ -172,8 +191,10 @@ public final class PostgresEventStore: EventStore {
                 var results: [Result<AppendResult, any Error>] = []
                 for (request, planned) in zip(requests, plan) {
                     guard planned.outcome == "ok", let first = planned.position else {
-                        results.append(.failure(StoreError.versionConflict(
-                            stream: request.streamId, expected: request.expectedVersion, actual: planned.version)))
+                        results.append(
+                            .failure(
+                                StoreError.versionConflict(
+                                    stream: request.streamId, expected: request.expectedVersion, actual: planned.version)))
                         continue
                     }
                     for (offset, event) in request.events.enumerated() {
@@ -190,8 +211,10 @@ public final class PostgresEventStore: EventStore {
                     if streamState[request.streamId] == nil { streams.append(request.streamId) }
                     let state = request.state ?? streamState[request.streamId]?.state ?? ""
                     streamState[request.streamId] = (version, state, last)
-                    results.append(.success(AppendResult(
-                        streamId: request.streamId, firstPosition: first, lastPosition: last, version: version, duplicate: false)))
+                    results.append(
+                        .success(
+                            AppendResult(
+                                streamId: request.streamId, firstPosition: first, lastPosition: last, version: version, duplicate: false)))
                 }
                 if !events.positions.isEmpty {
                     let s = streams.map { streamState[$0]! }
@@ -264,12 +287,14 @@ public final class PostgresEventStore: EventStore {
             let request = requests[index - 1]
             switch outcome {
             case "ok", "duplicate":
-                return .success(AppendResult(
-                    streamId: request.streamId, firstPosition: first!, lastPosition: last!, version: version!,
-                    duplicate: outcome == "duplicate"))
+                return .success(
+                    AppendResult(
+                        streamId: request.streamId, firstPosition: first!, lastPosition: last!, version: version!,
+                        duplicate: outcome == "duplicate"))
             case "conflict":
-                return .failure(StoreError.versionConflict(
-                    stream: request.streamId, expected: request.expectedVersion, actual: version ?? 0))
+                return .failure(
+                    StoreError.versionConflict(
+                        stream: request.streamId, expected: request.expectedVersion, actual: version ?? 0))
             default:
                 return .failure(StoreError.idempotencyMismatch(eventId: request.events[0].eventId))
             }
@@ -311,9 +336,10 @@ public final class PostgresEventStore: EventStore {
         for try await (position, stream, version, id, type, data, metadata, micros, hash) in rows.decode(
             (Int64, String, Int64, UUID, String, String, String, Int64, ByteBuffer).self)
         {
-            events.append(RecordedEvent(
-                position: position, streamId: stream, version: version, eventId: id, type: type,
-                data: data, metadata: metadata, recordedAtMicros: micros, hash: Array(buffer: hash)))
+            events.append(
+                RecordedEvent(
+                    position: position, streamId: stream, version: version, eventId: id, type: type,
+                    data: data, metadata: metadata, recordedAtMicros: micros, hash: Array(buffer: hash)))
         }
         return events
     }
@@ -354,5 +380,15 @@ public final class PostgresEventStore: EventStore {
         }
         return nil
     }
-}
 
+    public func streamStates(_ streamIds: [String]) async throws -> [String: StreamState] {
+        let rows = try await client.query(
+            "SELECT stream_id, version, state::text, position FROM ledger_streams WHERE stream_id = ANY(\(Array(Set(streamIds))))",
+            logger: logger)
+        var states: [String: StreamState] = [:]
+        for try await (id, version, state, position) in rows.decode((String, Int64, String?, Int64).self) {
+            states[id] = StreamState(version: version, state: state, position: position)
+        }
+        return states
+    }
+}

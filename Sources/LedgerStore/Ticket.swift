@@ -2,14 +2,16 @@ import Synchronization
 
 /// A hand-over point between an appender and the group-commit leader. Each `resolve` is
 /// consumed by one `wait`; a waiter may be told "lead" first and "done" later.
-final class Ticket<Value: Sendable>: Sendable {
+package final class Ticket<Value: Sendable>: Sendable {
     private enum State {
         case waiting(CheckedContinuation<Value, Never>?)
         case resolved(Value)
     }
     private let state = Mutex<State>(.waiting(nil))
 
-    func wait() async -> Value {
+    package init() {}
+
+    package func wait() async -> Value {
         await withCheckedContinuation { (continuation: CheckedContinuation<Value, Never>) in
             let ready: Value? = state.withLock { state in
                 switch state {
@@ -25,7 +27,7 @@ final class Ticket<Value: Sendable>: Sendable {
         }
     }
 
-    func resolve(_ value: Value) {
+    package func resolve(_ value: Value) {
         let continuation: CheckedContinuation<Value, Never>? = state.withLock { state in
             switch state {
             case .waiting(let continuation?):

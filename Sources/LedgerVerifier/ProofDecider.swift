@@ -29,7 +29,8 @@ public struct ProofDecider: Sendable {
         public var afterAppend: (@Sendable (UUID) async throws -> Void)?
 
         public init(
-            afterLock: (@Sendable (UUID, PostgresConnection) async throws -> Void)? = nil, afterAppend: (@Sendable (UUID) async throws -> Void)? = nil
+            afterLock: (@Sendable (UUID, PostgresConnection) async throws -> Void)? = nil,
+            afterAppend: (@Sendable (UUID) async throws -> Void)? = nil
         ) {
             self.afterLock = afterLock
             self.afterAppend = afterAppend
@@ -58,11 +59,13 @@ public struct ProofDecider: Sendable {
         }
     }
 
-    /// Pending requests, oldest first, that no decider holds right now.
+    /// Pending requests, oldest first, that no decider holds right now and no process has
+    /// claimed (a `ProofBatcher` claims the requests it stored until its claim lapses).
     public func pending(limit: Int) async throws -> [UUID] {
         let rows = try await client.query(
             """
-            SELECT request_id FROM ledger_proof_requests WHERE status = 'pending'
+            SELECT request_id FROM ledger_proof_requests
+            WHERE status = 'pending' AND (claimed_until IS NULL OR claimed_until < now())
             ORDER BY created_at LIMIT \(Int64(limit)) FOR UPDATE SKIP LOCKED
             """, logger: logger)
         var ids: [UUID] = []
@@ -98,64 +101,103 @@ public struct ProofDecider: Sendable {
         }
 
         // The verdict, decided on the collaboration's current state.
-        let id = request.collaborationId
-        let requestText = requestId.uuidString.lowercased()
-        let challengeText = request.challengeId.uuidString.lowercased()
         var decided: CollaborationEvent?
-        let outcome = try await collaborations.decideAndAppend(id) { state in
-            var reason = rejection
-            if reason == nil, let rootHash {
-                reason = CollaborationDecisions.decideAccess(state: state, rootHash: rootHash, account: request.account)
-            }
-            let event: CollaborationEvent =
-                if let reason {
-                    .proofRejected(.init(
-                        account: request.account, proofRequestId: requestText, challengeId: challengeText,
-                        reason: reason.reason, rootHash: rootHash))
-                } else {
-                    .accessGranted(.init(
-                        rootHash: rootHash!, account: request.account, proofRequestId: requestText, challengeId: challengeText,
-                        publicKey: Base64.encode(request.proof.publicKey), publicKeyIndex: request.proof.publicKeyIndex))
-                }
+        let outcome = try await collaborations.decideAndAppend(request.collaborationId) { state in
+            let event = Self.verdictEvent(
+                account: request.account, requestId: requestId, challengeId: request.challengeId, proof: request.proof,
+                rootHash: rootHash, rejection: rejection, state: state)
             decided = event
             return .init(
-                events: [event], metadata: EventMetadata(actor: request.account, causationId: requestText),
-                eventId: Identifiers.derivedUUID("verdict\u{0}\(requestText)"))
+                events: [event], metadata: Self.verdictMetadata(account: request.account, requestId: requestId),
+                eventId: Self.verdictEventId(requestId))
         }
         try await hooks.afterAppend?(requestId)
         // The verdict is the event in the log, whichever decider appended it.
-        let verdict = try outcome.stored.first.map { try CollaborationEvent($0) } ?? decided!
-        let position = outcome.position
-        let finalReason: String?
-        let finalRoot: RootHash?
-        var message = ""
-        switch verdict {
-        case .accessGranted(let granted):
-            finalReason = nil
-            finalRoot = granted.rootHash
-        case .proofRejected(let rejected):
-            finalReason = rejected.reason
-            finalRoot = rejected.rootHash
-            message = (rejection?.reason == rejected.reason ? rejection : nil)?.description
-                ?? ProofRejection.named(rejected.reason).description
-        default:
-            throw StoreError.invalidRequest("verdict event of request \(requestText) has an unexpected type")
-        }
+        let verdict = try Decided(
+            event: outcome.stored.first.map { try CollaborationEvent($0) } ?? decided!, position: outcome.position,
+            account: request.account, requestId: requestId, rejection: rejection)
         try await connection.query(
             """
             WITH decided AS (
                 UPDATE ledger_proof_requests
-                SET status = \(finalReason == nil ? "granted" : "rejected"), reason = \(finalReason),
-                    root_hash = \(finalRoot.map { ByteBuffer(bytes: $0.bytes) }), decided_position = \(position), decided_at = now()
+                SET status = \(verdict.status), reason = \(verdict.reason),
+                    root_hash = \(verdict.rootHash.map { ByteBuffer(bytes: $0.bytes) }), decided_position = \(verdict.position),
+                    decided_at = now(), claimed_until = NULL
                 WHERE request_id = \(requestId)
                 RETURNING request_id)
             SELECT pg_notify(\(VerifierChannels.verdicts), request_id::text) FROM decided
             """, logger: logger)
-        Counter(label: "ledger_proof_verdicts_total", dimensions: [("verdict", finalReason ?? "granted")]).increment()
-        if let finalReason {
-            return .rejected(reason: finalReason, message: message.isEmpty ? finalReason : message, position: position)
+        verdict.count()
+        return verdict.verdict
+    }
+
+    /// The verdict event of a request: a rejection found by the checks, else the access
+    /// decision on the collaboration's state.
+    static func verdictEvent(
+        account: String, requestId: UUID, challengeId: UUID, proof: IdentityProof, rootHash: RootHash?, rejection: ProofRejection?,
+        state: CollaborationState
+    ) -> CollaborationEvent {
+        var reason = rejection
+        if reason == nil, let rootHash {
+            reason = CollaborationDecisions.decideAccess(state: state, rootHash: rootHash, account: account)
         }
-        return .granted(rootHash: finalRoot!.base64, account: request.account, position: position)
+        let requestText = requestId.uuidString.lowercased()
+        let challengeText = challengeId.uuidString.lowercased()
+        if let reason {
+            return .proofRejected(
+                .init(
+                    account: account, proofRequestId: requestText, challengeId: challengeText, reason: reason.reason, rootHash: rootHash))
+        }
+        return .accessGranted(
+            .init(
+                rootHash: rootHash!, account: account, proofRequestId: requestText, challengeId: challengeText,
+                publicKey: Base64.encode(proof.publicKey), publicKeyIndex: proof.publicKeyIndex))
+    }
+
+    static func verdictMetadata(account: String, requestId: UUID) -> EventMetadata {
+        EventMetadata(actor: account, causationId: requestId.uuidString.lowercased())
+    }
+
+    /// The verdict event's id: whichever decider appends a request's verdict, it is this one.
+    static func verdictEventId(_ requestId: UUID) -> UUID {
+        Identifiers.derivedUUID("verdict\u{0}\(requestId.uuidString.lowercased())")
+    }
+
+    /// What a verdict event in the log means for its request: the answer and the row's columns.
+    struct Decided: Sendable {
+        var requestId: UUID
+        var verdict: Verdict
+        var status: String
+        var reason: String?
+        var rootHash: RootHash?
+        var position: Int64
+
+        init(event: CollaborationEvent, position: Int64, account: String, requestId: UUID, rejection: ProofRejection?) throws {
+            self.requestId = requestId
+            self.position = position
+            switch event {
+            case .accessGranted(let granted):
+                status = "granted"
+                rootHash = granted.rootHash
+                verdict = .granted(rootHash: granted.rootHash.base64, account: account, position: position)
+            case .proofRejected(let rejected):
+                status = "rejected"
+                reason = rejected.reason
+                rootHash = rejected.rootHash
+                // The checks' own message when they found this reason; the log keeps only the code.
+                let message =
+                    (rejection?.reason == rejected.reason ? rejection : nil)?.description
+                    ?? ProofRejection.named(rejected.reason).description
+                verdict = .rejected(reason: rejected.reason, message: message, position: position)
+            default:
+                throw StoreError.invalidRequest(
+                    "verdict event of request \(requestId.uuidString.lowercased()) has an unexpected type")
+            }
+        }
+
+        func count() {
+            Counter(label: "ledger_proof_verdicts_total", dimensions: [("verdict", reason ?? "granted")]).increment()
+        }
     }
 
     private func lockRequest(_ requestId: UUID, _ connection: PostgresConnection) async throws -> Request? {
@@ -195,12 +237,24 @@ public struct ProofDecider: Sendable {
             FROM ledger_challenges WHERE challenge_id = \(request.challengeId)
             """, logger: logger)
         for try await (collaboration, account, expired, usedBy) in rows.decode((String, String, Bool, UUID?).self) {
-            if account != request.account { throw ProofRejection.challengeWrongAccount }
-            if collaboration != request.collaborationId { throw ProofRejection.challengeWrongCollaboration }
-            if let usedBy, usedBy != requestId { throw ProofRejection.challengeUsed }
-            if expired { throw ProofRejection.challengeExpired }
+            throw Self.challengeRefusal(
+                issued: (collaboration, account, expired, usedBy), collaborationId: request.collaborationId, account: request.account,
+                requestId: requestId)
         }
         throw ProofRejection.challengeUnknown
+    }
+
+    /// Why a request could not consume its challenge, given the challenge's row (nil: none).
+    static func challengeRefusal(
+        issued: (collaborationId: String, account: String, expired: Bool, usedBy: UUID?)?, collaborationId: String, account: String,
+        requestId: UUID
+    ) -> ProofRejection {
+        guard let issued else { return .challengeUnknown }
+        if issued.account != account { return .challengeWrongAccount }
+        if issued.collaborationId != collaborationId { return .challengeWrongCollaboration }
+        if let usedBy = issued.usedBy, usedBy != requestId { return .challengeUsed }
+        if issued.expired { return .challengeExpired }
+        return .challengeUnknown
     }
 }
 

@@ -122,6 +122,27 @@ struct EventStoreTests {
         }
     }
 
+    @Test("appendAll: one group commit, each request checked alone (a conflict or bad input fails alone), results in order")
+    func appendAll() async throws {
+        try await withTestStore { store, client, _ in
+            _ = try await store.append(.init(streamId: "b", expectedVersion: .noStream, events: [event()]))
+            let results = await store.appendAll([
+                .init(streamId: "a", expectedVersion: .noStream, events: [event("A", 1), event("A", 2)]),
+                .init(streamId: "b", expectedVersion: .noStream, events: [event()]),  // b exists: a conflict
+                .init(streamId: "c", expectedVersion: .any, events: [NewEvent(type: "X", data: "{not json")]),
+                .init(streamId: "b", expectedVersion: .exact(1), events: [event("B", 2)]),
+            ])
+            #expect(try results[0].get().firstPosition == 2)
+            #expect(try results[0].get().lastPosition == 3)
+            #expect((results[1].failure as? StoreError)?.isVersionConflict == true)
+            #expect(results[2].failure is StoreError)
+            #expect(try results[3].get().version == 2)
+            #expect(try await count(client) == 4)
+            let rows = try await client.query("SELECT count(DISTINCT recorded_at) FROM ledger_events WHERE position > 1")
+            for try await n in rows.decode(Int64.self) { #expect(n == 1, "the appends went in one transaction") }
+        }
+    }
+
     @Test("large appends (chained by the store): positions, versions, state, conflicts and retries as for small ones; the chain verifies")
     func largeAppends() async throws {
         try await withTestStore { store, client, _ in
@@ -181,5 +202,12 @@ struct EventStoreTests {
             }
             #expect(!JSONSyntax.isValid(String(repeating: "[", count: 600) + String(repeating: "]", count: 600)), "nesting is bounded")
         }
+    }
+}
+
+extension Result {
+    var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
     }
 }

@@ -1,0 +1,361 @@
+import Foundation
+import LedgerDomain
+import LedgerStore
+import Logging
+import NIOCore
+import PostgresNIO
+import Synchronization
+
+/// Decides proof submissions in groups, in the process that received them (`ledger serve`).
+///
+/// Deciding one proof in its own transaction (`ProofDecider`) takes three commits and about
+/// ten round trips per proof. Here submissions that arrive while a group is being decided
+/// queue up, and the next group takes them all (at most two groups are in flight):
+/// 1. and 2. one statement reads the collaborations' current state (a submission to an
+///    unknown one is answered 404 and stores nothing), stores the other requests, claimed by
+///    this process for `claim`, and consumes their challenges; from its commit on, each
+///    request is durable and its challenge used by it, as when a worker has decided it to
+///    the point of verifying;
+/// 3. signatures and Merkle paths are checked here (the domain's `IdentityProof.verify`);
+/// 4. each collaboration's verdicts are decided in order on its state and appended at the
+///    version read; all collaborations append at once, so the store writes them in one
+///    group commit, and a collaboration changed meanwhile is read and decided again;
+/// 5. one statement records the verdicts on the requests.
+///
+/// A process that dies between 2 and 5 leaves its requests pending: once their claim lapses,
+/// any verifier worker decides them, and a verdict already appended is found by its event id
+/// (derived from the request id), not appended twice. When a step after 2 fails, the group's
+/// requests are answered `.stored`, and the caller decides them one by one (`ProofDecider`).
+public final class ProofBatcher: Sendable {
+    public struct Submission: Sendable {
+        public var collaborationId: String
+        public var account: String
+        public var challengeId: UUID
+        public var signature: [UInt8]
+        public var proof: IdentityProof
+
+        public init(collaborationId: String, account: String, challengeId: UUID, signature: [UInt8], proof: IdentityProof) {
+            self.collaborationId = collaborationId
+            self.account = account
+            self.challengeId = challengeId
+            self.signature = signature
+            self.proof = proof
+        }
+    }
+
+    public enum Outcome: Sendable, Equatable {
+        case decided(Verdict)
+        /// Stored, its challenge consumed, but not decided here: decide it with `ProofDecider`.
+        case stored(UUID)
+    }
+
+    /// Test seams.
+    public struct Hooks: Sendable {
+        /// After a group's requests are stored, before they are decided.
+        public var afterStore: (@Sendable ([UUID]) async throws -> Void)?
+
+        public init(afterStore: (@Sendable ([UUID]) async throws -> Void)? = nil) {
+            self.afterStore = afterStore
+        }
+    }
+
+    let client: PostgresClient
+    let collaborations: Collaborations
+    let logger: Logger
+    let claim: Duration
+    let maxGroup: Int
+    let maxGroupsInFlight: Int
+    let hooks: Hooks
+    private let queue = Mutex<QueueState>(QueueState())
+
+    public init(
+        client: PostgresClient, store: any EventStore, logger: Logger, claim: Duration = .seconds(10), maxGroup: Int = 64,
+        maxGroupsInFlight: Int = 2, hooks: Hooks = Hooks()
+    ) {
+        self.client = client
+        self.collaborations = Collaborations(store: store)
+        self.logger = logger
+        self.claim = claim
+        self.maxGroup = maxGroup
+        self.maxGroupsInFlight = maxGroupsInFlight
+        self.hooks = hooks
+    }
+
+    // MARK: Grouping (as the store's group commit: the waiter told to lead decides the next group)
+
+    struct Waiting: Sendable {
+        let submission: Submission
+        let ticket: Ticket<Turn>
+    }
+
+    enum Turn: Sendable {
+        /// Decide the next group, starting with this submission.
+        case lead
+        case done(Result<Outcome, any Error>)
+    }
+
+    struct QueueState {
+        var waiting: [Waiting] = []
+        var leaders = 0
+    }
+
+    /// Decides one submission with whatever else is waiting. Throws for a submission that was
+    /// not stored (unknown collaboration, database unreachable).
+    public func submit(_ submission: Submission) async throws -> Outcome {
+        let mine = Waiting(submission: submission, ticket: Ticket())
+        let leads = queue.withLock { state in
+            if state.leaders < maxGroupsInFlight {
+                state.leaders += 1
+                return true
+            }
+            state.waiting.append(mine)
+            return false
+        }
+        var turn: Turn = leads ? .lead : await mine.ticket.wait()
+        if case .lead = turn {
+            await lead(first: mine)
+            turn = await mine.ticket.wait()
+        }
+        guard case .done(let result) = turn else { preconditionFailure("a submission is told to lead at most once") }
+        return try result.get()
+    }
+
+    private func lead(first: Waiting) async {
+        let group: [Waiting] = queue.withLock { state in
+            let more = min(maxGroup - 1, state.waiting.count)
+            defer { state.waiting.removeFirst(more) }
+            return [first] + state.waiting.prefix(more)
+        }
+        let outcomes = await decide(group.map(\.submission))
+        for (waiting, outcome) in zip(group, outcomes) { waiting.ticket.resolve(.done(outcome)) }
+        let next: Waiting? = queue.withLock { state in
+            guard !state.waiting.isEmpty else {
+                state.leaders -= 1
+                return nil
+            }
+            return state.waiting.removeFirst()
+        }
+        next?.ticket.resolve(.lead)
+    }
+
+    // MARK: One group
+
+    /// A stored request of the group being decided.
+    struct Stored: Sendable {
+        var index: Int
+        var requestId: UUID
+        var submission: Submission
+        var rootHash: RootHash?
+        var rejection: ProofRejection?
+    }
+
+    func decide(_ submissions: [Submission]) async -> [Result<Outcome, any Error>] {
+        let group = submissions.enumerated().map { Stored(index: $0, requestId: UUID(), submission: $1) }
+        // 1 and 2, one statement: the states, the requests stored, their challenges consumed.
+        let stored: StoredGroup
+        do {
+            stored = try await storeAndConsume(group)
+        } catch {
+            return submissions.map { _ in .failure(error) }
+        }
+        var results = [Result<Outcome, any Error>?](repeating: nil, count: submissions.count)
+        for request in group where stored.currents[request.submission.collaborationId] == nil {
+            results[request.index] = .failure(DomainError(.notFound, "not_found", "collaboration not found"))
+        }
+        let known = group.filter { results[$0.index] == nil }
+        // 3 to 5; on a failure the requests go on one by one.
+        if !known.isEmpty {
+            do {
+                let decided = try await withDeadline(claim, "deciding a group of \(known.count) proof requests") {
+                    try await self.hooks.afterStore?(known.map(\.requestId))
+                    let checked = try await self.check(known, challenges: stored.challenges)
+                    let decided = await self.appendVerdicts(checked, currents: stored.currents)
+                    try await self.record(decided)
+                    return decided
+                }
+                for (index, verdict) in decided {
+                    verdict.count()
+                    results[index] = .success(.decided(verdict.verdict))
+                }
+            } catch {
+                logger.warning(
+                    "verifier: a group of proof requests goes on one by one", metadata: ["requests": "\(known.count)", "error": "\(error)"])
+            }
+        }
+        for request in known where results[request.index] == nil { results[request.index] = .success(.stored(request.requestId)) }
+        return results.map { $0! }
+    }
+
+    struct StoredGroup: Sendable {
+        /// The collaborations' states as the requests were stored.
+        var currents: [String: Collaborations.Current]
+        /// The challenge bytes of each request that consumed its challenge.
+        var challenges: [UUID: [UInt8]]
+    }
+
+    /// Steps 1 and 2: one statement reads the collaborations' states, inserts the requests of
+    /// known collaborations (claimed) and marks each consumable challenge used by its request
+    /// (the first in the group, when several carry the same challenge).
+    private func storeAndConsume(_ group: [Stored]) async throws -> StoredGroup {
+        let proofs = group.map(\.submission.proof)
+        let hashes = proofs.map { proof in
+            "[" + proof.inclusionHashes.map { "\"\(Self.hex($0))\"" }.joined(separator: ",") + "]"
+        }
+        let claimMicros = claim.components.seconds * 1_000_000 + claim.components.attoseconds / 1_000_000_000_000
+        let rows = try await client.query(
+            """
+            WITH input AS (
+                SELECT * FROM unnest(\(group.map(\.requestId))::uuid[], \(group.map(\.submission.collaborationId))::text[],
+                                     \(group.map { Streams.collaboration($0.submission.collaborationId) })::text[],
+                                     \(group.map(\.submission.account))::text[], \(group.map(\.submission.challengeId))::uuid[],
+                                     \(group.map { ByteBuffer(bytes: $0.submission.signature) })::bytea[],
+                                     \(proofs.map { ByteBuffer(bytes: $0.publicKey) })::bytea[],
+                                     \(proofs.map { Int64($0.publicKeyIndex) })::int8[], \(hashes)::text[])
+                    WITH ORDINALITY
+                    AS i(request_id, collaboration_id, stream_id, account, challenge_id, signature, public_key, public_key_index, hashes, n)
+            ), known AS (
+                SELECT i.*, s.version, s.position,
+                       CASE WHEN row_number() OVER (PARTITION BY i.stream_id ORDER BY n) = 1 THEN s.state::text END AS state,
+                       row_number() OVER (PARTITION BY i.challenge_id ORDER BY n) = 1 AS first_with_challenge
+                FROM input i JOIN ledger_streams s USING (stream_id)
+                WHERE s.state IS NOT NULL
+            ), stored AS (
+                INSERT INTO ledger_proof_requests
+                    (request_id, collaboration_id, account, challenge_id, signature, public_key, public_key_index, inclusion_hashes,
+                     claimed_until)
+                SELECT request_id, collaboration_id, account, challenge_id, signature, public_key, public_key_index,
+                       ARRAY(SELECT decode(h, 'hex') FROM json_array_elements_text(hashes::json) WITH ORDINALITY AS e(h, n) ORDER BY n),
+                       now() + \(claimMicros) * interval '1 microsecond'
+                FROM known
+            ), consumed AS (
+                UPDATE ledger_challenges c SET used_by_request = k.request_id
+                FROM known k
+                WHERE k.first_with_challenge AND c.challenge_id = k.challenge_id AND c.account = k.account AND c.collaboration_id = k.collaboration_id
+                  AND c.expires_at >= now() AND c.used_by_request IS NULL
+                RETURNING k.request_id, c.challenge
+            )
+            SELECT k.request_id, k.collaboration_id, k.version, k.position, k.state, c.challenge
+            FROM known k LEFT JOIN consumed c USING (request_id)
+            """, logger: logger)
+        var stored = StoredGroup(currents: [:], challenges: [:])
+        for try await (requestId, collaborationId, version, position, state, challenge)
+            in rows.decode((UUID, String, Int64, Int64, String?, ByteBuffer?).self)
+        {
+            if let state, let current = try Collaborations.Current(StreamState(version: version, state: state, position: position)) {
+                stored.currents[collaborationId] = current
+            }
+            if let challenge { stored.challenges[requestId] = Array(buffer: challenge) }
+        }
+        return stored
+    }
+
+    /// Step 3: why each unconsumed challenge was refused (one query), and the proofs checked.
+    private func check(_ group: [Stored], challenges: [UUID: [UInt8]]) async throws -> [Stored] {
+        let refused = group.filter { challenges[$0.requestId] == nil }
+        var issued: [UUID: (collaborationId: String, account: String, expired: Bool, usedBy: UUID?)] = [:]
+        if !refused.isEmpty {
+            let rows = try await client.query(
+                """
+                SELECT challenge_id, collaboration_id, account, expires_at < now(), used_by_request
+                FROM ledger_challenges WHERE challenge_id = ANY(\(refused.map(\.submission.challengeId)))
+                """, logger: logger)
+            for try await (id, collaboration, account, expired, usedBy) in rows.decode((UUID, String, String, Bool, UUID?).self) {
+                issued[id] = (collaboration, account, expired, usedBy)
+            }
+        }
+        return group.map { request in
+            var request = request
+            let submission = request.submission
+            if let challenge = challenges[request.requestId] {
+                do {
+                    request.rootHash = try submission.proof.verify(signature: submission.signature, challenge: challenge)
+                } catch let rejection as ProofRejection {
+                    request.rejection = rejection
+                } catch {
+                    request.rejection = .badSignature
+                }
+            } else {
+                request.rejection = ProofDecider.challengeRefusal(
+                    issued: issued[submission.challengeId], collaborationId: submission.collaborationId, account: submission.account,
+                    requestId: request.requestId)
+            }
+            return request
+        }
+    }
+
+    /// Step 4: each collaboration's verdicts decided in order on its state, all appended in
+    /// one group commit (`Collaborations.decideAndAppend`). A collaboration whose append fails
+    /// leaves its requests to the one-by-one path (they get no entry).
+    private func appendVerdicts(
+        _ group: [Stored], currents: [String: Collaborations.Current]
+    ) async -> [(Int, ProofDecider.Decided)] {
+        let byCollaboration = Dictionary(grouping: group, by: \.submission.collaborationId)
+        let decisions = byCollaboration.mapValues { requests in
+            { (state: CollaborationState) -> Collaborations.Decision in
+                var state = state
+                return .init(
+                    entries: requests.map { request in
+                        let submission = request.submission
+                        let event = ProofDecider.verdictEvent(
+                            account: submission.account, requestId: request.requestId, challengeId: submission.challengeId,
+                            proof: submission.proof, rootHash: request.rootHash, rejection: request.rejection, state: state)
+                        state.apply(event)
+                        return .init(
+                            event: event, metadata: ProofDecider.verdictMetadata(account: submission.account, requestId: request.requestId),
+                            id: ProofDecider.verdictEventId(request.requestId))
+                    })
+            }
+        }
+        var decided: [(Int, ProofDecider.Decided)] = []
+        for (collaborationId, outcome) in await collaborations.decideAndAppend(decisions, read: currents) {
+            do {
+                let outcome = try outcome.get()
+                // Fresh requests have no verdict in the log yet; if one has, its decider answers it.
+                guard let result = outcome.result, !result.duplicate else { throw AlreadyDecided() }
+                for (offset, (request, event)) in zip(byCollaboration[collaborationId]!, outcome.events).enumerated() {
+                    decided.append(
+                        (
+                            request.index,
+                            try ProofDecider.Decided(
+                                event: event, position: result.firstPosition + Int64(offset), account: request.submission.account,
+                                requestId: request.requestId, rejection: request.rejection)
+                        ))
+                }
+            } catch {
+                logger.warning(
+                    "verifier: verdicts of a collaboration go on one by one",
+                    metadata: ["collaboration": "\(collaborationId)", "error": "\(error)"])
+            }
+        }
+        return decided
+    }
+
+    struct AlreadyDecided: Error {}
+
+    /// Step 5: the verdicts on the request rows, in one statement.
+    private func record(_ decided: [(Int, ProofDecider.Decided)]) async throws {
+        guard !decided.isEmpty else { return }
+        let verdicts = decided.map(\.1)
+        try await client.query(
+            """
+            UPDATE ledger_proof_requests r
+            SET status = d.status, reason = NULLIF(d.reason, ''), root_hash = NULLIF(d.root_hash, ''::bytea),
+                decided_position = d.position, decided_at = now(), claimed_until = NULL
+            FROM unnest(\(verdicts.map(\.requestId))::uuid[], \(verdicts.map(\.status))::text[], \(verdicts.map { $0.reason ?? "" })::text[],
+                        \(verdicts.map { ByteBuffer(bytes: $0.rootHash?.bytes ?? []) })::bytea[], \(verdicts.map(\.position))::int8[])
+                AS d(request_id, status, reason, root_hash, position)
+            WHERE r.request_id = d.request_id AND r.status = 'pending'
+            """, logger: logger)
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

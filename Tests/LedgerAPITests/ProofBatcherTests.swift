@@ -1,0 +1,186 @@
+import Foundation
+import HTTPTypes
+import LedgerAPI
+import LedgerDeviceSimulator
+import LedgerDomain
+import LedgerWire
+import LedgerStore
+import LedgerTestSupport
+import Logging
+import PostgresNIO
+import Testing
+
+@testable import LedgerVerifier
+
+/// Proofs decided in groups by the process that received them (`ProofBatcher`, as in `ledger serve`).
+@Suite("Proof groups")
+struct ProofBatcherTests {
+    struct Killed: Error {}
+
+    /// A collaboration owned by devin with the given people's identities added.
+    static func collaboration(_ api: API, people count: Int) async throws -> (id: String, people: [SimulatedPerson]) {
+        let id = try await api.call(.post, "/v1/collaborations", as: "devin", json: startBody).body["collaborationId"]!.string!
+        let people = (0..<count).map { _ in SimulatedPerson(collaborationId: id, devices: 2) }
+        let added = people.map { "\"\($0.rootHash)\"" }.joined(separator: ",")
+        let r = try await api.call(.post, "/v1/collaborations/\(id)/participants", as: "devin", json: #"{"added":[\#(added)]}"#)
+        #expect(r.status == .ok, "\(r.raw)")
+        return (id, people)
+    }
+
+    /// A challenge issued to `account`, signed with `signer`'s device 0 (or over other bytes).
+    static func submission(
+        _ api: API, _ id: String, _ signer: SimulatedPerson, as account: String, overOtherBytes: Bool = false
+    ) async throws -> ProofBatcher.Submission {
+        let challenge = try await api.challenge(id, as: account)
+        let bytes = Base64.decode(challenge["challenge"]!.string!)!
+        return ProofBatcher.Submission(
+            collaborationId: id, account: account, challengeId: UUID(uuidString: challenge["challengeId"]!.string!)!,
+            signature: signer.sign(overOtherBytes ? bytes.reversed() : bytes, device: 0), proof: signer.proof(device: 0))
+    }
+
+    static func count(_ db: PostgresClient, _ query: PostgresQuery) async throws -> Int64 {
+        for try await n in try await db.query(query).decode(Int64.self) { return n }
+        return -1
+    }
+
+    static func reason(_ result: Result<ProofBatcher.Outcome, any Error>) -> String? {
+        guard case .success(.decided(.rejected(let reason, _, _))) = result else { return nil }
+        return reason
+    }
+
+    static func grantedTo(_ result: Result<ProofBatcher.Outcome, any Error>) -> String? {
+        guard case .success(.decided(.granted(_, let account, _))) = result else { return nil }
+        return account
+    }
+
+    @Test(
+        "one group: each verdict on the state the ones before it left, one shared challenge used once, unknown collaborations 404 with nothing stored, all verdicts in one commit"
+    )
+    func oneGroup() async throws {
+        try await withAPI { api in
+            let (id, people) = try await Self.collaboration(api, people: 3)
+            let (other, others) = try await Self.collaboration(api, people: 1)
+            let (alice, bob, carol) = (people[0], people[1], people[2])
+            let shared = try await Self.submission(api, id, bob, as: "bob")
+            let unknown = ProofBatcher.Submission(
+                collaborationId: UUID().uuidString.lowercased(), account: "erin", challengeId: UUID(), signature: [1],
+                proof: alice.proof(device: 0))
+            let submissions = [
+                try await Self.submission(api, id, alice, as: "alice"),
+                // Alice's device key in mallory's hands: the identity is alice's by the time this is decided.
+                try await Self.submission(api, id, alice, as: "mallory"),
+                shared,
+                shared,  // the same challenge again, in the same group
+                unknown,
+                try await Self.submission(api, id, carol, as: "carol", overOtherBytes: true),
+                try await Self.submission(api, other, others[0], as: "dana"),
+            ]
+            let batcher = ProofBatcher(
+                client: api.db, store: PostgresEventStore(client: api.db, logger: Logger(label: "test")), logger: Logger(label: "test"))
+            let results = await batcher.decide(submissions)
+
+            #expect(Self.grantedTo(results[0]) == "alice")
+            #expect(Self.reason(results[1]) == "identity_claimed_by_another_account")
+            #expect(Self.grantedTo(results[2]) == "bob")
+            #expect(Self.reason(results[3]) == "challenge_used")
+            guard case .failure(let error as DomainError) = results[4] else {
+                Issue.record("expected a 404, got \(results[4])")
+                return
+            }
+            #expect(error.code == "not_found")
+            #expect(Self.reason(results[5]) == "bad_signature")
+            #expect(Self.grantedTo(results[6]) == "dana")
+
+            // Six requests stored and recorded (not the one to an unknown collaboration), none left claimed.
+            #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_proof_requests") == 6)
+            #expect(
+                try await Self.count(
+                    api.db,
+                    "SELECT count(*) FROM ledger_proof_requests WHERE status <> 'pending' AND claimed_until IS NULL AND decided_position IS NOT NULL"
+                ) == 6)
+            #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_proof_requests WHERE account = 'erin'") == 0)
+            // Each verdict once in the log, the request row saying the same; both collaborations in one commit.
+            #expect(
+                try await Self.count(
+                    api.db,
+                    """
+                    SELECT count(*) FROM ledger_proof_requests r JOIN ledger_events e ON e.metadata->>'causationId' = r.request_id::text
+                    WHERE e.position = r.decided_position
+                      AND e.event_type = CASE r.status WHEN 'granted' THEN 'AccessGranted' ELSE 'ProofRejected' END
+                    """) == 6)
+            #expect(
+                try await Self.count(
+                    api.db, "SELECT count(DISTINCT recorded_at) FROM ledger_events WHERE event_type IN ('AccessGranted', 'ProofRejected')")
+                    == 1)
+            // Challenges: each used by exactly one request.
+            #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_challenges WHERE used_by_request IS NOT NULL") == 5)
+        }
+    }
+
+    @Test("a process that stops after storing a group: its claim keeps workers off the requests until it lapses, then each is decided once")
+    func claimLapses() async throws {
+        try await withAPI { api in
+            let (id, people) = try await Self.collaboration(api, people: 2)
+            let store = PostgresEventStore(client: api.db, logger: Logger(label: "test"))
+            let stopping = ProofBatcher(
+                client: api.db, store: store, logger: Logger(label: "test"), claim: .seconds(2),
+                hooks: .init(afterStore: { _ in throw Killed() }))
+            let submissions = [
+                try await Self.submission(api, id, people[0], as: "alice"), try await Self.submission(api, id, people[1], as: "bob"),
+            ]
+            let outcomes = await stopping.decide(submissions)
+            let ids = try outcomes.map { outcome -> UUID in
+                guard case .success(.stored(let requestId)) = outcome else { throw Killed() }
+                return requestId
+            }
+            #expect(ids.count == 2)
+            // Stored, challenges used by them, nothing in the log, and no worker takes them yet.
+            #expect(
+                try await Self.count(
+                    api.db, "SELECT count(*) FROM ledger_proof_requests WHERE status = 'pending' AND claimed_until > now()") == 2)
+            #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_challenges WHERE used_by_request = ANY(\(ids))") == 2)
+            #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_events WHERE event_type = 'AccessGranted'") == 0)
+            let decider = ProofDecider(client: api.db, store: store, logger: Logger(label: "test"))
+            #expect(try await decider.pending(limit: 10).isEmpty, "claimed requests are not offered to workers")
+
+            // Once the claim lapses, a worker's sweep decides them, each once.
+            let worker = VerifierWorker(
+                decider: decider,
+                requests: NotificationHub(client: api.db, channel: VerifierChannels.requests, logger: Logger(label: "test")),
+                logger: Logger(label: "test"))
+            try await waitUntil(timeout: .seconds(20), "the claim to lapse") { try await !decider.pending(limit: 10).isEmpty }
+            #expect(await worker.sweep() == 2)
+            #expect(
+                try await Self.count(
+                    api.db, "SELECT count(*) FROM ledger_proof_requests WHERE status = 'granted' AND claimed_until IS NULL") == 2)
+            #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_events WHERE event_type = 'AccessGranted'") == 2)
+        }
+    }
+
+    @Test("a group handed back after storing is decided one by one: over HTTP the answer is the same, and the verdict is logged once")
+    func handedBack() async throws {
+        let link: LinkFactory = { client, store in
+            VerifierLink(
+                batcher: ProofBatcher(
+                    client: client, store: store, logger: Logger(label: "test"), hooks: .init(afterStore: { _ in throw Killed() })),
+                localDecider: ProofDecider(client: client, store: store, logger: Logger(label: "test")), verdicts: nil)
+        }
+        try await withAPI(verifier: link) { api in
+            let (id, people) = try await Self.collaboration(api, people: 1)
+            let r = try await api.verify(id, people[0], as: "alice")
+            #expect(r.status == .ok, "\(r.raw)")
+            #expect(r.body["status"]?.string == "granted")
+            #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_events WHERE event_type = 'AccessGranted'") == 1)
+            #expect(
+                try await Self.count(
+                    api.db, "SELECT count(*) FROM ledger_proof_requests WHERE status = 'granted' AND claimed_until IS NULL") == 1)
+            // A well-formed proof to a collaboration that does not exist: 404, nothing stored.
+            let challenge = try await api.challenge(id, as: "alice")
+            let missing = try await api.call(
+                .post, "/v1/collaborations/\(UUID().uuidString.lowercased())/proofs", as: "alice",
+                json: proofBody(people[0], device: 0, challenge: challenge, der: true))
+            #expect(missing.status == .notFound, "\(missing.raw)")
+            #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_proof_requests") == 1)
+        }
+    }
+}
