@@ -115,14 +115,18 @@ extension CollaborationService {
         var position = current
         if atPosition != nil || asOf != nil {
             // One query: the position (given, or the last membership change at or before
-            // asOf), and the members folded up to it.
+            // asOf), and the members folded up to it. `position + 0`: a plain max(position)
+            // is planned as a backward walk of the whole history's primary key until a row
+            // of this collaboration at or before asOf turns up (measured: 22 ms, twice, on a
+            // 200k-event log); this way it reads the collaboration's rows only (1.4 ms).
+            // MATERIALIZED: inlined, the position was computed twice.
             let target: Int64? = atPosition.map { min($0, current) }
             let micros: Int64? = asOf.map(Self.micros)
             let rows = try await client.query(
                 """
-                WITH p AS (
+                WITH p AS MATERIALIZED (
                     SELECT coalesce(\(target), (
-                        SELECT coalesce(max(position), 0) FROM proj_access_history
+                        SELECT coalesce(max(position + 0), 0) FROM proj_access_history
                         WHERE collaboration_id = \(row.id) AND at <= timestamptz 'epoch' + \(micros) * interval '1 microsecond'
                     )) AS position
                 )

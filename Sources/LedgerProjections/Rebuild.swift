@@ -79,6 +79,13 @@ public struct ProjectionRebuild: Sendable {
             try await projection.finishBulk(to: bulkDone, suffix: "_next", part: part, parts: parts, on: connection, logger: logger)
         }
         try await restore(indexes)
+        // Statistics before the copies serve: freshly filled tables have none until autovacuum
+        // gets to them, and plans made without them can be badly wrong (seen: a time-travel
+        // query walking the whole history's primary key), while autovacuum's own ANALYZE of
+        // a large table competes with the reads it serves.
+        try await inParallel(tables) { table, connection in
+            try await connection.query(PostgresQuery(unsafeSQL: "ANALYZE \(table)_next"), logger: logger)
+        }
         // The ordinary way for what came meanwhile, then the swap.
         while true {
             let head = try await head()
