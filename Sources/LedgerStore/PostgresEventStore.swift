@@ -3,7 +3,6 @@ import LedgerDomain
 import Logging
 import NIOCore
 import PostgresNIO
-import Synchronization
 
 /// The event log on PostgreSQL.
 ///
@@ -24,7 +23,7 @@ public final class PostgresEventStore: EventStore {
     let client: PostgresClient
     let logger: Logger
     let hooks: Hooks
-    private let queue = Mutex<QueueState>(QueueState())
+    private let groups: GroupQueue<AppendRequest, Result<AppendResult, any Error>>
     /// Upper bound of events written in one transaction.
     let maxEventsPerTransaction: Int
 
@@ -41,25 +40,10 @@ public final class PostgresEventStore: EventStore {
         self.logger = logger
         self.hooks = hooks
         self.maxEventsPerTransaction = maxEventsPerTransaction
+        self.groups = GroupQueue(maxWeight: maxEventsPerTransaction) { $0.events.count }
     }
 
     // MARK: Append (group commit)
-
-    struct Pending: Sendable {
-        let request: AppendRequest
-        let ticket: Ticket<Turn>
-    }
-
-    enum Turn: Sendable {
-        case done(Result<AppendResult, any Error>)
-        /// The previous leader finished with requests still queued: this waiter writes next.
-        case lead
-    }
-
-    struct QueueState {
-        var pending: [Pending] = []
-        var leaderActive = false
-    }
 
     public func append(_ request: AppendRequest) async throws -> AppendResult {
         try await appendAll([request])[0].get()
@@ -69,7 +53,7 @@ public final class PostgresEventStore: EventStore {
     /// `maxEventsPerTransaction` events).
     public func appendAll(_ requests: [AppendRequest]) async -> [Result<AppendResult, any Error>] {
         var results = [Result<AppendResult, any Error>?](repeating: nil, count: requests.count)
-        var queued: [(index: Int, ticket: Ticket<Turn>)] = []
+        var queued: [Int] = []
         for (index, request) in requests.enumerated() {
             do {
                 guard !request.events.isEmpty else { throw StoreError.invalidRequest("no events") }
@@ -78,59 +62,21 @@ public final class PostgresEventStore: EventStore {
                 }
                 // Checked here, not by the database: a bad request must fail alone, not the group it joins.
                 try Self.validate(request)
-                queued.append((index, Ticket<Turn>()))
+                queued.append(index)
             } catch {
                 results[index] = .failure(error)
             }
         }
         guard !queued.isEmpty else { return results.map { $0! } }
-        let leads = queue.withLock { state in
-            for (index, ticket) in queued { state.pending.append(Pending(request: requests[index], ticket: ticket)) }
-            if state.leaderActive { return false }
-            state.leaderActive = true
-            return true
-        }
-        if leads { await leadOneGroup() }
-        for (index, ticket) in queued {
-            var turn = await ticket.wait()
-            while case .lead = turn {
-                await leadOneGroup()
-                turn = await ticket.wait()
+        let written = await groups.submit(queued.map { requests[$0] }) { group in
+            do {
+                return try await self.writeGroup(group)
+            } catch {
+                return group.map { _ in .failure(Self.unwrap(error)) }
             }
-            guard case .done(let result) = turn else { preconditionFailure("unreachable") }
-            results[index] = result
         }
+        for (index, result) in zip(queued, written) { results[index] = result }
         return results.map { $0! }
-    }
-
-    /// Takes the queued appends, writes them in one transaction, and passes leadership on.
-    private func leadOneGroup() async {
-        let group: [Pending] = queue.withLock { state in
-            var taken: [Pending] = []
-            var events = 0
-            while let next = state.pending.first,
-                taken.isEmpty || events + next.request.events.count <= maxEventsPerTransaction
-            {
-                taken.append(next)
-                events += next.request.events.count
-                state.pending.removeFirst()
-            }
-            return taken
-        }
-        do {
-            let results = try await writeGroup(group.map(\.request))
-            for (pending, result) in zip(group, results) { pending.ticket.resolve(.done(result)) }
-        } catch {
-            for pending in group { pending.ticket.resolve(.done(.failure(Self.unwrap(error)))) }
-        }
-        let next: Pending? = queue.withLock { state in
-            guard let first = state.pending.first else {
-                state.leaderActive = false
-                return nil
-            }
-            return first
-        }
-        next?.ticket.resolve(.lead)
     }
 
     static func unwrap(_ error: any Error) -> any Error {

@@ -1,17 +1,15 @@
 import Synchronization
 
-/// A hand-over point between an appender and the group-commit leader. Each `resolve` is
-/// consumed by one `wait`; a waiter may be told "lead" first and "done" later.
-package final class Ticket<Value: Sendable>: Sendable {
+/// A hand-over point between a caller of `GroupQueue` and the group's leader. Each `resolve`
+/// is consumed by one `wait`; a waiter may be told "lead" first and "done" later.
+final class Ticket<Value: Sendable>: Sendable {
     private enum State {
         case waiting(CheckedContinuation<Value, Never>?)
         case resolved(Value)
     }
     private let state = Mutex<State>(.waiting(nil))
 
-    package init() {}
-
-    package func wait() async -> Value {
+    func wait() async -> Value {
         await withCheckedContinuation { (continuation: CheckedContinuation<Value, Never>) in
             let ready: Value? = state.withLock { state in
                 switch state {
@@ -27,7 +25,7 @@ package final class Ticket<Value: Sendable>: Sendable {
         }
     }
 
-    package func resolve(_ value: Value) {
+    func resolve(_ value: Value) {
         let continuation: CheckedContinuation<Value, Never>? = state.withLock { state in
             switch state {
             case .waiting(let continuation?):

@@ -4,7 +4,6 @@ import LedgerStore
 import Logging
 import NIOCore
 import PostgresNIO
-import Synchronization
 
 /// Decides proof submissions in groups, in the process that received them (`ledger serve`).
 ///
@@ -63,10 +62,8 @@ public final class ProofBatcher: Sendable {
     let collaborations: Collaborations
     let logger: Logger
     let claim: Duration
-    let maxGroup: Int
-    let maxGroupsInFlight: Int
     let hooks: Hooks
-    private let queue = Mutex<QueueState>(QueueState())
+    private let groups: GroupQueue<Submission, Result<Outcome, any Error>>
 
     public init(
         client: PostgresClient, store: any EventStore, logger: Logger, claim: Duration = .seconds(10), maxGroup: Int = 64,
@@ -76,66 +73,14 @@ public final class ProofBatcher: Sendable {
         self.collaborations = Collaborations(store: store)
         self.logger = logger
         self.claim = claim
-        self.maxGroup = maxGroup
-        self.maxGroupsInFlight = maxGroupsInFlight
         self.hooks = hooks
-    }
-
-    // MARK: Grouping (as the store's group commit: the waiter told to lead decides the next group)
-
-    struct Waiting: Sendable {
-        let submission: Submission
-        let ticket: Ticket<Turn>
-    }
-
-    enum Turn: Sendable {
-        /// Decide the next group, starting with this submission.
-        case lead
-        case done(Result<Outcome, any Error>)
-    }
-
-    struct QueueState {
-        var waiting: [Waiting] = []
-        var leaders = 0
+        self.groups = GroupQueue(maxInFlight: maxGroupsInFlight, maxWeight: maxGroup)
     }
 
     /// Decides one submission with whatever else is waiting. Throws for a submission that was
     /// not stored (unknown collaboration, database unreachable).
     public func submit(_ submission: Submission) async throws -> Outcome {
-        let mine = Waiting(submission: submission, ticket: Ticket())
-        let leads = queue.withLock { state in
-            if state.leaders < maxGroupsInFlight {
-                state.leaders += 1
-                return true
-            }
-            state.waiting.append(mine)
-            return false
-        }
-        var turn: Turn = leads ? .lead : await mine.ticket.wait()
-        if case .lead = turn {
-            await lead(first: mine)
-            turn = await mine.ticket.wait()
-        }
-        guard case .done(let result) = turn else { preconditionFailure("a submission is told to lead at most once") }
-        return try result.get()
-    }
-
-    private func lead(first: Waiting) async {
-        let group: [Waiting] = queue.withLock { state in
-            let more = min(maxGroup - 1, state.waiting.count)
-            defer { state.waiting.removeFirst(more) }
-            return [first] + state.waiting.prefix(more)
-        }
-        let outcomes = await decide(group.map(\.submission))
-        for (waiting, outcome) in zip(group, outcomes) { waiting.ticket.resolve(.done(outcome)) }
-        let next: Waiting? = queue.withLock { state in
-            guard !state.waiting.isEmpty else {
-                state.leaders -= 1
-                return nil
-            }
-            return state.waiting.removeFirst()
-        }
-        next?.ticket.resolve(.lead)
+        try await groups.submit([submission]) { group in await self.decide(group) }[0].get()
     }
 
     // MARK: One group
