@@ -47,14 +47,15 @@ final class Tally: Sendable {
 /// Writers that play the life cycle over HTTP through the SDK, as apps do: start a
 /// collaboration, add three identities, each recipient proves on its device (one in two
 /// rounds with a signature over other data, which must be refused), a highlight, a removal.
+/// Writer n plays its life cycles against `baseURLs[n % count]`.
 struct LoadGenerator: Sendable {
-    let baseURL: URL
+    let baseURLs: [URL]
     let authority: TokenAuthority
     let tally: Tally
     let session: URLSession
 
-    init(baseURL: URL, authority: TokenAuthority, tally: Tally) {
-        self.baseURL = baseURL
+    init(baseURLs: [URL], authority: TokenAuthority, tally: Tally) {
+        self.baseURLs = baseURLs
         self.authority = authority
         self.tally = tally
         let configuration = URLSessionConfiguration.ephemeral
@@ -64,9 +65,9 @@ struct LoadGenerator: Sendable {
         session = URLSession(configuration: configuration)
     }
 
-    func client(_ account: String) -> LedgerClient {
+    func client(_ account: String, via baseURL: URL? = nil) -> LedgerClient {
         let authority = authority
-        return LedgerClient(baseURL: baseURL, session: session) { try await authority.issue(account: account) }
+        return LedgerClient(baseURL: baseURL ?? baseURLs[0], session: session) { try await authority.issue(account: account) }
     }
 
     func run(writers: Int, until deadline: ContinuousClock.Instant) async {
@@ -91,7 +92,8 @@ struct LoadGenerator: Sendable {
     }
 
     func lifeCycle(writer: Int, round: Int) async throws {
-        let owner = client("owner-\(writer)")
+        let via = baseURLs[writer % baseURLs.count]
+        let owner = client("owner-\(writer)", via: via)
         tally.counts.withLock { $0.attempts += 1 }
         let started = try await owner.prepareCollaboration(
             localIdentifier: "reliability-\(writer)-\(round)", title: "Round \(round)", initiator: .init(handle: "owner-\(writer)@example.com"))
@@ -105,7 +107,7 @@ struct LoadGenerator: Sendable {
 
         for (index, person) in people.enumerated() {
             let account = "member-\(writer)-\(round)-\(index)"
-            let member = client(account)
+            let member = client(account, via: via)
             let tampered = index == 2 && round % 2 == 0
             tally.counts.withLock { $0.attempts += 1 }
             let challenge = try await member.challenge(for: id)

@@ -19,7 +19,7 @@ import FoundationNetworking
 struct Reliability: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ledger-reliability",
-        abstract: "Load the ledger, kill -9 a projector and a verifier, crash PostgreSQL, then count what was lost.")
+        abstract: "Load the ledger, kill -9 a projector, a verifier and `ledger serve`, crash PostgreSQL, then count what was lost.")
 
     @Option(help: "Seconds of load; the kills come at a quarter, the database crash at half.") var duration: Double = 40
     @Option(help: "Concurrent writers, each playing whole life cycles.") var writers: Int = 8
@@ -42,6 +42,7 @@ struct Reliability: AsyncParsableCommand {
         let settings = try await postgres.start()
         let secret = TokenAuthority.randomSecret()
         let port = try EmbeddedPostgres.freePort()
+        let servePort = try EmbeddedPostgres.freePort()
         let roles = RoleProcesses(ledger: ledgerPath, folder: folder, environment: [
             "LEDGER_DATABASE_URL": settings.url(revealPassword: true), "LEDGER_JWT_SECRET": secret,
             "LEDGER_DATA_DIR": folder.appendingPathComponent("data").path,
@@ -49,7 +50,8 @@ struct Reliability: AsyncParsableCommand {
         ])
         var passed = false
         do {
-            passed = try await exercise(roles: roles, postgres: postgres, settings: settings, secret: secret, port: port, logger: logger)
+            passed = try await exercise(
+                roles: roles, postgres: postgres, settings: settings, secret: secret, ports: (port, servePort), logger: logger)
         } catch {
             say("the suite itself failed: \(error)")
         }
@@ -68,21 +70,26 @@ struct Reliability: AsyncParsableCommand {
     }
 
     func exercise(
-        roles: RoleProcesses, postgres: EmbeddedPostgres, settings: DatabaseSettings, secret: String, port: Int, logger: Logger
+        roles: RoleProcesses, postgres: EmbeddedPostgres, settings: DatabaseSettings, secret: String, ports: (api: Int, serve: Int),
+        logger: Logger
     ) async throws -> Bool {
         let migrated = try await roles.runToEnd(["migrate"])
         guard migrated.status == 0 else { throw ValidationError("ledger migrate failed: \(migrated.output)") }
-        try roles.start("api", ["api", "--port", String(port)])
+        try roles.start("api", ["api", "--port", String(ports.api)])
+        // Half the writers go through `ledger serve`, which decides proofs in groups itself.
+        try roles.start("serve", ["serve", "--port", String(ports.serve)])
         for name in ["projector-1", "projector-2"] { try roles.start(name, ["project"]) }
         for name in ["verifier-1", "verifier-2"] { try roles.start(name, ["verifier"]) }
-        let baseURL = URL(string: "http://127.0.0.1:\(port)")!
+        let baseURLs = [ports.api, ports.serve].map { URL(string: "http://127.0.0.1:\($0)")! }
         let authority = try await TokenAuthority(secret: secret)
         let tally = Tally()
-        let load = LoadGenerator(baseURL: baseURL, authority: authority, tally: tally)
-        guard await waitUntilReady(load.client("probe"), deadline: .now + .seconds(60)) else {
-            throw ValidationError("the API did not become ready; see api.log")
+        let load = LoadGenerator(baseURLs: baseURLs, authority: authority, tally: tally)
+        for (url, name) in zip(baseURLs, ["api", "serve"]) {
+            guard await waitUntilReady(load.client("probe", via: url), deadline: .now + .seconds(60)) else {
+                throw ValidationError("\(name) did not become ready; see \(name).log")
+            }
         }
-        say("roles up: api, 2 projectors, 2 verifiers; \(writers) writers for \(Int(duration)) s")
+        say("roles up: api, serve, 2 projectors, 2 verifiers; \(writers) writers for \(Int(duration)) s")
 
         let supervisor = Task { await roles.supervise() }
         defer { supervisor.cancel() }
@@ -95,11 +102,15 @@ struct Reliability: AsyncParsableCommand {
                 try await Task.sleep(until: started + .milliseconds(Int64(duration * 250)))
                 let projector = await roles.kill9("projector-1")
                 let verifier = await roles.kill9("verifier-1")
-                say("kill -9 projector-1 (pid \(projector.map(String.init) ?? "-")) and verifier-1 (pid \(verifier.map(String.init) ?? "-")) at \(elapsed(started))")
-                faults.record("kill -9 projector and verifier at \(elapsed(started))")
+                let serve = await roles.kill9("serve")
+                say(
+                    "kill -9 projector-1 (pid \(projector.map(String.init) ?? "-")), verifier-1 (pid \(verifier.map(String.init) ?? "-")) "
+                        + "and serve (pid \(serve.map(String.init) ?? "-")) at \(elapsed(started))")
+                faults.record("kill -9 projector, verifier and serve at \(elapsed(started))")
                 try await Task.sleep(for: .seconds(1))
                 try roles.start("projector-1", ["project"])
                 try roles.start("verifier-1", ["verifier"])
+                try roles.start("serve", ["serve", "--port", String(ports.serve)])
                 try await Task.sleep(until: started + .milliseconds(Int64(duration * 500)))
                 say("PostgreSQL: immediate shutdown at \(elapsed(started)), down \(outage) s")
                 try await postgres.restartImmediately(downFor: .milliseconds(Int64(outage * 1000)))
