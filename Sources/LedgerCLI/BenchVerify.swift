@@ -48,10 +48,10 @@ struct BenchVerify: AsyncParsableCommand {
                 }
                 // The timed submissions: the same SDK calls over a NIO connection per client, a token each.
                 let baseURL = ledger.baseURL
-                @Sendable func timedClient(_ account: String) async throws -> LedgerClient {
+                @Sendable func timedClient(_ account: String) async throws -> (LedgerClient, NIOTransport) {
                     let token = try await authority.issue(account: account)
                     let transport = try await NIOTransport.connect(host: baseURL.host ?? "127.0.0.1", port: baseURL.port ?? 80)
-                    return LedgerClient(baseURL: baseURL, transport: transport) { token }
+                    return (LedgerClient(baseURL: baseURL, transport: transport) { token }, transport)
                 }
                 for round in 1...rounds {
                     raw.append(Self.rawVerifyRate(seconds: 1.5))
@@ -111,10 +111,11 @@ struct BenchVerify: AsyncParsableCommand {
 
     static func measure(
         clients: Int, proofsEach: Int, round: Int, client: (String) -> LedgerClient,
-        timedClient: (String) async throws -> LedgerClient
+        timedClient: (String) async throws -> (LedgerClient, NIOTransport)
     ) async throws -> Outcome {
         // Set-up, untimed: a collaboration per recipient, identities added, challenges signed.
         var prepared: [Prepared] = []
+        var transports: [NIOTransport] = []
         for c in 0..<clients {
             let owner = client("owner")
             let id = try await owner.prepareCollaboration(
@@ -130,7 +131,9 @@ struct BenchVerify: AsyncParsableCommand {
                 let challenge = try await recipient.challenge(for: id)
                 proofs.append((person.signedProof(challenge: challenge.data, device: n % 4, der: n % 2 == 0), challenge))
             }
-            prepared.append(Prepared(client: try await timedClient(account), proofs: proofs))
+            let (timed, transport) = try await timedClient(account)
+            prepared.append(Prepared(client: timed, proofs: proofs))
+            transports.append(transport)
         }
         // Timed: every client submits its proofs one after the other.
         let clock = ContinuousClock()
@@ -155,6 +158,7 @@ struct BenchVerify: AsyncParsableCommand {
             return all
         }
         let elapsed = (clock.now - start).seconds
+        for transport in transports { await transport.close() }
         return Outcome(
             rate: Double(histogram.totalCount) / elapsed, p50: Double(histogram.valueAtPercentile(50)) / 1000,
             p99: Double(histogram.valueAtPercentile(99)) / 1000)

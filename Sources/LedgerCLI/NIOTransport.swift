@@ -78,6 +78,12 @@ final class ExchangeHandler: ChannelDuplexHandler {
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let exchange = unwrapOutboundIn(data)
+        guard context.channel.isActive else {
+            // Closed before this request: nothing will answer it.
+            exchange.answered.fail(ChannelError.ioOnClosedChannel)
+            promise?.fail(ChannelError.ioOnClosedChannel)
+            return
+        }
         waiting.append(exchange.answered)
         context.write(wrapOutboundOut(.head(exchange.head)), promise: nil)
         if let body = exchange.body { context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil) }
