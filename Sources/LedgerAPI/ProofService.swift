@@ -62,6 +62,15 @@ public struct ProofService: Sendable {
         guard await throttle.allows(caller.account) else {
             throw DomainError(.tooManyRequests, "too_many_rejections", "too many rejected proofs from this account; try later")
         }
+        let verdict = try await verdict(of: submission, signature: signature, collaborationId: id, caller: caller)
+        if case .rejected = verdict { await throttle.recordRejection(caller.account) }
+        return verdict
+    }
+
+    /// Stores the submission and reaches its verdict: in a group (with a batcher), else or
+    /// when the group hands it back one by one, else from a worker within `verdictWait`.
+    private func verdict(of submission: Submission, signature: [UInt8], collaborationId id: String, caller: Caller) async throws -> Verdict
+    {
         let requestId: UUID
         if let batcher {
             switch try await batcher.submit(
@@ -70,7 +79,6 @@ public struct ProofService: Sendable {
                     proof: submission.proof))
             {
             case .decided(let verdict):
-                if case .rejected = verdict { await throttle.recordRejection(caller.account) }
                 return verdict
             case .stored(let stored):
                 requestId = stored
@@ -80,18 +88,11 @@ public struct ProofService: Sendable {
                 collaborationId: id, account: caller.account, challengeId: submission.challengeId, signature: signature,
                 proof: submission.proof)
         }
-        var verdict = try await localDecider?.decide(requestId)
-        if verdict == nil {
-            if let verdicts {
-                verdict = try await requests.awaitVerdict(
-                    requestId: requestId, account: caller.account, verdicts: verdicts, timeout: verdictWait)
-            } else {
-                verdict = try await requests.status(requestId: requestId, account: caller.account)
-            }
+        if let verdict = try await localDecider?.decide(requestId) { return verdict }
+        if let verdicts {
+            return try await requests.awaitVerdict(requestId: requestId, account: caller.account, verdicts: verdicts, timeout: verdictWait)
         }
-        let final = verdict ?? .pending(requestId: requestId)
-        if case .rejected = final { await throttle.recordRejection(caller.account) }
-        return final
+        return try await requests.status(requestId: requestId, account: caller.account) ?? .pending(requestId: requestId)
     }
 
     /// The verdict of a stored request, for the status URL.

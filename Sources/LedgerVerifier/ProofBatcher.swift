@@ -208,7 +208,7 @@ public final class ProofBatcher: Sendable {
                 issued[id] = (collaboration, account, expired, usedBy)
             }
         }
-        return group.map { request in
+        return try group.map { request in
             var request = request
             let submission = request.submission
             if let challenge = challenges[request.requestId] {
@@ -216,8 +216,6 @@ public final class ProofBatcher: Sendable {
                     request.rootHash = try submission.proof.verify(signature: submission.signature, challenge: challenge)
                 } catch let rejection as ProofRejection {
                     request.rejection = rejection
-                } catch {
-                    request.rejection = .badSignature
                 }
             } else {
                 request.rejection = ProofDecider.challengeRefusal(
