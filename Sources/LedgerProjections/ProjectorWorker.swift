@@ -77,14 +77,17 @@ public struct ProjectorWorker: Service {
                     do {
                         // Bounded: a batch stuck on a dead connection is abandoned (it never
                         // commits, so its checkpoint does not move) and the next step retries.
-                        busy = try await withDeadline(.seconds(60), "projecting \(projection.rawValue)") {
-                            try await step(projection)
-                        } || busy
+                        busy =
+                            try await withDeadline(.seconds(60), "projecting \(projection.rawValue)") {
+                                try await step(projection)
+                            } || busy
                     } catch {
                         if Task.isCancelled { break }
-                        logger.warning("projector: step failed; retrying", metadata: [
-                            "projection": "\(projection.rawValue)", "error": "\(String(reflecting: error))",
-                        ])
+                        logger.warning(
+                            "projector: step failed; retrying",
+                            metadata: [
+                                "projection": "\(projection.rawValue)", "error": "\(String(reflecting: error))",
+                            ])
                     }
                 }
                 if !busy { await wake.wait(timeout: pollInterval) }
@@ -149,33 +152,29 @@ public struct ProjectorWorker: Service {
     func applyRange(_ projection: Projection, limit: Int64) async throws -> BatchOutcome {
         let started = ContinuousClock.now
         let outcome: BatchOutcome
-        do {
-            outcome = try await client.withTransaction(logger: logger) { connection in
-                let rows = try await connection.query(
-                    """
-                    SELECT p.position, p.owner = \(id) AND p.lease_until > now() AND p.status = 'running', h.position
-                    FROM ledger_projections p CROSS JOIN ledger_head h WHERE p.name = \(projection.rawValue) FOR UPDATE OF p
-                    """, logger: logger)
-                var row: (Int64, Bool, Int64)?
-                for try await r in rows.decode((Int64, Bool, Int64).self) { row = r }
-                guard let (position, owned, head) = row, owned else { return .lost }
-                let to = min(head, position + limit)
-                guard to > position else {
-                    try await renew(projection, connection)
-                    return .nothing
-                }
-                try await projection.apply(from: position, to: to, suffix: "", on: connection, logger: logger)
-                try await hooks.afterApply?(projection, position, to)
-                try await connection.query(
-                    """
-                    UPDATE ledger_projections
-                    SET position = \(to), lease_until = now() + \(Self.interval(leaseDuration))::interval, updated_at = now()
-                    WHERE name = \(projection.rawValue)
-                    """, logger: logger)
-                return .applied(from: position, to: to)
+        outcome = try await client.transaction(logger: logger) { connection in
+            let rows = try await connection.query(
+                """
+                SELECT p.position, p.owner = \(id) AND p.lease_until > now() AND p.status = 'running', h.position
+                FROM ledger_projections p CROSS JOIN ledger_head h WHERE p.name = \(projection.rawValue) FOR UPDATE OF p
+                """, logger: logger)
+            var row: (Int64, Bool, Int64)?
+            for try await r in rows.decode((Int64, Bool, Int64).self) { row = r }
+            guard let (position, owned, head) = row, owned else { return .lost }
+            let to = min(head, position + limit)
+            guard to > position else {
+                try await renew(projection, connection)
+                return .nothing
             }
-        } catch let error as PostgresTransactionError {
-            throw error.closureError ?? error.commitError ?? error
+            try await projection.apply(from: position, to: to, suffix: "", on: connection, logger: logger)
+            try await hooks.afterApply?(projection, position, to)
+            try await connection.query(
+                """
+                UPDATE ledger_projections
+                SET position = \(to), lease_until = now() + \(Self.interval(leaseDuration))::interval, updated_at = now()
+                WHERE name = \(projection.rawValue)
+                """, logger: logger)
+            return .applied(from: position, to: to)
         }
         if case .applied(let from, let to) = outcome {
             hooks.committed?(id, projection, from, to)
@@ -214,9 +213,11 @@ public struct ProjectorWorker: Service {
                     RETURNING error_position
                     """, logger: logger)
                 for try await position in rows.decode(Int64.self) {
-                    logger.error("projection stopped: an event cannot be applied", metadata: [
-                        "projection": "\(projection.rawValue)", "position": "\(position)", "error": "\(message)",
-                    ])
+                    logger.error(
+                        "projection stopped: an event cannot be applied",
+                        metadata: [
+                            "projection": "\(projection.rawValue)", "position": "\(position)", "error": "\(message)",
+                        ])
                     Counter(label: "ledger_projection_stops_total", dimensions: [("projection", projection.rawValue)]).increment()
                 }
                 return

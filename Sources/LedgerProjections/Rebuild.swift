@@ -175,7 +175,8 @@ public struct ProjectionRebuild: Sendable {
             for index in indexes {
                 guard let constraint = index.constraint else { continue }
                 try await connection.query(
-                    PostgresQuery(unsafeSQL: "ALTER TABLE \(index.table) ADD CONSTRAINT \(index.name) \(constraint) USING INDEX \(index.name)"),
+                    PostgresQuery(
+                        unsafeSQL: "ALTER TABLE \(index.table) ADD CONSTRAINT \(index.name) \(constraint) USING INDEX \(index.name)"),
                     logger: logger)
             }
         }
@@ -184,31 +185,27 @@ public struct ProjectionRebuild: Sendable {
     /// Swaps the copies in under the projection's row lock, after applying what the live
     /// worker has applied beyond them; returns the position both stand at.
     private func swap(_ projection: Projection, tables: [String], done: Int64) async throws -> Int64 {
-        do {
-            return try await client.withTransaction(logger: logger) { connection in
-                let rows = try await connection.query(
-                    "SELECT position FROM ledger_projections WHERE name = \(projection.rawValue) FOR UPDATE", logger: logger)
-                var live: Int64 = 0
-                for try await p in rows.decode(Int64.self) { live = p }
-                let target = max(live, done)
-                if target > done {
-                    try await projection.apply(from: done, to: target, suffix: "_next", on: connection, logger: logger)
-                }
-                for table in tables {
-                    try await connection.query(PostgresQuery(unsafeSQL: "ALTER TABLE \(table) RENAME TO \(table)_old"), logger: logger)
-                    try await connection.query(PostgresQuery(unsafeSQL: "ALTER TABLE \(table)_next RENAME TO \(table)"), logger: logger)
-                    try await connection.query(PostgresQuery(unsafeSQL: "DROP TABLE \(table)_old"), logger: logger)
-                }
-                try await connection.query(
-                    """
-                    UPDATE ledger_projections
-                    SET position = \(target), status = 'running', error = NULL, error_position = NULL, updated_at = now()
-                    WHERE name = \(projection.rawValue)
-                    """, logger: logger)
-                return target
+        return try await client.transaction(logger: logger) { connection in
+            let rows = try await connection.query(
+                "SELECT position FROM ledger_projections WHERE name = \(projection.rawValue) FOR UPDATE", logger: logger)
+            var live: Int64 = 0
+            for try await p in rows.decode(Int64.self) { live = p }
+            let target = max(live, done)
+            if target > done {
+                try await projection.apply(from: done, to: target, suffix: "_next", on: connection, logger: logger)
             }
-        } catch let error as PostgresTransactionError {
-            throw error.closureError ?? error.commitError ?? error
+            for table in tables {
+                try await connection.query(PostgresQuery(unsafeSQL: "ALTER TABLE \(table) RENAME TO \(table)_old"), logger: logger)
+                try await connection.query(PostgresQuery(unsafeSQL: "ALTER TABLE \(table)_next RENAME TO \(table)"), logger: logger)
+                try await connection.query(PostgresQuery(unsafeSQL: "DROP TABLE \(table)_old"), logger: logger)
+            }
+            try await connection.query(
+                """
+                UPDATE ledger_projections
+                SET position = \(target), status = 'running', error = NULL, error_position = NULL, updated_at = now()
+                WHERE name = \(projection.rawValue)
+                """, logger: logger)
+            return target
         }
     }
 
@@ -240,6 +237,11 @@ public struct ProjectionRebuild: Sendable {
         private let value: Mutex<Int64>
         init(_ value: Int64) { self.value = Mutex(value) }
         /// Adds `n`; returns the new value.
-        func add(_ n: Int64) -> Int64 { value.withLock { $0 += n; return $0 } }
+        func add(_ n: Int64) -> Int64 {
+            value.withLock {
+                $0 += n
+                return $0
+            }
+        }
     }
 }

@@ -39,24 +39,20 @@ public struct Migrator: Sendable {
     /// Applies every pending migration; returns the names applied.
     @discardableResult
     public func migrate() async throws -> [String] {
-        do {
-            return try await client.withTransaction(logger: logger) { connection in
-                try await connection.query("SELECT pg_advisory_xact_lock(\(Self.advisoryLockKey))", logger: logger)
-                try await Self.createTable(connection, logger)
-                let pending = try await Self.pending(migrations, applied: Self.applied(connection, logger))
-                for migration in pending {
-                    logger.info("applying migration", metadata: ["name": "\(migration.name)"])
-                    for statement in SQLScript.statements(migration.sql) {
-                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-                    }
-                    try await connection.query(
-                        "INSERT INTO ledger_migrations (name, checksum) VALUES (\(migration.name), \(migration.checksum))",
-                        logger: logger)
+        return try await client.transaction(logger: logger) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(Self.advisoryLockKey))", logger: logger)
+            try await Self.createTable(connection, logger)
+            let pending = try await Self.pending(migrations, applied: Self.applied(connection, logger))
+            for migration in pending {
+                logger.info("applying migration", metadata: ["name": "\(migration.name)"])
+                for statement in SQLScript.statements(migration.sql) {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
-                return pending.map(\.name)
+                try await connection.query(
+                    "INSERT INTO ledger_migrations (name, checksum) VALUES (\(migration.name), \(migration.checksum))",
+                    logger: logger)
             }
-        } catch let error as PostgresTransactionError {
-            throw error.closureError ?? error
+            return pending.map(\.name)
         }
     }
 
@@ -76,7 +72,9 @@ public struct Migrator: Sendable {
         let pending = try await pending()
         if !pending.isEmpty {
             throw MigrationError(
-                description: "the database schema is behind: \(pending.count) migration(s) not applied (\(pending.joined(separator: ", "))); run `ledger migrate`")
+                description:
+                    "the database schema is behind: \(pending.count) migration(s) not applied (\(pending.joined(separator: ", "))); run `ledger migrate`"
+            )
         }
     }
 
@@ -99,13 +97,17 @@ public struct Migrator: Sendable {
     static func pending(_ migrations: [Migration], applied: [(String, String)]) throws -> [Migration] {
         guard applied.count <= migrations.count else {
             throw MigrationError(
-                description: "the database has \(applied.count) migrations applied but this binary knows only \(migrations.count): it is older than the schema")
+                description:
+                    "the database has \(applied.count) migrations applied but this binary knows only \(migrations.count): it is older than the schema"
+            )
         }
         for (index, (name, checksum)) in applied.enumerated() {
             let known = migrations[index]
             guard known.name == name else {
                 throw MigrationError(
-                    description: "applied migration #\(index + 1) is \(name) but the binary has \(known.name) at that place: applied history was renamed or reordered")
+                    description:
+                        "applied migration #\(index + 1) is \(name) but the binary has \(known.name) at that place: applied history was renamed or reordered"
+                )
             }
             guard known.checksum == checksum else {
                 throw MigrationError(description: "applied migration \(name) was changed after it was applied (checksum differs)")

@@ -72,18 +72,11 @@ public final class PostgresEventStore: EventStore {
             do {
                 return try await self.writeGroup(group)
             } catch {
-                return group.map { _ in .failure(Self.unwrap(error)) }
+                return group.map { _ in .failure(error) }
             }
         }
         for (index, result) in zip(queued, written) { results[index] = result }
         return results.map { $0! }
-    }
-
-    static func unwrap(_ error: any Error) -> any Error {
-        if let tx = error as? PostgresTransactionError {
-            return tx.closureError ?? tx.commitError ?? tx.beginError ?? error
-        }
-        return error
     }
 
     /// Groups of at least this many events take the two-call path (`writeLargeGroup`).
@@ -113,69 +106,65 @@ public final class PostgresEventStore: EventStore {
     /// caller then uses `writeSmallGroup`, which answers those.
     private func writeLargeGroup(_ requests: [AppendRequest]) async throws -> [Result<AppendResult, any Error>] {
         let expected = requests.map { Self.expected($0.expectedVersion) }
-        do {
-            return try await client.withTransaction(logger: logger) { connection in
-                let rows = try await connection.query(
-                    """
-                    SELECT outcome, first_position, first_version, head_hash, at_micros
-                    FROM ledger_append_plan(\(requests.map(\.streamId)), \(expected), \(requests.map { Int32($0.events.count) }),
-                                            \(requests.map(\.events[0].eventId)))
-                    ORDER BY request
-                    """, logger: logger)
-                var plan: [(outcome: String, position: Int64?, version: Int64)] = []
-                var previous = HashChain.genesis
-                var micros: Int64 = 0
-                for try await (outcome, position, version, hash, at) in rows.decode((String, Int64?, Int64, ByteBuffer, Int64).self) {
-                    plan.append((outcome, position, version))
-                    previous = Array(buffer: hash)
-                    micros = at
-                }
-                guard plan.count == requests.count else { throw StoreError.invalidRequest("append plan has \(plan.count) rows") }
-                var events = LargeGroupColumns()
-                var streams: [String] = []
-                var streamState: [String: (version: Int64, state: String, position: Int64)] = [:]
-                var results: [Result<AppendResult, any Error>] = []
-                for (request, planned) in zip(requests, plan) {
-                    guard planned.outcome == "ok", let first = planned.position else {
-                        results.append(
-                            .failure(
-                                StoreError.versionConflict(
-                                    stream: request.streamId, expected: request.expectedVersion, actual: planned.version)))
-                        continue
-                    }
-                    for (offset, event) in request.events.enumerated() {
-                        let position = first + Int64(offset)
-                        let version = planned.version + Int64(offset)
-                        previous = HashChain.hash(
-                            previous: previous, position: position, streamId: request.streamId, version: version,
-                            eventId: event.eventId, type: event.type, data: event.data, metadata: event.metadata,
-                            recordedAtMicros: micros)
-                        events.append(position: position, stream: request.streamId, version: version, event: event, hash: previous)
-                    }
-                    let last = first + Int64(request.events.count) - 1
-                    let version = planned.version + Int64(request.events.count) - 1
-                    if streamState[request.streamId] == nil { streams.append(request.streamId) }
-                    let state = request.state ?? streamState[request.streamId]?.state ?? ""
-                    streamState[request.streamId] = (version, state, last)
-                    results.append(
-                        .success(
-                            AppendResult(
-                                streamId: request.streamId, firstPosition: first, lastPosition: last, version: version, duplicate: false)))
-                }
-                if !events.positions.isEmpty {
-                    let s = streams.map { streamState[$0]! }
-                    try await connection.query(
-                        """
-                        SELECT ledger_append_write(
-                            \(events.positions), \(events.streams), \(events.versions), \(events.ids), \(events.types),
-                            \(events.data), \(events.metadata), \(events.hashes), \(micros),
-                            \(streams), \(s.map(\.version)), \(s.map(\.state)), \(s.map(\.position)))
-                        """, logger: logger)
-                }
-                return results
+        return try await client.transaction(logger: logger) { connection in
+            let rows = try await connection.query(
+                """
+                SELECT outcome, first_position, first_version, head_hash, at_micros
+                FROM ledger_append_plan(\(requests.map(\.streamId)), \(expected), \(requests.map { Int32($0.events.count) }),
+                                        \(requests.map(\.events[0].eventId)))
+                ORDER BY request
+                """, logger: logger)
+            var plan: [(outcome: String, position: Int64?, version: Int64)] = []
+            var previous = HashChain.genesis
+            var micros: Int64 = 0
+            for try await (outcome, position, version, hash, at) in rows.decode((String, Int64?, Int64, ByteBuffer, Int64).self) {
+                plan.append((outcome, position, version))
+                previous = Array(buffer: hash)
+                micros = at
             }
-        } catch {
-            throw Self.unwrap(error)
+            guard plan.count == requests.count else { throw StoreError.invalidRequest("append plan has \(plan.count) rows") }
+            var events = LargeGroupColumns()
+            var streams: [String] = []
+            var streamState: [String: (version: Int64, state: String, position: Int64)] = [:]
+            var results: [Result<AppendResult, any Error>] = []
+            for (request, planned) in zip(requests, plan) {
+                guard planned.outcome == "ok", let first = planned.position else {
+                    results.append(
+                        .failure(
+                            StoreError.versionConflict(
+                                stream: request.streamId, expected: request.expectedVersion, actual: planned.version)))
+                    continue
+                }
+                for (offset, event) in request.events.enumerated() {
+                    let position = first + Int64(offset)
+                    let version = planned.version + Int64(offset)
+                    previous = HashChain.hash(
+                        previous: previous, position: position, streamId: request.streamId, version: version,
+                        eventId: event.eventId, type: event.type, data: event.data, metadata: event.metadata,
+                        recordedAtMicros: micros)
+                    events.append(position: position, stream: request.streamId, version: version, event: event, hash: previous)
+                }
+                let last = first + Int64(request.events.count) - 1
+                let version = planned.version + Int64(request.events.count) - 1
+                if streamState[request.streamId] == nil { streams.append(request.streamId) }
+                let state = request.state ?? streamState[request.streamId]?.state ?? ""
+                streamState[request.streamId] = (version, state, last)
+                results.append(
+                    .success(
+                        AppendResult(
+                            streamId: request.streamId, firstPosition: first, lastPosition: last, version: version, duplicate: false)))
+            }
+            if !events.positions.isEmpty {
+                let s = streams.map { streamState[$0]! }
+                try await connection.query(
+                    """
+                    SELECT ledger_append_write(
+                        \(events.positions), \(events.streams), \(events.versions), \(events.ids), \(events.types),
+                        \(events.data), \(events.metadata), \(events.hashes), \(micros),
+                        \(streams), \(s.map(\.version)), \(s.map(\.state)), \(s.map(\.position)))
+                    """, logger: logger)
+            }
+            return results
         }
     }
 
@@ -205,9 +194,8 @@ public final class PostgresEventStore: EventStore {
         }
     }
 
-    /// One round trip: `ledger_append` locks the head, checks every request at its expected
-    /// version (and answers retries), chains and inserts what passes, all in one
-    /// (autocommit) transaction.
+    /// One statement: `ledger_append` locks the head, checks every request at its expected
+    /// version (and answers retries), chains and inserts what passes.
     private func writeSmallGroup(_ requests: [AppendRequest]) async throws -> [Result<AppendResult, any Error>] {
         let streams = requests.map(\.streamId)
         let expected = requests.map { Self.expected($0.expectedVersion) }
@@ -219,15 +207,12 @@ public final class PostgresEventStore: EventStore {
             FROM ledger_append(\(streams), \(expected), \(states), \(counts),
                                \(events.map(\.eventId)), \(events.map(\.type)), \(events.map(\.data)), \(events.map(\.metadata)))
             """
-        let rows: [(Int, String, Int64?, Int64?, Int64?)]
-        if let hook = hooks.beforeCommit {
-            rows = try await client.withTransaction(logger: logger) { connection in
-                let rows = try await Self.collect(try await connection.query(query, logger: logger))
-                try await hook(requests)
-                return rows
-            }
-        } else {
-            rows = try await Self.collect(try await client.query(query, logger: logger))
+        // In an explicit transaction, not autocommit: the results are answered to the
+        // appenders, so they must come after the commit (see `PostgresClient.transaction`).
+        let rows = try await client.transaction(logger: logger) { connection in
+            let rows = try await Self.collect(try await connection.query(query, logger: logger))
+            try await self.hooks.beforeCommit?(requests)
+            return rows
         }
         return rows.map { (index, outcome, first, last, version) in
             let request = requests[index - 1]

@@ -49,12 +49,8 @@ public struct ProofDecider: Sendable {
         // Bounded: a decision stuck on a dead connection is abandoned (rolled back with that
         // connection), and the request, still pending, goes to the next sweep.
         try await withDeadline(.seconds(30), "deciding proof request \(requestId)") {
-            do {
-                return try await client.withTransaction(logger: logger) { connection in
-                    try await decide(requestId, connection)
-                }
-            } catch let error as PostgresTransactionError {
-                throw error.closureError ?? error
+            return try await client.transaction(logger: logger) { connection in
+                try await decide(requestId, connection)
             }
         }
     }

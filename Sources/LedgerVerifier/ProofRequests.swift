@@ -31,12 +31,15 @@ public struct ProofRequests: Sendable {
         let challengeId = UUID()
         let expires = Date().addingTimeInterval(challengeLifetime)
         let micros = Int64(expires.timeIntervalSince1970 * 1_000_000)
-        try await client.query(
-            """
-            INSERT INTO ledger_challenges (challenge_id, collaboration_id, account, challenge, expires_at)
-            VALUES (\(challengeId), \(collaborationId), \(account), \(ByteBuffer(bytes: bytes)),
-                    to_timestamp(\(micros)::float8 / 1000000))
-            """, logger: logger)
+        // In a transaction: the challenge is answered to the caller (see `PostgresClient.transaction`).
+        try await client.transaction(logger: logger) { connection in
+            _ = try await connection.query(
+                """
+                INSERT INTO ledger_challenges (challenge_id, collaboration_id, account, challenge, expires_at)
+                VALUES (\(challengeId), \(collaborationId), \(account), \(ByteBuffer(bytes: bytes)),
+                        to_timestamp(\(micros)::float8 / 1000000))
+                """, logger: logger)
+        }
         return Challenge(challengeId: challengeId, challenge: bytes, expiresAt: expires)
     }
 
@@ -45,18 +48,21 @@ public struct ProofRequests: Sendable {
         collaborationId: String, account: String, challengeId: UUID, signature: [UInt8], proof: IdentityProof
     ) async throws -> UUID {
         let requestId = UUID()
-        // One statement, one round trip: the row and the NOTIFY commit together.
-        try await client.query(
-            """
-            WITH stored AS (
-                INSERT INTO ledger_proof_requests
-                    (request_id, collaboration_id, account, challenge_id, signature, public_key, public_key_index, inclusion_hashes)
-                VALUES (\(requestId), \(collaborationId), \(account), \(challengeId), \(ByteBuffer(bytes: signature)),
-                        \(ByteBuffer(bytes: proof.publicKey)), \(Int64(proof.publicKeyIndex)),
-                        \(proof.inclusionHashes.map { ByteBuffer(bytes: $0) }))
-                RETURNING request_id)
-            SELECT pg_notify(\(VerifierChannels.requests), request_id::text) FROM stored
-            """, logger: logger)
+        // One statement: the row and the NOTIFY commit together; in a transaction, because the
+        // request id is answered to the caller (see `PostgresClient.transaction`).
+        try await client.transaction(logger: logger) { connection in
+            _ = try await connection.query(
+                """
+                WITH stored AS (
+                    INSERT INTO ledger_proof_requests
+                        (request_id, collaboration_id, account, challenge_id, signature, public_key, public_key_index, inclusion_hashes)
+                    VALUES (\(requestId), \(collaborationId), \(account), \(challengeId), \(ByteBuffer(bytes: signature)),
+                            \(ByteBuffer(bytes: proof.publicKey)), \(Int64(proof.publicKeyIndex)),
+                            \(proof.inclusionHashes.map { ByteBuffer(bytes: $0) }))
+                    RETURNING request_id)
+                SELECT pg_notify(\(VerifierChannels.requests), request_id::text) FROM stored
+                """, logger: logger)
+        }
         return requestId
     }
 

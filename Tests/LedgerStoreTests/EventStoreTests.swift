@@ -122,6 +122,26 @@ struct EventStoreTests {
         }
     }
 
+    @Test("an append is answered only after its commit: a commit that fails is an error, and its position is not handed out")
+    func answeredAfterCommit() async throws {
+        try await withTestStore { store, client, _ in
+            // A deferred trigger refuses the event at COMMIT, after the statement completed.
+            try await client.query(
+                "CREATE FUNCTION refuse_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused at commit'; END $$")
+            try await client.query(
+                """
+                CREATE CONSTRAINT TRIGGER refuse_at_commit AFTER INSERT ON ledger_events DEFERRABLE INITIALLY DEFERRED
+                FOR EACH ROW WHEN (NEW.event_type = 'RefusedAtCommit') EXECUTE FUNCTION refuse_at_commit()
+                """)
+            await #expect(throws: (any Error).self) {
+                try await store.append(.init(streamId: "s", expectedVersion: .any, events: [NewEvent(type: "RefusedAtCommit", data: "{}")]))
+            }
+            #expect(try await count(client) == 0)
+            let next = try await store.append(.init(streamId: "s", expectedVersion: .noStream, events: [event()]))
+            #expect(next.firstPosition == 1)
+        }
+    }
+
     @Test("appendAll: one group commit, each request checked alone (a conflict or bad input fails alone), results in order")
     func appendAll() async throws {
         try await withTestStore { store, client, _ in
