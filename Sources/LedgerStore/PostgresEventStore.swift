@@ -207,12 +207,17 @@ public final class PostgresEventStore: EventStore {
             FROM ledger_append(\(streams), \(expected), \(states), \(counts),
                                \(events.map(\.eventId)), \(events.map(\.type)), \(events.map(\.data)), \(events.map(\.metadata)))
             """
-        // In an explicit transaction, not autocommit: the results are answered to the
-        // appenders, so they must come after the commit (see `PostgresClient.transaction`).
-        let rows = try await client.transaction(logger: logger) { connection in
-            let rows = try await Self.collect(try await connection.query(query, logger: logger))
-            try await self.hooks.beforeCommit?(requests)
-            return rows
+        let rows: [(Int, String, Int64?, Int64?, Int64?)]
+        if let hook = hooks.beforeCommit {
+            rows = try await client.transaction(logger: logger) { connection in
+                let rows = try await Self.collect(try await connection.query(query, logger: logger))
+                try await hook(requests)
+                return rows
+            }
+        } else {
+            // The results are answered to the appenders, so they must come after the commit:
+            // the procedure commits before it answers (see 0007_append_committed.sql).
+            rows = try await committed(streams, expected, states, counts, events)
         }
         return rows.map { (index, outcome, first, last, version) in
             let request = requests[index - 1]
@@ -230,6 +235,23 @@ public final class PostgresEventStore: EventStore {
                 return .failure(StoreError.idempotencyMismatch(eventId: request.events[0].eventId))
             }
         }
+    }
+
+    /// `ledger_append` through `ledger_append_committed`: one round trip, answered after the commit.
+    private func committed(
+        _ streams: [String], _ expected: [Int64], _ states: [String], _ counts: [Int32], _ events: [NewEvent]
+    ) async throws -> [(Int, String, Int64?, Int64?, Int64?)] {
+        let answer = try await client.query(
+            """
+            CALL ledger_append_committed(\(streams), \(expected), \(states), \(counts),
+                \(events.map(\.eventId)), \(events.map(\.type)), \(events.map(\.data)), \(events.map(\.metadata)))
+            """, logger: logger)
+        for try await (outcomes, first, last, versions) in answer.decode(([String], [Int64], [Int64], [Int64]).self) {
+            return outcomes.indices.map { i in
+                (i + 1, outcomes[i], first[i] < 0 ? nil : first[i], last[i] < 0 ? nil : last[i], versions[i] < 0 ? nil : versions[i])
+            }
+        }
+        throw StoreError.invalidRequest("ledger_append_committed answered nothing")
     }
 
     private static func collect(_ rows: PostgresRowSequence) async throws -> [(Int, String, Int64?, Int64?, Int64?)] {
