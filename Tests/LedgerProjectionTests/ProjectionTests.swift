@@ -107,7 +107,7 @@ struct ProjectionTests {
             #expect(h >= 40 * 30)
             let folded = try await foldedMembers(store)
             #expect(try await viewMembers(client) == folded)
-            for position in [h / 5, h / 2, h - 3] {
+            for position in [h / 5, h / 3, h / 2, 2 * h / 3, h - 3] {
                 #expect(withoutRemoved(try await viewMembers(client, at: position)) == withoutRemoved(try await foldedMembers(store, upTo: position)),
                         "time travel to \(position)")
             }
