@@ -39,6 +39,19 @@ struct IntegrityTests {
         }
     }
 
+    @Test("non-ASCII streams, types and content chain in the database (small groups) as log verify computes them in Swift")
+    func nonASCIIChain() async throws {
+        try await withTestStore { store, _, _ in
+            for i in 0..<4 {
+                _ = try await store.append(.init(
+                    streamId: "strøm-\(i % 2)", expectedVersion: .any,
+                    events: [NewEvent(type: "Tésted", data: #"{"n":"é😀 \#(i)"}"#, metadata: #"{"actor":"tëst"}"#)]))
+            }
+            let report = try await LogVerification(store: store).run()
+            #expect(report.failure == nil && report.checked == 4)
+        }
+    }
+
     @Test("log verify notices a deleted event and a rewritten tail")
     func verifyMissing() async throws {
         try await withTestStore { store, client, _ in
