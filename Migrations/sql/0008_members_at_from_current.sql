@@ -11,6 +11,12 @@
 CREATE OR REPLACE FUNCTION ledger_members_at(p_collaboration text, p_position int8)
 RETURNS TABLE (root_hash text, state text, account text, invited_at timestamptz, granted_at timestamptz)
 LANGUAGE sql STABLE AS $$
+    -- Materialized, so the history rows are hash-joined to it: the planner, expecting a few
+    -- dozen history rows for one collaboration, looked each of the 5,668 up in proj_members
+    -- (20 ms at the end of the large collaboration; 1.5 ms this way).
+    WITH changed AS MATERIALIZED (
+        SELECT c.root_hash FROM proj_members c WHERE c.collaboration_id = p_collaboration AND c.position > p_position
+    )
     SELECT m.root_hash, m.state, m.account, m.invited_at, m.granted_at
     FROM proj_members m
     WHERE m.collaboration_id = p_collaboration AND m.position <= p_position AND m.state <> 'removed'
@@ -28,10 +34,8 @@ LANGUAGE sql STABLE AS $$
             max((lpad(h.position::text, 20, '0') || coalesce(h.account, '')) COLLATE "C")
                 FILTER (WHERE h.change = 'granted') AS gr_account,
             max(h.position) FILTER (WHERE h.change IN ('invited', 'granted', 'revoked')) AS account_pos
-        FROM proj_access_history h
+        FROM proj_access_history h JOIN changed USING (root_hash)
         WHERE h.collaboration_id = p_collaboration AND h.position <= p_position
-          AND h.root_hash IN (SELECT c.root_hash FROM proj_members c
-                              WHERE c.collaboration_id = p_collaboration AND c.position > p_position)
         GROUP BY h.root_hash
     ) a
     WHERE a.st[2] <> 3

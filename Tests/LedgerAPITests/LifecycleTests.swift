@@ -3,6 +3,7 @@ import HTTPTypes
 import LedgerAPI
 import LedgerDeviceSimulator
 import LedgerDomain
+import LedgerTestSupport
 import LedgerWire
 import PostgresNIO
 import Testing
@@ -76,6 +77,12 @@ struct LifecycleTests {
             #expect(aliceSees.filter { $0["trigger"]?.string == "addedCollaborator" }.count == 3)
 
             let beforeRemoval = try await api.call(.get, "/v1/collaborations/\(id)/members", as: "devin").body["position"]!.int!
+            // A moment between the grants and the removal, clear of both by a few milliseconds
+            // (asOf is given to the millisecond, recording times are in microseconds).
+            let cut = Date().addingTimeInterval(0.003)
+            try await waitUntil(timeout: .seconds(5), interval: .milliseconds(1), "the clock past the cut") {
+                Date() > cut.addingTimeInterval(0.003)
+            }
 
             // Remove alice's identity: her access is revoked and recorded.
             let removed = try await api.call(.post, "/v1/collaborations/\(id)/participants", as: "devin", json: #"{"removed":["\#(alice.rootHash)"]}"#)
@@ -92,6 +99,18 @@ struct LifecycleTests {
             let then = try await api.call(.get, "/v1/collaborations/\(id)/members?atPosition=\(beforeRemoval)", as: "devin").body
             let aliceThen = then["members"]!.array.first { $0["rootHash"]?.string == alice.rootHash.base64 }
             #expect(aliceThen?["state"]?.string == "granted" && aliceThen?["accountId"]?.string == "alice")
+            // The same by time: before the removal, after it, and before the collaboration.
+            func asOf(_ date: Date) async throws -> JSONValue {
+                let time = date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+                return try await api.call(.get, "/v1/collaborations/\(id)/members?asOf=\(time)&minPosition=\(position)", as: "devin").body
+            }
+            let atCut = try await asOf(cut)
+            #expect(atCut["members"] == then["members"], "\(atCut)")
+            #expect(atCut["position"]!.int! < position && atCut["position"]!.int! <= beforeRemoval)
+            let later = try await asOf(Date().addingTimeInterval(3600))
+            #expect(later["members"] == now["members"] && later["position"]!.int! == position)
+            let before = try await asOf(Date(timeIntervalSince1970: 946_684_800))
+            #expect(before["members"]?.array == [] && before["position"]?.int == 0)
 
             let collab = try await api.call(.get, "/v1/collaborations/\(id)?minPosition=\(position)", as: "bob").body
             #expect(collab["selectedOptions"]?["permission"]?.array == [.string("rw")])
