@@ -110,8 +110,9 @@ extension CollaborationService {
             position: position)
     }
 
-    /// Current identities, or (time travel) as they stood at a position or a time, folded
-    /// from the access history with an index lookup on the collaboration.
+    /// Current identities, or (time travel) as they stood at a position or a time: the
+    /// current members unchanged since, and the others folded from their access history
+    /// (`ledger_members_at`, `Migrations/sql/0008`).
     public func members(_ id: String, caller: Caller, atPosition: Int64? = nil, asOf: Date? = nil) async throws -> MembersView {
         let row = try await collaborationRow(try Identifiers.collaborationId(id))
         let current = row.viewPosition
