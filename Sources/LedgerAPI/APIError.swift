@@ -70,7 +70,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             case .methodNotAllowed: throw APIError(.methodNotAllowed, "method_not_allowed", "\(request.method) is not allowed on \(request.uri.path)")
             default: throw APIError(error.status, "http_error", error.body ?? error.status.reasonPhrase)
             }
-        } catch let error as PSQLError where error.meansDatabaseUnavailable {
+        } catch let error where (error as? PSQLError)?.meansDatabaseUnavailable == true || error is ConnectionClosed {
             context.logger.warning("database unavailable", metadata: ["error": "\(String(reflecting: error))"])
             throw APIError(
                 .serviceUnavailable, "database_unavailable", "the database is unavailable for the moment; retry",

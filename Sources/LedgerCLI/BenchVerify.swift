@@ -31,12 +31,14 @@ struct BenchVerify: AsyncParsableCommand {
         let quiet = Logs.quiet()
         print("ledger bench verify: \(rounds) rounds")
         var raw: [Double] = []
+        var floors: [Outcome] = []
         var one: [Outcome] = []
         var sixteen: [Outcome] = []
         try await target.run(logger: quiet) { settings in
-            (raw, one, sixteen) = try await LocalLedger.run(settings, logger: quiet, verifierConcurrency: 16, maxConnections: 60) {
+            (raw, floors, one, sixteen) = try await LocalLedger.run(settings, logger: quiet, verifierConcurrency: 16, maxConnections: 60) {
                 ledger in
                 var raw: [Double] = []
+                var floors: [Outcome] = []
                 var one: [Outcome] = []
                 var sixteen: [Outcome] = []
                 let configuration = URLSessionConfiguration.default
@@ -55,6 +57,7 @@ struct BenchVerify: AsyncParsableCommand {
                 }
                 for round in 1...rounds {
                     raw.append(Self.rawVerifyRate(seconds: 1.5))
+                    floors.append(try await Self.httpFloor(clients: 16, requestsEach: proofs * 4, baseURL: baseURL))
                     one.append(
                         try await Self.measure(clients: 1, proofsEach: proofs * 4, round: round, client: client, timedClient: timedClient))
                     sixteen.append(
@@ -62,17 +65,22 @@ struct BenchVerify: AsyncParsableCommand {
                     print(
                         String(
                             format:
-                                "  round %d: raw %.0f/s, 1 client %.0f/s (p50 %.1f ms, p99 %.1f ms), 16 clients %.0f/s (p50 %.1f ms, p99 %.1f ms)",
-                            round, raw.last!, one.last!.rate, one.last!.p50, one.last!.p99, sixteen.last!.rate, sixteen.last!.p50,
+                                "  round %d: raw %.0f/s, HTTP floor %.0f/s, 1 client %.0f/s (p50 %.1f ms, p99 %.1f ms), 16 clients %.0f/s (p50 %.1f ms, p99 %.1f ms)",
+                            round, raw.last!, floors.last!.rate, one.last!.rate, one.last!.p50, one.last!.p99, sixteen.last!.rate, sixteen.last!.p50,
                             sixteen.last!.p99))
                 }
-                return (raw, one, sixteen)
+                return (raw, floors, one, sixteen)
             }
         }
         let rawMedian = Stats.median(raw)
         print("")
         print("medians of \(rounds) rounds")
         print(String(format: "  raw ECDSA P-256 verify, one core          %8.0f verifies/s", rawMedian))
+        let floorRate = Stats.median(floors.map(\.rate))
+        print(
+            String(
+                format: "  HTTP floor: GET /health, 16 clients       %8.0f requests/s p50 %6.1f ms   p99 %6.1f ms   ratio to raw %.2f",
+                floorRate, Stats.median(floors.map(\.p50)), Stats.median(floors.map(\.p99)), floorRate / rawMedian))
         for (name, outcomes) in [("1 client ", one), ("16 clients", sixteen)] {
             let rate = Stats.median(outcomes.map(\.rate))
             print(
@@ -102,6 +110,41 @@ struct BenchVerify: AsyncParsableCommand {
             for _ in 0..<50 where publicKey.isValidSignature(signature, for: message) { count += 1 }
         }
         return Double(count) / (clock.now - start).seconds
+    }
+
+    /// The same 16 connections asking for `GET /health` (no token, no database): what HTTP
+    /// alone costs on this machine, client and server sharing its cores. No endpoint answers
+    /// faster; a proof's submission is one such exchange plus its decision.
+    static func httpFloor(clients: Int, requestsEach: Int, baseURL: URL) async throws -> Outcome {
+        var transports: [NIOTransport] = []
+        for _ in 0..<clients {
+            transports.append(try await NIOTransport.connect(host: baseURL.host ?? "127.0.0.1", port: baseURL.port ?? 80))
+        }
+        let request = URLRequest(url: baseURL.appendingPathComponent("health"))
+        let clock = ContinuousClock()
+        let start = clock.now
+        let histogram = try await withThrowingTaskGroup(of: Histogram<UInt64>.self) { group in
+            for transport in transports {
+                group.addTask {
+                    var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000)
+                    for _ in 0..<requestsEach {
+                        let sent = clock.now
+                        let (_, status) = try await transport.send(request)
+                        guard status == 200 else { throw ValidationError("GET /health answered \(status)") }
+                        _ = histogram.record(UInt64((clock.now - sent).seconds * 1_000_000))
+                    }
+                    return histogram
+                }
+            }
+            var all = Histogram<UInt64>(highestTrackableValue: 60_000_000)
+            for try await h in group { all.add(h) }
+            return all
+        }
+        let elapsed = (clock.now - start).seconds
+        for transport in transports { await transport.close() }
+        return Outcome(
+            rate: Double(histogram.totalCount) / elapsed, p50: Double(histogram.valueAtPercentile(50)) / 1000,
+            p99: Double(histogram.valueAtPercentile(99)) / 1000)
     }
 
     struct Prepared: Sendable {

@@ -23,7 +23,7 @@ public enum Projection: String, CaseIterable, Sendable {
     /// Runs a projection function, draining its result: a failure of the function surfaces
     /// while reading it.
     private static func call(_ query: PostgresQuery, on connection: PostgresConnection, logger: Logger) async throws {
-        for try await _ in try await connection.query(query, logger: logger) {}
+        for try await _ in try await connection.queryUnlessClosed(query, logger: logger) {}
     }
 
     /// A rebuild's pass over a range into fresh tables without indexes: everything `apply`

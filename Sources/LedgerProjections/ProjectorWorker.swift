@@ -153,7 +153,7 @@ public struct ProjectorWorker: Service {
         let started = ContinuousClock.now
         let outcome: BatchOutcome
         outcome = try await client.transaction(logger: logger) { connection in
-            let rows = try await connection.query(
+            let rows = try await connection.queryUnlessClosed(
                 """
                 SELECT p.position, p.owner = \(id) AND p.lease_until > now() AND p.status = 'running', h.position
                 FROM ledger_projections p CROSS JOIN ledger_head h WHERE p.name = \(projection.rawValue) FOR UPDATE OF p
@@ -168,7 +168,7 @@ public struct ProjectorWorker: Service {
             }
             try await projection.apply(from: position, to: to, suffix: "", on: connection, logger: logger)
             try await hooks.afterApply?(projection, position, to)
-            try await connection.query(
+            try await connection.queryUnlessClosed(
                 """
                 UPDATE ledger_projections
                 SET position = \(to), lease_until = now() + \(Self.interval(leaseDuration))::interval, updated_at = now()
@@ -188,7 +188,7 @@ public struct ProjectorWorker: Service {
     }
 
     private func renew(_ projection: Projection, _ connection: PostgresConnection) async throws {
-        try await connection.query(
+        try await connection.queryUnlessClosed(
             """
             UPDATE ledger_projections SET lease_until = now() + \(Self.interval(leaseDuration))::interval
             WHERE name = \(projection.rawValue)

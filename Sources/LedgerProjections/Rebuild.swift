@@ -54,8 +54,8 @@ public struct ProjectionRebuild: Sendable {
         let indexes = try await client.withConnection { connection in
             var indexes: [Index] = []
             for table in tables {
-                try await connection.query(PostgresQuery(unsafeSQL: "DROP TABLE IF EXISTS \(table)_next"), logger: logger)
-                try await connection.query(
+                try await connection.queryUnlessClosed(PostgresQuery(unsafeSQL: "DROP TABLE IF EXISTS \(table)_next"), logger: logger)
+                try await connection.queryUnlessClosed(
                     PostgresQuery(unsafeSQL: "CREATE TABLE \(table)_next (LIKE \(table) INCLUDING ALL)"), logger: logger)
                 indexes += try await setAside(indexesOf: "\(table)_next", on: connection)
             }
@@ -84,7 +84,7 @@ public struct ProjectionRebuild: Sendable {
         // query walking the whole history's primary key), while autovacuum's own ANALYZE of
         // a large table competes with the reads it serves.
         try await inParallel(tables) { table, connection in
-            try await connection.query(PostgresQuery(unsafeSQL: "ANALYZE \(table)_next"), logger: logger)
+            try await connection.queryUnlessClosed(PostgresQuery(unsafeSQL: "ANALYZE \(table)_next"), logger: logger)
         }
         // The ordinary way for what came meanwhile, then the swap.
         while true {
@@ -127,15 +127,15 @@ public struct ProjectionRebuild: Sendable {
                     try await client.withConnection { connection in
                         while case let i = Int(next.add(1) - 1), i < items.count {
                             let item = items[i]
-                            try await connection.query("BEGIN", logger: logger)
+                            try await connection.queryUnlessClosed("BEGIN", logger: logger)
                             do {
-                                try await connection.query("SET LOCAL work_mem = '128MB'", logger: logger)
-                                try await connection.query("SET LOCAL maintenance_work_mem = '256MB'", logger: logger)
-                                try await connection.query("SET LOCAL max_parallel_maintenance_workers = 0", logger: logger)
+                                try await connection.queryUnlessClosed("SET LOCAL work_mem = '128MB'", logger: logger)
+                                try await connection.queryUnlessClosed("SET LOCAL maintenance_work_mem = '256MB'", logger: logger)
+                                try await connection.queryUnlessClosed("SET LOCAL max_parallel_maintenance_workers = 0", logger: logger)
                                 try await work(item, connection)
-                                try await connection.query("COMMIT", logger: logger)
+                                try await connection.queryUnlessClosed("COMMIT", logger: logger)
                             } catch {
-                                _ = try? await connection.query("ROLLBACK", logger: logger)
+                                _ = try? await connection.queryUnlessClosed("ROLLBACK", logger: logger)
                                 throw error
                             }
                         }
@@ -149,7 +149,7 @@ public struct ProjectionRebuild: Sendable {
     /// Drops the indexes (and the constraints owning them) of a fresh, empty table, returning
     /// how to build them again.
     private func setAside(indexesOf table: String, on connection: PostgresConnection) async throws -> [Index] {
-        let rows = try await connection.query(
+        let rows = try await connection.queryUnlessClosed(
             """
             SELECT ci.relname::text, pg_get_indexdef(i.indexrelid),
                    CASE c.contype WHEN 'p' THEN 'PRIMARY KEY' WHEN 'u' THEN 'UNIQUE' END
@@ -164,7 +164,7 @@ public struct ProjectionRebuild: Sendable {
         for index in indexes {
             try Self.checkName(index.name)
             let drop = index.constraint == nil ? "DROP INDEX \(index.name)" : "ALTER TABLE \(table) DROP CONSTRAINT \(index.name)"
-            try await connection.query(PostgresQuery(unsafeSQL: drop), logger: logger)
+            try await connection.queryUnlessClosed(PostgresQuery(unsafeSQL: drop), logger: logger)
         }
         return indexes
     }
@@ -172,12 +172,12 @@ public struct ProjectionRebuild: Sendable {
     /// Builds the indexes set aside (several at once), then gives constraints back their index.
     private func restore(_ indexes: [Index]) async throws {
         try await inParallel(indexes) { index, connection in
-            try await connection.query(PostgresQuery(unsafeSQL: index.definition), logger: logger)
+            try await connection.queryUnlessClosed(PostgresQuery(unsafeSQL: index.definition), logger: logger)
         }
         try await client.withConnection { connection in
             for index in indexes {
                 guard let constraint = index.constraint else { continue }
-                try await connection.query(
+                try await connection.queryUnlessClosed(
                     PostgresQuery(
                         unsafeSQL: "ALTER TABLE \(index.table) ADD CONSTRAINT \(index.name) \(constraint) USING INDEX \(index.name)"),
                     logger: logger)
@@ -189,7 +189,7 @@ public struct ProjectionRebuild: Sendable {
     /// worker has applied beyond them; returns the position both stand at.
     private func swap(_ projection: Projection, tables: [String], done: Int64) async throws -> Int64 {
         return try await client.transaction(logger: logger) { connection in
-            let rows = try await connection.query(
+            let rows = try await connection.queryUnlessClosed(
                 "SELECT position FROM ledger_projections WHERE name = \(projection.rawValue) FOR UPDATE", logger: logger)
             var live: Int64 = 0
             for try await p in rows.decode(Int64.self) { live = p }
@@ -198,11 +198,11 @@ public struct ProjectionRebuild: Sendable {
                 try await projection.apply(from: done, to: target, suffix: "_next", on: connection, logger: logger)
             }
             for table in tables {
-                try await connection.query(PostgresQuery(unsafeSQL: "ALTER TABLE \(table) RENAME TO \(table)_old"), logger: logger)
-                try await connection.query(PostgresQuery(unsafeSQL: "ALTER TABLE \(table)_next RENAME TO \(table)"), logger: logger)
-                try await connection.query(PostgresQuery(unsafeSQL: "DROP TABLE \(table)_old"), logger: logger)
+                try await connection.queryUnlessClosed(PostgresQuery(unsafeSQL: "ALTER TABLE \(table) RENAME TO \(table)_old"), logger: logger)
+                try await connection.queryUnlessClosed(PostgresQuery(unsafeSQL: "ALTER TABLE \(table)_next RENAME TO \(table)"), logger: logger)
+                try await connection.queryUnlessClosed(PostgresQuery(unsafeSQL: "DROP TABLE \(table)_old"), logger: logger)
             }
-            try await connection.query(
+            try await connection.queryUnlessClosed(
                 """
                 UPDATE ledger_projections
                 SET position = \(target), status = 'running', error = NULL, error_position = NULL, updated_at = now()

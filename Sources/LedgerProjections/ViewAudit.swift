@@ -78,15 +78,15 @@ public struct ViewAudit: Sendable {
     /// match the log's events (both ways), all from one snapshot.
     func readViews() async throws -> Snapshot {
         try await client.withConnection { connection in
-            try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
+            try await connection.queryUnlessClosed("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
             do {
                 var snapshot = Snapshot()
-                let checkpoints = try await connection.query("SELECT name, position FROM ledger_projections", logger: logger)
+                let checkpoints = try await connection.queryUnlessClosed("SELECT name, position FROM ledger_projections", logger: logger)
                 for try await (name, position) in checkpoints.decode((String, Int64).self) {
                     if let projection = Projection(rawValue: name) { snapshot.positions[projection] = position }
                 }
                 let membership = snapshot.positions[.membership] ?? 0
-                let rows = try await connection.query(
+                let rows = try await connection.queryUnlessClosed(
                     "SELECT collaboration_id, root_hash, state, account FROM proj_members WHERE position <= \(membership)",
                     logger: logger)
                 for try await (id, hash, state, account) in rows.decode((String, String, String, String?).self) {
@@ -98,7 +98,7 @@ public struct ViewAudit: Sendable {
                 }
                 let collaborations = snapshot.positions[.collaborations] ?? 0
                 let highlights = snapshot.positions[.highlights] ?? 0
-                let mismatches = try await connection.query(
+                let mismatches = try await connection.queryUnlessClosed(
                     """
                     (SELECT 'collaboration ' || substr(stream_id, 15) || ' started at ' || position || ' has no row in proj_collaborations'
                        FROM ledger_events WHERE event_type = 'CollaborationStarted' AND position <= \(collaborations)
@@ -119,10 +119,10 @@ public struct ViewAudit: Sendable {
                             AND e.stream_id = 'collaboration-' || h.collaboration_id))
                     """, logger: logger)
                 for try await line in mismatches.decode(String.self) { snapshot.missingRows.append(line) }
-                try await connection.query("COMMIT", logger: logger)
+                try await connection.queryUnlessClosed("COMMIT", logger: logger)
                 return snapshot
             } catch {
-                _ = try? await connection.query("ROLLBACK", logger: logger)
+                _ = try? await connection.queryUnlessClosed("ROLLBACK", logger: logger)
                 throw error
             }
         }

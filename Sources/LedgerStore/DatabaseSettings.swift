@@ -62,6 +62,9 @@ public struct DatabaseSettings: Sendable, Equatable, CustomStringConvertible {
         return copy
     }
 
+    /// The server ends a session that sits idle inside a transaction this long.
+    public static let idleInTransactionTimeout = "60s"
+
     /// `applicationName` names the process's connections in `pg_stat_activity` (what
     /// `DatabasePoolMetrics` counts).
     public func clientConfiguration(maxConnections: Int = 20, applicationName: String? = nil) -> PostgresClient.Configuration {
@@ -76,7 +79,13 @@ public struct DatabaseSettings: Sendable, Equatable, CustomStringConvertible {
         // Fail fast on a wrong address instead of hanging at start-up.
         configuration.options.connectTimeout = .seconds(5)
         configuration.options.maximumConnections = maxConnections
-        if let applicationName { configuration.options.additionalStartupParameters = [("application_name", applicationName)] }
+        // A transaction whose client stops talking (a PostgresNIO query that never returns after
+        // a PostgreSQL restart, see `withDeadline`) is ended by the server, so the row locks it
+        // holds do not outlive it: no ledger transaction waits on its client that long.
+        configuration.options.additionalStartupParameters = [
+            ("idle_in_transaction_session_timeout", Self.idleInTransactionTimeout)
+        ]
+        if let applicationName { configuration.options.additionalStartupParameters.append(("application_name", applicationName)) }
         return configuration
     }
 

@@ -10,8 +10,9 @@ public struct DeadlineExceeded: Error, CustomStringConvertible {
 /// Runs `operation` with a deadline. On time it returns or throws as the operation did; past
 /// the deadline it cancels the operation and throws `DeadlineExceeded` without waiting for it.
 ///
-/// Why not waiting: a PostgresNIO query on a connection that died mid-request can stay pending
-/// forever and ignores cancellation (PostgresNIO 1.33, after a PostgreSQL restart under load).
+/// Why not waiting: a PostgresNIO query on a connection that died can stay pending forever and
+/// ignores cancellation (PostgresNIO 1.33; `queryUnlessClosed` covers the cause found, a query
+/// written to a closed connection, on leased connections; this is the net behind it).
 /// A worker that awaited it would stop working for good; abandoning it costs one pooled
 /// connection, and a pool that runs out is what `DatabaseWatchdog` restarts the process for.
 /// A transaction abandoned this way never commits: nothing half-done is recorded.

@@ -40,15 +40,15 @@ public struct Migrator: Sendable {
     @discardableResult
     public func migrate() async throws -> [String] {
         return try await client.transaction(logger: logger) { connection in
-            try await connection.query("SELECT pg_advisory_xact_lock(\(Self.advisoryLockKey))", logger: logger)
+            try await connection.queryUnlessClosed("SELECT pg_advisory_xact_lock(\(Self.advisoryLockKey))", logger: logger)
             try await Self.createTable(connection, logger)
             let pending = try await Self.pending(migrations, applied: Self.applied(connection, logger))
             for migration in pending {
                 logger.info("applying migration", metadata: ["name": "\(migration.name)"])
                 for statement in SQLScript.statements(migration.sql) {
-                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                    try await connection.queryUnlessClosed(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
-                try await connection.query(
+                try await connection.queryUnlessClosed(
                     "INSERT INTO ledger_migrations (name, checksum) VALUES (\(migration.name), \(migration.checksum))",
                     logger: logger)
             }
@@ -59,7 +59,7 @@ public struct Migrator: Sendable {
     /// Names of the migrations not yet applied (throws on a diverged history).
     public func pending() async throws -> [String] {
         try await client.withConnection { connection in
-            let exists = try await connection.query("SELECT to_regclass('ledger_migrations') IS NOT NULL", logger: logger)
+            let exists = try await connection.queryUnlessClosed("SELECT to_regclass('ledger_migrations') IS NOT NULL", logger: logger)
             var tableExists = false
             for try await (value) in exists.decode(Bool.self) { tableExists = value }
             let applied = tableExists ? try await Self.applied(connection, logger) : []
@@ -79,7 +79,7 @@ public struct Migrator: Sendable {
     }
 
     static func createTable(_ connection: PostgresConnection, _ logger: Logger) async throws {
-        try await connection.query(
+        try await connection.queryUnlessClosed(
             """
             CREATE TABLE IF NOT EXISTS ledger_migrations (
                 name text PRIMARY KEY, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())
@@ -87,7 +87,7 @@ public struct Migrator: Sendable {
     }
 
     static func applied(_ connection: PostgresConnection, _ logger: Logger) async throws -> [(String, String)] {
-        let rows = try await connection.query(
+        let rows = try await connection.queryUnlessClosed(
             "SELECT name, checksum FROM ledger_migrations ORDER BY name", logger: logger)
         var result: [(String, String)] = []
         for try await (name, checksum) in rows.decode((String, String).self) { result.append((name, checksum)) }

@@ -8,19 +8,19 @@ public enum PostgresAdmin {
         _ name: String, template: String? = nil, on settings: DatabaseSettings, logger: Logger
     ) async throws {
         try await withConnection(settings, logger: logger) { connection in
-            let rows = try await connection.query("SELECT 1 FROM pg_database WHERE datname = \(name)", logger: logger)
+            let rows = try await connection.queryUnlessClosed("SELECT 1 FROM pg_database WHERE datname = \(name)", logger: logger)
             var exists = false
             for try await _ in rows { exists = true }
             if !exists {
                 let templateClause = template.map { " TEMPLATE \(quoteIdentifier($0))" } ?? ""
-                try await connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(quoteIdentifier(name))\(templateClause)"), logger: logger)
+                try await connection.queryUnlessClosed(PostgresQuery(unsafeSQL: "CREATE DATABASE \(quoteIdentifier(name))\(templateClause)"), logger: logger)
             }
         }
     }
 
     public static func dropDatabase(_ name: String, on settings: DatabaseSettings, logger: Logger) async throws {
         try await withConnection(settings, logger: logger) { connection in
-            try await connection.query(
+            try await connection.queryUnlessClosed(
                 PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(quoteIdentifier(name)) WITH (FORCE)"), logger: logger)
         }
     }

@@ -107,7 +107,7 @@ public final class PostgresEventStore: EventStore {
     private func writeLargeGroup(_ requests: [AppendRequest]) async throws -> [Result<AppendResult, any Error>] {
         let expected = requests.map { Self.expected($0.expectedVersion) }
         return try await client.transaction(logger: logger) { connection in
-            let rows = try await connection.query(
+            let rows = try await connection.queryUnlessClosed(
                 """
                 SELECT outcome, first_position, first_version, head_hash, at_micros
                 FROM ledger_append_plan(\(requests.map(\.streamId)), \(expected), \(requests.map { Int32($0.events.count) }),
@@ -156,7 +156,7 @@ public final class PostgresEventStore: EventStore {
             }
             if !events.positions.isEmpty {
                 let s = streams.map { streamState[$0]! }
-                try await connection.query(
+                try await connection.queryUnlessClosed(
                     """
                     SELECT ledger_append_write(
                         \(events.positions), \(events.streams), \(events.versions), \(events.ids), \(events.types),
@@ -210,7 +210,7 @@ public final class PostgresEventStore: EventStore {
         let rows: [(Int, String, Int64?, Int64?, Int64?)]
         if let hook = hooks.beforeCommit {
             rows = try await client.transaction(logger: logger) { connection in
-                let rows = try await Self.collect(try await connection.query(query, logger: logger))
+                let rows = try await Self.collect(try await connection.queryUnlessClosed(query, logger: logger))
                 try await hook(requests)
                 return rows
             }
@@ -238,20 +238,24 @@ public final class PostgresEventStore: EventStore {
     }
 
     /// `ledger_append` through `ledger_append_committed`: one round trip, answered after the commit.
+    /// On a leased connection through `queryUnlessClosed`: the group's leader must not wait for
+    /// good on a connection closed under it, or every later append of the process would wait too.
     private func committed(
         _ streams: [String], _ expected: [Int64], _ states: [String], _ counts: [Int32], _ events: [NewEvent]
     ) async throws -> [(Int, String, Int64?, Int64?, Int64?)] {
-        let answer = try await client.query(
-            """
-            CALL ledger_append_committed(\(streams), \(expected), \(states), \(counts),
-                \(events.map(\.eventId)), \(events.map(\.type)), \(events.map(\.data)), \(events.map(\.metadata)))
-            """, logger: logger)
-        for try await (outcomes, first, last, versions) in answer.decode(([String], [Int64], [Int64], [Int64]).self) {
-            return outcomes.indices.map { i in
-                (i + 1, outcomes[i], first[i] < 0 ? nil : first[i], last[i] < 0 ? nil : last[i], versions[i] < 0 ? nil : versions[i])
+        try await client.withConnection { connection in
+            let answer = try await connection.queryUnlessClosed(
+                """
+                CALL ledger_append_committed(\(streams), \(expected), \(states), \(counts),
+                    \(events.map(\.eventId)), \(events.map(\.type)), \(events.map(\.data)), \(events.map(\.metadata)))
+                """, logger: logger)
+            for try await (outcomes, first, last, versions) in answer.decode(([String], [Int64], [Int64], [Int64]).self) {
+                return outcomes.indices.map { i in
+                    (i + 1, outcomes[i], first[i] < 0 ? nil : first[i], last[i] < 0 ? nil : last[i], versions[i] < 0 ? nil : versions[i])
+                }
             }
+            throw StoreError.invalidRequest("ledger_append_committed answered nothing")
         }
-        throw StoreError.invalidRequest("ledger_append_committed answered nothing")
     }
 
     private static func collect(_ rows: PostgresRowSequence) async throws -> [(Int, String, Int64?, Int64?, Int64?)] {

@@ -1,19 +1,154 @@
 import Logging
 import PostgresNIO
+import Synchronization
+
+/// A query sent on a connection that has closed (the server ended the session, or PostgreSQL
+/// went away): the database is unavailable for the moment, as with a lost connection.
+public struct ConnectionClosed: Error, CustomStringConvertible {
+    public var description: String { "the database connection is closed" }
+}
+
+extension PostgresConnection {
+    /// `query`, failing with `ConnectionClosed` on a connection that is closed, or that closes
+    /// while the query waits for its answer.
+    ///
+    /// Why: PostgresNIO 1.33 writes a query to the connection's channel without a promise for
+    /// the write; once the channel is closed and its handlers are gone, the write fails
+    /// silently and the query's answer never comes. The caller waits for ever, cancellation or
+    /// not. It happens to every transaction cut by a PostgreSQL restart (its ROLLBACK goes to
+    /// the dead connection) and to every query after the server ended an idle session
+    /// (`ConnectionLossTests` shows both).
+    @discardableResult
+    public func queryUnlessClosed(
+        _ query: PostgresQuery, logger: Logger, file: String = #fileID, line: Int = #line
+    ) async throws -> PostgresRowSequence {
+        let waiter = ClosedConnections.shared.watch(self)
+        defer { ClosedConnections.shared.forget(waiter) }
+        return try await withCheckedThrowingContinuation { continuation in
+            guard waiter.race.begin(continuation) else { return }
+            Task {
+                do {
+                    waiter.race.finish(.success(try await self.query(query, logger: logger, file: file, line: line)))
+                } catch {
+                    waiter.race.finish(.failure(error))
+                }
+            }
+        }
+    }
+}
+
+/// The queries waiting on each open connection, failed when it closes. One close callback per
+/// connection (a callback per query would pile up on a connection that lives for days).
+final class ClosedConnections: Sendable {
+    static let shared = ClosedConnections()
+
+    /// One answer: the query's, or the connection's close, whichever comes first.
+    final class Race: Sendable {
+        private enum State {
+            case idle
+            case waiting(CheckedContinuation<PostgresRowSequence, any Error>)
+            /// Closed before the continuation was there.
+            case failedEarly
+            case done
+        }
+        private let state = Mutex<State>(.idle)
+
+        /// False when the connection closed first (the continuation is resumed then).
+        func begin(_ continuation: CheckedContinuation<PostgresRowSequence, any Error>) -> Bool {
+            let closed = state.withLock { state -> Bool in
+                guard case .idle = state else { state = .done; return true }
+                state = .waiting(continuation)
+                return false
+            }
+            if closed { continuation.resume(throwing: ConnectionClosed()) }
+            return !closed
+        }
+
+        func finish(_ result: Result<PostgresRowSequence, any Error>) {
+            let waiting = state.withLock { state -> CheckedContinuation<PostgresRowSequence, any Error>? in
+                switch state {
+                case .waiting(let continuation):
+                    state = .done
+                    return continuation
+                case .idle:
+                    if case .failure = result { state = .failedEarly }
+                    return nil
+                case .failedEarly, .done:
+                    return nil
+                }
+            }
+            waiting?.resume(with: result)
+        }
+    }
+
+    struct Waiter: Sendable {
+        let connection: ObjectIdentifier
+        let id: Int
+        let race: Race
+    }
+
+    private struct State {
+        var next = 0
+        var waiting: [ObjectIdentifier: [Int: Race]] = [:]
+    }
+    private let state = Mutex(State())
+
+    func watch(_ connection: PostgresConnection) -> Waiter {
+        let key = ObjectIdentifier(connection)
+        let race = Race()
+        let (id, first) = state.withLock { state -> (Int, Bool) in
+            state.next += 1
+            let first = state.waiting[key] == nil
+            state.waiting[key, default: [:]][state.next] = race
+            return (state.next, first)
+        }
+        if first {
+            // Runs at once if the connection is closed already.
+            connection.closeFuture.whenComplete { _ in
+                let races = self.state.withLock { $0.waiting.removeValue(forKey: key) } ?? [:]
+                for race in races.values { race.finish(.failure(ConnectionClosed())) }
+            }
+        }
+        return Waiter(connection: key, id: id, race: race)
+    }
+
+    func forget(_ waiter: Waiter) {
+        state.withLock { state in _ = state.waiting[waiter.connection]?.removeValue(forKey: waiter.id) }
+    }
+}
 
 extension PostgresClient {
-    /// `withTransaction`, throwing the error that failed it (the body's, else COMMIT's or
-    /// BEGIN's) rather than PostgresNIO's wrapper, so callers classify database errors as usual.
+    /// A transaction on a leased connection: BEGIN, `body`, COMMIT; ROLLBACK when `body` throws.
+    /// Throws the error that failed it (the body's, else COMMIT's or BEGIN's), so callers
+    /// classify database errors as usual.
+    ///
+    /// Not PostgresNIO's `withTransaction`: after a body cut by a lost connection it sends
+    /// ROLLBACK to that dead connection and waits for ever (see `queryUnlessClosed`). Here a
+    /// closed connection skips the ROLLBACK (the server rolled back when the session ended),
+    /// and one whose ROLLBACK fails is closed rather than pooled mid-transaction.
     ///
     /// Also the way to run a write whose success is answered to a client: PostgresNIO ends a
     /// query at CommandComplete, and in autocommit the server commits only afterwards (at
     /// Sync), so a crash in between loses a write already answered. COMMIT's own completion
     /// comes after the commit.
     public func transaction<T: Sendable>(logger: Logger, _ body: (PostgresConnection) async throws -> T) async throws -> T {
-        do {
-            return try await withTransaction(logger: logger) { connection in try await body(connection) }
-        } catch let error as PostgresTransactionError {
-            throw error.closureError ?? error.commitError ?? error.beginError ?? error
+        try await withConnection { connection in
+            try await connection.queryUnlessClosed("BEGIN", logger: logger)
+            let value: T
+            do {
+                value = try await body(connection)
+            } catch {
+                if !connection.isClosed {
+                    do {
+                        try await connection.queryUnlessClosed("ROLLBACK", logger: logger)
+                    } catch {
+                        try? await connection.close()
+                    }
+                }
+                throw error
+            }
+            try await connection.queryUnlessClosed("COMMIT", logger: logger)
+            return value
         }
     }
 }

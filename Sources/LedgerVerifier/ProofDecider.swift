@@ -5,6 +5,7 @@ import Logging
 import Metrics
 import NIOCore
 import PostgresNIO
+import Synchronization
 
 /// Decides stored proof requests, each exactly once.
 ///
@@ -19,6 +20,7 @@ public struct ProofDecider: Sendable {
     let client: PostgresClient
     let collaborations: Collaborations
     let logger: Logger
+    let idleLimit: Duration
     let hooks: Hooks
 
     /// Test seams: run inside the decision's transaction.
@@ -37,22 +39,40 @@ public struct ProofDecider: Sendable {
         }
     }
 
-    public init(client: PostgresClient, store: any EventStore, logger: Logger, hooks: Hooks = Hooks()) {
+    /// `idleLimit`: the server ends a decision's session when it sits idle in its transaction
+    /// this long (see `lockRequest`).
+    public init(client: PostgresClient, store: any EventStore, logger: Logger, idleLimit: Duration = .seconds(15), hooks: Hooks = Hooks()) {
         self.client = client
         self.collaborations = Collaborations(store: store)
         self.logger = logger
+        self.idleLimit = idleLimit
         self.hooks = hooks
     }
 
     /// Decides one pending request; nil when it is decided already or another decider holds it.
     public func decide(_ requestId: UUID) async throws -> Verdict? {
         // Bounded: a decision stuck on a dead connection is abandoned (rolled back with that
-        // connection), and the request, still pending, goes to the next sweep.
-        try await withDeadline(.seconds(30), "deciding proof request \(requestId)") {
-            return try await client.transaction(logger: logger) { connection in
-                try await decide(requestId, connection)
+        // connection), and the request, still pending, goes to the next sweep. One stuck on a
+        // live connection holds the request's lock until the server ends its session (see
+        // `lockRequest`), then the next sweep decides it.
+        let progress = Progress()
+        do {
+            return try await withDeadline(.seconds(30), "deciding proof request \(requestId)") {
+                try await client.transaction(logger: logger) { connection in
+                    try await decide(requestId, connection, progress)
+                }
             }
+        } catch var error as DeadlineExceeded {
+            error.operation += " (stuck \(progress.step))"
+            throw error
         }
+    }
+
+    /// Where a decision is: named in the error of one that did not finish in time.
+    final class Progress: Sendable {
+        private let current = Mutex("waiting for a connection")
+        var step: String { current.withLock { $0 } }
+        func at(_ step: String) { current.withLock { $0 = step } }
     }
 
     /// Pending requests, oldest first, that no decider holds right now and no process has
@@ -84,11 +104,13 @@ public struct ProofDecider: Sendable {
         var proof: IdentityProof
     }
 
-    private func decide(_ requestId: UUID, _ connection: PostgresConnection) async throws -> Verdict? {
+    private func decide(_ requestId: UUID, _ connection: PostgresConnection, _ progress: Progress) async throws -> Verdict? {
+        progress.at("locking the request")
         guard let request = try await lockRequest(requestId, connection) else { return nil }
         try await hooks.afterLock?(requestId, connection)
         var rejection: ProofRejection?
         var rootHash: RootHash?
+        progress.at("consuming the challenge")
         do {
             let challenge = try await consumeChallenge(request, requestId: requestId, connection)
             rootHash = try request.proof.verify(signature: request.signature, challenge: challenge)
@@ -97,6 +119,7 @@ public struct ProofDecider: Sendable {
         }
 
         // The verdict, decided on the collaboration's current state.
+        progress.at("reading the collaboration and appending the verdict")
         var decided: CollaborationEvent?
         let outcome = try await collaborations.decideAndAppend(request.collaborationId) { state in
             let event = Self.verdictEvent(
@@ -112,7 +135,8 @@ public struct ProofDecider: Sendable {
         let verdict = try Decided(
             event: outcome.stored.first.map { try CollaborationEvent($0) } ?? decided!, position: outcome.position,
             account: request.account, requestId: requestId, rejection: rejection)
-        try await connection.query(
+        progress.at("recording the verdict on the request")
+        try await connection.queryUnlessClosed(
             """
             WITH decided AS (
                 UPDATE ledger_proof_requests
@@ -123,6 +147,7 @@ public struct ProofDecider: Sendable {
                 RETURNING request_id)
             SELECT pg_notify(\(VerifierChannels.verdicts), request_id::text) FROM decided
             """, logger: logger)
+        progress.at("committing")
         verdict.count()
         return verdict.verdict
     }
@@ -196,15 +221,22 @@ public struct ProofDecider: Sendable {
         }
     }
 
+    /// Locks the request and, in the same statement, sets `idleLimit` for the transaction: the
+    /// server then ends the session of a decider whose client hangs (see `withDeadline`), which
+    /// would otherwise hold the request's lock, and every other decider skip it, for as long
+    /// as its process lives. A decision waits on its client only for the collaboration's read
+    /// and the verdict's append, milliseconds.
     private func lockRequest(_ requestId: UUID, _ connection: PostgresConnection) async throws -> Request? {
-        let rows = try await connection.query(
+        let idle = "\(idleLimit.components.seconds * 1000 + idleLimit.components.attoseconds / 1_000_000_000_000_000)ms"
+        let rows = try await connection.queryUnlessClosed(
             """
-            SELECT collaboration_id, account, challenge_id, signature, public_key, public_key_index, inclusion_hashes
+            SELECT collaboration_id, account, challenge_id, signature, public_key, public_key_index, inclusion_hashes,
+                   set_config('idle_in_transaction_session_timeout', \(idle), true)
             FROM ledger_proof_requests WHERE request_id = \(requestId) AND status = 'pending'
             FOR UPDATE SKIP LOCKED
             """, logger: logger)
-        for try await (collaboration, account, challengeId, signature, publicKey, index, hashes)
-            in rows.decode((String, String, UUID, ByteBuffer, ByteBuffer, Int64, [ByteBuffer]).self)
+        for try await (collaboration, account, challengeId, signature, publicKey, index, hashes, _)
+            in rows.decode((String, String, UUID, ByteBuffer, ByteBuffer, Int64, [ByteBuffer], String).self)
         {
             return Request(
                 collaborationId: collaboration, account: account, challengeId: challengeId, signature: Array(buffer: signature),
@@ -218,7 +250,7 @@ public struct ProofDecider: Sendable {
     /// unused; it is marked used by this request in the decision's transaction. The common
     /// case is one conditional UPDATE; only a refused challenge is looked at again for why.
     private func consumeChallenge(_ request: Request, requestId: UUID, _ connection: PostgresConnection) async throws -> [UInt8] {
-        let consumed = try await connection.query(
+        let consumed = try await connection.queryUnlessClosed(
             """
             UPDATE ledger_challenges SET used_by_request = \(requestId)
             WHERE challenge_id = \(request.challengeId) AND account = \(request.account)
@@ -227,7 +259,7 @@ public struct ProofDecider: Sendable {
             RETURNING challenge
             """, logger: logger)
         for try await bytes in consumed.decode(ByteBuffer.self) { return Array(buffer: bytes) }
-        let rows = try await connection.query(
+        let rows = try await connection.queryUnlessClosed(
             """
             SELECT collaboration_id, account, expires_at < now(), used_by_request
             FROM ledger_challenges WHERE challenge_id = \(request.challengeId)

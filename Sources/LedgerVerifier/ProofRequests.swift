@@ -33,7 +33,7 @@ public struct ProofRequests: Sendable {
         let micros = Int64(expires.timeIntervalSince1970 * 1_000_000)
         // In a transaction: the challenge is answered to the caller (see `PostgresClient.transaction`).
         try await client.transaction(logger: logger) { connection in
-            _ = try await connection.query(
+            _ = try await connection.queryUnlessClosed(
                 """
                 INSERT INTO ledger_challenges (challenge_id, collaboration_id, account, challenge, expires_at)
                 VALUES (\(challengeId), \(collaborationId), \(account), \(ByteBuffer(bytes: bytes)),
@@ -51,7 +51,7 @@ public struct ProofRequests: Sendable {
         // One statement: the row and the NOTIFY commit together; in a transaction, because the
         // request id is answered to the caller (see `PostgresClient.transaction`).
         try await client.transaction(logger: logger) { connection in
-            _ = try await connection.query(
+            _ = try await connection.queryUnlessClosed(
                 """
                 WITH stored AS (
                     INSERT INTO ledger_proof_requests

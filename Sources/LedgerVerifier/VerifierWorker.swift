@@ -44,8 +44,13 @@ public struct VerifierWorker: Service {
     public func sweep() async -> Int {
         let ids: [UUID]
         do {
-            Gauge(label: "ledger_proof_queue_depth").record(try await decider.pendingCount())
-            ids = try await decider.pending(limit: concurrency * 4)
+            // Bounded like a decision: a pooled query can stay unanswered for good after a
+            // PostgreSQL restart (see `withDeadline`), and the worker must go on sweeping.
+            let (decider, limit) = (decider, concurrency * 4)
+            ids = try await withDeadline(.seconds(10), "listing pending proof requests") {
+                Gauge(label: "ledger_proof_queue_depth").record(try await decider.pendingCount())
+                return try await decider.pending(limit: limit)
+            }
         } catch {
             if !Task.isCancelled { logger.warning("verifier: listing pending requests failed", metadata: ["error": "\(error)"]) }
             return 0

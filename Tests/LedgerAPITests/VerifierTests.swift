@@ -95,6 +95,46 @@ struct VerifierTests {
         }
     }
 
+    @Test("a verifier whose client hangs holding a request: the server ends its session, and another decides it once")
+    func hangsHoldingRequest() async throws {
+        try await withAPI { api in
+            let (_, requestId) = try await Self.storedRequest(api)
+            let store = PostgresEventStore(client: api.db, logger: Logger(label: "test"))
+            let db = api.db
+            let survivor = ProofDecider(client: db, store: store, logger: Logger(label: "test"))
+            // The hung decider locks the row, then its client goes silent (as a PostgresNIO
+            // query that never returns does) until the test lets it go on.
+            let locked = Mutex(false)
+            let (release, letGo) = AsyncStream<Void>.makeStream()
+            let hung = ProofDecider(
+                client: db, store: store, logger: Logger(label: "test"), idleLimit: .seconds(1),
+                hooks: .init(afterLock: { _, _ in
+                    locked.withLock { $0 = true }
+                    for await _ in release { break }
+                }))
+            let stuck = Task { try await hung.decide(requestId) }
+            try await waitUntil("the hung decider holds the request") { locked.withLock { $0 } }
+            #expect(try await survivor.decide(requestId) == nil, "a held request is skipped")
+
+            // The server ends the silent session after 1 s: its lock goes, the survivor decides.
+            let verdict = Mutex<Verdict?>(nil)
+            try await waitUntil("the held request decided by another") {
+                guard let decided = try await survivor.decide(requestId) else { return false }
+                verdict.withLock { $0 = decided }
+                return true
+            }
+            guard case .granted(_, let account, _) = verdict.withLock({ $0 }) else {
+                Issue.record("expected a grant, got \(String(describing: verdict.withLock { $0 }))")
+                return
+            }
+            #expect(account == "alice")
+            letGo.yield()
+            await #expect(throws: ConnectionClosed.self, "the hung decision's session is gone") { try await stuck.value }
+            #expect(try await Self.status(db, requestId) == "granted")
+            #expect(try await Self.verdictEvents(db, requestId) == ["AccessGranted"])
+        }
+    }
+
     @Test("an API without a local decider waits on the verdict NOTIFY from a worker; without a worker it answers 202, then the status URL")
     func workerPath() async throws {
         let hubs = HubBox()
