@@ -120,31 +120,13 @@ struct BenchVerify: AsyncParsableCommand {
         for _ in 0..<clients {
             transports.append(try await NIOTransport.connect(host: baseURL.host ?? "127.0.0.1", port: baseURL.port ?? 80))
         }
-        let request = URLRequest(url: baseURL.appendingPathComponent("health"))
-        let clock = ContinuousClock()
-        let start = clock.now
-        let histogram = try await withThrowingTaskGroup(of: Histogram<UInt64>.self) { group in
-            for transport in transports {
-                group.addTask {
-                    var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000)
-                    for _ in 0..<requestsEach {
-                        let sent = clock.now
-                        let (_, status) = try await transport.send(request)
-                        guard status == 200 else { throw ValidationError("GET /health answered \(status)") }
-                        _ = histogram.record(UInt64((clock.now - sent).seconds * 1_000_000))
-                    }
-                    return histogram
-                }
-            }
-            var all = Histogram<UInt64>(highestTrackableValue: 60_000_000)
-            for try await h in group { all.add(h) }
-            return all
+        let (request, connections) = (URLRequest(url: baseURL.appendingPathComponent("health")), transports)
+        let outcome = try await timed(calls: Array(repeating: requestsEach, count: clients)) { worker, _ in
+            let (_, status) = try await connections[worker].send(request)
+            guard status == 200 else { throw ValidationError("GET /health answered \(status)") }
         }
-        let elapsed = (clock.now - start).seconds
         for transport in transports { await transport.close() }
-        return Outcome(
-            rate: Double(histogram.totalCount) / elapsed, p50: Double(histogram.valueAtPercentile(50)) / 1000,
-            p99: Double(histogram.valueAtPercentile(99)) / 1000)
+        return outcome
     }
 
     struct Prepared: Sendable {
@@ -179,18 +161,30 @@ struct BenchVerify: AsyncParsableCommand {
             transports.append(transport)
         }
         // Timed: every client submits its proofs one after the other.
+        let submitters = prepared
+        let outcome = try await timed(calls: prepared.map(\.proofs.count)) { worker, n in
+            let (proof, challenge) = submitters[worker].proofs[n]
+            let result = try await submitters[worker].client.submitProof(
+                publicKey: proof.publicKey, publicKeyIndex: proof.publicKeyIndex, inclusionHashes: proof.inclusionHashes,
+                signature: proof.signature, challenge: challenge)
+            guard case .granted = result else { throw ValidationError("a bench proof was not granted: \(result)") }
+        }
+        for transport in transports { await transport.close() }
+        return outcome
+    }
+
+    /// Worker `w` makes `calls[w]` calls one after the other (`call(w, n)`), all workers at
+    /// once: the calls' rate and their latency.
+    static func timed(calls: [Int], _ call: @escaping @Sendable (Int, Int) async throws -> Void) async throws -> Outcome {
         let clock = ContinuousClock()
         let start = clock.now
         let histogram = try await withThrowingTaskGroup(of: Histogram<UInt64>.self) { group in
-            for p in prepared {
+            for (worker, count) in calls.enumerated() {
                 group.addTask {
                     var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000)
-                    for (proof, challenge) in p.proofs {
+                    for n in 0..<count {
                         let sent = clock.now
-                        let result = try await p.client.submitProof(
-                            publicKey: proof.publicKey, publicKeyIndex: proof.publicKeyIndex, inclusionHashes: proof.inclusionHashes,
-                            signature: proof.signature, challenge: challenge)
-                        guard case .granted = result else { throw ValidationError("a bench proof was not granted: \(result)") }
+                        try await call(worker, n)
                         _ = histogram.record(UInt64((clock.now - sent).seconds * 1_000_000))
                     }
                     return histogram
@@ -201,7 +195,6 @@ struct BenchVerify: AsyncParsableCommand {
             return all
         }
         let elapsed = (clock.now - start).seconds
-        for transport in transports { await transport.close() }
         return Outcome(
             rate: Double(histogram.totalCount) / elapsed, p50: Double(histogram.valueAtPercentile(50)) / 1000,
             p99: Double(histogram.valueAtPercentile(99)) / 1000)
