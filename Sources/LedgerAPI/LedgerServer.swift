@@ -84,7 +84,7 @@ public enum LedgerServer {
         let router = buildRouter(
             client: client, store: store, authority: authority, configuration: configuration, verifier: verifier, logger: logger)
         return Application(
-            router: router,
+            responder: AbandoningResponder(inner: router.buildResponder()),
             // A connection that sends nothing for a minute is closed: slow or stalled clients do
             // not hold sockets forever (they cost no thread meanwhile: the server is NIO).
             server: .http1(configuration: .init(idleTimeout: .seconds(60))),
@@ -95,5 +95,30 @@ public enum LedgerServer {
                 await onRunning(port)
             },
             logger: logger)
+    }
+}
+
+/// Runs each request's handler so that it can be abandoned: when the server is cancelled (the
+/// end of a graceful shutdown that took too long) or after `limit`, the request is answered
+/// 503 without waiting for the handler.
+///
+/// Why: a handler waiting on a pooled PostgresNIO query sent to a connection that had just
+/// closed (PostgreSQL restarting) never finishes and ignores cancellation (see
+/// `queryUnlessClosed`). Awaited, it held the server's shutdown until ServiceLifecycle's
+/// cancellation timeout crashed the process. The abandoned handler keeps its pooled
+/// connection; a pool that runs out is what `DatabaseWatchdog` restarts the process for.
+struct AbandoningResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context: Sendable {
+    typealias Context = Inner.Context
+    let inner: Inner
+    var limit: Duration = .seconds(600)
+
+    func respond(to request: Request, context: Context) async throws -> Response {
+        do {
+            return try await withDeadline(limit, "answering \(request.method) \(request.uri.path)") {
+                try await inner.respond(to: request, context: context)
+            }
+        } catch is DeadlineExceeded {
+            throw APIError(.serviceUnavailable, "not_answered", "the request was not answered in time; retry")
+        }
     }
 }

@@ -55,9 +55,10 @@ struct Reliability: AsyncParsableCommand {
         } catch {
             say("the suite itself failed: \(error)")
         }
-        // Reported, not failed: an API request stuck on a connection that died in the crash
-        // keeps its handler waiting (PostgresNIO 1.33), and ServiceLifecycle's cancellation
-        // timeout then ends the process. Nothing is lost by it; the counts above are the verdict.
+        // Reported, not failed: a role still busy 35 s after SIGTERM is ended by ServiceLifecycle's
+        // cancellation timeout (before the API abandoned stuck handlers, an API request waiting
+        // on a pooled PostgresNIO query to a connection closed in the crash did that). Nothing
+        // is lost by it; the counts above are the verdict.
         let unclean = await roles.stopAll()
         if !unclean.isEmpty { say("roles that did not stop cleanly on SIGTERM: \(unclean.joined(separator: ", "))") }
         try? await postgres.stop()

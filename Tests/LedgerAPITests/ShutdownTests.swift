@@ -1,0 +1,60 @@
+import Foundation
+import Hummingbird
+@testable import LedgerAPI
+import LedgerStore
+import LedgerTestSupport
+import Logging
+import ServiceLifecycle
+import Synchronization
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite("Server shutdown")
+struct ShutdownTests {
+    /// Never finishes and ignores cancellation, like a pooled query sent to a closed connection.
+    final class Hang: Sendable {
+        let entered = Mutex(false)
+        let parked = Mutex<[CheckedContinuation<Void, Never>]>([])
+        func forever() async {
+            entered.withLock { $0 = true }
+            await withCheckedContinuation { continuation in parked.withLock { $0.append(continuation) } }
+        }
+        func release() { for c in parked.withLock({ $0 }) { c.resume() } }
+    }
+
+    @Test("a handler that ignores cancellation does not hold the server's shutdown: it is abandoned")
+    func stuckHandlerAbandoned() async throws {
+        let hang = Hang()
+        defer { hang.release() }
+        let router = Router()
+        router.get("stuck") { _, _ -> String in
+            await hang.forever()
+            return "never"
+        }
+        let (ports, listening) = AsyncStream.makeStream(of: Int.self)
+        let app = Application(
+            responder: AbandoningResponder(inner: router.buildResponder()),
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in listening.yield(channel.localAddress?.port ?? 0) },
+            logger: Logger(label: "test"))
+        var configuration = ServiceGroupConfiguration(services: [.init(service: app)], logger: Logger(label: "test"))
+        configuration.maximumGracefulShutdownDuration = .milliseconds(300)
+        configuration.maximumCancellationDuration = nil  // no crash: the test's deadline decides
+        let group = ServiceGroup(configuration: configuration)
+        let running = Task { try await group.run() }
+        var iterator = ports.makeAsyncIterator()
+        let port = try #require(await iterator.next())
+        let request = Task { try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/stuck")!) }
+        defer { request.cancel() }
+        try await waitUntil("the handler is stuck") { hang.entered.withLock { $0 } }
+
+        await group.triggerGracefulShutdown()
+        // Graceful shutdown waits 0.3 s for the handler, then cancels the server: the stuck
+        // handler is abandoned and the server stops.
+        _ = try await withDeadline(.seconds(10), "the server's shutdown") { await running.result }
+        #expect(hang.parked.withLock { $0.count } == 1, "the handler is still parked: abandoned, not awaited")
+    }
+}
