@@ -97,7 +97,14 @@ public struct ProjectorWorker: Service {
 
     /// Lag gauges for `/metrics`: events and seconds behind the log, and stops, per projection.
     func reportLag() async {
-        guard let statuses = try? await ProjectionQueries.status(client: client, logger: logger) else { return }
+        // Bounded like a batch: a pooled query can stay unanswered for good after a PostgreSQL
+        // restart (see `withDeadline`), and the worker must go on projecting.
+        let (client, logger) = (client, logger)
+        guard
+            let statuses = try? await withDeadline(.seconds(10), "reading the projections' lag", {
+                try await ProjectionQueries.status(client: client, logger: logger)
+            })
+        else { return }
         for status in statuses {
             Gauge(label: "ledger_projection_lag_events", dimensions: [("projection", status.name)]).record(status.lagEvents)
             Gauge(label: "ledger_projection_lag_seconds", dimensions: [("projection", status.name)]).record(status.lagSeconds)

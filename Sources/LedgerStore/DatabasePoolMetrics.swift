@@ -33,7 +33,9 @@ public struct DatabasePoolMetrics: Service {
         let gauges = Dictionary(uniqueKeysWithValues: Self.states.map { ($0, Gauge(label: "ledger_db_connections", dimensions: [("state", $0)])) })
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
-                let counts = try await sample()
+                // Bounded: a pooled query can stay unanswered for good after a restart (see `withDeadline`).
+                let sampler = self
+                let counts = try await withDeadline(.seconds(10), "sampling the pool") { try await sampler.sample() }
                 for (state, gauge) in gauges { gauge.record(counts[state] ?? 0) }
             } catch {
                 // The database may be restarting; the next sample tries again.
