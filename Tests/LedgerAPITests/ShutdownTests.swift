@@ -4,13 +4,11 @@ import Hummingbird
 import LedgerStore
 import LedgerTestSupport
 import Logging
+import NIOCore
+import NIOPosix
 import ServiceLifecycle
 import Synchronization
 import Testing
-
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
 
 @Suite("Server shutdown")
 struct ShutdownTests {
@@ -47,8 +45,10 @@ struct ShutdownTests {
         let running = Task { try await group.run() }
         var iterator = ports.makeAsyncIterator()
         let port = try #require(await iterator.next())
-        let request = Task { try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/stuck")!) }
-        defer { request.cancel() }
+        // A raw request on a NIO channel, never read: URLSession on Linux can deadlock the
+        // test process when a task waiting on it is cancelled.
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(host: "127.0.0.1", port: port).get()
+        try await channel.writeAndFlush(ByteBuffer(string: "GET /stuck HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
         try await waitUntil("the handler is stuck") { hang.entered.withLock { $0 } }
 
         await group.triggerGracefulShutdown()
@@ -56,5 +56,6 @@ struct ShutdownTests {
         // handler is abandoned and the server stops.
         _ = try await withDeadline(.seconds(10), "the server's shutdown") { await running.result }
         #expect(hang.parked.withLock { $0.count } == 1, "the handler is still parked: abandoned, not awaited")
+        try? await channel.close()
     }
 }
