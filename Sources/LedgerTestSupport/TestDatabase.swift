@@ -2,6 +2,7 @@ import Foundation
 import LedgerStore
 import Logging
 import PostgresNIO
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -123,4 +124,21 @@ public func waitUntil(
 public struct WaitTimeout: Error, CustomStringConvertible {
     public var what: String
     public var description: String { "timed out waiting for \(what)" }
+}
+
+/// An operation that never finishes and ignores cancellation, like a PostgresNIO query sent to
+/// a closed connection: `forever()` parks its caller until `release()`.
+public final class Hang: Sendable {
+    /// Set once a caller is parked (or about to be).
+    public let entered = Mutex(false)
+    public let parked = Mutex<[CheckedContinuation<Void, Never>]>([])
+
+    public init() {}
+
+    public func forever() async {
+        entered.withLock { $0 = true }
+        await withCheckedContinuation { continuation in parked.withLock { $0.append(continuation) } }
+    }
+
+    public func release() { for continuation in parked.withLock({ $0 }) { continuation.resume() } }
 }

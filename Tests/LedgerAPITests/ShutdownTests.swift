@@ -12,17 +12,6 @@ import Testing
 
 @Suite("Server shutdown")
 struct ShutdownTests {
-    /// Never finishes and ignores cancellation, like a pooled query sent to a closed connection.
-    final class Hang: Sendable {
-        let entered = Mutex(false)
-        let parked = Mutex<[CheckedContinuation<Void, Never>]>([])
-        func forever() async {
-            entered.withLock { $0 = true }
-            await withCheckedContinuation { continuation in parked.withLock { $0.append(continuation) } }
-        }
-        func release() { for c in parked.withLock({ $0 }) { c.resume() } }
-    }
-
     @Test("a handler that ignores cancellation does not hold the server's shutdown: it is abandoned")
     func stuckHandlerAbandoned() async throws {
         let hang = Hang()

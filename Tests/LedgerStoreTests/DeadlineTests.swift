@@ -1,19 +1,11 @@
 import LedgerStore
+import LedgerTestSupport
 import Synchronization
 import Testing
 
 @Suite("Deadlines")
 struct DeadlineTests {
     struct Refused: Error, Equatable {}
-
-    /// Never finishes and ignores cancellation, like a query on a connection that died.
-    final class Hang: Sendable {
-        let parked = Mutex<[CheckedContinuation<Void, Never>]>([])
-        func forever() async {
-            await withCheckedContinuation { continuation in parked.withLock { $0.append(continuation) } }
-        }
-        func release() { for c in parked.withLock({ $0 }) { c.resume() } }
-    }
 
     @Test("an operation on time returns or throws as it did; one that hangs is abandoned with DeadlineExceeded")
     func deadlines() async throws {
