@@ -103,20 +103,22 @@ struct VerifierTests {
             let db = api.db
             let survivor = ProofDecider(client: db, store: store, logger: Logger(label: "test"))
             // The hung decider locks the row, then its client goes silent (as a PostgresNIO
-            // query that never returns does) until the test lets it go on.
+            // query that never returns does) until the test lets it go on. The skip is checked
+            // in the hook, at once after the lock: the idle limit runs from the lock statement,
+            // and a check made later could meet a session the server had already ended.
             let locked = Mutex(false)
             let (release, letGo) = AsyncStream<Void>.makeStream()
             let hung = ProofDecider(
-                client: db, store: store, logger: Logger(label: "test"), idleLimit: .seconds(1),
-                hooks: .init(afterLock: { _, _ in
+                client: db, store: store, logger: Logger(label: "test"), idleLimit: .seconds(3),
+                hooks: .init(afterLock: { id, _ async throws in
+                    #expect(try await survivor.decide(id) == nil, "a held request is skipped")
                     locked.withLock { $0 = true }
                     for await _ in release { break }
                 }))
             let stuck = Task { try await hung.decide(requestId) }
             try await waitUntil("the hung decider holds the request") { locked.withLock { $0 } }
-            #expect(try await survivor.decide(requestId) == nil, "a held request is skipped")
 
-            // The server ends the silent session after 1 s: its lock goes, the survivor decides.
+            // The server ends the silent session after 3 s: its lock goes, the survivor decides.
             let verdict = Mutex<Verdict?>(nil)
             try await waitUntil("the held request decided by another") {
                 guard let decided = try await survivor.decide(requestId) else { return false }

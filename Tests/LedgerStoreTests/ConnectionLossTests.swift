@@ -55,9 +55,13 @@ struct ConnectionLossTests {
             await #expect(throws: ConnectionClosed.self) {
                 try await withDeadline(.seconds(10), "a transaction ended by the server") {
                     try await client.transaction(logger: logger) { connection in
+                        // The limit is set by the statement that writes, so the session can only be
+                        // ended after the write, however slow the machine is between statements.
                         try await connection.queryUnlessClosed(
-                            "SELECT set_config('idle_in_transaction_session_timeout', '200ms', true)", logger: logger)
-                        try await connection.queryUnlessClosed("INSERT INTO loss_probe VALUES (1)", logger: logger)
+                            """
+                            WITH written AS (INSERT INTO loss_probe VALUES (1) RETURNING n)
+                            SELECT set_config('idle_in_transaction_session_timeout', '200ms', true) FROM written
+                            """, logger: logger)
                         // The client goes quiet inside the transaction; the server ends the session.
                         try await waitUntil("the server ends the idle session") { connection.isClosed }
                         try await connection.queryUnlessClosed("INSERT INTO loss_probe VALUES (2)", logger: logger)
