@@ -9,7 +9,11 @@ import PostgresNIO
 ///
 /// Deciding one proof in its own transaction (`ProofDecider`) takes three commits and about
 /// ten round trips per proof. Here submissions that arrive while a group is being decided
-/// queue up, and the next group takes them all (at most two groups are in flight):
+/// queue up, and the next group takes them all (at most two groups are in flight). A group
+/// is first tried on the **one-commit path** (`decideInOneCommit`, one read and one commit,
+/// nothing stored before its verdicts). When the database refuses one of that path's premises
+/// (a challenge used or expired, or a collaboration changed, since they were read), nothing
+/// was written and the group takes the **storing path**:
 /// 1. and 2. one statement reads the collaborations' current state (a submission to an
 ///    unknown one is answered 404 and stores nothing), stores the other requests, claimed by
 ///    this process for `claim`, and consumes their challenges; from its commit on, each
@@ -50,11 +54,15 @@ public final class ProofBatcher: Sendable {
 
     /// Test seams.
     public struct Hooks: Sendable {
-        /// After a group's requests are stored, before they are decided.
+        /// After a group's requests are stored, before they are decided. Set, groups take the
+        /// storing path only.
         public var afterStore: (@Sendable ([UUID]) async throws -> Void)?
+        /// On the one-commit path, after the premises are read, before the group's commit.
+        public var afterRead: (@Sendable () async throws -> Void)?
 
-        public init(afterStore: (@Sendable ([UUID]) async throws -> Void)? = nil) {
+        public init(afterStore: (@Sendable ([UUID]) async throws -> Void)? = nil, afterRead: (@Sendable () async throws -> Void)? = nil) {
             self.afterStore = afterStore
+            self.afterRead = afterRead
         }
     }
 
@@ -96,6 +104,14 @@ public final class ProofBatcher: Sendable {
 
     func decide(_ submissions: [Submission]) async -> [Result<Outcome, any Error>] {
         let group = submissions.enumerated().map { Stored(index: $0, requestId: UUID(), submission: $1) }
+        // A hook on the storing path means a test is about that path.
+        if hooks.afterStore == nil {
+            do {
+                if let results = try await decideInOneCommit(group) { return results }
+            } catch {
+                return submissions.map { _ in .failure(error) }
+            }
+        }
         // 1 and 2, one statement: the states, the requests stored, their challenges consumed.
         let stored: StoredGroup
         do {
@@ -143,9 +159,7 @@ public final class ProofBatcher: Sendable {
     /// (the first in the group, when several carry the same challenge).
     private func storeAndConsume(_ group: [Stored]) async throws -> StoredGroup {
         let proofs = group.map(\.submission.proof)
-        let hashes = proofs.map { proof in
-            "[" + proof.inclusionHashes.map { "\"\(Self.hex($0))\"" }.joined(separator: ",") + "]"
-        }
+        let hashes = proofs.map(Self.hashesJSON)
         let claimMicros = claim.components.seconds * 1_000_000 + claim.components.attoseconds / 1_000_000_000_000
         // On a leased connection through `queryUnlessClosed`: this runs before the group's
         // deadline, and a group's leader that waited for good would hold its slot for good.
@@ -293,6 +307,12 @@ public final class ProofBatcher: Sendable {
                 AS d(request_id, status, reason, root_hash, position)
             WHERE r.request_id = d.request_id AND r.status = 'pending'
             """, logger: logger)
+    }
+
+    /// A proof's inclusion hashes as a JSON array of hex strings, for statements that store
+    /// them as `bytea[]` (PostgresNIO does not bind arrays of arrays).
+    static func hashesJSON(_ proof: IdentityProof) -> String {
+        "[" + proof.inclusionHashes.map { "\"\(hex($0))\"" }.joined(separator: ",") + "]"
     }
 
     static func hex(_ bytes: [UInt8]) -> String {

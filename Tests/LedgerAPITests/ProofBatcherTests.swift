@@ -114,6 +114,81 @@ struct ProofBatcherTests {
                     == 1)
             // Challenges: each used by exactly one request.
             #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_challenges WHERE used_by_request IS NOT NULL") == 5)
+            // Stored in the commit that decided them (the one-commit path): one transaction, one timestamp.
+            #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_proof_requests WHERE created_at = decided_at") == 6)
+        }
+    }
+
+    /// A batcher whose one-commit path runs `meanwhile` between reading its premises and its commit.
+    static func batcher(_ api: API, meanwhile: @escaping @Sendable () async throws -> Void) -> ProofBatcher {
+        ProofBatcher(
+            client: api.db, store: PostgresEventStore(client: api.db, logger: Logger(label: "test")), logger: Logger(label: "test"),
+            hooks: .init(afterRead: meanwhile))
+    }
+
+    @Test("one commit: an identity removed after the group read the collaboration is refused; nothing of the first attempt is kept")
+    func collaborationChangedMeanwhile() async throws {
+        try await withAPI { api in
+            let (id, people) = try await Self.collaboration(api, people: 1)
+            let alice = people[0]
+            let store = PostgresEventStore(client: api.db, logger: Logger(label: "test"))
+            let batcher = Self.batcher(api) {
+                _ = try await Collaborations(store: store).decideAndAppend(id) { _ in
+                    .init(events: [.identityRemoved(.init(rootHash: alice.rootHash, account: nil))], metadata: EventMetadata(actor: "devin"))
+                }
+            }
+            let results = await batcher.decide([try await Self.submission(api, id, alice, as: "alice")])
+
+            #expect(Self.reason(results[0]) == "identity_removed")
+            // Decided once, on the path that stores first: one request, one verdict, after the removal.
+            #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_proof_requests") == 1)
+            #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_proof_requests WHERE created_at < decided_at") == 1)
+            #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_events WHERE event_type IN ('AccessGranted', 'ProofRejected')") == 1)
+            #expect(
+                try await Self.count(
+                    api.db,
+                    """
+                    SELECT count(*) FROM ledger_events v JOIN ledger_events r ON r.event_type = 'IdentityRemoved'
+                    WHERE v.event_type = 'ProofRejected' AND v.position > r.position
+                    """) == 1)
+        }
+    }
+
+    @Test("one commit: a challenge used by another request after the group read it is refused as used; nothing of the first attempt is kept")
+    func challengeUsedMeanwhile() async throws {
+        try await withAPI { api in
+            let (id, people) = try await Self.collaboration(api, people: 1)
+            let submission = try await Self.submission(api, id, people[0], as: "alice")
+            let other = UUID()
+            let db = api.db
+            let batcher = Self.batcher(api) {
+                try await db.query("UPDATE ledger_challenges SET used_by_request = \(other) WHERE challenge_id = \(submission.challengeId)")
+            }
+            let results = await batcher.decide([submission])
+
+            #expect(Self.reason(results[0]) == "challenge_used")
+            #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_proof_requests") == 1)
+            #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_proof_requests WHERE created_at < decided_at") == 1)
+            #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_events WHERE event_type IN ('AccessGranted', 'ProofRejected')") == 1)
+            #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_challenges WHERE used_by_request = \(other)") == 1)
+        }
+    }
+
+    @Test("one commit: a challenge read as unused that expires before the commit is refused as expired; nothing of the first attempt is kept")
+    func challengeExpiredMeanwhile() async throws {
+        try await withAPI { api in
+            let (id, people) = try await Self.collaboration(api, people: 1)
+            let submission = try await Self.submission(api, id, people[0], as: "alice")
+            let db = api.db
+            let batcher = Self.batcher(api) {
+                try await db.query(
+                    "UPDATE ledger_challenges SET expires_at = now() - interval '1 second' WHERE challenge_id = \(submission.challengeId)")
+            }
+            let results = await batcher.decide([submission])
+
+            #expect(Self.reason(results[0]) == "challenge_expired")
+            #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_proof_requests WHERE created_at < decided_at") == 1)
+            #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_events WHERE event_type IN ('AccessGranted', 'ProofRejected')") == 1)
         }
     }
 
