@@ -53,22 +53,24 @@ extension CollaborationService {
     /// The collaboration's row and the views' position, in one round trip (two cost ~1 ms
     /// more per read, measured on `members?asOf`).
     func collaborationRow(_ id: String) async throws -> CollaborationRow {
-        let rows = try await client.query(
+        try await client.queryUnlessClosed(
             """
             SELECT local_identifier, title, initiator_handle, initiator_name, owner, universal_link, share_options::text,
                    (extract(epoch FROM started_at) * 1000000)::int8,
                    (SELECT coalesce(min(position), 0) FROM ledger_projections WHERE name = ANY(\(Projection.allCases.map(\.rawValue))))
             FROM proj_collaborations WHERE collaboration_id = \(id)
-            """, logger: logger)
-        for try await (local, title, handle, name, owner, link, options, micros, position)
-            in rows.decode((String, String, String, String?, String, String, String?, Int64, Int64).self)
-        {
-            return CollaborationRow(
-                id: id, localIdentifier: local, title: title, initiatorHandle: handle, initiatorName: name, owner: owner,
-                universalLink: link, shareOptions: try options.map { try CanonicalJSON.decode(ShareOptions.self, from: $0) },
-                startedAt: Self.date(micros), viewPosition: position)
+            """, logger: logger
+        ) { rows in
+            for try await (local, title, handle, name, owner, link, options, micros, position)
+                in rows.decode((String, String, String, String?, String, String, String?, Int64, Int64).self)
+            {
+                return CollaborationRow(
+                    id: id, localIdentifier: local, title: title, initiatorHandle: handle, initiatorName: name, owner: owner,
+                    universalLink: link, shareOptions: try options.map { try CanonicalJSON.decode(ShareOptions.self, from: $0) },
+                    startedAt: Self.date(micros), viewPosition: position)
+            }
+            throw DomainError(.notFound, "not_found", "collaboration not found")
         }
-        throw DomainError(.notFound, "not_found", "collaboration not found")
     }
 
     /// The owner, accounts granted through a current identity, and (where allowed) auditors.
@@ -80,27 +82,31 @@ extension CollaborationService {
     }
 
     func grantedIdentity(_ id: String, account: String) async throws -> String? {
-        let rows = try await client.query(
+        try await client.queryUnlessClosed(
             """
             SELECT root_hash FROM proj_members WHERE collaboration_id = \(id) AND account = \(account) AND state = 'granted' LIMIT 1
-            """, logger: logger)
-        for try await hash in rows.decode(String.self) { return hash }
-        return nil
+            """, logger: logger
+        ) { rows in
+            for try await hash in rows.decode(String.self) { return hash }
+            return nil
+        }
     }
 
     public func collaboration(_ id: String, caller: Caller) async throws -> CollaborationView {
         let row = try await collaborationRow(try Identifiers.collaborationId(id))
         let position = row.viewPosition
         try await requireReader(row, caller)
-        let counts = try await client.query(
+        let memberCounts = try await client.queryUnlessClosed(
             """
             SELECT count(*) FILTER (WHERE state = 'invited'), count(*) FILTER (WHERE state = 'granted'),
                    count(*) FILTER (WHERE state = 'removed')
             FROM proj_members WHERE collaboration_id = \(row.id)
-            """, logger: logger)
-        var memberCounts = MemberCounts(invited: 0, granted: 0, removed: 0)
-        for try await (invited, granted, removed) in counts.decode((Int64, Int64, Int64).self) {
-            memberCounts = MemberCounts(invited: Int(invited), granted: Int(granted), removed: Int(removed))
+            """, logger: logger
+        ) { counts in
+            for try await (invited, granted, removed) in counts.decode((Int64, Int64, Int64).self) {
+                return MemberCounts(invited: Int(invited), granted: Int(granted), removed: Int(removed))
+            }
+            return MemberCounts(invited: 0, granted: 0, removed: 0)
         }
         return CollaborationView(
             collaborationId: row.id, localIdentifier: row.localIdentifier, title: row.title,
@@ -133,7 +139,7 @@ extension CollaborationService {
             // MATERIALIZED: inlined, it ran twice.
             let target: Int64? = atPosition.map { min($0, current) }
             let micros: Int64? = asOf.map(Self.micros)
-            let rows = try await client.query(
+            (position, members) = try await client.queryUnlessClosed(
                 """
                 WITH p AS MATERIALIZED (
                     SELECT coalesce(\(target), (
@@ -147,31 +153,40 @@ extension CollaborationService {
                        (extract(epoch FROM m.granted_at) * 1000000)::int8
                 FROM p LEFT JOIN LATERAL ledger_members_at(\(row.id), p.position) m ON true
                 ORDER BY m.root_hash
-                """, logger: logger)
-            // Cell by cell: decoding each row as a tuple (`rows.decode((…).self)`) cost ~2 ms
-            // more for 1,636 members (generic metadata looked up per row), a fifth of the query.
-            for try await row in rows {
-                let cells = PostgresRandomAccessRow(row)
-                position = try cells[0].decode(Int64.self)
-                guard let hash = try cells[1].decode(String?.self), let state = try cells[2].decode(String?.self) else { continue }
-                members.append(Member(
-                    rootHash: hash, state: state, accountId: try cells[3].decode(String?.self),
-                    invitedAt: try cells[4].decode(Int64?.self).map(Self.date),
-                    grantedAt: try cells[5].decode(Int64?.self).map(Self.date)))
+                """, logger: logger
+            ) { rows in
+                // Cell by cell: decoding each row as a tuple (`rows.decode((…).self)`) cost ~2 ms
+                // more for 1,636 members (generic metadata looked up per row), a fifth of the query.
+                var position = current
+                var members: [Member] = []
+                for try await row in rows {
+                    let cells = PostgresRandomAccessRow(row)
+                    position = try cells[0].decode(Int64.self)
+                    guard let hash = try cells[1].decode(String?.self), let state = try cells[2].decode(String?.self) else { continue }
+                    members.append(Member(
+                        rootHash: hash, state: state, accountId: try cells[3].decode(String?.self),
+                        invitedAt: try cells[4].decode(Int64?.self).map(Self.date),
+                        grantedAt: try cells[5].decode(Int64?.self).map(Self.date)))
+                }
+                return (position, members)
             }
         } else {
-            let rows = try await client.query(
+            members = try await client.queryUnlessClosed(
                 """
                 SELECT root_hash, state, account, (extract(epoch FROM invited_at) * 1000000)::int8,
                        (extract(epoch FROM granted_at) * 1000000)::int8
                 FROM proj_members WHERE collaboration_id = \(row.id) AND state <> 'removed' ORDER BY root_hash
-                """, logger: logger)
-            for try await row in rows {
-                let cells = PostgresRandomAccessRow(row)
-                members.append(Member(
-                    rootHash: try cells[0].decode(String.self), state: try cells[1].decode(String.self),
-                    accountId: try cells[2].decode(String?.self), invitedAt: try cells[3].decode(Int64?.self).map(Self.date),
-                    grantedAt: try cells[4].decode(Int64?.self).map(Self.date)))
+                """, logger: logger
+            ) { rows in
+                var members: [Member] = []
+                for try await row in rows {
+                    let cells = PostgresRandomAccessRow(row)
+                    members.append(Member(
+                        rootHash: try cells[0].decode(String.self), state: try cells[1].decode(String.self),
+                        accountId: try cells[2].decode(String?.self), invitedAt: try cells[3].decode(Int64?.self).map(Self.date),
+                        grantedAt: try cells[4].decode(Int64?.self).map(Self.date)))
+                }
+                return members
             }
         }
         return MembersView(collaborationId: row.id, owner: row.owner, position: position, members: members)
@@ -203,7 +218,7 @@ extension CollaborationService {
         let row = try await collaborationRow(try Identifiers.collaborationId(id))
         try await requireReader(row, caller, auditorToo: false)
         let mine = try await grantedIdentity(row.id, account: caller.account)
-        let rows = try await client.query(
+        let notices = try await client.queryUnlessClosed(
             """
             SELECT position, kind, trigger, mentioned_root_hash, account, (extract(epoch FROM at) * 1000000)::int8
             FROM proj_highlights
@@ -213,20 +228,23 @@ extension CollaborationService {
                    NULL, account, (extract(epoch FROM at) * 1000000)::int8
             FROM proj_access_history WHERE collaboration_id = \(row.id) AND change IN ('granted', 'revoked')
             ORDER BY 1
-            """, logger: logger)
-        var notices: [Notice] = []
-        for try await (position, kind, trigger, mentioned, account, micros)
-            in rows.decode((Int64, String, String?, String?, String, Int64).self)
-        {
-            notices.append(Notice(
-                position: position, kind: kind, trigger: trigger, mentionedRootHash: mentioned, accountId: account,
-                time: Self.date(micros)))
+            """, logger: logger
+        ) { rows in
+            var notices: [Notice] = []
+            for try await (position, kind, trigger, mentioned, account, micros)
+                in rows.decode((Int64, String, String?, String?, String, Int64).self)
+            {
+                notices.append(Notice(
+                    position: position, kind: kind, trigger: trigger, mentionedRootHash: mentioned, accountId: account,
+                    time: Self.date(micros)))
+            }
+            return notices
         }
         return HighlightsView(collaborationId: row.id, highlights: notices)
     }
 
     public func myCollaborations(caller: Caller) async throws -> MyCollaborationsView {
-        let rows = try await client.query(
+        let result = try await client.queryUnlessClosed(
             """
             SELECT collaboration_id, title, 'owner', started_position FROM proj_collaborations WHERE owner = \(caller.account)
             UNION ALL
@@ -234,10 +252,13 @@ extension CollaborationService {
             FROM proj_members m JOIN proj_collaborations c USING (collaboration_id)
             WHERE m.account = \(caller.account) AND m.state = 'granted' AND c.owner <> \(caller.account)
             ORDER BY 4
-            """, logger: logger)
-        var result: [MyCollaboration] = []
-        for try await (id, title, role, _) in rows.decode((String, String, String, Int64).self) {
-            result.append(MyCollaboration(collaborationId: id, title: title, role: role))
+            """, logger: logger
+        ) { rows in
+            var result: [MyCollaboration] = []
+            for try await (id, title, role, _) in rows.decode((String, String, String, Int64).self) {
+                result.append(MyCollaboration(collaborationId: id, title: title, role: role))
+            }
+            return result
         }
         return MyCollaborationsView(accountId: caller.account, collaborations: result)
     }
@@ -254,7 +275,7 @@ extension CollaborationService {
             }
             return uuid.uuidString.lowercased()
         }
-        let rows = try await client.query(
+        let records = try await client.queryUnlessClosed(
             """
             SELECT position, (extract(epoch FROM at) * 1000000)::int8, collaboration_id, account, root_hash, change, reason, actor
             FROM proj_access_history
@@ -264,14 +285,17 @@ extension CollaborationService {
               AND (\(from.map(Self.micros))::int8 IS NULL OR at >= to_timestamp(\(from.map(Self.micros))::float8 / 1000000))
               AND (\(to.map(Self.micros))::int8 IS NULL OR at <= to_timestamp(\(to.map(Self.micros))::float8 / 1000000))
             ORDER BY position LIMIT \(limit)
-            """, logger: logger)
-        var records: [AccessRecord] = []
-        for try await (position, micros, collab, account, hash, change, reason, actor)
-            in rows.decode((Int64, Int64, String, String?, String, String, String?, String?).self)
-        {
-            records.append(AccessRecord(
-                position: position, time: Self.date(micros), collaborationId: collab, accountId: account ?? "",
-                rootHash: hash, change: change, reason: reason, actor: actor))
+            """, logger: logger
+        ) { rows in
+            var records: [AccessRecord] = []
+            for try await (position, micros, collab, account, hash, change, reason, actor)
+                in rows.decode((Int64, Int64, String, String?, String, String, String?, String?).self)
+            {
+                records.append(AccessRecord(
+                    position: position, time: Self.date(micros), collaborationId: collab, accountId: account ?? "",
+                    rootHash: hash, change: change, reason: reason, actor: actor))
+            }
+            return records
         }
         return AccessAuditView(records: records)
     }

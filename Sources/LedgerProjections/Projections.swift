@@ -62,32 +62,36 @@ public struct ProjectionStatus: Sendable, Equatable {
 
 public enum ProjectionQueries {
     public static func status(client: PostgresClient, logger: Logger) async throws -> [ProjectionStatus] {
-        let rows = try await client.query(
+        try await client.queryUnlessClosed(
             """
             SELECT p.name, p.position, h.position, p.owner, coalesce(p.lease_until > now(), false), p.status, p.error,
                    p.error_position,
                    coalesce(extract(epoch FROM now() - (SELECT recorded_at FROM ledger_events e WHERE e.position = p.position + 1)), 0)::float8
             FROM ledger_projections p CROSS JOIN ledger_head h
             ORDER BY p.name
-            """, logger: logger)
-        var result: [ProjectionStatus] = []
-        for try await (name, position, head, owner, leaseValid, status, error, errorPosition, lagSeconds)
-            in rows.decode((String, Int64, Int64, String?, Bool, String, String?, Int64?, Double).self)
-        {
-            result.append(ProjectionStatus(
-                name: name, position: position, head: head, lagSeconds: lagSeconds, owner: owner, leaseValid: leaseValid,
-                status: status, error: error, errorPosition: errorPosition))
+            """, logger: logger
+        ) { rows in
+            var result: [ProjectionStatus] = []
+            for try await (name, position, head, owner, leaseValid, status, error, errorPosition, lagSeconds)
+                in rows.decode((String, Int64, Int64, String?, Bool, String, String?, Int64?, Double).self)
+            {
+                result.append(ProjectionStatus(
+                    name: name, position: position, head: head, lagSeconds: lagSeconds, owner: owner, leaseValid: leaseValid,
+                    status: status, error: error, errorPosition: errorPosition))
+            }
+            return result
         }
-        return result
     }
 
     /// The lowest checkpoint among `projections`: every view named has applied the log up to it.
     public static func position(of projections: [Projection], client: PostgresClient, logger: Logger) async throws -> Int64 {
-        let rows = try await client.query(
+        try await client.queryUnlessClosed(
             "SELECT coalesce(min(position), 0) FROM ledger_projections WHERE name = ANY(\(projections.map(\.rawValue)))",
-            logger: logger)
-        for try await position in rows.decode(Int64.self) { return position }
-        return 0
+            logger: logger
+        ) { rows in
+            for try await position in rows.decode(Int64.self) { return position }
+            return 0
+        }
     }
 
     /// Waits (bounded) until the views have reached `minPosition`; returns where they are.

@@ -97,8 +97,8 @@ public struct ProjectorWorker: Service {
 
     /// Lag gauges for `/metrics`: events and seconds behind the log, and stops, per projection.
     func reportLag() async {
-        // Bounded like a batch: a pooled query can stay unanswered for good after a PostgreSQL
-        // restart (see `withDeadline`), and the worker must go on projecting.
+        // Bounded like a batch: after a PostgreSQL restart a lease from the pool can wait for good
+        // (see `DatabaseWatchdog`), and the worker must go on projecting.
         let (client, logger) = (client, logger)
         guard
             let statuses = try? await withDeadline(.seconds(10), "reading the projections' lag", {
@@ -123,16 +123,18 @@ public struct ProjectorWorker: Service {
 
     /// Takes or renews the lease; false if another worker holds it or the projection stopped.
     func lease(_ projection: Projection) async throws -> Bool {
-        let rows = try await client.query(
+        try await client.queryUnlessClosed(
             """
             UPDATE ledger_projections
             SET owner = \(id), lease_until = now() + \(Self.interval(leaseDuration))::interval
             WHERE name = \(projection.rawValue) AND status = 'running'
               AND (owner IS NULL OR owner = \(id) OR lease_until < now())
             RETURNING name
-            """, logger: logger)
-        for try await _ in rows.decode(String.self) { return true }
-        return false
+            """, logger: logger
+        ) { rows in
+            for try await _ in rows.decode(String.self) { return true }
+            return false
+        }
     }
 
     enum BatchOutcome {
@@ -212,14 +214,19 @@ public struct ProjectorWorker: Service {
                 }
             } catch let failure as PSQLError where failure.isDataError {
                 let message = failure.serverInfo?[.message] ?? "\(failure)"
-                let rows = try await client.query(
+                let stopped = try await client.queryUnlessClosed(
                     """
                     UPDATE ledger_projections
                     SET status = 'stopped', error = \(message), error_position = position + 1, updated_at = now()
                     WHERE name = \(projection.rawValue) AND owner = \(id)
                     RETURNING error_position
-                    """, logger: logger)
-                for try await position in rows.decode(Int64.self) {
+                    """, logger: logger
+                ) { rows in
+                    var positions: [Int64] = []
+                    for try await position in rows.decode(Int64.self) { positions.append(position) }
+                    return positions
+                }
+                for position in stopped {
                     logger.error(
                         "projection stopped: an event cannot be applied",
                         metadata: [

@@ -213,19 +213,21 @@ public struct ProjectionRebuild: Sendable {
     }
 
     private func head() async throws -> Int64 {
-        let rows = try await client.query("SELECT position FROM ledger_head", logger: logger)
-        for try await position in rows.decode(Int64.self) { return position }
-        return 0
+        try await client.queryUnlessClosed("SELECT position FROM ledger_head", logger: logger) { rows in
+            for try await position in rows.decode(Int64.self) { return position }
+            return 0
+        }
     }
 
     private func tables(of projection: Projection) async throws -> [String] {
-        let rows = try await client.query("SELECT ledger_projection_tables(\(projection.rawValue))", logger: logger)
-        for try await tables in rows.decode([String].self) {
-            // Table names come from the migration's fixed list; check them anyway before they go into DDL.
-            try tables.forEach(Self.checkName)
-            return tables
+        try await client.queryUnlessClosed("SELECT ledger_projection_tables(\(projection.rawValue))", logger: logger) { rows in
+            for try await tables in rows.decode([String].self) {
+                // Table names come from the migration's fixed list; check them anyway before they go into DDL.
+                try tables.forEach(Self.checkName)
+                return tables
+            }
+            throw StoreError.invalidRequest("unknown projection \(projection.rawValue)")
         }
-        throw StoreError.invalidRequest("unknown projection \(projection.rawValue)")
     }
 
     /// Names go into DDL: they come from the catalog and the migrations, checked anyway.

@@ -147,9 +147,11 @@ public struct ViewAudit: Sendable {
     }
 
     func collaborationCount(upTo position: Int64) async throws -> Int {
-        let rows = try await client.query(
-            "SELECT count(*) FROM ledger_events WHERE event_type = 'CollaborationStarted' AND position <= \(position)", logger: logger)
-        for try await count in rows.decode(Int64.self) { return Int(count) }
-        return 0
+        try await client.queryUnlessClosed(
+            "SELECT count(*) FROM ledger_events WHERE event_type = 'CollaborationStarted' AND position <= \(position)", logger: logger
+        ) { rows in
+            for try await count in rows.decode(Int64.self) { return Int(count) }
+            return 0
+        }
     }
 }

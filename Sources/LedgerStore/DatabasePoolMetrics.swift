@@ -33,7 +33,7 @@ public struct DatabasePoolMetrics: Service {
         let gauges = Dictionary(uniqueKeysWithValues: Self.states.map { ($0, Gauge(label: "ledger_db_connections", dimensions: [("state", $0)])) })
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
-                // Bounded: a pooled query can stay unanswered for good after a restart (see `withDeadline`).
+                // Bounded: after a restart a lease from the pool can wait for good (see `DatabaseWatchdog`).
                 let sampler = self
                 let counts = try await withDeadline(.seconds(10), "sampling the pool") { try await sampler.sample() }
                 for (state, gauge) in gauges { gauge.record(counts[state] ?? 0) }
@@ -47,13 +47,15 @@ public struct DatabasePoolMetrics: Service {
 
     /// This process's connections by state (`idle in transaction` as `idle_in_transaction`).
     public func sample() async throws -> [String: Int] {
-        let rows = try await client.query(
+        try await client.queryUnlessClosed(
             """
             SELECT replace(coalesce(state, 'unknown'), ' ', '_'), count(*)::int8
             FROM pg_stat_activity WHERE application_name = \(applicationName) GROUP BY 1
-            """, logger: logger)
-        var counts: [String: Int] = [:]
-        for try await (state, count) in rows.decode((String, Int64).self) { counts[state] = Int(count) }
-        return counts
+            """, logger: logger
+        ) { rows in
+            var counts: [String: Int] = [:]
+            for try await (state, count) in rows.decode((String, Int64).self) { counts[state] = Int(count) }
+            return counts
+        }
     }
 }

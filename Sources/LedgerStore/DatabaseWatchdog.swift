@@ -75,7 +75,8 @@ public struct DatabaseWatchdog: Service {
             let (client, logger, deadline) = (client, logger, deadline)
             let query = Task {
                 do {
-                    try await client.query("SELECT 1", logger: logger)
+                    // A closed connection fails fast here (`ConnectionClosed`); a lease that never comes hangs.
+                    try await client.executeUnlessClosed("SELECT 1", logger: logger)
                     resume(.answered)
                 } catch {
                     resume(.failed)

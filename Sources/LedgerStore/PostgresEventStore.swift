@@ -302,50 +302,53 @@ public final class PostgresEventStore: EventStore {
     }
 
     public func readStream(_ streamId: String, afterVersion: Int64 = 0) async throws -> [RecordedEvent] {
-        let rows = try await client.query(
+        try await client.queryUnlessClosed(
             """
             SELECT position, stream_id, version, event_id, event_type, data::text, metadata::text,
                    (extract(epoch FROM recorded_at) * 1000000)::int8, hash
             FROM ledger_events WHERE stream_id = \(streamId) AND version > \(afterVersion) ORDER BY version
-            """, logger: logger)
-        return try await Self.decodeEvents(rows)
+            """, logger: logger, Self.decodeEvents)
     }
 
     public func readAll(after position: Int64, limit: Int) async throws -> [RecordedEvent] {
-        let rows = try await client.query(
+        try await client.queryUnlessClosed(
             """
             SELECT position, stream_id, version, event_id, event_type, data::text, metadata::text,
                    (extract(epoch FROM recorded_at) * 1000000)::int8, hash
             FROM ledger_events WHERE position > \(position) ORDER BY position LIMIT \(limit)
-            """, logger: logger)
-        return try await Self.decodeEvents(rows)
+            """, logger: logger, Self.decodeEvents)
     }
 
     public func head() async throws -> LogHead {
-        let rows = try await client.query("SELECT position, hash FROM ledger_head", logger: logger)
-        for try await (position, hash) in rows.decode((Int64, ByteBuffer).self) {
-            return LogHead(position: position, hash: Array(buffer: hash))
+        try await client.queryUnlessClosed("SELECT position, hash FROM ledger_head", logger: logger) { rows in
+            for try await (position, hash) in rows.decode((Int64, ByteBuffer).self) {
+                return LogHead(position: position, hash: Array(buffer: hash))
+            }
+            throw StoreError.invalidRequest("ledger_head row missing: run migrations")
         }
-        throw StoreError.invalidRequest("ledger_head row missing: run migrations")
     }
 
     public func streamState(_ streamId: String) async throws -> StreamState? {
-        let rows = try await client.query(
-            "SELECT version, state::text, position FROM ledger_streams WHERE stream_id = \(streamId)", logger: logger)
-        for try await (version, state, position) in rows.decode((Int64, String?, Int64).self) {
-            return StreamState(version: version, state: state, position: position)
+        try await client.queryUnlessClosed(
+            "SELECT version, state::text, position FROM ledger_streams WHERE stream_id = \(streamId)", logger: logger
+        ) { rows in
+            for try await (version, state, position) in rows.decode((Int64, String?, Int64).self) {
+                return StreamState(version: version, state: state, position: position)
+            }
+            return nil
         }
-        return nil
     }
 
     public func streamStates(_ streamIds: [String]) async throws -> [String: StreamState] {
-        let rows = try await client.query(
+        try await client.queryUnlessClosed(
             "SELECT stream_id, version, state::text, position FROM ledger_streams WHERE stream_id = ANY(\(Array(Set(streamIds))))",
-            logger: logger)
-        var states: [String: StreamState] = [:]
-        for try await (id, version, state, position) in rows.decode((String, Int64, String?, Int64).self) {
-            states[id] = StreamState(version: version, state: state, position: position)
+            logger: logger
+        ) { rows in
+            var states: [String: StreamState] = [:]
+            for try await (id, version, state, position) in rows.decode((String, Int64, String?, Int64).self) {
+                states[id] = StreamState(version: version, state: state, position: position)
+            }
+            return states
         }
-        return states
     }
 }

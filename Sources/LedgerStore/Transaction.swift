@@ -37,6 +37,27 @@ extension PostgresConnection {
     }
 }
 
+extension PostgresClient {
+    /// A pooled query that cannot wait for good: run on a leased connection through
+    /// `PostgresConnection.queryUnlessClosed`, its rows read by `read` while the lease is held.
+    /// PostgresNIO's own `PostgresClient.query` writes the same way as its connection's and
+    /// never answers when the pool hands it a connection that closed a moment before (after a
+    /// PostgreSQL restart); this fails with `ConnectionClosed` instead.
+    public func queryUnlessClosed<T: Sendable>(
+        _ query: PostgresQuery, logger: Logger, file: String = #fileID, line: Int = #line,
+        _ read: (PostgresRowSequence) async throws -> T
+    ) async throws -> T {
+        try await withConnection { connection in
+            try await read(try await connection.queryUnlessClosed(query, logger: logger, file: file, line: line))
+        }
+    }
+
+    /// `queryUnlessClosed` for a statement whose rows, if any, are not read.
+    public func executeUnlessClosed(_ query: PostgresQuery, logger: Logger, file: String = #fileID, line: Int = #line) async throws {
+        try await queryUnlessClosed(query, logger: logger, file: file, line: line) { _ in }
+    }
+}
+
 /// The queries waiting on each open connection, failed when it closes. One close callback per
 /// connection (a callback per query would pile up on a connection that lives for days).
 final class ClosedConnections: Sendable {

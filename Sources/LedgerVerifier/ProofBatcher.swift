@@ -217,13 +217,17 @@ public final class ProofBatcher: Sendable {
         let refused = group.filter { challenges[$0.requestId] == nil }
         var issued: [UUID: (collaborationId: String, account: String, expired: Bool, usedBy: UUID?)] = [:]
         if !refused.isEmpty {
-            let rows = try await client.query(
+            issued = try await client.queryUnlessClosed(
                 """
                 SELECT challenge_id, collaboration_id, account, expires_at < now(), used_by_request
                 FROM ledger_challenges WHERE challenge_id = ANY(\(refused.map(\.submission.challengeId)))
-                """, logger: logger)
-            for try await (id, collaboration, account, expired, usedBy) in rows.decode((UUID, String, String, Bool, UUID?).self) {
-                issued[id] = (collaboration, account, expired, usedBy)
+                """, logger: logger
+            ) { rows in
+                var issued: [UUID: (collaborationId: String, account: String, expired: Bool, usedBy: UUID?)] = [:]
+                for try await (id, collaboration, account, expired, usedBy) in rows.decode((UUID, String, String, Bool, UUID?).self) {
+                    issued[id] = (collaboration, account, expired, usedBy)
+                }
+                return issued
             }
         }
         return try group.map { request in
@@ -297,7 +301,7 @@ public final class ProofBatcher: Sendable {
     private func record(_ decided: [(Int, ProofDecider.Decided)]) async throws {
         guard !decided.isEmpty else { return }
         let verdicts = decided.map(\.1)
-        try await client.query(
+        try await client.executeUnlessClosed(
             """
             UPDATE ledger_proof_requests r
             SET status = d.status, reason = NULLIF(d.reason, ''), root_hash = NULLIF(d.root_hash, ''::bytea),

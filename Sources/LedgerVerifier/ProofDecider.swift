@@ -78,22 +78,25 @@ public struct ProofDecider: Sendable {
     /// Pending requests, oldest first, that no decider holds right now and no process has
     /// claimed (a `ProofBatcher` claims the requests it stored until its claim lapses).
     public func pending(limit: Int) async throws -> [UUID] {
-        let rows = try await client.query(
+        try await client.queryUnlessClosed(
             """
             SELECT request_id FROM ledger_proof_requests
             WHERE status = 'pending' AND (claimed_until IS NULL OR claimed_until < now())
             ORDER BY created_at LIMIT \(Int64(limit)) FOR UPDATE SKIP LOCKED
-            """, logger: logger)
-        var ids: [UUID] = []
-        for try await id in rows.decode(UUID.self) { ids.append(id) }
-        return ids
+            """, logger: logger
+        ) { rows in
+            var ids: [UUID] = []
+            for try await id in rows.decode(UUID.self) { ids.append(id) }
+            return ids
+        }
     }
 
     /// Requests waiting for a verdict (the proof queue depth).
     public func pendingCount() async throws -> Int {
-        let rows = try await client.query("SELECT count(*) FROM ledger_proof_requests WHERE status = 'pending'", logger: logger)
-        for try await n in rows.decode(Int64.self) { return Int(n) }
-        return 0
+        try await client.queryUnlessClosed("SELECT count(*) FROM ledger_proof_requests WHERE status = 'pending'", logger: logger) { rows in
+            for try await n in rows.decode(Int64.self) { return Int(n) }
+            return 0
+        }
     }
 
     private struct Request {

@@ -68,23 +68,25 @@ public struct ProofRequests: Sendable {
 
     /// The request's verdict, or `.pending`; nil for a request unknown to this account.
     public func status(requestId: UUID, account: String) async throws -> Verdict? {
-        let rows = try await client.query(
+        try await client.queryUnlessClosed(
             """
             SELECT account, status, reason, root_hash, decided_position FROM ledger_proof_requests WHERE request_id = \(requestId)
-            """, logger: logger)
-        for try await (owner, status, reason, rootHash, position) in rows.decode((String, String, String?, ByteBuffer?, Int64?).self) {
-            guard owner == account else { return nil }
-            switch status {
-            case "granted":
-                return .granted(rootHash: Base64.encode(Array(buffer: rootHash!)), account: owner, position: position!)
-            case "rejected":
-                let reason = reason ?? "rejected"
-                return .rejected(reason: reason, message: ProofRejection.named(reason).description, position: position)
-            default:
-                return .pending(requestId: requestId)
+            """, logger: logger
+        ) { rows in
+            for try await (owner, status, reason, rootHash, position) in rows.decode((String, String, String?, ByteBuffer?, Int64?).self) {
+                guard owner == account else { return nil }
+                switch status {
+                case "granted":
+                    return .granted(rootHash: Base64.encode(Array(buffer: rootHash!)), account: owner, position: position!)
+                case "rejected":
+                    let reason = reason ?? "rejected"
+                    return .rejected(reason: reason, message: ProofRejection.named(reason).description, position: position)
+                default:
+                    return .pending(requestId: requestId)
+                }
             }
+            return nil
         }
-        return nil
     }
 
     /// Waits up to `timeout` for a verdict, woken by the verdict NOTIFY (and re-checking every

@@ -44,8 +44,8 @@ public struct VerifierWorker: Service {
     public func sweep() async -> Int {
         let ids: [UUID]
         do {
-            // Bounded like a decision: a pooled query can stay unanswered for good after a
-            // PostgreSQL restart (see `withDeadline`), and the worker must go on sweeping.
+            // Bounded like a decision: after a PostgreSQL restart a lease from the pool can wait
+            // for good (see `DatabaseWatchdog`), and the worker must go on sweeping.
             let (decider, limit) = (decider, concurrency * 4)
             ids = try await withDeadline(.seconds(10), "listing pending proof requests") {
                 Gauge(label: "ledger_proof_queue_depth").record(try await decider.pendingCount())
