@@ -15,27 +15,36 @@ import PostgresNIO
 ///    decisions used, appends the verdicts at the versions read, stores the requests already
 ///    decided, and commits before it answers. It checks every premise again under its locks;
 ///    when one no longer holds (a challenge used or expired meanwhile, a collaboration changed)
-///    it writes nothing, and the group goes to the storing path, which reads afresh.
+///    it writes nothing, and the group is read and decided again (`oneCommitAttempts`), then
+///    goes to the storing path.
 ///
 /// A process that dies before the commit stored nothing and answered nothing: its callers'
 /// submissions were never acknowledged, and their challenges are still unused.
 extension ProofBatcher {
-    /// The group's results, or nil when the database refused a premise (nothing written).
+    /// Attempts of a group on this path; refused each time, it takes the storing path.
+    static let oneCommitAttempts = 3
+
+    /// The group's results, or nil when the database refused a premise on every attempt
+    /// (nothing written). A refused attempt reads afresh and decides again: two groups in
+    /// flight on one collaboration meet here, the second reading after the first committed.
     /// Throws when the outcome is unknown (the connection lost, the deadline passed): the
     /// commit may have happened, so the group must not be decided a second time.
     func decideInOneCommit(_ group: [Stored]) async throws -> [Result<Outcome, any Error>]? {
-        do {
-            return try await withDeadline(claim, "deciding a group of \(group.count) proof submissions in one commit") {
-                try await self.client.withConnection { connection in
-                    let premises = try await self.readPremises(group, connection)
-                    try await self.hooks.afterRead?()
-                    return try await self.commit(try self.decided(group, premises), connection)
+        try await withDeadline(claim, "deciding a group of \(group.count) proof submissions in one commit") {
+            try await self.client.withConnection { connection in
+                for attempt in 1...Self.oneCommitAttempts {
+                    do {
+                        let premises = try await self.readPremises(group, connection)
+                        try await self.hooks.afterRead?()
+                        return try await self.commit(try self.decided(group, premises), connection)
+                    } catch let error as PSQLError where error.serverInfo?[.sqlState] != nil {
+                        // The server refused a statement: its transaction is rolled back, nothing written.
+                        self.logger.debug(
+                            "verifier: a group's premise was refused", metadata: ["attempt": "\(attempt)", "error": "\(String(reflecting: error))"])
+                    }
                 }
+                return nil
             }
-        } catch let error as PSQLError where error.serverInfo?[.sqlState] != nil {
-            // The server refused a statement: its transaction is rolled back, nothing written.
-            logger.debug("verifier: a group goes the storing way", metadata: ["error": "\(String(reflecting: error))"])
-            return nil
         }
     }
 

@@ -13,7 +13,8 @@ import PostgresNIO
 /// is first tried on the **one-commit path** (`decideInOneCommit`, one read and one commit,
 /// nothing stored before its verdicts). When the database refuses one of that path's premises
 /// (a challenge used or expired, or a collaboration changed, since they were read), nothing
-/// was written and the group takes the **storing path**:
+/// was written, and the group is read and decided again; refused on every attempt, it takes
+/// the **storing path**:
 /// 1. and 2. one statement reads the collaborations' current state (a submission to an
 ///    unknown one is answered 404 and stores nothing), stores the other requests, claimed by
 ///    this process for `claim`, and consumes their challenges; from its commit on, each

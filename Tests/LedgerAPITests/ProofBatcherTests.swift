@@ -8,6 +8,7 @@ import LedgerStore
 import LedgerTestSupport
 import Logging
 import PostgresNIO
+import Synchronization
 import Testing
 
 @testable import LedgerVerifier
@@ -119,20 +120,40 @@ struct ProofBatcherTests {
         }
     }
 
-    /// A batcher whose one-commit path runs `meanwhile` between reading its premises and its commit.
-    static func batcher(_ api: API, meanwhile: @escaping @Sendable () async throws -> Void) -> ProofBatcher {
-        ProofBatcher(
-            client: api.db, store: PostgresEventStore(client: api.db, logger: Logger(label: "test")), logger: Logger(label: "test"),
-            hooks: .init(afterRead: meanwhile))
+    /// A batcher whose one-commit path runs `meanwhile` between reading its premises and its
+    /// commit, on the first `times` attempts (every attempt when nil); `reads` counts them.
+    static func batcher(
+        _ api: API, times: Int? = 1, meanwhile: @escaping @Sendable () async throws -> Void
+    ) -> (ProofBatcher, Counter) {
+        let counter = Counter()
+        return (
+            ProofBatcher(
+                client: api.db, store: PostgresEventStore(client: api.db, logger: Logger(label: "test")), logger: Logger(label: "test"),
+                hooks: .init(afterRead: {
+                    let n = counter.next()
+                    if times == nil || n <= times! { try await meanwhile() }
+                })),
+            counter
+        )
     }
 
-    @Test("one commit: an identity removed after the group read the collaboration is refused; nothing of the first attempt is kept")
+    final class Counter: Sendable {
+        private let count = Mutex(0)
+        func next() -> Int { count.withLock { $0 += 1; return $0 } }
+        var value: Int { count.withLock { $0 } }
+    }
+
+    static func decidedInOneCommit(_ db: PostgresClient) async throws -> Int64 {
+        try await count(db, "SELECT count(*) FROM ledger_proof_requests WHERE created_at = decided_at")
+    }
+
+    @Test("one commit: an identity removed after the group read the collaboration: read again, refused, stored once with its verdict")
     func collaborationChangedMeanwhile() async throws {
         try await withAPI { api in
             let (id, people) = try await Self.collaboration(api, people: 1)
             let alice = people[0]
             let store = PostgresEventStore(client: api.db, logger: Logger(label: "test"))
-            let batcher = Self.batcher(api) {
+            let (batcher, _) = Self.batcher(api) {
                 _ = try await Collaborations(store: store).decideAndAppend(id) { _ in
                     .init(events: [.identityRemoved(.init(rootHash: alice.rootHash, account: nil))], metadata: EventMetadata(actor: "devin"))
                 }
@@ -140,9 +161,9 @@ struct ProofBatcherTests {
             let results = await batcher.decide([try await Self.submission(api, id, alice, as: "alice")])
 
             #expect(Self.reason(results[0]) == "identity_removed")
-            // Decided once, on the path that stores first: one request, one verdict, after the removal.
+            // Decided once, on the second attempt: one request, stored with its verdict, after the removal.
             #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_proof_requests") == 1)
-            #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_proof_requests WHERE created_at < decided_at") == 1)
+            #expect(try await Self.decidedInOneCommit(api.db) == 1)
             #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_events WHERE event_type IN ('AccessGranted', 'ProofRejected')") == 1)
             #expect(
                 try await Self.count(
@@ -154,39 +175,63 @@ struct ProofBatcherTests {
         }
     }
 
-    @Test("one commit: a challenge used by another request after the group read it is refused as used; nothing of the first attempt is kept")
+    @Test("one commit: a challenge used by another request after the group read it: read again, refused as used, not consumed")
     func challengeUsedMeanwhile() async throws {
         try await withAPI { api in
             let (id, people) = try await Self.collaboration(api, people: 1)
             let submission = try await Self.submission(api, id, people[0], as: "alice")
             let other = UUID()
             let db = api.db
-            let batcher = Self.batcher(api) {
+            let (batcher, _) = Self.batcher(api) {
                 try await db.query("UPDATE ledger_challenges SET used_by_request = \(other) WHERE challenge_id = \(submission.challengeId)")
             }
             let results = await batcher.decide([submission])
 
             #expect(Self.reason(results[0]) == "challenge_used")
             #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_proof_requests") == 1)
-            #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_proof_requests WHERE created_at < decided_at") == 1)
+            #expect(try await Self.decidedInOneCommit(api.db) == 1)
             #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_events WHERE event_type IN ('AccessGranted', 'ProofRejected')") == 1)
             #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_challenges WHERE used_by_request = \(other)") == 1)
         }
     }
 
-    @Test("one commit: a challenge read as unused that expires before the commit is refused as expired; nothing of the first attempt is kept")
+    @Test("one commit: a challenge read as unused that expires before the commit: read again, refused as expired")
     func challengeExpiredMeanwhile() async throws {
         try await withAPI { api in
             let (id, people) = try await Self.collaboration(api, people: 1)
             let submission = try await Self.submission(api, id, people[0], as: "alice")
             let db = api.db
-            let batcher = Self.batcher(api) {
+            let (batcher, _) = Self.batcher(api) {
                 try await db.query(
                     "UPDATE ledger_challenges SET expires_at = now() - interval '1 second' WHERE challenge_id = \(submission.challengeId)")
             }
             let results = await batcher.decide([submission])
 
             #expect(Self.reason(results[0]) == "challenge_expired")
+            #expect(try await Self.decidedInOneCommit(api.db) == 1)
+            #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_events WHERE event_type IN ('AccessGranted', 'ProofRejected')") == 1)
+            #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_challenges WHERE used_by_request IS NOT NULL") == 0)
+        }
+    }
+
+    @Test("one commit: a group refused on every attempt takes the storing path and is decided there, once")
+    func refusedEveryTime() async throws {
+        try await withAPI { api in
+            let (id, people) = try await Self.collaboration(api, people: 1)
+            let submission = try await Self.submission(api, id, people[0], as: "alice")
+            let store = PostgresEventStore(client: api.db, logger: Logger(label: "test"))
+            // Between each read and its commit, the collaboration moves on (a notice, no change of members).
+            let (batcher, reads) = Self.batcher(api, times: nil) {
+                _ = try await Collaborations(store: store).decideAndAppend(id) { _ in
+                    .init(
+                        events: [.highlightPosted(.init(kind: .persistence, trigger: nil, mentionedRootHash: nil, account: "devin"))],
+                        metadata: EventMetadata(actor: "devin"))
+                }
+            }
+            let results = await batcher.decide([submission])
+
+            #expect(reads.value == ProofBatcher.oneCommitAttempts)
+            #expect(Self.grantedTo(results[0]) == "alice")
             #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_proof_requests WHERE created_at < decided_at") == 1)
             #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_events WHERE event_type IN ('AccessGranted', 'ProofRejected')") == 1)
         }
