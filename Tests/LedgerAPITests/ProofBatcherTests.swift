@@ -175,42 +175,34 @@ struct ProofBatcherTests {
         }
     }
 
-    @Test("one commit: a challenge used by another request after the group read it: read again, refused as used, not consumed")
-    func challengeUsedMeanwhile() async throws {
+    @Test(
+        "one commit: a challenge used by another request, or expired, after the group read it: read again, refused, not consumed",
+        arguments: [
+            ("challenge_used", "used_by_request = gen_random_uuid()"),
+            ("challenge_expired", "expires_at = now() - interval '1 second'"),
+        ])
+    func challengeChangedMeanwhile(reason: String, change: String) async throws {
         try await withAPI { api in
             let (id, people) = try await Self.collaboration(api, people: 1)
             let submission = try await Self.submission(api, id, people[0], as: "alice")
-            let other = UUID()
             let db = api.db
             let (batcher, _) = Self.batcher(api) {
-                try await db.query("UPDATE ledger_challenges SET used_by_request = \(other) WHERE challenge_id = \(submission.challengeId)")
+                try await db.query(PostgresQuery(unsafeSQL: "UPDATE ledger_challenges SET \(change) WHERE challenge_id = $1", binds: {
+                    var binds = PostgresBindings()
+                    binds.append(submission.challengeId)
+                    return binds
+                }()))
             }
             let results = await batcher.decide([submission])
 
-            #expect(Self.reason(results[0]) == "challenge_used")
+            #expect(Self.reason(results[0]) == reason)
             #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_proof_requests") == 1)
             #expect(try await Self.decidedInOneCommit(api.db) == 1)
             #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_events WHERE event_type IN ('AccessGranted', 'ProofRejected')") == 1)
-            #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_challenges WHERE used_by_request = \(other)") == 1)
-        }
-    }
-
-    @Test("one commit: a challenge read as unused that expires before the commit: read again, refused as expired")
-    func challengeExpiredMeanwhile() async throws {
-        try await withAPI { api in
-            let (id, people) = try await Self.collaboration(api, people: 1)
-            let submission = try await Self.submission(api, id, people[0], as: "alice")
-            let db = api.db
-            let (batcher, _) = Self.batcher(api) {
-                try await db.query(
-                    "UPDATE ledger_challenges SET expires_at = now() - interval '1 second' WHERE challenge_id = \(submission.challengeId)")
-            }
-            let results = await batcher.decide([submission])
-
-            #expect(Self.reason(results[0]) == "challenge_expired")
-            #expect(try await Self.decidedInOneCommit(api.db) == 1)
-            #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_events WHERE event_type IN ('AccessGranted', 'ProofRejected')") == 1)
-            #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_challenges WHERE used_by_request IS NOT NULL") == 0)
+            // The request did not take the challenge.
+            #expect(
+                try await Self.count(
+                    api.db, "SELECT count(*) FROM ledger_challenges c JOIN ledger_proof_requests r ON r.request_id = c.used_by_request") == 0)
         }
     }
 
