@@ -18,7 +18,7 @@ struct BenchVerify: AsyncParsableCommand {
         discussion: """
             A ledger runs in this process (the services of `ledger serve`) on a throwaway embedded \
             PostgreSQL or --database-url. Each client is one recipient with 4 devices on its own \
-            collaboration. Challenges are fetched and signed before the timed phase (that is device \
+            collaboration (--shared: all on one). Challenges are fetched and signed before the timed phase (that is device \
             work); the timed phase is the submissions: HTTP, the stored request, the verifier's \
             decision and the verdict appended to the log.
             """)
@@ -26,6 +26,8 @@ struct BenchVerify: AsyncParsableCommand {
     @OptionGroup var target: BenchTarget
     @Option(help: "Rounds; medians are reported.") var rounds = 3
     @Option(help: "Proofs each of the 16 clients submits per round (one client submits 4x as many).") var proofs = 60
+    @Flag(help: "All clients are recipients of one collaboration (many recipients verifying at once after a share).")
+    var shared = false
 
     func run() async throws {
         let quiet = Logs.quiet()
@@ -59,9 +61,11 @@ struct BenchVerify: AsyncParsableCommand {
                     raw.append(Self.rawVerifyRate(seconds: 1.5))
                     floors.append(try await Self.httpFloor(clients: 16, requestsEach: proofs * 4, baseURL: baseURL))
                     one.append(
-                        try await Self.measure(clients: 1, proofsEach: proofs * 4, round: round, client: client, timedClient: timedClient))
+                        try await Self.measure(
+                            clients: 1, proofsEach: proofs * 4, round: round, shared: shared, client: client, timedClient: timedClient))
                     sixteen.append(
-                        try await Self.measure(clients: 16, proofsEach: proofs, round: round, client: client, timedClient: timedClient))
+                        try await Self.measure(
+                            clients: 16, proofsEach: proofs, round: round, shared: shared, client: client, timedClient: timedClient))
                     print(
                         String(
                             format:
@@ -135,20 +139,30 @@ struct BenchVerify: AsyncParsableCommand {
     }
 
     static func measure(
-        clients: Int, proofsEach: Int, round: Int, client: (String) -> LedgerClient,
+        clients: Int, proofsEach: Int, round: Int, shared: Bool, client: (String) -> LedgerClient,
         timedClient: (String) async throws -> (LedgerClient, NIOTransport)
     ) async throws -> Outcome {
-        // Set-up, untimed: a collaboration per recipient, identities added, challenges signed.
+        // Set-up, untimed: a collaboration per recipient (or one for all), identities added, challenges signed.
         var prepared: [Prepared] = []
         var transports: [NIOTransport] = []
-        for c in 0..<clients {
-            let owner = client("owner")
-            let id = try await owner.prepareCollaboration(
-                localIdentifier: "bench-\(round)-\(clients)-\(c)", title: "Bench", initiator: Initiator(handle: "owner@example.com")
+        let owner = client("owner")
+        func start(_ name: String) async throws -> String {
+            try await owner.prepareCollaboration(
+                localIdentifier: "bench-\(round)-\(clients)-\(name)", title: "Bench", initiator: Initiator(handle: "owner@example.com")
             )
             .identifier
-            let person = SimulatedPerson(collaborationId: id, devices: 4)
-            try await owner.updateParticipants(added: [person.rootHashData], in: id)
+        }
+        let sharedId = shared ? try await start("shared") : nil
+        var people: [(String, SimulatedPerson)] = []
+        for c in 0..<clients {
+            let id: String
+            if let sharedId { id = sharedId } else { id = try await start("\(c)") }
+            people.append((id, SimulatedPerson(collaborationId: id, devices: 4)))
+        }
+        for (id, members) in Dictionary(grouping: people, by: \.0) {
+            try await owner.updateParticipants(added: members.map(\.1.rootHashData), in: id)
+        }
+        for (c, (id, person)) in people.enumerated() {
             let account = "recipient-\(round)-\(clients)-\(c)"
             let recipient = client(account)
             var proofs: [(SignedProof, Challenge)] = []

@@ -25,11 +25,26 @@ extension ProofBatcher {
     static let oneCommitAttempts = 3
 
     /// The group's results, or nil when the database refused a premise on every attempt
-    /// (nothing written). A refused attempt reads afresh and decides again: two groups in
-    /// flight on one collaboration meet here, the second reading after the first committed.
+    /// (nothing written). A refused attempt reads afresh and decides again (another process, or
+    /// a command, changed a collaboration; this process's groups take turns on one).
     /// Throws when the outcome is unknown (the connection lost, the deadline passed): the
     /// commit may have happened, so the group must not be decided a second time.
     func decideInOneCommit(_ group: [Stored]) async throws -> [Result<Outcome, any Error>]? {
+        // A group that read a collaboration while another group in flight appends to it would
+        // be refused (its version moved): such groups go one after the other.
+        let collaborations = Set(group.map(\.submission.collaborationId))
+        await turns.take(collaborations)
+        do {
+            let results = try await decideInOneCommitInTurn(group)
+            await turns.give(collaborations)
+            return results
+        } catch {
+            await turns.give(collaborations)
+            throw error
+        }
+    }
+
+    private func decideInOneCommitInTurn(_ group: [Stored]) async throws -> [Result<Outcome, any Error>]? {
         try await withDeadline(claim, "deciding a group of \(group.count) proof submissions in one commit") {
             try await self.client.withConnection { connection in
                 for attempt in 1...Self.oneCommitAttempts {
@@ -233,5 +248,40 @@ extension ProofBatcher {
             appends.append(Int32(append))
             offsets.append(Int32(offset))
         }
+    }
+}
+
+/// Turns on keys (collaboration ids): `take` waits until no holder or earlier waiter has any
+/// of the keys, then holds them all until `give`. All at once and first come first served, so
+/// two groups never wait on each other, and none waits behind later ones for ever.
+actor Turns {
+    private var held: Set<String> = []
+    private var waiting: [(keys: Set<String>, resume: CheckedContinuation<Void, Never>)] = []
+
+    /// Takers waiting for their turn.
+    var waiters: Int { waiting.count }
+
+    func take(_ keys: Set<String>) async {
+        if held.isDisjoint(with: keys), !waiting.contains(where: { !$0.keys.isDisjoint(with: keys) }) {
+            held.formUnion(keys)
+            return
+        }
+        await withCheckedContinuation { waiting.append((keys, $0)) }
+    }
+
+    func give(_ keys: Set<String>) {
+        held.subtract(keys)
+        var blocked: Set<String> = []
+        var still: [(keys: Set<String>, resume: CheckedContinuation<Void, Never>)] = []
+        for waiter in waiting {
+            if held.isDisjoint(with: waiter.keys), blocked.isDisjoint(with: waiter.keys) {
+                held.formUnion(waiter.keys)
+                waiter.resume.resume()
+            } else {
+                blocked.formUnion(waiter.keys)
+                still.append(waiter)
+            }
+        }
+        waiting = still
     }
 }

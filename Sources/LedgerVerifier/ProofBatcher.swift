@@ -14,7 +14,8 @@ import PostgresNIO
 /// nothing stored before its verdicts). When the database refuses one of that path's premises
 /// (a challenge used or expired, or a collaboration changed, since they were read), nothing
 /// was written, and the group is read and decided again; refused on every attempt, it takes
-/// the **storing path**:
+/// the **storing path**. Groups in flight that share a collaboration take the one-commit path
+/// in turn (`Turns`), so they do not refuse each other. The storing path:
 /// 1. and 2. one statement reads the collaborations' current state (a submission to an
 ///    unknown one is answered 404 and stores nothing), stores the other requests, claimed by
 ///    this process for `claim`, and consumes their challenges; from its commit on, each
@@ -73,6 +74,8 @@ public final class ProofBatcher: Sendable {
     let claim: Duration
     let hooks: Hooks
     private let groups: GroupQueue<Submission, Result<Outcome, any Error>>
+    /// Groups in flight that share a collaboration take the one-commit path in turn.
+    let turns = Turns()
 
     public init(
         client: PostgresClient, store: any EventStore, logger: Logger, claim: Duration = .seconds(10), maxGroup: Int = 64,

@@ -229,6 +229,24 @@ struct ProofBatcherTests {
         }
     }
 
+    @Test("turns: disjoint keys go at once; a shared key waits for its holder, and a later taker waits behind an earlier one it shares a key with")
+    func turns() async throws {
+        let turns = Turns()
+        await turns.take(["a"])
+        await turns.take(["c"])  // disjoint: at once
+        let second = Task { await turns.take(["a", "b"]) }
+        try await waitUntil("the second taker waits for a") { await turns.waiters == 1 }
+        let third = Task { await turns.take(["b"]) }  // b is free, but the second taker asked for it first
+        try await waitUntil("the third taker waits behind the second") { await turns.waiters == 2 }
+
+        await turns.give(["a"])
+        try await withDeadline(.seconds(10), "the second taker's turn") { await second.value }
+        #expect(await turns.waiters == 1, "the third taker still waits: the second holds b")
+        await turns.give(["a", "b"])
+        try await withDeadline(.seconds(10), "the third taker's turn") { await third.value }
+        #expect(await turns.waiters == 0)
+    }
+
     @Test("a process that stops after storing a group: its claim keeps workers off the requests until it lapses, then each is decided once")
     func claimLapses() async throws {
         try await withAPI { api in
