@@ -75,6 +75,11 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             throw APIError(
                 .serviceUnavailable, "database_unavailable", "the database is unavailable for the moment; retry",
                 headers: [.retryAfter: "1"])
+        } catch let error as DeadlineExceeded {
+            // A database step that did not finish in time (a proof group's, a decision's): it may
+            // still take effect, as with a call the server gave up on (`AbandoningResponder`).
+            context.logger.warning("not answered in time", metadata: ["error": "\(error)"])
+            throw APIError(.serviceUnavailable, "not_answered", "the request was not answered in time; retry")
         } catch let error as StoreError where error.isVersionConflict {
             throw APIError(.conflict, "concurrent_update", "the collaboration changed concurrently; retry")
         } catch {

@@ -88,7 +88,12 @@ public struct ProofService: Sendable {
                 collaborationId: id, account: caller.account, challengeId: submission.challengeId, signature: signature,
                 proof: submission.proof)
         }
-        if let verdict = try await localDecider?.decide(requestId) { return verdict }
+        do {
+            if let verdict = try await localDecider?.decide(requestId) { return verdict }
+        } catch let error as StoreError where error.isVersionConflict {
+            // The collaboration changed under every attempt. The request is stored and pending:
+            // a worker decides it; the caller waits for that verdict or gets the status URL.
+        }
         if let verdicts {
             return try await requests.awaitVerdict(requestId: requestId, account: caller.account, verdicts: verdicts, timeout: verdictWait)
         }

@@ -229,6 +229,68 @@ struct ProofBatcherTests {
         }
     }
 
+    /// The real store, except that before each append to a collaboration another event lands
+    /// on that collaboration first (a notice, through the real store): every append conflicts.
+    struct MovingStore: EventStore {
+        let base: PostgresEventStore
+
+        func moveOn(_ streamId: String) async throws {
+            guard streamId.hasPrefix(Streams.collaborationPrefix) else { return }
+            let notice = CollaborationEvent.highlightPosted(.init(kind: .persistence, trigger: nil, mentionedRootHash: nil, account: "devin"))
+            _ = try await base.append(.init(streamId: streamId, expectedVersion: .any, events: [notice.newEvent(metadata: .init(actor: "devin"))]))
+        }
+        func moveOnEverything(_ db: PostgresClient) async throws {
+            var streams: [String] = []
+            for try await id in try await db.query("SELECT stream_id FROM ledger_streams").decode(String.self) { streams.append(id) }
+            for id in streams { try await moveOn(id) }
+        }
+        func append(_ request: AppendRequest) async throws -> AppendResult {
+            try await moveOn(request.streamId)
+            return try await base.append(request)
+        }
+        func appendAll(_ requests: [AppendRequest]) async -> [Result<AppendResult, any Error>] {
+            for request in requests { try? await moveOn(request.streamId) }
+            return await base.appendAll(requests)
+        }
+        func readStream(_ streamId: String, afterVersion: Int64) async throws -> [RecordedEvent] {
+            try await base.readStream(streamId, afterVersion: afterVersion)
+        }
+        func readAll(after position: Int64, limit: Int) async throws -> [RecordedEvent] { try await base.readAll(after: position, limit: limit) }
+        func head() async throws -> LogHead { try await base.head() }
+        func streamState(_ streamId: String) async throws -> StreamState? { try await base.streamState(streamId) }
+        func streamStates(_ streamIds: [String]) async throws -> [String: StreamState] { try await base.streamStates(streamIds) }
+    }
+
+    @Test("a proof whose collaboration changes under every attempt to decide it is answered 202 with its status URL, not 409; a worker decides it later")
+    func conflictsEveryTime() async throws {
+        let link: LinkFactory = { client, store in
+            // Every path of `ledger serve` meets a collaboration that moves on before each of its appends.
+            let moving = MovingStore(base: store)
+            return VerifierLink(
+                batcher: ProofBatcher(
+                    client: client, store: moving, logger: Logger(label: "test"), claim: .seconds(4),
+                    hooks: .init(afterRead: { try await moving.moveOnEverything(client) })),
+                localDecider: ProofDecider(client: client, store: moving, logger: Logger(label: "test")), verdicts: nil)
+        }
+        try await withAPI(verifier: link) { api in
+            let (id, people) = try await Self.collaboration(api, people: 1)
+            let r = try await api.verify(id, people[0], as: "alice")
+            #expect(r.status == .accepted, "\(r.raw)")
+            #expect(r.body["status"]?.string == "pending")
+            #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_events WHERE event_type IN ('AccessGranted', 'ProofRejected')") == 0)
+
+            // Stored and pending: once its claim lapses, a worker on the plain store decides it.
+            let decider = ProofDecider(client: api.db, store: PostgresEventStore(client: api.db, logger: Logger(label: "test")), logger: Logger(label: "test"))
+            try await waitUntil(timeout: .seconds(20), "the claim to lapse") { try await !decider.pending(limit: 10).isEmpty }
+            let worker = VerifierWorker(
+                decider: decider, requests: NotificationHub(client: api.db, channel: VerifierChannels.requests, logger: Logger(label: "test")),
+                logger: Logger(label: "test"))
+            #expect(await worker.sweep() == 1)
+            let status = try await api.call(.get, r.body["statusUrl"]!.string!, as: "alice")
+            #expect(status.body["status"]?.string == "granted", "\(status.raw)")
+        }
+    }
+
     @Test("turns: disjoint keys go at once; a shared key waits for its holder, and a later taker waits behind an earlier one it shares a key with")
     func turns() async throws {
         let turns = Turns()
