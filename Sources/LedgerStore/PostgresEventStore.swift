@@ -238,17 +238,17 @@ public final class PostgresEventStore: EventStore {
     }
 
     /// `ledger_append` through `ledger_append_committed`: one round trip, answered after the commit.
-    /// On a leased connection through `queryUnlessClosed`: the group's leader must not wait for
-    /// good on a connection closed under it, or every later append of the process would wait too.
+    /// Through `queryUnlessClosed`: the group's leader must not wait for good on a connection
+    /// closed under it, or every later append of the process would wait too.
     private func committed(
         _ streams: [String], _ expected: [Int64], _ states: [String], _ counts: [Int32], _ events: [NewEvent]
     ) async throws -> [(Int, String, Int64?, Int64?, Int64?)] {
-        try await client.withConnection { connection in
-            let answer = try await connection.queryUnlessClosed(
-                """
-                CALL ledger_append_committed(\(streams), \(expected), \(states), \(counts),
-                    \(events.map(\.eventId)), \(events.map(\.type)), \(events.map(\.data)), \(events.map(\.metadata)))
-                """, logger: logger)
+        try await client.queryUnlessClosed(
+            """
+            CALL ledger_append_committed(\(streams), \(expected), \(states), \(counts),
+                \(events.map(\.eventId)), \(events.map(\.type)), \(events.map(\.data)), \(events.map(\.metadata)))
+            """, logger: logger
+        ) { answer in
             for try await (outcomes, first, last, versions) in answer.decode(([String], [Int64], [Int64], [Int64]).self) {
                 return outcomes.indices.map { i in
                     (i + 1, outcomes[i], first[i] < 0 ? nil : first[i], last[i] < 0 ? nil : last[i], versions[i] < 0 ? nil : versions[i])

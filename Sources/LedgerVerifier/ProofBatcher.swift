@@ -165,44 +165,44 @@ public final class ProofBatcher: Sendable {
         let proofs = group.map(\.submission.proof)
         let hashes = proofs.map(Self.hashesJSON)
         let claimMicros = claim.components.seconds * 1_000_000 + claim.components.attoseconds / 1_000_000_000_000
-        // On a leased connection through `queryUnlessClosed`: this runs before the group's
-        // deadline, and a group's leader that waited for good would hold its slot for good.
-        return try await client.withConnection { connection in
-            let rows = try await connection.queryUnlessClosed(
-                """
-                WITH input AS (
-                    SELECT * FROM unnest(\(group.map(\.requestId))::uuid[], \(group.map(\.submission.collaborationId))::text[],
-                                         \(group.map { Streams.collaboration($0.submission.collaborationId) })::text[],
-                                         \(group.map(\.submission.account))::text[], \(group.map(\.submission.challengeId))::uuid[],
-                                         \(group.map { ByteBuffer(bytes: $0.submission.signature) })::bytea[],
-                                         \(proofs.map { ByteBuffer(bytes: $0.publicKey) })::bytea[],
-                                         \(proofs.map { Int64($0.publicKeyIndex) })::int8[], \(hashes)::text[])
-                        WITH ORDINALITY
-                        AS i(request_id, collaboration_id, stream_id, account, challenge_id, signature, public_key, public_key_index, hashes, n)
-                ), known AS (
-                    SELECT i.*, s.version, s.position,
-                           CASE WHEN row_number() OVER (PARTITION BY i.stream_id ORDER BY n) = 1 THEN s.state::text END AS state,
-                           row_number() OVER (PARTITION BY i.challenge_id ORDER BY n) = 1 AS first_with_challenge
-                    FROM input i JOIN ledger_streams s USING (stream_id)
-                    WHERE s.state IS NOT NULL
-                ), stored AS (
-                    INSERT INTO ledger_proof_requests
-                        (request_id, collaboration_id, account, challenge_id, signature, public_key, public_key_index, inclusion_hashes,
-                         claimed_until)
-                    SELECT request_id, collaboration_id, account, challenge_id, signature, public_key, public_key_index,
-                           ARRAY(SELECT decode(h, 'hex') FROM json_array_elements_text(hashes::json) WITH ORDINALITY AS e(h, n) ORDER BY n),
-                           now() + \(claimMicros) * interval '1 microsecond'
-                    FROM known
-                ), consumed AS (
-                    UPDATE ledger_challenges c SET used_by_request = k.request_id
-                    FROM known k
-                    WHERE k.first_with_challenge AND c.challenge_id = k.challenge_id AND c.account = k.account AND c.collaboration_id = k.collaboration_id
-                      AND c.expires_at >= now() AND c.used_by_request IS NULL
-                    RETURNING k.request_id, c.challenge
-                )
-                SELECT k.request_id, k.collaboration_id, k.version, k.position, k.state, c.challenge
-                FROM known k LEFT JOIN consumed c USING (request_id)
-                """, logger: logger)
+        // Through `queryUnlessClosed`: this runs before the group's deadline, and a group's
+        // leader that waited for good would hold its slot for good.
+        return try await client.queryUnlessClosed(
+            """
+            WITH input AS (
+                SELECT * FROM unnest(\(group.map(\.requestId))::uuid[], \(group.map(\.submission.collaborationId))::text[],
+                                     \(group.map { Streams.collaboration($0.submission.collaborationId) })::text[],
+                                     \(group.map(\.submission.account))::text[], \(group.map(\.submission.challengeId))::uuid[],
+                                     \(group.map { ByteBuffer(bytes: $0.submission.signature) })::bytea[],
+                                     \(proofs.map { ByteBuffer(bytes: $0.publicKey) })::bytea[],
+                                     \(proofs.map { Int64($0.publicKeyIndex) })::int8[], \(hashes)::text[])
+                    WITH ORDINALITY
+                    AS i(request_id, collaboration_id, stream_id, account, challenge_id, signature, public_key, public_key_index, hashes, n)
+            ), known AS (
+                SELECT i.*, s.version, s.position,
+                       CASE WHEN row_number() OVER (PARTITION BY i.stream_id ORDER BY n) = 1 THEN s.state::text END AS state,
+                       row_number() OVER (PARTITION BY i.challenge_id ORDER BY n) = 1 AS first_with_challenge
+                FROM input i JOIN ledger_streams s USING (stream_id)
+                WHERE s.state IS NOT NULL
+            ), stored AS (
+                INSERT INTO ledger_proof_requests
+                    (request_id, collaboration_id, account, challenge_id, signature, public_key, public_key_index, inclusion_hashes,
+                     claimed_until)
+                SELECT request_id, collaboration_id, account, challenge_id, signature, public_key, public_key_index,
+                       ARRAY(SELECT decode(h, 'hex') FROM json_array_elements_text(hashes::json) WITH ORDINALITY AS e(h, n) ORDER BY n),
+                       now() + \(claimMicros) * interval '1 microsecond'
+                FROM known
+            ), consumed AS (
+                UPDATE ledger_challenges c SET used_by_request = k.request_id
+                FROM known k
+                WHERE k.first_with_challenge AND c.challenge_id = k.challenge_id AND c.account = k.account AND c.collaboration_id = k.collaboration_id
+                  AND c.expires_at >= now() AND c.used_by_request IS NULL
+                RETURNING k.request_id, c.challenge
+            )
+            SELECT k.request_id, k.collaboration_id, k.version, k.position, k.state, c.challenge
+            FROM known k LEFT JOIN consumed c USING (request_id)
+            """, logger: logger
+        ) { rows in
             var stored = StoredGroup(currents: [:], challenges: [:])
             for try await (requestId, collaborationId, version, position, state, challenge)
                 in rows.decode((UUID, String, Int64, Int64, String?, ByteBuffer?).self)
