@@ -6,6 +6,14 @@ import Synchronization
 /// `maxInFlight` groups are processed at once; a group holds at most `maxWeight` (at least one
 /// item, whatever its weight).
 ///
+/// Callers woken by a group's outputs often queue again at once (a writer appending in a
+/// loop). The first of them to queue finds the slot free and would lead a group of one, leaving
+/// the others to the group after: groups would alternate between one item and the rest. So a
+/// leader that finds fewer items queued than recent groups took yields to the executor while
+/// the queue keeps growing (the woken callers were scheduled before it): groups stay as large
+/// as the callers' concurrency. A lone caller does not yield (recent groups held one item too);
+/// callers that queue only later (over a network) cost a group two yields.
+///
 /// Used by the event store (appends, weighed by their events) and the proof batcher.
 package final class GroupQueue<Item: Sendable, Output: Sendable>: Sendable {
     private struct Entry: Sendable {
@@ -22,6 +30,10 @@ package final class GroupQueue<Item: Sendable, Output: Sendable>: Sendable {
     private struct State {
         var waiting: [Entry] = []
         var leaders = 0
+        /// About as many items as recent groups took: the largest group's size, less one for
+        /// each group since. A group cut short (a caller descheduled) does not set it back, and
+        /// when callers leave it falls to what they queue.
+        var recentGroup = 0
     }
 
     private let state = Mutex<State>(State())
@@ -60,7 +72,26 @@ package final class GroupQueue<Item: Sendable, Output: Sendable>: Sendable {
         return outputs
     }
 
+    /// Before a group is taken: yields while fewer items are queued than recent groups took
+    /// and the queue is below `maxWeight`, until two yields in a row let no item in.
+    private func gather(first: Entry?) async {
+        var (seen, idle) = (-1, 0)
+        while true {
+            let queued = state.withLock { state -> Int? in
+                let count = state.waiting.count + (first == nil ? 0 : 1)
+                let weight = state.waiting.reduce(first.map { self.weight($0.item) } ?? 0) { $0 + self.weight($1.item) }
+                return count < state.recentGroup && weight < maxWeight ? count : nil
+            }
+            guard let queued else { return }
+            idle = queued == seen ? idle + 1 : 0
+            if idle == 2 { return }
+            seen = queued
+            await Task.yield()
+        }
+    }
+
     private func lead(first: Entry?, process: @Sendable ([Item]) async -> [Output]) async {
+        await gather(first: first)
         let group: [Entry] = state.withLock { state in
             var taken = first.map { [$0] } ?? []
             var total = taken.reduce(0) { $0 + weight($1.item) }
@@ -69,6 +100,7 @@ package final class GroupQueue<Item: Sendable, Output: Sendable>: Sendable {
                 total += weight(next.item)
                 state.waiting.removeFirst()
             }
+            state.recentGroup = max(taken.count, state.recentGroup - 1)
             return taken
         }
         if !group.isEmpty {
