@@ -144,7 +144,7 @@ public enum CollaborationEvent: Sendable, Hashable {
         try self.init(type: recorded.type, json: recorded.data)
     }
 
-    public func newEvent(metadata: EventMetadata, id: UUID = UUID()) -> NewEvent {
+    public func newEvent(metadata: EventMetadata, id: UUID = Identifiers.timeOrderedUUID()) -> NewEvent {
         NewEvent(eventId: id, type: type, data: json, metadata: metadata.json())
     }
 }

@@ -9,7 +9,10 @@ public struct NewEvent: Sendable, Hashable {
     /// JSON metadata (actor, causation, correlation and request ids), stored byte for byte.
     public var metadata: String
 
-    public init(eventId: UUID = UUID(), type: String, data: String, metadata: String = "{}") {
+    /// `eventId` defaults to a time-ordered UUID (`Identifiers.timeOrderedUUID`): the log's
+    /// unique index on event ids then grows at its right edge. Give one (any UUID) to make the
+    /// append idempotent: a retry with the same ids is not stored twice.
+    public init(eventId: UUID = Identifiers.timeOrderedUUID(), type: String, data: String, metadata: String = "{}") {
         self.eventId = eventId
         self.type = type
         self.data = data

@@ -131,7 +131,7 @@ public struct Collaborations: Sendable {
                     requests.append(
                         AppendRequest(
                             streamId: Streams.collaboration(id), expectedVersion: .exact(current.version),
-                            events: decision.entries.map { $0.event.newEvent(metadata: $0.metadata, id: $0.id ?? UUID()) },
+                            events: decision.entries.map { $0.event.newEvent(metadata: $0.metadata, id: $0.id ?? Identifiers.timeOrderedUUID()) },
                             state: next.json))
                     appending.append((id, decision.entries.map(\.event)))
                 } catch {
