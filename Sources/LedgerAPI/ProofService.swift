@@ -36,7 +36,9 @@ public struct ProofService: Sendable {
     public func issueChallenge(collaborationId: String, caller: Caller) async throws -> ProofRequests.Challenge {
         let id = try Identifiers.collaborationId(collaborationId)
         _ = try await collaborations.currentState(id)
-        return try await requests.issueChallenge(collaborationId: id, account: caller.account)
+        let challenge = try await requests.issueChallenge(collaborationId: id, account: caller.account)
+        batcher?.issued(challenge, collaborationId: id, account: caller.account)
+        return challenge
     }
 
     public struct Submission: Sendable {

@@ -23,7 +23,7 @@ public struct Collaborations: Sendable {
                 state: try CanonicalJSON.decode(CollaborationState.self, from: json), version: stored.version, position: stored.position)
         }
 
-        init(state: CollaborationState, version: Int64, position: Int64) {
+        package init(state: CollaborationState, version: Int64, position: Int64) {
             self.state = state
             self.version = version
             self.position = position

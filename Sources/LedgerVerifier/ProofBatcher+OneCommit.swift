@@ -7,7 +7,9 @@ import PostgresNIO
 
 /// The one-commit path: a group decided with one read and one commit.
 ///
-/// 1. One statement reads the collaborations' states and the group's challenges.
+/// 1. One statement reads the collaborations' states and the group's challenges, unless this
+///    process knows them all (`KnownPremises`: challenges it issued, collaborations as its last
+///    read or commit left them); the commit checks them either way.
 /// 2. Here: each challenge's use is decided (issued to the caller for this collaboration,
 ///    unexpired, unused, the first in the group to carry it), signatures and Merkle paths are
 ///    checked, and each collaboration's verdicts are decided in order on its state.
@@ -49,11 +51,23 @@ extension ProofBatcher {
             try await self.client.withConnection { connection in
                 for attempt in 1...Self.oneCommitAttempts {
                     do {
-                        let premises = try await self.readPremises(group, connection)
+                        // The first attempt skips the read when this process knows every premise;
+                        // a later one reads (the known premises did not hold).
+                        let premises: Premises
+                        if attempt == 1, let known = self.known.premises(for: group) {
+                            premises = known
+                        } else {
+                            premises = try await self.readPremises(group, connection)
+                            self.known.read(premises.currents)
+                        }
                         try await self.hooks.afterRead?()
-                        return try await self.commit(try self.decided(group, premises), connection)
+                        let decisions = try self.decided(group, premises)
+                        let (results, firstPositions) = try await self.commit(decisions, connection)
+                        self.known.committed(decisions, group: group, firstPositions: firstPositions)
+                        return results
                     } catch let error as PSQLError where error.serverInfo?[.sqlState] != nil {
                         // The server refused a statement: its transaction is rolled back, nothing written.
+                        self.known.forget(group)
                         self.logger.debug(
                             "verifier: a group's premise was refused", metadata: ["attempt": "\(attempt)", "error": "\(String(reflecting: error))"])
                     }
@@ -106,9 +120,12 @@ extension ProofBatcher {
 
     /// A collaboration's verdicts, decided in order on its state.
     struct Append: Sendable {
+        var collaborationId: String
         var requests: [Stored]
         var events: [CollaborationEvent]
+        /// The collaboration's version as decided on, and its state after the verdicts.
         var version: Int64
+        var state: CollaborationState
         var request: AppendRequest
     }
 
@@ -170,20 +187,22 @@ extension ProofBatcher {
             }
             decisions.appends.append(
                 Append(
-                    requests: byCollaboration[id]!, events: events, version: current.version,
+                    collaborationId: id, requests: byCollaboration[id]!, events: events, version: current.version, state: state,
                     request: AppendRequest(
                         streamId: Streams.collaboration(id), expectedVersion: .exact(current.version), events: newEvents, state: state.json)))
         }
         return decisions
     }
 
-    /// Step 3: one CALL, answered after its commit.
-    private func commit(_ decisions: Decisions, _ connection: PostgresConnection) async throws -> [Result<Outcome, any Error>] {
+    /// Step 3: one CALL, answered after its commit. The results, and each append's first position.
+    private func commit(_ decisions: Decisions, _ connection: PostgresConnection) async throws -> (
+        [Result<Outcome, any Error>], [Int64]
+    ) {
         var results = [Result<Outcome, any Error>?](repeating: nil, count: decisions.unknown.count + decisions.appends.reduce(0) { $0 + $1.requests.count })
         for index in decisions.unknown {
             results[index] = .failure(DomainError(.notFound, "not_found", "collaboration not found"))
         }
-        guard !decisions.appends.isEmpty else { return results.map { $0! } }
+        guard !decisions.appends.isEmpty else { return (results.map { $0! }, []) }
         var columns = RequestColumns()
         for (append, entry) in decisions.appends.enumerated() {
             for (offset, (request, event)) in zip(entry.requests, entry.events).enumerated() {
@@ -221,7 +240,7 @@ extension ProofBatcher {
                 results[request.index] = .success(.decided(decided.verdict))
             }
         }
-        return results.map { $0! }
+        return (results.map { $0! }, firstPositions)
     }
 
     /// `ledger_decide_proofs_committed`'s request columns.

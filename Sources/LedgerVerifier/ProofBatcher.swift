@@ -76,6 +76,8 @@ public final class ProofBatcher: Sendable {
     private let groups: GroupQueue<Submission, Result<Outcome, any Error>>
     /// Groups in flight that share a collaboration take the one-commit path in turn.
     let turns = Turns()
+    /// Premises a group may decide on without reading them (see `KnownPremises`).
+    let known = KnownPremises()
 
     public init(
         client: PostgresClient, store: any EventStore, logger: Logger, claim: Duration = .seconds(10), maxGroup: Int = 64,
@@ -93,6 +95,13 @@ public final class ProofBatcher: Sendable {
     /// not stored (unknown collaboration, database unreachable).
     public func submit(_ submission: Submission) async throws -> Outcome {
         try await groups.submit([submission]) { group in await self.decide(group) }[0].get()
+    }
+
+    /// A challenge this process issued: a group that carries it may decide without reading it.
+    public func issued(_ challenge: ProofRequests.Challenge, collaborationId: String, account: String) {
+        known.issued(
+            challenge.challengeId,
+            .init(bytes: challenge.challenge, collaborationId: collaborationId, account: account, expiresAt: challenge.expiresAt))
     }
 
     // MARK: One group

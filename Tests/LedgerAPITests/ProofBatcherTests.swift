@@ -207,6 +207,96 @@ struct ProofBatcherTests {
         }
     }
 
+    /// A submission whose challenge `batcher` is told it issued (as `ledger serve`'s API tells it).
+    static func issuedSubmission(
+        _ api: API, _ batcher: ProofBatcher, _ id: String, _ signer: SimulatedPerson, as account: String
+    ) async throws -> ProofBatcher.Submission {
+        let challenge = try await api.challenge(id, as: account)
+        let bytes = Base64.decode(challenge["challenge"]!.string!)!
+        let challengeId = UUID(uuidString: challenge["challengeId"]!.string!)!
+        batcher.issued(
+            ProofRequests.Challenge(challengeId: challengeId, challenge: bytes, expiresAt: Date().addingTimeInterval(100)),
+            collaborationId: id, account: account)
+        return ProofBatcher.Submission(
+            collaborationId: id, account: account, challengeId: challengeId, signature: signer.sign(bytes, device: 0),
+            proof: signer.proof(device: 0))
+    }
+
+    static func plainBatcher(_ api: API) -> ProofBatcher {
+        ProofBatcher(
+            client: api.db, store: PostgresEventStore(client: api.db, logger: Logger(label: "test")), logger: Logger(label: "test"),
+            claim: .seconds(60))
+    }
+
+    @Test(
+        "known premises: a group on challenges this process issued and a collaboration it decided on commits without reading; the collaboration changed since (an identity removed), the commit refuses, the group reads and is refused"
+    )
+    func knownPremises() async throws {
+        try await withAPI { api in
+            let (id, people) = try await Self.collaboration(api, people: 2)
+            let (alice, bob) = (people[0], people[1])
+            let batcher = Self.plainBatcher(api)
+            // The collaboration is not known yet: read.
+            #expect(Self.grantedTo(await batcher.decide([try await Self.issuedSubmission(api, batcher, id, alice, as: "alice")])[0]) == "alice")
+            #expect(batcher.known.hits.load(ordering: .relaxed) == 0)
+            // Known now, as the last group left it.
+            #expect(Self.grantedTo(await batcher.decide([try await Self.issuedSubmission(api, batcher, id, alice, as: "alice")])[0]) == "alice")
+            #expect(batcher.known.hits.load(ordering: .relaxed) == 1)
+            // A command removes bob's identity; the batcher's knowledge is stale.
+            let store = PostgresEventStore(client: api.db, logger: Logger(label: "test"))
+            _ = try await Collaborations(store: store).decideAndAppend(id) { _ in
+                .init(events: [.identityRemoved(.init(rootHash: bob.rootHash, account: nil))], metadata: EventMetadata(actor: "devin"))
+            }
+            let results = await batcher.decide([try await Self.issuedSubmission(api, batcher, id, bob, as: "bob")])
+
+            #expect(Self.reason(results[0]) == "identity_removed")
+            #expect(batcher.known.hits.load(ordering: .relaxed) == 2)
+            #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_proof_requests") == 3)
+            #expect(try await Self.decidedInOneCommit(api.db) == 3)
+            #expect(
+                try await Self.count(
+                    api.db,
+                    """
+                    SELECT count(*) FROM ledger_events v JOIN ledger_events r ON r.event_type = 'IdentityRemoved'
+                    WHERE v.event_type = 'ProofRejected' AND v.position > r.position
+                    """) == 1)
+            #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_events WHERE event_type = 'AccessGranted'") == 2)
+        }
+    }
+
+    @Test(
+        "known premises: a challenge this process issued, used by another request or expired since: the commit refuses, the group reads and is refused",
+        arguments: [
+            ("challenge_used", "used_by_request = gen_random_uuid()"),
+            ("challenge_expired", "expires_at = now() - interval '1 second'"),
+        ])
+    func knownChallengeChanged(reason: String, change: String) async throws {
+        try await withAPI { api in
+            let (id, people) = try await Self.collaboration(api, people: 1)
+            let batcher = Self.plainBatcher(api)
+            #expect(Self.grantedTo(await batcher.decide([try await Self.issuedSubmission(api, batcher, id, people[0], as: "alice")])[0]) == "alice")
+            let submission = try await Self.issuedSubmission(api, batcher, id, people[0], as: "alice")
+            try await api.db.query(PostgresQuery(unsafeSQL: "UPDATE ledger_challenges SET \(change) WHERE challenge_id = $1", binds: {
+                var binds = PostgresBindings()
+                binds.append(submission.challengeId)
+                return binds
+            }()))
+            let results = await batcher.decide([submission])
+
+            #expect(Self.reason(results[0]) == reason)
+            #expect(batcher.known.hits.load(ordering: .relaxed) == 1)
+            #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_events WHERE event_type = 'ProofRejected'") == 1)
+            // The refused request did not take the challenge.
+            #expect(
+                try await Self.count(
+                    api.db,
+                    """
+                    SELECT count(*) FROM ledger_challenges c JOIN ledger_proof_requests r ON r.request_id = c.used_by_request
+                    WHERE r.status = 'rejected'
+                    """) == 0)
+        }
+    }
+
     @Test("one commit: a group refused on every attempt takes the storing path and is decided there, once")
     func refusedEveryTime() async throws {
         try await withAPI { api in
