@@ -1,7 +1,7 @@
 import Foundation
 import LedgerDeviceSimulator
 import LedgerDomain
-import LedgerProjections
+@testable import LedgerProjections
 import LedgerStore
 import LedgerTestSupport
 import Logging
@@ -90,6 +90,23 @@ func caughtUp(_ client: PostgresClient) async throws {
 
 @Suite("Projections")
 struct ProjectionTests {
+    @Test("the projections' status (read by every worker for its lag gauges) is not JIT-compiled on a new database, whose tables have no statistics yet")
+    func statusNotCompiled() async throws {
+        try await withTestStore { _, client, _ in
+            // The server compiles a statement whose estimated cost passes jit_above_cost.
+            #expect(try await client.query("SHOW jit").collect().first?.decode(String.self) == "on")
+            var plan = ""
+            for try await line in try await client.query(PostgresQuery(unsafeSQL: "EXPLAIN (ANALYZE, FORMAT JSON) " + ProjectionQueries.statusSQL))
+                .decode(String.self)
+            {
+                plan += line
+            }
+            #expect(plan.contains("\"Plan\""))
+            #expect(!plan.contains("\"JIT\""), "\(plan)")
+            #expect(try await ProjectionQueries.status(client: client, logger: Logger(label: "test")).count == Projection.allCases.count)
+        }
+    }
+
     @Test("views equal a fold of the log after concurrent writers, now and at earlier positions (time travel)")
     func viewsEqualFold() async throws {
         try await withTestStore { store, client, _ in
