@@ -176,23 +176,28 @@ struct ProofBatcherTests {
         }
     }
 
+    /// A challenge's change, and the refusal it brings: used by another request, or expired.
+    static let challengeChanges = [
+        ("challenge_used", "used_by_request = gen_random_uuid()"),
+        ("challenge_expired", "expires_at = now() - interval '1 second'"),
+    ]
+
+    static func changeChallenge(_ db: PostgresClient, _ challengeId: UUID, _ change: String) async throws {
+        var binds = PostgresBindings()
+        binds.append(challengeId)
+        try await db.query(PostgresQuery(unsafeSQL: "UPDATE ledger_challenges SET \(change) WHERE challenge_id = $1", binds: binds))
+    }
+
     @Test(
         "one commit: a challenge used by another request, or expired, after the group read it: read again, refused, not consumed",
-        arguments: [
-            ("challenge_used", "used_by_request = gen_random_uuid()"),
-            ("challenge_expired", "expires_at = now() - interval '1 second'"),
-        ])
+        arguments: challengeChanges)
     func challengeChangedMeanwhile(reason: String, change: String) async throws {
         try await withAPI { api in
             let (id, people) = try await Self.collaboration(api, people: 1)
             let submission = try await Self.submission(api, id, people[0], as: "alice")
             let db = api.db
             let (batcher, _) = Self.batcher(api) {
-                try await db.query(PostgresQuery(unsafeSQL: "UPDATE ledger_challenges SET \(change) WHERE challenge_id = $1", binds: {
-                    var binds = PostgresBindings()
-                    binds.append(submission.challengeId)
-                    return binds
-                }()))
+                try await Self.changeChallenge(db, submission.challengeId, change)
             }
             let results = await batcher.decide([submission])
 
@@ -266,21 +271,14 @@ struct ProofBatcherTests {
 
     @Test(
         "known premises: a challenge this process issued, used by another request or expired since: the commit refuses, the group reads and is refused",
-        arguments: [
-            ("challenge_used", "used_by_request = gen_random_uuid()"),
-            ("challenge_expired", "expires_at = now() - interval '1 second'"),
-        ])
+        arguments: challengeChanges)
     func knownChallengeChanged(reason: String, change: String) async throws {
         try await withAPI { api in
             let (id, people) = try await Self.collaboration(api, people: 1)
             let batcher = Self.plainBatcher(api)
             #expect(Self.grantedTo(await batcher.decide([try await Self.issuedSubmission(api, batcher, id, people[0], as: "alice")])[0]) == "alice")
             let submission = try await Self.issuedSubmission(api, batcher, id, people[0], as: "alice")
-            try await api.db.query(PostgresQuery(unsafeSQL: "UPDATE ledger_challenges SET \(change) WHERE challenge_id = $1", binds: {
-                var binds = PostgresBindings()
-                binds.append(submission.challengeId)
-                return binds
-            }()))
+            try await Self.changeChallenge(api.db, submission.challengeId, change)
             let results = await batcher.decide([submission])
 
             #expect(Self.reason(results[0]) == reason)
