@@ -25,7 +25,7 @@ public enum Identifiers {
     /// other, so a unique index on them grows at its right edge instead of at random pages.
     public static func timeOrderedUUID(now: Date = Date()) -> UUID {
         let milliseconds = now.timeIntervalSince1970 * 1000
-        let whole = UInt64(milliseconds)
+        let whole = UInt64(max(0, milliseconds))
         let fraction = UInt16(min(4095, max(0, (milliseconds - Double(whole)) * 4096)))
         var random = SystemRandomNumberGenerator()
         let tail: UInt64 = random.next()
