@@ -204,12 +204,15 @@ extension ProofBatcher {
         }
         guard !decisions.appends.isEmpty else { return (results.map { $0! }, []) }
         var columns = RequestColumns()
+        // Each append's verdicts; their positions are known after the commit.
+        var verdicts: [[ProofDecider.Decided]] = []
         for (append, entry) in decisions.appends.enumerated() {
+            verdicts.append([])
             for (offset, (request, event)) in zip(entry.requests, entry.events).enumerated() {
-                // The verdict's columns; its position is known after the commit.
                 let verdict = try ProofDecider.Decided(
                     event: event, position: 0, account: request.submission.account, requestId: request.requestId,
                     rejection: request.rejection)
+                verdicts[append].append(verdict)
                 columns.append(
                     request, verdict: verdict, consumes: decisions.consuming.contains(request.requestId), append: append + 1, offset: offset)
             }
@@ -231,11 +234,9 @@ extension ProofBatcher {
         guard let firstPositions, firstPositions.count == appends.count else {
             throw StoreError.invalidRequest("ledger_decide_proofs_committed answered \(firstPositions?.count ?? 0) positions")
         }
-        for (entry, first) in zip(decisions.appends, firstPositions) {
-            for (offset, (request, event)) in zip(entry.requests, entry.events).enumerated() {
-                let decided = try ProofDecider.Decided(
-                    event: event, position: first + Int64(offset), account: request.submission.account, requestId: request.requestId,
-                    rejection: request.rejection)
+        for ((entry, appended), first) in zip(zip(decisions.appends, verdicts), firstPositions) {
+            for (offset, (request, verdict)) in zip(entry.requests, appended).enumerated() {
+                let decided = verdict.at(first + Int64(offset))
                 decided.count()
                 results[request.index] = .success(.decided(decided.verdict))
             }

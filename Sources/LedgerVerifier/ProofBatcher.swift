@@ -59,7 +59,7 @@ public final class ProofBatcher: Sendable {
         /// After a group's requests are stored, before they are decided. Set, groups take the
         /// storing path only.
         public var afterStore: (@Sendable ([UUID]) async throws -> Void)?
-        /// On the one-commit path, after the premises are read, before the group's commit.
+        /// On the one-commit path, after the premises are read (or found known), before the group's commit.
         public var afterRead: (@Sendable () async throws -> Void)?
 
         public init(afterStore: (@Sendable ([UUID]) async throws -> Void)? = nil, afterRead: (@Sendable () async throws -> Void)? = nil) {

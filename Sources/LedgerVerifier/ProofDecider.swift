@@ -219,6 +219,19 @@ public struct ProofDecider: Sendable {
             }
         }
 
+        /// The same verdict at `position`: a group's verdicts are decided (and their columns
+        /// stored) before the commit that gives them their positions.
+        func at(_ position: Int64) -> Decided {
+            var decided = self
+            decided.position = position
+            switch verdict {
+            case .granted(let rootHash, let account, _): decided.verdict = .granted(rootHash: rootHash, account: account, position: position)
+            case .rejected(let reason, let message, _): decided.verdict = .rejected(reason: reason, message: message, position: position)
+            case .pending: break
+            }
+            return decided
+        }
+
         func count() {
             Counter(label: "ledger_proof_verdicts_total", dimensions: [("verdict", reason ?? "granted")]).increment()
         }

@@ -113,6 +113,19 @@ struct ProofBatcherTests {
                 try await Self.count(
                     api.db, "SELECT count(DISTINCT recorded_at) FROM ledger_events WHERE event_type IN ('AccessGranted', 'ProofRejected')")
                     == 1)
+            // Each verdict answered at its event's position in the log.
+            var logged: [Int64] = []
+            for try await position in try await api.db.query(
+                "SELECT position FROM ledger_events WHERE event_type IN ('AccessGranted', 'ProofRejected') ORDER BY position"
+            ).decode(Int64.self) { logged.append(position) }
+            let answered = results.compactMap { result -> Int64? in
+                switch result {
+                case .success(.decided(.granted(_, _, let position))): position
+                case .success(.decided(.rejected(_, _, let position))): position
+                default: nil
+                }
+            }
+            #expect(answered.sorted() == logged)
             // Challenges: each used by exactly one request.
             #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_challenges WHERE used_by_request IS NOT NULL") == 5)
             // Stored in the commit that decided them (the one-commit path): one transaction, one timestamp.
