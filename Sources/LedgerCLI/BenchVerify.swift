@@ -59,7 +59,7 @@ struct BenchVerify: AsyncParsableCommand {
                 }
                 for round in 1...rounds {
                     raw.append(Self.rawVerifyRate(seconds: 1.5))
-                    floors.append(try await Self.httpFloor(clients: 16, requestsEach: proofs * 4, baseURL: baseURL))
+                    floors.append(try await Self.httpFloor(clients: 16, requestsEach: proofs * 16, baseURL: baseURL))
                     one.append(
                         try await Self.measure(
                             clients: 1, proofsEach: proofs * 4, round: round, shared: shared, client: client, timedClient: timedClient))
@@ -69,9 +69,9 @@ struct BenchVerify: AsyncParsableCommand {
                     print(
                         String(
                             format:
-                                "  round %d: raw %.0f/s, HTTP floor %.0f/s, 1 client %.0f/s (p50 %.1f ms, p99 %.1f ms), 16 clients %.0f/s (p50 %.1f ms, p99 %.1f ms)",
-                            round, raw.last!, floors.last!.rate, one.last!.rate, one.last!.p50, one.last!.p99, sixteen.last!.rate, sixteen.last!.p50,
-                            sixteen.last!.p99))
+                                "  round %d: raw %.0f/s, HTTP floor %.0f/s (CPU %@), 1 client %.0f/s (p50 %.1f ms, p99 %.1f ms, CPU %@), 16 clients %.0f/s (p50 %.1f ms, p99 %.1f ms, CPU %@)",
+                            round, raw.last!, floors.last!.rate, floors.last!.cpuText, one.last!.rate, one.last!.p50, one.last!.p99,
+                            one.last!.cpuText, sixteen.last!.rate, sixteen.last!.p50, sixteen.last!.p99, sixteen.last!.cpuText))
                 }
                 return (raw, floors, one, sixteen)
             }
@@ -92,12 +92,36 @@ struct BenchVerify: AsyncParsableCommand {
                     format: "  end to end over HTTP, %@  %8.0f proofs/s   p50 %6.1f ms   p99 %6.1f ms   ratio to raw %.2f",
                     name, rate, Stats.median(outcomes.map(\.p50)), Stats.median(outcomes.map(\.p99)), rate / rawMedian))
         }
+        // What the cores allow: each phase's CPU per call, and what the target leaves per proof.
+        print("")
+        print(
+            "CPU per call, medians (machine: all processes on its \(CPUTime.cores) cores, PostgreSQL's included; process: this one, server and clients)"
+        )
+        for (name, outcomes) in [("HTTP floor ", floors), ("1 client   ", one), ("16 clients ", sixteen)] {
+            let machine = outcomes.compactMap(\.cpu.machine)
+            print(
+                String(
+                    format: "  %@ machine %@   process %5.3f ms", name,
+                    machine.isEmpty ? "    ?   " : String(format: "%5.3f ms", Stats.median(machine)),
+                    Stats.median(outcomes.map(\.cpu.process))))
+        }
+        print(
+            String(
+                format:
+                    "  the target, 0.5x raw at 16 clients (%.0f proofs/s), leaves %.3f ms of CPU per proof on %d cores; raw ECDSA takes %.3f of it",
+                rawMedian / 2, Double(CPUTime.cores) * 1000 / (rawMedian / 2), CPUTime.cores, 1000 / rawMedian))
     }
 
     struct Outcome: Sendable {
         var rate: Double
         var p50: Double
         var p99: Double
+        /// CPU per call while the phase ran.
+        var cpu: CPUTime.PerOperation
+
+        var cpuText: String {
+            (cpu.machine.map { String(format: "%.2f ms a call", $0) } ?? "?") + String(format: ", this process %.2f", cpu.process)
+        }
     }
 
     /// Verifies per second of one valid signature on one core, as the verifier checks them.
@@ -191,6 +215,7 @@ struct BenchVerify: AsyncParsableCommand {
     /// once: the calls' rate and their latency.
     static func timed(calls: [Int], _ call: @escaping @Sendable (Int, Int) async throws -> Void) async throws -> Outcome {
         let clock = ContinuousClock()
+        let cpu = CPUTime.now()
         let start = clock.now
         let histogram = try await withThrowingTaskGroup(of: Histogram<UInt64>.self) { group in
             for (worker, count) in calls.enumerated() {
@@ -211,7 +236,7 @@ struct BenchVerify: AsyncParsableCommand {
         let elapsed = (clock.now - start).seconds
         return Outcome(
             rate: Double(histogram.totalCount) / elapsed, p50: Double(histogram.valueAtPercentile(50)) / 1000,
-            p99: Double(histogram.valueAtPercentile(99)) / 1000)
+            p99: Double(histogram.valueAtPercentile(99)) / 1000, cpu: CPUTime.since(cpu, operations: Int(histogram.totalCount)))
     }
 }
 
