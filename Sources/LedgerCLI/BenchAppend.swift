@@ -37,12 +37,16 @@ struct BenchAppend: AsyncParsableCommand {
                 """)
             let store = PostgresEventStore(client: client, logger: logger)
             var results: [String: [Double]] = [:]
+            var cpu: [String: [CPUTime.PerOperation]] = [:]
             print("ledger bench append: \(rounds) rounds of \(seconds)s each on \(settings.host):\(settings.port)")
             for round in 1...rounds {
-                results["single-1", default: []].append(try await appendRate(store, writers: 1, batch: 1, tag: "r\(round)a"))
-                results["single-16", default: []].append(try await appendRate(store, writers: 16, batch: 1, tag: "r\(round)b"))
-                results["batch-100", default: []].append(
-                    try await appendRate(store, writers: batchWriters, batch: 100, tag: "r\(round)c"))
+                for (name, writers, batch, tag) in [
+                    ("single-1", 1, 1, "a"), ("single-16", 16, 1, "b"), ("batch-100", batchWriters, 100, "c"),
+                ] {
+                    let (rate, perEvent) = try await appendRate(store, writers: writers, batch: batch, tag: "r\(round)\(tag)")
+                    results[name, default: []].append(rate)
+                    cpu[name, default: []].append(perEvent)
+                }
                 results["pgbench-1", default: []].append(try await pgbenchRate(pgbench, settings, clients: 1))
                 results["pgbench-16", default: []].append(try await pgbenchRate(pgbench, settings, clients: 16))
                 print("  round \(round): " + results.keys.sorted().map { "\($0)=\(Int(results[$0]!.last!))" }.joined(separator: " "))
@@ -53,16 +57,27 @@ struct BenchAppend: AsyncParsableCommand {
             print("  single-event appends, 1 writer     \(Stats.format(m["single-1"]!))   pgbench 1 client   \(Stats.format(m["pgbench-1"]!))   ratio \(String(format: "%.2f", m["single-1"]! / m["pgbench-1"]!))")
             print("  single-event appends, 16 writers   \(Stats.format(m["single-16"]!))   pgbench 16 clients \(Stats.format(m["pgbench-16"]!))   ratio \(String(format: "%.2f", m["single-16"]! / m["pgbench-16"]!))")
             print("  batched appends (100/append, \(batchWriters) writers) \(Stats.format(m["batch-100"]!))")
+            print("  CPU per event, medians (machine: all processes, PostgreSQL's included; process: this one):")
+            for name in ["single-1", "single-16", "batch-100"] {
+                let machine = cpu[name]!.compactMap(\.machine)
+                print(
+                    "    \(name.padding(toLength: 10, withPad: " ", startingAt: 0)) machine "
+                        + (machine.isEmpty ? "?" : String(format: "%.4f ms", Stats.median(machine)))
+                        + String(format: "   process %.4f ms", Stats.median(cpu[name]!.map(\.process))))
+            }
             let verified = try await LogVerification(store: store).run()
             print("  log verify after the run: \(verified.failure == nil ? "OK" : "FAILED") (\(verified.checked) events)")
         }
     }
 
-    /// Events per second appended by `writers` concurrent tasks for `seconds`.
-    private func appendRate(_ store: PostgresEventStore, writers: Int, batch: Int, tag: String) async throws -> Double {
+    /// Events per second appended by `writers` concurrent tasks for `seconds`, and the CPU per event.
+    private func appendRate(
+        _ store: PostgresEventStore, writers: Int, batch: Int, tag: String
+    ) async throws -> (Double, CPUTime.PerOperation) {
         let data = #"{"rootHash":"q83vEjRWeJq83vEjRWeJq83vEjRWeJq83vEjRWeJq80=","kind":"bench"}"#
         let meta = EventMetadata(actor: "bench", requestId: UUID().uuidString).json()
         let clock = ContinuousClock()
+        let cpu = CPUTime.now()
         let start = clock.now
         let deadline = start + .milliseconds(Int(seconds * 1000))
         let total = try await withThrowingTaskGroup(of: Int.self) { group in
@@ -83,7 +98,10 @@ struct BenchAppend: AsyncParsableCommand {
             return try await group.reduce(0, +)
         }
         let elapsed = clock.now - start
-        return Double(total) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        return (
+            Double(total) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18),
+            CPUTime.since(cpu, operations: total)
+        )
     }
 
     /// pgbench's single-row insert rate into an equivalent table (tps excluding connection time).
