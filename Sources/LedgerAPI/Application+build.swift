@@ -91,8 +91,12 @@ public func buildRouter(
             status: .ok, headers: [.contentType: "application/yaml"],
             body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.text)))
     }
+    // Commands tell this process's proof batcher how they left a collaboration.
+    var changed: (@Sendable (String, Collaborations.Current) -> Void)?
+    if let batcher = verifier.batcher { changed = { batcher.collaborationChanged($0, $1) } }
     let service = CollaborationService(
-        store: store, client: client, publicBaseURL: configuration.baseURL, logger: logger, readWait: configuration.readWait)
+        store: store, client: client, publicBaseURL: configuration.baseURL, logger: logger, readWait: configuration.readWait,
+        changed: changed)
     let v1 = router.group("v1").add(middleware: AuthMiddleware(authority: authority))
     CollaborationController(service: service, bodyLimit: configuration.bodyLimit).addRoutes(to: v1)
     let proofs = ProofService(

@@ -83,6 +83,9 @@ public struct Collaborations: Sendable {
         public var stored: [RecordedEvent]
         /// The events decided (and appended, unless `result.duplicate`).
         public var events: [CollaborationEvent]
+        /// The collaboration as the command left it (as read when it appended nothing); nil
+        /// when its append met an earlier one (`result.duplicate`).
+        public var current: Current?
     }
 
     /// Loads the inline state, decides, appends at the version read; a concurrent change makes
@@ -114,7 +117,7 @@ public struct Collaborations: Sendable {
                 }
             }
             var requests: [AppendRequest] = []
-            var appending: [(id: String, events: [CollaborationEvent])] = []
+            var appending: [(id: String, events: [CollaborationEvent], state: CollaborationState)] = []
             for id in open where results[id] == nil {
                 guard let current = currents[id] else {
                     results[id] = .failure(DomainError(.notFound, "not_found", "collaboration not found"))
@@ -123,7 +126,7 @@ public struct Collaborations: Sendable {
                 do {
                     let decision = try decisions[id]!(current.state)
                     guard !decision.entries.isEmpty else {
-                        results[id] = .success(Outcome(result: nil, position: current.position, stored: [], events: []))
+                        results[id] = .success(Outcome(result: nil, position: current.position, stored: [], events: [], current: current))
                         continue
                     }
                     var next = current.state
@@ -133,13 +136,13 @@ public struct Collaborations: Sendable {
                             streamId: Streams.collaboration(id), expectedVersion: .exact(current.version),
                             events: decision.entries.map { $0.event.newEvent(metadata: $0.metadata, id: $0.id ?? Identifiers.timeOrderedUUID()) },
                             state: next.json))
-                    appending.append((id, decision.entries.map(\.event)))
+                    appending.append((id, decision.entries.map(\.event), next))
                 } catch {
                     results[id] = .failure(error)
                 }
             }
             open = []
-            for ((id, events), (request, appended)) in zip(appending, zip(requests, await store.appendAll(requests))) {
+            for ((id, events, state), (request, appended)) in zip(appending, zip(requests, await store.appendAll(requests))) {
                 switch appended {
                 case .success(let result):
                     var stored: [RecordedEvent] = []
@@ -152,7 +155,11 @@ public struct Collaborations: Sendable {
                             continue
                         }
                     }
-                    results[id] = .success(Outcome(result: result, position: result.lastPosition, stored: stored, events: events))
+                    let after = Current(state: state, version: result.version, position: result.lastPosition)
+                    results[id] = .success(
+                        Outcome(
+                            result: result, position: result.lastPosition, stored: stored, events: events,
+                            current: result.duplicate ? nil : after))
                 case .failure(let error as StoreError) where error.isVersionConflict && attempt < Self.attempts:
                     currents[id] = nil
                     open.append(id)

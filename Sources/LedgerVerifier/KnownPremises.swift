@@ -4,7 +4,7 @@ import LedgerStore
 import Synchronization
 
 /// What this process knows of a group's premises without asking the database: the challenges
-/// it issued, and collaborations as its last read or commit left them. Hints, never the
+/// it issued, and collaborations as its last read, commit or command left them. Hints, never the
 /// truth: a group decided on them is committed by `ledger_decide_proofs_committed`, which
 /// checks every premise again under its locks (a challenge used or expired meanwhile, a
 /// collaboration changed by a command or another process), and a refused group forgets what it
@@ -25,8 +25,10 @@ final class KnownPremises: Sendable {
     }
 
     private let state = Mutex(State())
-    /// Groups that found every premise known (for tests).
+    /// Groups that found every premise known, and commits refused because a premise no longer
+    /// held (for tests).
     let hits = Atomic<Int>(0)
+    let refusals = Atomic<Int>(0)
     /// Bounds: past them, expired challenges are dropped, and collaborations forgotten.
     let maxChallenges: Int
     let maxCollaborations: Int
@@ -70,11 +72,11 @@ final class KnownPremises: Sendable {
         return premises
     }
 
-    /// Collaborations as read.
-    func read(_ currents: [String: Collaborations.Current]) {
+    /// Collaborations as read, or as a command of this process left them.
+    func learn(_ currents: [String: Collaborations.Current]) {
         state.withLock { state in
             if state.currents.count + currents.count > maxCollaborations { state.currents.removeAll() }
-            state.currents.merge(currents) { _, read in read }
+            for (id, current) in currents { Self.keep(id, current, in: &state) }
         }
     }
 
@@ -82,16 +84,27 @@ final class KnownPremises: Sendable {
     func committed(_ decisions: ProofBatcher.Decisions, group: [ProofBatcher.Stored], firstPositions: [Int64]) {
         state.withLock { state in
             for (append, first) in zip(decisions.appends, firstPositions) {
-                state.currents[append.collaborationId] = Collaborations.Current(
-                    state: append.state, version: append.version + Int64(append.events.count),
-                    position: first + Int64(append.events.count) - 1)
+                Self.keep(
+                    append.collaborationId,
+                    Collaborations.Current(
+                        state: append.state, version: append.version + Int64(append.events.count),
+                        position: first + Int64(append.events.count) - 1), in: &state)
             }
             for request in group { state.challenges[request.submission.challengeId] = nil }
         }
     }
 
+    /// The later of what is known and `current`: reads, commits and commands report in any
+    /// order (a read that began before a command's commit may finish after it), and a stream's
+    /// version only grows.
+    private static func keep(_ id: String, _ current: Collaborations.Current, in state: inout State) {
+        if let known = state.currents[id], known.version >= current.version { return }
+        state.currents[id] = current
+    }
+
     /// After a refused commit: what the group relied on is no longer trusted.
     func forget(_ group: [ProofBatcher.Stored]) {
+        refusals.add(1, ordering: .relaxed)
         state.withLock { state in
             for request in group {
                 state.currents[request.submission.collaborationId] = nil

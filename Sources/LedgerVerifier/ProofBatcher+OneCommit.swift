@@ -58,7 +58,7 @@ extension ProofBatcher {
                             premises = known
                         } else {
                             premises = try await self.readPremises(group, connection)
-                            self.known.read(premises.currents)
+                            self.known.learn(premises.currents)
                         }
                         try await self.hooks.afterRead?()
                         let decisions = try self.decided(group, premises)

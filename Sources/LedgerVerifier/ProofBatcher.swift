@@ -97,6 +97,12 @@ public final class ProofBatcher: Sendable {
         try await groups.submit([submission]) { group in await self.decide(group) }[0].get()
     }
 
+    /// A collaboration as a command of this process left it: a group on it may decide without
+    /// reading it (the commit checks it, as any known premise).
+    public func collaborationChanged(_ collaborationId: String, _ current: Collaborations.Current) {
+        known.learn([collaborationId: current])
+    }
+
     /// A challenge this process issued: a group that carries it may decide without reading it.
     public func issued(_ challenge: ProofRequests.Challenge, collaborationId: String, account: String) {
         known.issued(

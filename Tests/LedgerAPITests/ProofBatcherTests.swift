@@ -269,6 +269,7 @@ struct ProofBatcherTests {
 
             #expect(Self.reason(results[0]) == "identity_removed")
             #expect(batcher.known.hits.load(ordering: .relaxed) == 2)
+            #expect(batcher.known.refusals.load(ordering: .relaxed) == 1)
             #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_proof_requests") == 3)
             #expect(try await Self.decidedInOneCommit(api.db) == 3)
             #expect(
@@ -279,6 +280,76 @@ struct ProofBatcherTests {
                     WHERE v.event_type = 'ProofRejected' AND v.position > r.position
                     """) == 1)
             #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_events WHERE event_type = 'AccessGranted'") == 2)
+        }
+    }
+
+    @Test("known premises: a report older than what is known (a read that began before a command's commit) does not replace it")
+    func knownKeepsTheLatest() throws {
+        let command = StartCollaboration(localIdentifier: "l", title: "t", initiatorHandle: "h")
+        guard case .started(let started) = command.started(collaborationId: "c", owner: "devin", universalLink: "u") else {
+            Issue.record("not a start")
+            return
+        }
+        let known = KnownPremises()
+        let challengeId = UUID()
+        known.issued(challengeId, .init(bytes: [1], collaborationId: "c", account: "alice", expiresAt: Date().addingTimeInterval(100)))
+        let group = [
+            ProofBatcher.Stored(
+                index: 0, requestId: UUID(),
+                submission: .init(
+                    collaborationId: "c", account: "alice", challengeId: challengeId, signature: [],
+                    proof: IdentityProof(publicKey: [], publicKeyIndex: 0, inclusionHashes: [])))
+        ]
+        func version() -> Int64? { known.premises(for: group)?.currents["c"]?.version }
+        let state = CollaborationState(started: started)
+        known.learn(["c": .init(state: state, version: 3, position: 30)])
+        known.learn(["c": .init(state: state, version: 2, position: 20)])
+        #expect(version() == 3)
+        known.learn(["c": .init(state: state, version: 4, position: 40)])
+        #expect(version() == 4)
+        known.forget(group)
+        #expect(version() == nil)
+    }
+
+    /// The batcher a `LinkFactory` made, for the test body.
+    final class Made: Sendable {
+        let batcher = Mutex<ProofBatcher?>(nil)
+    }
+
+    @Test(
+        "known premises: commands through the API tell the batcher how they left a collaboration; the groups after them decide on it without reading, and no commit is refused"
+    )
+    func commandsTellKnownPremises() async throws {
+        let made = Made()
+        let link: LinkFactory = { client, store in
+            let batcher = ProofBatcher(client: client, store: store, logger: Logger(label: "test"), claim: .seconds(60))
+            made.batcher.withLock { $0 = batcher }
+            return VerifierLink(
+                batcher: batcher, localDecider: ProofDecider(client: client, store: store, logger: Logger(label: "test")), verdicts: nil)
+        }
+        try await withAPI(verifier: link) { api in
+            let batcher = try #require(made.batcher.withLock { $0 })
+            // Started and given identities by commands: the first group already knows it.
+            let (id, people) = try await Self.collaboration(api, people: 2)
+            let (alice, bob) = (people[0], people[1])
+            #expect(try await api.verify(id, alice, as: "alice").status == .ok)
+            #expect(batcher.known.hits.load(ordering: .relaxed) == 1)
+            // A command removes bob's identity: the next group decides on that, without a refusal.
+            let removed = try await api.call(
+                .post, "/v1/collaborations/\(id)/participants", as: "devin", json: #"{"removed":["\#(bob.rootHash)"]}"#)
+            #expect(removed.status == .ok)
+            let refused = try await api.verify(id, bob, as: "bob")
+            #expect(refused.status == .forbidden, "\(refused.raw)")
+            #expect(refused.body["error"]?["reason"]?.string == "identity_removed")
+            // A highlight moves the collaboration's version too.
+            let highlight = try await api.call(
+                .post, "/v1/collaborations/\(id)/highlights", as: "devin", json: #"{"kind":"persistence","trigger":"renamed"}"#)
+            #expect(highlight.status == .created)
+            #expect(try await api.verify(id, alice, as: "alice").status == .ok)
+
+            #expect(batcher.known.hits.load(ordering: .relaxed) == 3)
+            #expect(batcher.known.refusals.load(ordering: .relaxed) == 0)
+            #expect(try await Self.decidedInOneCommit(api.db) == 3)
         }
     }
 
