@@ -38,11 +38,10 @@ struct BenchAppend: AsyncParsableCommand {
             let store = PostgresEventStore(client: client, logger: logger)
             var results: [String: [Double]] = [:]
             var cpu: [String: [CPUTime.PerOperation]] = [:]
+            let phases = [("single-1", 1, 1, "a"), ("single-16", 16, 1, "b"), ("batch-100", batchWriters, 100, "c")]
             print("ledger bench append: \(rounds) rounds of \(seconds)s each on \(settings.host):\(settings.port)")
             for round in 1...rounds {
-                for (name, writers, batch, tag) in [
-                    ("single-1", 1, 1, "a"), ("single-16", 16, 1, "b"), ("batch-100", batchWriters, 100, "c"),
-                ] {
+                for (name, writers, batch, tag) in phases {
                     let (rate, perEvent) = try await appendRate(store, writers: writers, batch: batch, tag: "r\(round)\(tag)")
                     results[name, default: []].append(rate)
                     cpu[name, default: []].append(perEvent)
@@ -58,7 +57,7 @@ struct BenchAppend: AsyncParsableCommand {
             print("  single-event appends, 16 writers   \(Stats.format(m["single-16"]!))   pgbench 16 clients \(Stats.format(m["pgbench-16"]!))   ratio \(String(format: "%.2f", m["single-16"]! / m["pgbench-16"]!))")
             print("  batched appends (100/append, \(batchWriters) writers) \(Stats.format(m["batch-100"]!))")
             print("  CPU per event, medians (machine: all processes, PostgreSQL's included; process: this one):")
-            for name in ["single-1", "single-16", "batch-100"] {
+            for (name, _, _, _) in phases {
                 let machine = cpu[name]!.compactMap(\.machine)
                 print(
                     "    \(name.padding(toLength: 10, withPad: " ", startingAt: 0)) machine "

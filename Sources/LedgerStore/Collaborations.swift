@@ -155,11 +155,11 @@ public struct Collaborations: Sendable {
                             continue
                         }
                     }
-                    let after = Current(state: state, version: result.version, position: result.lastPosition)
                     results[id] = .success(
                         Outcome(
                             result: result, position: result.lastPosition, stored: stored, events: events,
-                            current: result.duplicate ? nil : after))
+                            current: result.duplicate
+                                ? nil : Current(state: state, version: result.version, position: result.lastPosition)))
                 case .failure(let error as StoreError) where error.isVersionConflict && attempt < Self.attempts:
                     currents[id] = nil
                     open.append(id)

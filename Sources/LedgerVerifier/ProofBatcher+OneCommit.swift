@@ -9,7 +9,7 @@ import PostgresNIO
 ///
 /// 1. One statement reads the collaborations' states and the group's challenges, unless this
 ///    process knows them all (`KnownPremises`: challenges it issued, collaborations as its last
-///    read or commit left them); the commit checks them either way.
+///    read, commit or command left them); the commit checks them either way.
 /// 2. Here: each challenge's use is decided (issued to the caller for this collaboration,
 ///    unexpired, unused, the first in the group to carry it), signatures and Merkle paths are
 ///    checked, and each collaboration's verdicts are decided in order on its state.
