@@ -159,6 +159,8 @@ let package = Package(
         .testTarget(
             name: "LedgerDomainTests",
             dependencies: ["LedgerDomain", "LedgerWire", "LedgerDeviceSimulator", .product(name: "Crypto", package: "swift-crypto")],
+            // Wycheproof ECDSA and RFC 6962 Merkle vectors: a clone passes without ../shared.
+            resources: [.copy("Vectors")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

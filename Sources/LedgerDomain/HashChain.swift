@@ -5,10 +5,10 @@ import Foundation
 /// previous event's hash, so changing, removing or reordering any event breaks every hash
 /// after it.
 ///
-/// `hash = SHA256(previousHash || u64(position) || str(streamId) || u64(version) ||
-/// uuid(eventId) || str(type) || str(data) || str(metadata) || i64(recordedAtMicros))`
-/// where integers are big-endian and `str` is a u32 big-endian byte length followed by the
-/// UTF-8 bytes. The first event's previous hash is 32 zero bytes.
+/// `hash = SHA256(previousHash || leaf)`, the leaf being the event's canonical bytes
+/// (`EventLeaf`). The first event's previous hash is 32 zero bytes. The chain alone proves
+/// nothing to someone who can rewrite the table; signed checkpoints over the Merkle tree of
+/// the same leaves (`MerkleTree`, `Checkpoint`) do.
 public enum HashChain {
     public static let genesis = [UInt8](repeating: 0, count: 32)
 
@@ -16,16 +16,18 @@ public enum HashChain {
         previous: [UInt8], position: Int64, streamId: String, version: Int64, eventId: UUID,
         type: String, data: String, metadata: String, recordedAtMicros: Int64
     ) -> [UInt8] {
+        hash(
+            previous: previous,
+            leaf: EventLeaf.bytes(
+                position: position, streamId: streamId, version: version, eventId: eventId, type: type, data: data,
+                metadata: metadata, recordedAtMicros: recordedAtMicros))
+    }
+
+    /// `SHA256(previous || leaf)`, the leaf being the event's canonical bytes (`EventLeaf`).
+    public static func hash(previous: [UInt8], leaf: [UInt8]) -> [UInt8] {
         var hasher = SHA256()
         hasher.update(data: previous)
-        hasher.update(integer: UInt64(bitPattern: position))
-        hasher.update(string: streamId)
-        hasher.update(integer: UInt64(bitPattern: version))
-        withUnsafeBytes(of: eventId.uuid) { hasher.update(bufferPointer: $0) }
-        hasher.update(string: type)
-        hasher.update(string: data)
-        hasher.update(string: metadata)
-        hasher.update(integer: UInt64(bitPattern: recordedAtMicros))
+        hasher.update(data: leaf)
         return Array(hasher.finalize())
     }
 
@@ -85,17 +87,5 @@ public enum HashChain {
             case .headMismatch: "position \(position): the recorded head hash does not match the last event"
             }
         }
-    }
-}
-
-extension SHA256 {
-    fileprivate mutating func update(integer: UInt64) {
-        withUnsafeBytes(of: integer.bigEndian) { update(bufferPointer: $0) }
-    }
-
-    fileprivate mutating func update(string: String) {
-        let bytes = Array(string.utf8)
-        withUnsafeBytes(of: UInt32(bytes.count).bigEndian) { update(bufferPointer: $0) }
-        update(data: bytes)
     }
 }

@@ -132,12 +132,8 @@ struct WycheproofTests {
         var testGroups: [Group]
     }
 
-    static var vectors: URL {
-        if let dir = ProcessInfo.processInfo.environment["LEDGER_VECTORS_DIR"] { return URL(fileURLWithPath: dir) }
-        return URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("../shared/vectors/wycheproof").standardizedFileURL
-    }
+    /// Copies of the public vectors, with their licence, in this target's resources.
+    static var vectors: URL { Bundle.module.resourceURL!.appendingPathComponent("Vectors") }
 
     static func hex(_ text: String) -> [UInt8] {
         var bytes: [UInt8] = []
