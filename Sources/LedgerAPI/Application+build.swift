@@ -35,7 +35,8 @@ public struct APIConfiguration: Sendable {
         self.rejectionLimitPerMinute = rejectionLimitPerMinute
     }
 
-    var baseURL: String { publicBaseURL ?? "http://\(host):\(port)" }
+    /// Where universal links point: the public base URL, else this server.
+    public var baseURL: String { publicBaseURL ?? "http://\(host):\(port)" }
 }
 
 /// How proof submissions reach a verdict: with a batcher, this process stores and decides
@@ -104,6 +105,7 @@ public func buildRouter(
         collaborations: service, batcher: verifier.batcher, localDecider: verifier.localDecider, verdicts: verifier.verdicts,
         verdictWait: configuration.verdictWait, throttle: RejectionThrottle(limit: configuration.rejectionLimitPerMinute))
     ProofController(service: proofs, bodyLimit: configuration.bodyLimit).addRoutes(to: v1)
+    LogController(tree: LogTree(client: client, logger: logger), store: store, collaborations: service).addRoutes(to: v1)
     // Last: wraps only the not-found responder (405 + Allow for a known path, wrong method).
     router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes))
     return router

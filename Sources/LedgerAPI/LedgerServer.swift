@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import LedgerDomain
 import LedgerProjections
 import LedgerStore
 import LedgerVerifier
@@ -13,10 +14,12 @@ import ServiceLifecycle
 /// (last) stops taking requests before the workers and listeners it uses.
 public enum LedgerServer {
     /// `ledger serve`: API deciding proofs in groups (a batcher, and a local decider for what
-    /// it hands back), a verifier worker for requests left pending, and their LISTEN hubs.
+    /// it hands back), a verifier worker for requests left pending, the projectors, the
+    /// checkpointer (with a signing key), and their LISTEN hubs.
     public static func allInOne(
         client: PostgresClient, store: any EventStore, authority: TokenAuthority, configuration: APIConfiguration,
-        verifierConcurrency: Int = 8, logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+        signer: NoteSigner? = nil, verifierConcurrency: Int = 8, logger: Logger,
+        onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> [any Service] {
         let requests = NotificationHub(client: client, channel: VerifierChannels.requests, logger: logger)
         let verdicts = NotificationHub(client: client, channel: VerifierChannels.verdicts, logger: logger)
@@ -29,7 +32,8 @@ public enum LedgerServer {
             verifier: VerifierLink(
                 batcher: ProofBatcher(client: client, store: store, logger: logger), localDecider: decider, verdicts: verdicts),
             logger: logger, onRunning: onRunning)
-        return [requests, verdicts, events, worker, projector, app]
+        let checkpointer: [any Service] = signer.map { [Checkpointer(client: client, signer: $0, events: events, logger: logger)] } ?? []
+        return [requests, verdicts, events, worker, projector] + checkpointer + [app]
     }
 
     /// `ledger api`: the API alone; verdicts come from `ledger verifier` workers.

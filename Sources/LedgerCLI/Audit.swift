@@ -11,7 +11,7 @@ import PostgresNIO
 struct Audit: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Audit trails as readable tables: a collaboration's history, access changes, members at a time.",
-        subcommands: [History.self, Access.self, Members.self])
+        subcommands: [History.self, Access.self, Members.self, VerifyEvidence.self])
 
     static func withService<T: Sendable>(
         _ database: DatabaseOptions, _ body: @Sendable (CollaborationService) async throws -> T
@@ -91,6 +91,34 @@ struct Audit: AsyncParsableCommand {
             Table(["identity", "state", "account", "invited", "granted"], members.members.map { m in
                 [m.rootHash, m.state, m.accountId ?? "-", m.invitedAt.map(Audit.time) ?? "", m.grantedAt.map(Audit.time) ?? ""]
             }).print()
+        }
+    }
+}
+
+extension Audit {
+    /// Offline: no database, no network. The file is what `GET /v1/audit/evidence/{position}` answers.
+    struct VerifyEvidence: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "verify",
+            abstract: "Check an evidence document offline: checkpoint signature, leaf, inclusion proof, and a grant's device proof.")
+        @Argument(help: "The evidence document (JSON).") var file: String
+        @Option(help: "The log's verifier key (name+id+key) (env LEDGER_LOG_KEY).") var key: String?
+
+        func run() throws {
+            guard let keyText = key ?? Environment.value("LEDGER_LOG_KEY") else {
+                throw ValidationError("--key (or LEDGER_LOG_KEY) is required: the verifier key the checkpoint must be signed with")
+            }
+            let verifier = try NoteVerifier(keyText)
+            do {
+                let evidence = try JSONDecoder().decode(Evidence.self, from: Data(contentsOf: URL(fileURLWithPath: file)))
+                let report = try EvidenceVerifier.verify(evidence, key: verifier)
+                print(
+                    "audit verify: OK, \(report.type) at position \(report.position) is in the log of \(report.treeSize) events signed by \(verifier.name)"
+                        + (report.deviceProofChecked ? "; the device's proof verifies" : ""))
+            } catch {
+                print("audit verify: FAILED: \(error)")
+                throw ExitCode(2)
+            }
         }
     }
 }

@@ -37,25 +37,77 @@ struct Migrate: AsyncParsableCommand {
 
 struct Log: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Inspect the event log.", subcommands: [Verify.self])
+        abstract: "Inspect and verify the event log.", subcommands: [Verify.self, CheckpointCommand.self, Keygen.self])
 
     struct Verify: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Walk the hash chain from the first event; exit non-zero naming the first position that does not match.")
+            abstract: "Walk the hash chain and recompute the Merkle tree from the events; with --checkpoint and --key, check that today's log extends a saved checkpoint. Exits non-zero naming what is wrong.")
+
+        @OptionGroup var database: DatabaseOptions
+        @Option(help: "A signed checkpoint saved earlier (`ledger log checkpoint`, `GET /v1/log/checkpoint`).") var checkpoint: String?
+        @Option(help: "The log's verifier key (name+id+key), needed with --checkpoint (env LEDGER_LOG_KEY).") var key: String?
+
+        func run() async throws {
+            let saved = try savedCheckpoint()
+            let report = try await database.withClient { client, logger in
+                let store = PostgresEventStore(client: client, logger: logger)
+                return try await LogVerification(store: store, tree: LogTree(client: client, logger: logger)).run(saved: saved)
+            }
+            var failed = false
+            if let failure = report.failure {
+                print("log verify: FAILED at position \(failure.position): \(failure)")
+                print("events verified before the break: \(report.checked)")
+                failed = true
+            }
+            if let failure = report.checkpointFailure {
+                print("log verify: FAILED: \(failure)")
+                failed = true
+            }
+            if failed { throw ExitCode(2) }
+            print("log verify: OK, \(report.checked) events, head position \(report.headPosition), root \(Base64.encode(report.root))")
+            if let saved { print("the log extends the saved checkpoint of size \(saved.size) (same root at that size)") }
+        }
+
+        /// The saved checkpoint, its signature checked with the key; exit 2 if it does not check.
+        func savedCheckpoint() throws -> LedgerDomain.Checkpoint? {
+            guard let path = checkpoint else { return nil }
+            guard let keyText = key ?? Environment.value("LEDGER_LOG_KEY") else {
+                throw ValidationError("--checkpoint needs --key (or LEDGER_LOG_KEY): the verifier key the checkpoint was signed with")
+            }
+            let note = try String(contentsOfFile: path, encoding: .utf8)
+            do {
+                return try LedgerDomain.Checkpoint.open(note, verifier: NoteVerifier(keyText))
+            } catch {
+                print("log verify: FAILED: the saved checkpoint does not check with the key: \(error)")
+                throw ExitCode(2)
+            }
+        }
+    }
+
+    struct CheckpointCommand: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "checkpoint",
+            abstract: "Print the latest signed checkpoint; save it where the database's owners cannot reach it.")
 
         @OptionGroup var database: DatabaseOptions
 
         func run() async throws {
-            let report = try await database.withClient { client, logger in
-                let store = PostgresEventStore(client: client, logger: logger)
-                return try await LogVerification(store: store).run()
-            }
-            if let failure = report.failure {
-                print("log verify: FAILED at position \(failure.position): \(failure)")
-                print("events verified before the break: \(report.checked)")
-                throw ExitCode(2)
-            }
-            print("log verify: OK, \(report.checked) events, head position \(report.headPosition)")
+            let latest = try await database.withClient { client, logger in try await LogTree(client: client, logger: logger).latestCheckpoint() }
+            guard let latest else { throw ValidationError("no checkpoint has been signed yet: is a checkpointer running (`ledger serve` or `ledger checkpointer`)?") }
+            print(latest.note, terminator: "")
+        }
+    }
+
+    struct Keygen: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make a checkpoint signing key: the key (for LEDGER_SIGNING_KEY_FILE) on stdout, its verifier key on stderr.")
+
+        @Option(help: "The log's origin, which names the key (e.g. ledger.example.com/ledger).") var origin: String
+
+        func run() throws {
+            let signer = try NoteSigner(name: origin)
+            print(signer.text)
+            FileHandle.standardError.write(Data("verifier key: \(signer.verifier.text)\n".utf8))
         }
     }
 }

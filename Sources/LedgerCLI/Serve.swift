@@ -56,11 +56,14 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try http.configuration()
+        let signer = try SigningKey.resolve(
+            dataDir: database.resolvedDataDir, origin: SigningKey.origin(publicBaseURL: configuration.baseURL)
+        ).signer
         try await Role(name: "serve", database: database, migrate: true).run { context in
-            let (authority, onRunning) = try await context.authority(printGeneratedToken: true)
+            let (authority, onRunning) = try await context.authority(printGeneratedToken: true, verifierKey: signer.verifier.text)
             return LedgerServer.allInOne(
                 client: context.client, store: context.store, authority: authority, configuration: configuration,
-                verifierConcurrency: verifier.concurrency, logger: context.logger, onRunning: onRunning)
+                signer: signer, verifierConcurrency: verifier.concurrency, logger: context.logger, onRunning: onRunning)
         }
     }
 }
@@ -102,6 +105,25 @@ struct Verifier: AsyncParsableCommand {
     }
 }
 
+struct CheckpointerRole: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "checkpointer",
+        abstract: "Grow the log's Merkle tree and sign checkpoints (run one per deployment; a second one waits as a standby).")
+
+    @OptionGroup var database: DatabaseOptions
+    @Option(help: "Base URL whose host names the log (env LEDGER_PUBLIC_BASE_URL; LEDGER_LOG_ORIGIN overrides the name).")
+    var publicBaseURL: String?
+
+    func run() async throws {
+        let base = publicBaseURL ?? Environment.value("LEDGER_PUBLIC_BASE_URL") ?? "http://localhost"
+        let signer = try SigningKey.resolve(dataDir: database.resolvedDataDir, origin: SigningKey.origin(publicBaseURL: base)).signer
+        try await Role(name: "checkpointer", database: database, migrate: false).run { context in
+            let events = context.hub("ledger_events")
+            return [events, Checkpointer(client: context.client, signer: signer, events: events, logger: context.logger)]
+        }
+    }
+}
+
 /// One process role: connect (embedded PostgreSQL unless a URL is set), migrate or check the
 /// schema, then run its services in one ServiceGroup. On SIGTERM/SIGINT the services stop in
 /// reverse order (HTTP server first, workers next), then the client, then the embedded cluster.
@@ -124,13 +146,22 @@ struct Role {
 
         /// The token authority (a development secret is generated into the data folder if none
         /// is configured) and what to do once the server listens: print a development token.
-        func authority(printGeneratedToken: Bool) async throws -> (TokenAuthority, @Sendable (Int) async -> Void) {
+        func authority(
+            printGeneratedToken: Bool, verifierKey: String? = nil
+        ) async throws -> (TokenAuthority, @Sendable (Int) async -> Void) {
             let (secret, generated) = try JWTSecret.resolve(dataDir: database.resolvedDataDir, createIfMissing: true)
             let authority = try await TokenAuthority(secret: secret)
             let dataDir = database.resolvedDataDir.path
             return (authority, { _ in
+                // Unbuffered: the key and the token must show even when stdout is a file.
+                if let verifierKey {
+                    FileHandle.standardOutput.write(Data("""
+                        checkpoint verifier key (keep a copy: auditors check checkpoints with it):
+                          export LEDGER_LOG_KEY=\(verifierKey)
+
+                        """.utf8))
+                }
                 guard generated && printGeneratedToken, let token = try? await authority.issue(account: "dev") else { return }
-                // Unbuffered: the token must show even when stdout is a file.
                 FileHandle.standardOutput.write(Data("""
                     development token (account dev; secret in \(dataDir)/jwt-secret):
                       export TOKEN=\(token)
@@ -143,8 +174,14 @@ struct Role {
     func run(_ services: (Context) async throws -> [any Service]) async throws {
         let logger = Logs.bootstrap()
         LedgerMetrics.bootstrap()
-        let (settings, embedded) = try await database.connect(logger: logger)
+        let (owner, embedded) = try await database.connect(logger: logger)
         try await stopping(embedded) {
+            var settings = owner
+            if embedded != nil {
+                // Least privilege: migrations as the cluster's owner, the services as ledger_app.
+                if migrate { try await withDatabase(owner, logger: logger) { try await Migrator(client: $0, logger: logger).migrate() } }
+                settings = try await PostgresAdmin.serviceLogin(on: owner, logger: logger)
+            }
             let applicationName = "ledger \(name) \(ProcessInfo.processInfo.processIdentifier)"
             let client = settings.makeClient(logger: logger, maxConnections: maxConnections, applicationName: applicationName)
             try await withThrowingTaskGroup(of: Void.self) { group in

@@ -48,7 +48,9 @@ public struct LogSimulator: Sendable {
                         events.append(.accessGranted(.init(
                             rootHash: hash, account: account, proofRequestId: UUID(uuid: random.uuidBytes()).uuidString.lowercased(),
                             challengeId: UUID(uuid: random.uuidBytes()).uuidString.lowercased(),
-                            publicKey: Base64.encode(random.bytes(65)), publicKeyIndex: UInt64(device))))
+                            proof: IdentityProof(
+                                publicKey: random.bytes(65), publicKeyIndex: UInt64(device), inclusionHashes: [random.bytes(32), random.bytes(32)]),
+                            challenge: random.bytes(32), signature: random.bytes(64))))
                     }
                     current[current.count - 1].1 = account
                 }

@@ -37,6 +37,10 @@ public enum CollaborationEvent: Sendable, Hashable {
         }
     }
 
+    /// A grant carries the device's whole proof (base64 as sent), so anyone can check, from
+    /// the event alone, that a device of `rootHash` signed that challenge (`Evidence`).
+    /// Grants recorded before the verifiable log lack `challenge`, `signature` and
+    /// `inclusionHashes`.
     public struct AccessGranted: Codable, Sendable, Hashable {
         public var rootHash: RootHash
         public var account: String
@@ -44,14 +48,23 @@ public enum CollaborationEvent: Sendable, Hashable {
         public var challengeId: String
         public var publicKey: String
         public var publicKeyIndex: UInt64
+        public var challenge: String?
+        public var signature: String?
+        public var inclusionHashes: [String]?
 
-        public init(rootHash: RootHash, account: String, proofRequestId: String, challengeId: String, publicKey: String, publicKeyIndex: UInt64) {
+        public init(
+            rootHash: RootHash, account: String, proofRequestId: String, challengeId: String, proof: IdentityProof,
+            challenge: [UInt8], signature: [UInt8]
+        ) {
             self.rootHash = rootHash
             self.account = account
             self.proofRequestId = proofRequestId
             self.challengeId = challengeId
-            self.publicKey = publicKey
-            self.publicKeyIndex = publicKeyIndex
+            self.publicKey = Base64.encode(proof.publicKey)
+            self.publicKeyIndex = proof.publicKeyIndex
+            self.challenge = Base64.encode(challenge)
+            self.signature = Base64.encode(signature)
+            self.inclusionHashes = proof.inclusionHashes.map(Base64.encode)
         }
     }
 
@@ -97,12 +110,14 @@ public enum CollaborationEvent: Sendable, Hashable {
         }
     }
 
+    public static let accessGrantedType = "AccessGranted"
+
     public var type: String {
         switch self {
         case .started: "CollaborationStarted"
         case .identityAdded: "IdentityAdded"
         case .identityRemoved: "IdentityRemoved"
-        case .accessGranted: "AccessGranted"
+        case .accessGranted: Self.accessGrantedType
         case .accessRevoked: "AccessRevoked"
         case .proofRejected: "ProofRejected"
         case .highlightPosted: "HighlightPosted"

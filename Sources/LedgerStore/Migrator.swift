@@ -39,6 +39,8 @@ public struct Migrator: Sendable {
     /// Applies every pending migration; returns the names applied.
     @discardableResult
     public func migrate() async throws -> [String] {
+        // Nothing to do: no DDL, so a role that may not create tables can start on a current schema.
+        if try await pending().isEmpty { return [] }
         return try await client.transaction(logger: logger) { connection in
             try await connection.queryUnlessClosed("SELECT pg_advisory_xact_lock(\(Self.advisoryLockKey))", logger: logger)
             try await Self.createTable(connection, logger)

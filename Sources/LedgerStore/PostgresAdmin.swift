@@ -25,6 +25,31 @@ public enum PostgresAdmin {
         }
     }
 
+    /// The services' login role: `name` with a fresh random password, a member of
+    /// `ledger_service` (made by the migrations: run them first). Returns how to connect as it.
+    /// For clusters this process owns (the embedded one, tests); elsewhere an administrator
+    /// creates the role.
+    public static func serviceLogin(
+        _ name: String = "ledger_app", on settings: DatabaseSettings, logger: Logger
+    ) async throws -> DatabaseSettings {
+        let password = UUID().uuidString + UUID().uuidString
+        try await withConnection(settings, logger: logger) { connection in
+            let rows = try await connection.queryUnlessClosed("SELECT 1 FROM pg_roles WHERE rolname = \(name)", logger: logger)
+            var exists = false
+            for try await _ in rows { exists = true }
+            let role = quoteIdentifier(name)
+            // Passwords cannot be bound parameters in DDL; this one is a pair of UUIDs.
+            let verb = exists ? "ALTER ROLE \(role) WITH" : "CREATE ROLE \(role)"
+            try await connection.queryUnlessClosed(
+                PostgresQuery(unsafeSQL: "\(verb) LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD '\(password)'"), logger: logger)
+            try await connection.queryUnlessClosed(PostgresQuery(unsafeSQL: "GRANT ledger_service TO \(role)"), logger: logger)
+        }
+        var service = settings
+        service.username = name
+        service.password = password
+        return service
+    }
+
     /// One connection for the closure's lifetime (no pool: for start-up and admin work).
     public static func withConnection<T: Sendable>(
         _ settings: DatabaseSettings, logger: Logger, _ body: (PostgresConnection) async throws -> T

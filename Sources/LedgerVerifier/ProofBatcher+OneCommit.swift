@@ -155,6 +155,7 @@ extension ProofBatcher {
             {
                 usedHere[submission.challengeId] = request.requestId
                 decisions.consuming.insert(request.requestId)
+                request.challenge = issued.challenge
                 do {
                     request.rootHash = try submission.proof.verify(signature: submission.signature, challenge: issued.challenge)
                 } catch let rejection as ProofRejection {
@@ -177,7 +178,8 @@ extension ProofBatcher {
                 let submission = request.submission
                 let event = ProofDecider.verdictEvent(
                     account: submission.account, requestId: request.requestId, challengeId: submission.challengeId,
-                    proof: submission.proof, rootHash: request.rootHash, rejection: request.rejection, state: state)
+                    proof: submission.proof, challenge: request.challenge, signature: submission.signature,
+                    rootHash: request.rootHash, rejection: request.rejection, state: state)
                 state.apply(event)
                 events.append(event)
                 newEvents.append(

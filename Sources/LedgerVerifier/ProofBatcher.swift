@@ -119,6 +119,8 @@ public final class ProofBatcher: Sendable {
         var submission: Submission
         var rootHash: RootHash?
         var rejection: ProofRejection?
+        /// The challenge bytes the proof was checked against (a grant records them).
+        var challenge: [UInt8]?
     }
 
     func decide(_ submissions: [Submission]) async -> [Result<Outcome, any Error>] {
@@ -253,6 +255,7 @@ public final class ProofBatcher: Sendable {
             var request = request
             let submission = request.submission
             if let challenge = challenges[request.requestId] {
+                request.challenge = challenge
                 do {
                     request.rootHash = try submission.proof.verify(signature: submission.signature, challenge: challenge)
                 } catch let rejection as ProofRejection {
@@ -282,7 +285,8 @@ public final class ProofBatcher: Sendable {
                         let submission = request.submission
                         let event = ProofDecider.verdictEvent(
                             account: submission.account, requestId: request.requestId, challengeId: submission.challengeId,
-                            proof: submission.proof, rootHash: request.rootHash, rejection: request.rejection, state: state)
+                            proof: submission.proof, challenge: request.challenge, signature: submission.signature,
+                            rootHash: request.rootHash, rejection: request.rejection, state: state)
                         state.apply(event)
                         return .init(
                             event: event, metadata: ProofDecider.verdictMetadata(account: submission.account, requestId: request.requestId),

@@ -114,9 +114,10 @@ public struct ProofDecider: Sendable {
         var rejection: ProofRejection?
         var rootHash: RootHash?
         progress.at("consuming the challenge")
+        var challenge: [UInt8]?
         do {
-            let challenge = try await consumeChallenge(request, requestId: requestId, connection)
-            rootHash = try request.proof.verify(signature: request.signature, challenge: challenge)
+            challenge = try await consumeChallenge(request, requestId: requestId, connection)
+            rootHash = try request.proof.verify(signature: request.signature, challenge: challenge!)
         } catch let error as ProofRejection {
             rejection = error
         }
@@ -127,7 +128,7 @@ public struct ProofDecider: Sendable {
         let outcome = try await collaborations.decideAndAppend(request.collaborationId) { state in
             let event = Self.verdictEvent(
                 account: request.account, requestId: requestId, challengeId: request.challengeId, proof: request.proof,
-                rootHash: rootHash, rejection: rejection, state: state)
+                challenge: challenge, signature: request.signature, rootHash: rootHash, rejection: rejection, state: state)
             decided = event
             return .init(
                 events: [event], metadata: Self.verdictMetadata(account: request.account, requestId: requestId),
@@ -157,9 +158,11 @@ public struct ProofDecider: Sendable {
 
     /// The verdict event of a request: a rejection found by the checks, else the access
     /// decision on the collaboration's state.
+    /// A grant records the device's whole proof: `challenge` (the bytes it signed, known
+    /// whenever the checks passed) and `signature` as sent.
     static func verdictEvent(
-        account: String, requestId: UUID, challengeId: UUID, proof: IdentityProof, rootHash: RootHash?, rejection: ProofRejection?,
-        state: CollaborationState
+        account: String, requestId: UUID, challengeId: UUID, proof: IdentityProof, challenge: [UInt8]?, signature: [UInt8],
+        rootHash: RootHash?, rejection: ProofRejection?, state: CollaborationState
     ) -> CollaborationEvent {
         var reason = rejection
         if reason == nil, let rootHash {
@@ -167,6 +170,8 @@ public struct ProofDecider: Sendable {
         }
         let requestText = requestId.uuidString.lowercased()
         let challengeText = challengeId.uuidString.lowercased()
+        // A verified root hash implies its challenge was read; refuse rather than grant without it.
+        if reason == nil && challenge == nil { reason = .challengeUnknown }
         if let reason {
             return .proofRejected(
                 .init(
@@ -174,8 +179,8 @@ public struct ProofDecider: Sendable {
         }
         return .accessGranted(
             .init(
-                rootHash: rootHash!, account: account, proofRequestId: requestText, challengeId: challengeText,
-                publicKey: Base64.encode(proof.publicKey), publicKeyIndex: proof.publicKeyIndex))
+                rootHash: rootHash!, account: account, proofRequestId: requestText, challengeId: challengeText, proof: proof,
+                challenge: challenge!, signature: signature))
     }
 
     static func verdictMetadata(account: String, requestId: UUID) -> EventMetadata {

@@ -43,7 +43,9 @@ struct CommandTests {
         let first = try CollaborationDecisions.updateParticipants(state: state, actor: "owner", added: [hash(1), hash(2), hash(1)], removed: [hash(9)])
         #expect(first.added == [hash(1), hash(2)] && first.removed.isEmpty)
         first.events.forEach { state.apply($0) }
-        state.apply(.accessGranted(.init(rootHash: hash(1), account: "alice", proofRequestId: "r", challengeId: "c", publicKey: "k", publicKeyIndex: 0)))
+        state.apply(.accessGranted(.init(
+            rootHash: hash(1), account: "alice", proofRequestId: "r", challengeId: "c",
+            proof: IdentityProof(publicKey: [4], publicKeyIndex: 0, inclusionHashes: []), challenge: [1], signature: [2])))
         #expect(state.hasAccess("alice"))
         let removal = try CollaborationDecisions.updateParticipants(state: state, actor: "owner", added: [], removed: [hash(1), hash(2)])
         #expect(removal.removed == [hash(1), hash(2)])

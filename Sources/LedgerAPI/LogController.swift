@@ -1,0 +1,138 @@
+import Foundation
+import Hummingbird
+import LedgerDomain
+import LedgerStore
+import LedgerWire
+import NIOCore
+
+/// The verifiable log's endpoints (SPEC "Verifiable log"): the verifier key, signed
+/// checkpoints, inclusion and consistency proofs, and evidence documents. They reveal
+/// hashes to any authenticated caller, event content only to auditors and owners.
+struct LogController {
+    let tree: LogTree
+    let store: any EventStore
+    let collaborations: CollaborationService
+    /// How long evidence waits for a checkpoint that covers its event.
+    var checkpointWait: Duration = .seconds(2)
+
+    func addRoutes(to group: RouterGroup<LedgerRequestContext>) {
+        group.get("log/key", use: key)
+        group.get("log/checkpoint", use: checkpoint)
+        group.get("log/proofs/inclusion", use: inclusion)
+        group.get("log/proofs/consistency", use: consistency)
+        group.get("audit/evidence/:position", use: evidence)
+    }
+
+    @Sendable func key(_ request: Request, context: LedgerRequestContext) async throws -> Response {
+        _ = try context.requireCaller()
+        guard let key = try await tree.verifierKey() else {
+            throw APIError(.notFound, "no_checkpoint", "no checkpoint has been signed yet")
+        }
+        return Self.text(key + "\n")
+    }
+
+    @Sendable func checkpoint(_ request: Request, context: LedgerRequestContext) async throws -> Response {
+        _ = try context.requireCaller()
+        if let size = try Self.integer(request, "size", minimum: 0) {
+            guard let stored = try await tree.checkpoint(size: size) else {
+                throw APIError(.notFound, "not_found", "no checkpoint of size \(size) was signed")
+            }
+            return Self.text(stored.note)
+        }
+        return Self.text(try await latest().note)
+    }
+
+    @Sendable func inclusion(_ request: Request, context: LedgerRequestContext) async throws -> InclusionProof {
+        _ = try context.requireCaller()
+        guard let position = try Self.integer(request, "position", minimum: 1) else {
+            throw Self.invalid("position is required: the log position (1 or more) of the event")
+        }
+        let latest = try await latest()
+        let size = try Self.integer(request, "treeSize", minimum: 1) ?? latest.size
+        guard size <= latest.size else {
+            throw Self.invalid("treeSize \(size) is past the latest checkpoint (size \(latest.size))")
+        }
+        guard position <= size else { throw Self.invalid("position \(position) is not in the tree of size \(size)") }
+        return try await proof(position: position, size: size)
+    }
+
+    @Sendable func consistency(_ request: Request, context: LedgerRequestContext) async throws -> ConsistencyProof {
+        _ = try context.requireCaller()
+        guard let from = try Self.integer(request, "from", minimum: 0), let to = try Self.integer(request, "to", minimum: 0) else {
+            throw Self.invalid("from and to are required: the two tree sizes")
+        }
+        guard from <= to else { throw Self.invalid("from (\(from)) is larger than to (\(to))") }
+        let latest = try await latest()
+        guard to <= latest.size else { throw Self.invalid("to (\(to)) is past the latest checkpoint (size \(latest.size))") }
+        let hashes = try await tree.consistencyProof(from: from, to: to)
+        return ConsistencyProof(from: from, to: to, hashes: hashes.map(Base64.encode))
+    }
+
+    @Sendable func evidence(_ request: Request, context: LedgerRequestContext) async throws -> Evidence {
+        let caller = try context.requireCaller()
+        let raw = try context.parameters.require("position")
+        guard let position = Int64(raw), position >= 1 else { throw Self.invalid("position must be an integer of 1 or more") }
+        guard let event = try await store.readAll(after: position - 1, limit: 1).first, event.position == position else {
+            throw APIError.notFound("event at position \(position)")
+        }
+        if !caller.isAuditor {
+            let collaborationId = String(event.streamId.dropFirst(Streams.collaborationPrefix.count))
+            let row = try? await collaborations.collaborationRow(collaborationId)
+            guard event.streamId.hasPrefix(Streams.collaborationPrefix), row?.owner == caller.account else {
+                throw DomainError(.forbidden, "not_owner_or_auditor", "evidence is for auditors and the collaboration's owner")
+            }
+        }
+        let checkpoint = try await covering(position)
+        let leaf = EventLeaf.bytes(event)
+        return Evidence(
+            event: .init(
+                position: event.position, streamId: event.streamId, version: event.version,
+                eventId: event.eventId.uuidString.lowercased(), type: event.type, data: event.data, metadata: event.metadata,
+                recordedAt: RecordedTime.text(micros: event.recordedAtMicros)),
+            leaf: Base64.encode(leaf), inclusion: try await proof(position: position, size: checkpoint.size),
+            checkpoint: checkpoint.note)
+    }
+
+    private func proof(position: Int64, size: Int64) async throws -> InclusionProof {
+        let (leafHash, hashes) = try await tree.inclusionProof(position: position, size: size)
+        return InclusionProof(
+            position: position, treeSize: size, leafIndex: position - 1, leafHash: Base64.encode(leafHash),
+            hashes: hashes.map(Base64.encode))
+    }
+
+    private func latest() async throws -> LogTree.StoredCheckpoint {
+        guard let latest = try await tree.latestCheckpoint() else {
+            throw APIError(.notFound, "no_checkpoint", "no checkpoint has been signed yet")
+        }
+        return latest
+    }
+
+    /// The latest checkpoint once it covers `position`: one is signed within about a second
+    /// of an append, so this waits (bounded) rather than refusing a fresh event.
+    private func covering(_ position: Int64) async throws -> LogTree.StoredCheckpoint {
+        let deadline = ContinuousClock.now + checkpointWait
+        while true {
+            if let latest = try await tree.latestCheckpoint(), latest.size >= position { return latest }
+            guard ContinuousClock.now < deadline else {
+                throw APIError(.serviceUnavailable, "not_checkpointed", "no checkpoint covers position \(position) yet; retry in a second")
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    static func integer(_ request: Request, _ name: String, minimum: Int64) throws -> Int64? {
+        guard let raw = request.uri.queryParameters[name[...]] else { return nil }
+        guard let value = Int64(raw), value >= minimum else { throw invalid("\(name) must be an integer of \(minimum) or more") }
+        return value
+    }
+
+    static func invalid(_ message: String) -> APIError { APIError(.badRequest, "invalid_query", message) }
+
+    static func text(_ body: String) -> Response {
+        Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: body)))
+    }
+}
+
+extension InclusionProof: ResponseEncodable {}
+extension ConsistencyProof: ResponseEncodable {}
+extension Evidence: ResponseEncodable {}

@@ -1,0 +1,81 @@
+import Foundation
+
+// The verifiable log's documents (SPEC "Verifiable log"), shared by the server, the SDK and
+// `ledger audit verify`. Hashes are standard base64.
+
+/// `GET /v1/log/proofs/inclusion`: the event at `position` is leaf `leafIndex` (position − 1)
+/// of the tree of `treeSize` leaves; `hashes` is its RFC 9162 inclusion path.
+public struct InclusionProof: Codable, Sendable, Equatable {
+    public var position: Int64
+    public var treeSize: Int64
+    public var leafIndex: Int64
+    public var leafHash: String
+    public var hashes: [String]
+
+    public init(position: Int64, treeSize: Int64, leafIndex: Int64, leafHash: String, hashes: [String]) {
+        self.position = position
+        self.treeSize = treeSize
+        self.leafIndex = leafIndex
+        self.leafHash = leafHash
+        self.hashes = hashes
+    }
+}
+
+/// `GET /v1/log/proofs/consistency`: the RFC 9162 proof that the tree of `from` leaves is a
+/// prefix of the tree of `to` leaves.
+public struct ConsistencyProof: Codable, Sendable, Equatable {
+    public var from: Int64
+    public var to: Int64
+    public var hashes: [String]
+
+    public init(from: Int64, to: Int64, hashes: [String]) {
+        self.from = from
+        self.to = to
+        self.hashes = hashes
+    }
+}
+
+/// `GET /v1/audit/evidence/{position}`: one event with everything needed to check offline
+/// that it is in the log a signed checkpoint commits to.
+public struct Evidence: Codable, Sendable, Equatable {
+    /// The event as stored. `data` and `metadata` are the exact stored JSON text and
+    /// `recordedAt` has microseconds, so its canonical bytes can be rebuilt byte for byte.
+    public struct Event: Codable, Sendable, Equatable {
+        public var position: Int64
+        public var streamId: String
+        public var version: Int64
+        public var eventId: String
+        public var type: String
+        public var data: String
+        public var metadata: String
+        public var recordedAt: String
+
+        public init(
+            position: Int64, streamId: String, version: Int64, eventId: String, type: String, data: String, metadata: String,
+            recordedAt: String
+        ) {
+            self.position = position
+            self.streamId = streamId
+            self.version = version
+            self.eventId = eventId
+            self.type = type
+            self.data = data
+            self.metadata = metadata
+            self.recordedAt = recordedAt
+        }
+    }
+
+    public var event: Event
+    /// The event's canonical bytes (the leaf data), base64.
+    public var leaf: String
+    public var inclusion: InclusionProof
+    /// The signed checkpoint the inclusion proof leads to.
+    public var checkpoint: String
+
+    public init(event: Event, leaf: String, inclusion: InclusionProof, checkpoint: String) {
+        self.event = event
+        self.leaf = leaf
+        self.inclusion = inclusion
+        self.checkpoint = checkpoint
+    }
+}
