@@ -255,6 +255,19 @@ public struct LedgerClient: Sendable {
         _ method: String, _ path: String, query: [String: String?] = [:], body: (some Encodable)? = nil as String?,
         headers: [String: String] = [:], authenticated: Bool = true
     ) async throws -> Answer {
+        let (data, status) = try await exchange(method, path, query: query, body: body, headers: headers, authenticated: authenticated)
+        do {
+            return try Self.decoder.decode(Answer.self, from: data)
+        } catch {
+            throw LedgerError(status: status, code: "bad_response", message: "cannot decode \(Answer.self): \(error)")
+        }
+    }
+
+    /// One request; the body of a 2xx answer, else a `LedgerError` from its error document.
+    func exchange(
+        _ method: String, _ path: String, query: [String: String?] = [:], body: (some Encodable)? = nil as String?,
+        headers: [String: String] = [:], authenticated: Bool = true
+    ) async throws -> (body: Data, status: Int) {
         guard var components = URLComponents(url: baseURL.appendingPathComponent(path), resolvingAgainstBaseURL: false) else {
             throw LedgerError(status: 0, code: "bad_url", message: "cannot build a URL from \(baseURL) and \(path)")
         }
@@ -278,11 +291,7 @@ public struct LedgerClient: Sendable {
             throw LedgerError(
                 status: status, code: "http_\(status)", message: String(decoding: data.prefix(512), as: UTF8.self))
         }
-        do {
-            return try Self.decoder.decode(Answer.self, from: data)
-        } catch {
-            throw LedgerError(status: status, code: "bad_response", message: "cannot decode \(Answer.self): \(error)")
-        }
+        return (data, status)
     }
 
     static func isRetryable(_ error: any Error) -> Bool {

@@ -66,7 +66,7 @@ public enum EvidenceVerifier {
     }
 
     /// A grant's device proof, as the verifier checked it when it granted.
-    static func checkDeviceProof(_ data: String) throws {
+    public static func checkDeviceProof(_ data: String) throws {
         let grant: CollaborationEvent.AccessGranted
         do {
             grant = try CanonicalJSON.decode(CollaborationEvent.AccessGranted.self, from: data)

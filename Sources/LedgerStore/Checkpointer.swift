@@ -52,7 +52,16 @@ public struct Checkpointer: Service {
                     try await client.withConnection { connection in
                         guard try await lease(connection) else { return }
                         logger.info("checkpointer signing", metadata: ["key": "\(signer.verifier.text)"])
-                        try await work(connection, wake: wake)
+                        // The lock belongs to the session, and the connection goes back to the
+                        // pool: give the lease up however the work ends (a closed connection
+                        // has already lost it).
+                        do {
+                            try await work(connection, wake: wake)
+                        } catch {
+                            _ = try? await connection.queryUnlessClosed("SELECT pg_advisory_unlock(\(Self.leaseKey))", logger: logger)
+                            throw error
+                        }
+                        _ = try? await connection.queryUnlessClosed("SELECT pg_advisory_unlock(\(Self.leaseKey))", logger: logger)
                     }
                 } catch {
                     if Task.isCancelled { break }

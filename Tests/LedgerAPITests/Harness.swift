@@ -50,8 +50,10 @@ struct API {
 /// in `ledger serve`; tests of the worker path pass their own link.
 typealias LinkFactory = @Sendable (PostgresClient, PostgresEventStore) -> VerifierLink
 
+/// `signer`: also run a checkpointer signing with it, as `ledger serve` does.
 func withAPI(
-    configuration: APIConfiguration = .testing(), verifier: LinkFactory? = nil, _ body: @Sendable (API) async throws -> Void
+    configuration: APIConfiguration = .testing(), verifier: LinkFactory? = nil, signer: NoteSigner? = nil,
+    _ body: @Sendable (API) async throws -> Void
 ) async throws {
     try await withTestStore { store, client, _ in
         let authority = try await TokenAuthority(secret: "test-secret-\(UUID())")
@@ -67,6 +69,10 @@ func withAPI(
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await events.run() }
             group.addTask { try await projector.run() }
+            if let signer {
+                let checkpointer = Checkpointer(client: client, signer: signer, events: events, logger: logger, interval: .milliseconds(20))
+                group.addTask { try await checkpointer.run() }
+            }
             defer { group.cancelAll() }
             try await app.test(.router) { testClient in
                 try await body(API(client: testClient, authority: authority, db: client))

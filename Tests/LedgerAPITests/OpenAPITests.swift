@@ -31,6 +31,8 @@ struct OpenAPITests {
         "post /v1/collaborations/{id}/highlights", "get /v1/collaborations/{id}/highlights",
         "get /v1/accounts/me/collaborations", "get /v1/audit/access", "post /v1/challenges",
         "post /v1/collaborations/{id}/proofs", "get /v1/collaborations/{id}/proofs/{requestId}",
+        "get /v1/log/key", "get /v1/log/checkpoint", "get /v1/log/proofs/inclusion", "get /v1/log/proofs/consistency",
+        "get /v1/audit/evidence/{position}",
     ]
 
     @Test("the served document lists exactly the routes the router answers")
@@ -43,6 +45,7 @@ struct OpenAPITests {
             for (method, path) in documented {
                 let uri = path.replacingOccurrences(of: "{id}", with: UUID().uuidString.lowercased())
                     .replacingOccurrences(of: "{requestId}", with: UUID().uuidString.lowercased())
+                    .replacingOccurrences(of: "{position}", with: "1")
                 let r = try await api.call(method == "get" ? .get : .post, uri, as: "auditor", roles: ["auditor"], json: method == "post" ? "{}" : nil)
                 #expect(r.body.errorCode != "route_not_found", "\(method) \(path) is documented but not routed")
                 #expect(r.status.code < 500, "\(method) \(path): \(r.raw)")

@@ -3,6 +3,7 @@ import LedgerAPI
 import LedgerClient
 import LedgerDeviceSimulator
 import LedgerDomain
+import LedgerTestSupport
 import Testing
 
 /// A device answering a challenge through the SDK, as the seeds' `application(_:open:)` does.
@@ -145,6 +146,37 @@ struct ClientTests {
             }
             let other = await rejection { _ = try await devin.proofStatus(requestID: requestID, in: id) }
             #expect(other?.status == 404)
+        }
+    }
+
+    @Test("the verifiable log through the SDK: key, checkpoint, proofs and a grant's evidence, checked as an auditor would")
+    func verifiableLog() async throws {
+        try await LiveServer.run { server in
+            let devin = server.client("devin")
+            let id = try await devin.prepareCollaboration(
+                localIdentifier: "doc-9", title: "Ledger", initiator: Initiator(handle: "devin@example.com")).identifier
+            let person = SimulatedPerson(collaborationId: id, devices: 1)
+            try await devin.updateParticipants(added: [person.rootHashData], in: id)
+            guard case .granted(_, _, let position) = try await verify(server.client("alice"), person, in: id) else {
+                Issue.record("expected a grant"); return
+            }
+            let auditor = server.client("auditor", roles: ["auditor"])
+            let key = try NoteVerifier(try await auditor.logKey())
+            try await waitUntil(timeout: .seconds(30), "a checkpoint covering the grant") {
+                (try? Checkpoint.open(try await auditor.checkpoint(), verifier: key).size) ?? 0 >= position
+            }
+            let checkpoint = try Checkpoint.open(try await auditor.checkpoint(), verifier: key)
+            #expect(try Checkpoint.open(try await auditor.checkpoint(size: checkpoint.size), verifier: key) == checkpoint)
+            let inclusion = try await auditor.inclusionProof(position: 1, treeSize: checkpoint.size)
+            try MerkleProof.verifyInclusion(
+                leafIndex: 0, treeSize: checkpoint.size, leafHash: Base64.decode(inclusion.leafHash)!,
+                proof: inclusion.hashes.map { Base64.decode($0)! }, root: checkpoint.rootHash)
+            let consistency = try await auditor.consistencyProof(from: 1, to: checkpoint.size)
+            #expect(consistency.from == 1 && consistency.to == checkpoint.size)
+            let report = try EvidenceVerifier.verify(try await devin.evidence(position: position), key: key)
+            #expect(report.type == "AccessGranted" && report.deviceProofChecked)
+            let refused = await rejection { _ = try await server.client("mallory").evidence(position: position) }
+            #expect(refused?.status == 403)
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import LedgerAPI
 import LedgerClient
+import LedgerDomain
 import LedgerStore
 import LedgerTestSupport
 import Logging
@@ -23,22 +24,27 @@ struct LiveServer {
     static func run(
         _ roles: Roles = .allInOne, configuration: APIConfiguration = .testing(), _ body: @Sendable (LiveServer) async throws -> Void
     ) async throws {
-        try await withTestStore { store, client, _ in
+        try await withTestStore { _, owner, settings in
             let logger = Logger(label: "live-server")
             let authority = try await TokenAuthority(secret: "live-server-test-secret-\(UUID())")
-            return try await LedgerServer.serving(logger: logger) { onRunning in
-                switch roles {
-                case .allInOne:
-                    LedgerServer.allInOne(
-                        client: client, store: store, authority: authority, configuration: configuration, logger: logger,
-                        onRunning: onRunning)
-                case .apiOnly:
-                    LedgerServer.apiOnly(
-                        client: client, store: store, authority: authority, configuration: configuration, logger: logger,
-                        onRunning: onRunning)
+            // As in production: the server connects as a member of ledger_service, not as the owner.
+            let service = try await PostgresAdmin.serviceLogin("ledger_app_\(UInt32.random(in: 0 ... .max))", on: settings, logger: logger)
+            try await withClient(service) { client in
+                let store = PostgresEventStore(client: client, logger: logger)
+                return try await LedgerServer.serving(logger: logger) { onRunning in
+                    switch roles {
+                    case .allInOne:
+                        LedgerServer.allInOne(
+                            client: client, store: store, authority: authority, configuration: configuration,
+                            signer: try! NoteSigner(name: "live.test/ledger"), logger: logger, onRunning: onRunning)
+                    case .apiOnly:
+                        LedgerServer.apiOnly(
+                            client: client, store: store, authority: authority, configuration: configuration, logger: logger,
+                            onRunning: onRunning)
+                    }
+                } _: { port in
+                    try await body(LiveServer(baseURL: URL(string: "http://127.0.0.1:\(port)")!, authority: authority, db: owner))
                 }
-            } _: { port in
-                try await body(LiveServer(baseURL: URL(string: "http://127.0.0.1:\(port)")!, authority: authority, db: client))
             }
         }
     }

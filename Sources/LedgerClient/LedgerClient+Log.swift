@@ -1,0 +1,36 @@
+import Foundation
+import LedgerWire
+
+/// The verifiable log: what an auditor's tooling fetches. Check what comes back with the
+/// verifier key you saved, never with the one the server hands out today.
+extension LedgerClient {
+    /// The checkpoints' verifier key (`name+id+key`).
+    public func logKey() async throws -> String {
+        try await text("/v1/log/key").trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The latest signed checkpoint (a C2SP signed note), or the kept one of `size`.
+    public func checkpoint(size: Int64? = nil) async throws -> String {
+        try await text("/v1/log/checkpoint", query: ["size": size.map(String.init)])
+    }
+
+    /// The inclusion proof of the event at `position` in the tree of `treeSize` leaves (the
+    /// latest checkpoint's size if nil).
+    public func inclusionProof(position: Int64, treeSize: Int64? = nil) async throws -> InclusionProof {
+        try await send(
+            "GET", "/v1/log/proofs/inclusion", query: ["position": String(position), "treeSize": treeSize.map(String.init)])
+    }
+
+    public func consistencyProof(from: Int64, to: Int64) async throws -> ConsistencyProof {
+        try await send("GET", "/v1/log/proofs/consistency", query: ["from": String(from), "to": String(to)])
+    }
+
+    /// The evidence document of the event at `position` (auditors, and the owner of its collaboration).
+    public func evidence(position: Int64) async throws -> Evidence {
+        try await send("GET", "/v1/audit/evidence/\(position)")
+    }
+
+    private func text(_ path: String, query: [String: String?] = [:]) async throws -> String {
+        String(decoding: try await exchange("GET", path, query: query).body, as: UTF8.self)
+    }
+}
