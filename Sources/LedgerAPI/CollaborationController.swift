@@ -104,8 +104,8 @@ struct CollaborationController {
         let (from, to) = (try Query.time(request, "from"), try Query.time(request, "to"))
         try await service.waitFor(position: try Query.position(request, "minPosition"))
         let view = try await service.auditAccess(
-            caller: caller, account: params["account"].map(String.init),
-            collaborationId: params["collaboration"].map(String.init), from: from, to: to)
+            caller: caller, account: try Query.text(request, "account"), collaborationId: try Query.text(request, "collaboration"),
+            from: from, to: to)
         switch format {
         case "ndjson":
             return Response(
@@ -157,6 +157,15 @@ enum BodyDecoder {
 }
 
 enum Query {
+    /// A text filter; NUL cannot be stored in PostgreSQL text, so it is refused here, as in tokens.
+    static func text(_ request: Request, _ name: String) throws -> String? {
+        guard let raw = request.uri.queryParameters[name[...]] else { return nil }
+        guard !raw.unicodeScalars.contains(where: { $0.value == 0 }), raw.count <= 256 else {
+            throw DomainError.invalid("\(name) must be at most 256 characters, without NUL", code: "invalid_query")
+        }
+        return String(raw)
+    }
+
     static func position(_ request: Request, _ name: String) throws -> Int64? {
         guard let raw = request.uri.queryParameters[name[...]] else { return nil }
         guard let value = Int64(raw), value >= 0 else {

@@ -169,7 +169,7 @@ struct CollaborationAPITests {
         }
     }
 
-    @Test("audit filters: a malformed collaboration id is a 400, an unknown one matches nothing; positions past int64 are a 400")
+    @Test("audit filters: a malformed collaboration id or an account with NUL is a 400, an unknown one matches nothing; positions past int64 are a 400")
     func auditFilters() async throws {
         try await withAPI { api in
             let bad = try await api.call(.get, "/v1/audit/access?collaboration=nonsense", as: "aud", roles: ["auditor"])
@@ -179,6 +179,9 @@ struct CollaborationAPITests {
             #expect(unknown.body["records"] == .array([]))
             let huge = try await api.call(.get, "/v1/accounts/me/collaborations?minPosition=18446744073709551615", as: "aud")
             #expect(huge.status == .badRequest && huge.body.errorCode == "invalid_query", "\(huge.raw)")
+            // PostgreSQL text cannot hold NUL: refused before the query (the fuzzer found a 500 here).
+            let nul = try await api.call(.get, "/v1/audit/access?account=a%00b&format=csv", as: "aud", roles: ["auditor"])
+            #expect(nul.status == .badRequest && nul.body.errorCode == "invalid_query", "\(nul.raw)")
         }
     }
 
