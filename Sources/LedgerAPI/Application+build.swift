@@ -105,7 +105,8 @@ public func buildRouter(
         collaborations: service, batcher: verifier.batcher, localDecider: verifier.localDecider, verdicts: verifier.verdicts,
         verdictWait: configuration.verdictWait, throttle: RejectionThrottle(limit: configuration.rejectionLimitPerMinute))
     ProofController(service: proofs, bodyLimit: configuration.bodyLimit).addRoutes(to: v1)
-    LogController(tree: LogTree(client: client, logger: logger), store: store, collaborations: service).addRoutes(to: v1)
+    let tree = LogTree(client: client, logger: logger)
+    LogController(tree: tree, store: store, collaborations: service, latestCheckpoint: LatestCheckpoint(tree: tree)).addRoutes(to: v1)
     // Last: wraps only the not-found responder (405 + Allow for a known path, wrong method).
     router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes))
     return router

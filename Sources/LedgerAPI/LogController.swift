@@ -12,6 +12,7 @@ struct LogController {
     let tree: LogTree
     let store: any EventStore
     let collaborations: CollaborationService
+    let latestCheckpoint: LatestCheckpoint
     /// How long evidence waits for a checkpoint that covers its event.
     var checkpointWait: Duration = .seconds(2)
 
@@ -39,7 +40,7 @@ struct LogController {
             }
             return Self.text(stored.note)
         }
-        return Self.text(try await latest().note)
+        return Self.text(try await latest(fresh: true).note)
     }
 
     @Sendable func inclusion(_ request: Request, context: LedgerRequestContext) async throws -> InclusionProof {
@@ -47,8 +48,9 @@ struct LogController {
         guard let position = try Self.integer(request, "position", minimum: 1) else {
             throw Self.invalid("position is required: the log position (1 or more) of the event")
         }
-        let latest = try await latest()
-        let size = try Self.integer(request, "treeSize", minimum: 1) ?? latest.size
+        let requested = try Self.integer(request, "treeSize", minimum: 1)
+        let latest = try await latest(atLeast: requested ?? 0)
+        let size = requested ?? latest.size
         guard size <= latest.size else {
             throw Self.invalid("treeSize \(size) is past the latest checkpoint (size \(latest.size))")
         }
@@ -62,7 +64,7 @@ struct LogController {
             throw Self.invalid("from and to are required: the two tree sizes")
         }
         guard from <= to else { throw Self.invalid("from (\(from)) is larger than to (\(to))") }
-        let latest = try await latest()
+        let latest = try await latest(atLeast: to)
         guard to <= latest.size else { throw Self.invalid("to (\(to)) is past the latest checkpoint (size \(latest.size))") }
         let hashes = try await tree.consistencyProof(from: from, to: to)
         return ConsistencyProof(from: from, to: to, hashes: hashes.map(Base64.encode))
@@ -100,8 +102,10 @@ struct LogController {
             hashes: hashes.map(Base64.encode))
     }
 
-    private func latest() async throws -> LogTree.StoredCheckpoint {
-        guard let latest = try await tree.latestCheckpoint() else {
+    /// The latest checkpoint (at least `size` large if one is); `fresh` reads it again.
+    private func latest(atLeast size: Int64 = 0, fresh: Bool = false) async throws -> LogTree.StoredCheckpoint {
+        let latest = fresh ? try await tree.latestCheckpoint() : try await latestCheckpoint.get(atLeast: size)
+        guard let latest else {
             throw APIError(.notFound, "no_checkpoint", "no checkpoint has been signed yet")
         }
         return latest
@@ -112,7 +116,7 @@ struct LogController {
     private func covering(_ position: Int64) async throws -> LogTree.StoredCheckpoint {
         let deadline = ContinuousClock.now + checkpointWait
         while true {
-            if let latest = try await tree.latestCheckpoint(), latest.size >= position { return latest }
+            if let latest = try await latestCheckpoint.get(atLeast: position), latest.size >= position { return latest }
             guard ContinuousClock.now < deadline else {
                 throw APIError(.serviceUnavailable, "not_checkpointed", "no checkpoint covers position \(position) yet; retry in a second")
             }

@@ -76,10 +76,12 @@ struct BenchProofs: AsyncParsableCommand {
             let baseURL = URL(string: "http://127.0.0.1:\(port)")!
             let token = try await authority.issue(account: "auditor", roles: ["auditor"])
             var floors: [BenchVerify.Outcome] = []
+            var keys: [BenchVerify.Outcome] = []
             var inclusions: [BenchVerify.Outcome] = []
             var consistencies: [BenchVerify.Outcome] = []
             for round in 1 ... rounds {
                 floors.append(try await BenchVerify.httpFloor(clients: 16, requestsEach: requests, baseURL: baseURL))
+                keys.append(try await proofRate(baseURL, token: token, requests: requests) { _ in "/v1/log/key" })
                 inclusions.append(
                     try await proofRate(baseURL, token: token, requests: requests) { _ in
                         "/v1/log/proofs/inclusion?position=\(Int64.random(in: 1 ... size))&treeSize=\(size)"
@@ -90,19 +92,22 @@ struct BenchProofs: AsyncParsableCommand {
                     })
                 print(
                     String(
-                        format: "  round %d: HTTP floor %.0f/s, inclusion %.0f/s (p99 %.1f ms), consistency %.0f/s (p99 %.1f ms)", round,
-                        floors.last!.rate, inclusions.last!.rate, inclusions.last!.p99, consistencies.last!.rate, consistencies.last!.p99))
+                        format: "  round %d: HTTP floor %.0f/s, one-row read %.0f/s, inclusion %.0f/s (p99 %.1f ms), consistency %.0f/s (p99 %.1f ms)",
+                        round, floors.last!.rate, keys.last!.rate, inclusions.last!.rate, inclusions.last!.p99, consistencies.last!.rate, consistencies.last!.p99))
             }
             let floor = Stats.median(floors.map(\.rate))
             print("")
             print("medians of \(rounds) rounds, 16 clients, tree of \(size) events:")
             print(String(format: "  HTTP floor (GET /health)       %10.0f req/s", floor))
-            for (name, outcomes) in [("inclusion proofs", inclusions), ("consistency proofs", consistencies)] {
+            for (name, outcomes) in [
+                ("one-row read (GET /v1/log/key)", keys), ("inclusion proofs", inclusions), ("consistency proofs", consistencies),
+            ] {
                 let rate = Stats.median(outcomes.map(\.rate))
                 print(
                     String(
-                        format: "  %-30@ %10.0f req/s   ratio to floor %.2f   p50 %.2f ms   p99 %.2f ms", name, rate, rate / floor,
-                        Stats.median(outcomes.map(\.p50)), Stats.median(outcomes.map(\.p99))))
+                        format: "  %@ %10.0f req/s   ratio to floor %.2f   p50 %.2f ms   p99 %.2f ms   CPU %@",
+                        name.padding(toLength: 30, withPad: " ", startingAt: 0), rate, rate / floor, Stats.median(outcomes.map(\.p50)),
+                        Stats.median(outcomes.map(\.p99)), outcomes[outcomes.count / 2].cpuText))
             }
         }
     }

@@ -49,12 +49,13 @@ public enum HashChain {
             self.expectedPosition = nextPosition
         }
 
-        /// Returns the failure for `event`, or nil when it continues the chain.
-        public mutating func check(_ event: RecordedEvent) -> Failure? {
+        /// Returns the failure for `event`, or nil when it continues the chain. `leaf`: the
+        /// event's canonical bytes, when the caller has them already (`EventLeaf.bytes(event)`).
+        public mutating func check(_ event: RecordedEvent, leaf: [UInt8]? = nil) -> Failure? {
             if event.position != expectedPosition {
                 return Failure(position: expectedPosition, reason: .missing(found: event.position))
             }
-            let computed = HashChain.hash(previous: previousHash, event: event)
+            let computed = HashChain.hash(previous: previousHash, leaf: leaf ?? EventLeaf.bytes(event))
             if computed != event.hash {
                 return Failure(position: event.position, reason: .hashMismatch)
             }

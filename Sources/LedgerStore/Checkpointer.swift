@@ -12,8 +12,9 @@ import ServiceLifecycle
 /// different trees of the same size. Every checkpoint is kept (`ledger_checkpoints`).
 ///
 /// **From the events.** Leaf hashes are computed by PostgreSQL from the stored events
-/// (`ledger_leaf`), folded into the frontier here, and the nodes each leaf completes are
-/// stored in the same statement; the root it signs is the frontier's, never a stored node's.
+/// (`ledger_leaf`), folded into the frontier here, and the nodes above the leaves that they
+/// complete are stored, one statement a batch; the root it signs is the frontier's, never a
+/// stored node's.
 /// On start the frontier is loaded from the stored nodes and must give the root of the last
 /// checkpoint of that size, and the log must hold at least as many events as the tree.
 ///
@@ -89,14 +90,7 @@ public struct Checkpointer: Service {
             guard head >= frontier.size else {
                 throw CheckpointError("the log ends at position \(head) but its tree holds \(frontier.size) events: events were removed; not signing")
             }
-            let through = min(head, frontier.size + batchSize)
-            if through > frontier.size {
-                try await integrate(connection, &frontier, through: through)
-                if through < head {
-                    logger.info("building the log's tree", metadata: ["events": "\(frontier.size)", "of": "\(head)"])
-                    continue
-                }
-            }
+            if head > frontier.size { try await integrate(connection, &frontier, through: head) }
             if try await sign(connection, frontier) {
                 signed = ContinuousClock.now
                 Gauge(label: "ledger_checkpoint_size").record(frontier.size)
@@ -109,23 +103,16 @@ public struct Checkpointer: Service {
         }
     }
 
-    /// The frontier of the stored tree, checked against the checkpoint of its size if any.
+    /// The frontier of the stored tree, checked against the checkpoint of its size if any. Only
+    /// levels 1 and up are stored, so the stored tree ends at an even size: a last odd leaf,
+    /// which completed no node, is simply integrated again.
     private func load(_ connection: PostgresConnection) async throws -> MerkleFrontier {
         var size: Int64 = 0
-        for try await s in try await connection.queryUnlessClosed(
-            "SELECT coalesce(max(index) + 1, 0) FROM ledger_tree_nodes WHERE level = 0", logger: logger
-        ).decode(Int64.self) { size = s }
+        for try await pairs in try await connection.queryUnlessClosed(
+            "SELECT coalesce(max(index) + 1, 0) FROM ledger_tree_nodes WHERE level = 1", logger: logger
+        ).decode(Int64.self) { size = 2 * pairs }
         let nodes = MerkleFrontier.nodes(size: size)
-        var stored: [MerkleTree.Node: MerkleTree.Hash] = [:]
-        for try await (level, index, hash) in try await connection.queryUnlessClosed(
-            """
-            SELECT n.level, n.index, n.hash FROM ledger_tree_nodes n
-            JOIN unnest(\(nodes.map { Int16($0.level) }), \(nodes.map(\.index))) AS w(level, index)
-              ON n.level = w.level AND n.index = w.index
-            """, logger: logger
-        ).decode((Int16, Int64, ByteBuffer).self) {
-            stored[MerkleTree.Node(level: Int(level), index: index)] = Array(buffer: hash)
-        }
+        let stored = try await LogTree(client: client, logger: logger).nodes(nodes)
         let frontier = try MerkleFrontier(size: size, hashes: nodes.compactMap { stored[$0] })
         for try await root in try await connection.queryUnlessClosed(
             "SELECT root_hash FROM ledger_checkpoints WHERE tree_size = \(size)", logger: logger
@@ -142,31 +129,43 @@ public struct Checkpointer: Service {
         throw CheckpointError("ledger_head row missing: run migrations")
     }
 
-    /// Adds the events after the frontier through `through` to the tree, in one statement.
+    /// Adds the events after the frontier through `through` to the tree, a batch at a time, in
+    /// a pipeline: while one batch's nodes are stored (one statement, on the lease's
+    /// connection), the next batch is folded and the one after it read (on a pooled
+    /// connection: reads need no lease).
     private func integrate(_ connection: PostgresConnection, _ frontier: inout MerkleFrontier, through: Int64) async throws {
-        let rows = try await connection.queryUnlessClosed(
-            """
-            SELECT position, sha256('\\x00'::bytea || ledger_leaf(position, stream_id, version, event_id, event_type,
-                                                                data::text, metadata::text, recorded_at))
-            FROM ledger_events WHERE position > \(frontier.size) AND position <= \(through) ORDER BY position
-            """, logger: logger)
-        var levels: [Int16] = [], indexes: [Int64] = [], hashes: [ByteBuffer] = []
-        for try await (position, leafHash) in rows.decode((Int64, ByteBuffer).self) {
-            guard position == frontier.size + 1 else {
-                throw CheckpointError("position \(frontier.size + 1) is missing from the log (next is \(position)); not signing")
+        let (tree, batchSize, logger) = (LogTree(client: client, logger: logger), batchSize, logger)
+        func read(after: Int64) -> Task<[MerkleTree.Hash], any Error> {
+            Task { try await tree.leafHashesFromEvents(after: after, through: min(through, after + batchSize)) }
+        }
+        var reading = read(after: frontier.size)
+        var storing: Task<Void, any Error>?
+        defer {
+            reading.cancel()
+            storing?.cancel()
+        }
+        while frontier.size < through {
+            let leaves = try await reading.value
+            let end = frontier.size + Int64(leaves.count)
+            if end < through { reading = read(after: end) }
+            var levels: [Int16] = [], indexes: [Int64] = [], hashes: [ByteBuffer] = []
+            for leaf in leaves {
+                // Level 0 (the leaf hashes) is not stored: see ledger_tree_nodes.
+                for (node, hash) in frontier.append(leafHash: leaf) where node.level > 0 {
+                    levels.append(Int16(node.level))
+                    indexes.append(node.index)
+                    hashes.append(ByteBuffer(bytes: hash))
+                }
             }
-            for (node, hash) in frontier.append(leafHash: Array(buffer: leafHash)) {
-                levels.append(Int16(node.level))
-                indexes.append(node.index)
-                hashes.append(ByteBuffer(bytes: hash))
+            try await storing?.value
+            if end < through { logger.info("building the log's tree", metadata: ["events": "\(end)", "of": "\(through)"]) }
+            let (l, i, h) = (levels, indexes, hashes)
+            storing = Task {
+                try await connection.queryUnlessClosed(
+                    "INSERT INTO ledger_tree_nodes (level, index, hash) SELECT * FROM unnest(\(l), \(i), \(h))", logger: logger)
             }
         }
-        guard frontier.size == through else {
-            throw CheckpointError("the log ends at position \(frontier.size), before its head \(through); not signing")
-        }
-        try await connection.queryUnlessClosed(
-            "INSERT INTO ledger_tree_nodes (level, index, hash) SELECT * FROM unnest(\(levels), \(indexes), \(hashes))",
-            logger: logger)
+        try await storing?.value
     }
 
     /// Signs the frontier's tree unless a checkpoint of that size exists; true if it signed.

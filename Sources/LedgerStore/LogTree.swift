@@ -26,14 +26,29 @@ public struct LogTree: Sendable {
     // MARK: Proofs
 
     /// The hashes of `ranges` (each a range the RFC's recursion names), from one lookup of
-    /// the stored nodes under them. Throws if a node is missing (the tree is behind).
+    /// the nodes under them. Throws if a node is missing (the tree is behind).
     public func hashes(of ranges: [Range<Int64>]) async throws -> [MerkleTree.Hash] {
-        let wanted = Array(Set(ranges.flatMap(MerkleTree.nodes(covering:))))
-        let stored = try await client.queryUnlessClosed(
+        let stored = try await nodes(Array(Set(ranges.flatMap(MerkleTree.nodes(covering:)))))
+        return try ranges.map { range in
+            guard let hash = MerkleTree.hash(of: range, node: { stored[$0] }) else {
+                throw StoreError.invalidRequest("the tree has no nodes for leaves \(range) yet")
+            }
+            return hash
+        }
+    }
+
+    /// The hashes of `wanted`, in one statement: levels 1 and up from the stored nodes, level 0
+    /// (leaf hashes) from the events themselves.
+    public func nodes(_ wanted: [MerkleTree.Node]) async throws -> [MerkleTree.Node: MerkleTree.Hash] {
+        let (leaves, inner) = (wanted.filter { $0.level == 0 }, wanted.filter { $0.level > 0 })
+        return try await client.queryUnlessClosed(
             """
             SELECT n.level, n.index, n.hash FROM ledger_tree_nodes n
-            JOIN unnest(\(wanted.map { Int16($0.level) }), \(wanted.map(\.index))) AS w(level, index)
+            JOIN unnest(\(inner.map { Int16($0.level) }), \(inner.map(\.index))) AS w(level, index)
               ON n.level = w.level AND n.index = w.index
+            UNION ALL
+            SELECT 0::int2, e.position - 1, \(unescaped: Self.leafHash) FROM ledger_events e
+            WHERE e.position = ANY(\(leaves.map { $0.index + 1 }))
             """, logger: logger
         ) { rows in
             var nodes: [MerkleTree.Node: MerkleTree.Hash] = [:]
@@ -42,13 +57,11 @@ public struct LogTree: Sendable {
             }
             return nodes
         }
-        return try ranges.map { range in
-            guard let hash = MerkleTree.hash(of: range, node: { stored[$0] }) else {
-                throw StoreError.invalidRequest("the tree has no nodes for leaves \(range) yet")
-            }
-            return hash
-        }
     }
+
+    /// A stored event's leaf hash, in SQL: `SHA256(0x00 || ledger_leaf(...))` of the row `e`.
+    static let leafHash =
+        "sha256('\\x00'::bytea || ledger_leaf(e.position, e.stream_id, e.version, e.event_id, e.event_type, e.data::text, e.metadata::text, e.recorded_at))"
 
     /// The leaf hash of the event at `position` and its inclusion proof in the tree of `size`.
     public func inclusionProof(position: Int64, size: Int64) async throws -> (leafHash: MerkleTree.Hash, hashes: [MerkleTree.Hash]) {
@@ -61,17 +74,40 @@ public struct LogTree: Sendable {
         try await hashes(of: MerkleTree.consistencyRanges(from: from, to: to))
     }
 
-    /// The stored leaf hashes (level-0 nodes) of `count` positions from `from`; nil where
-    /// the tree has none.
-    public func leafHashes(from: Int64, count: Int) async throws -> [MerkleTree.Hash?] {
+    /// The stored nodes of one level with indexes `from ..< from + count`; nil where none is stored.
+    public func storedNodes(level: Int, from: Int64, count: Int) async throws -> [MerkleTree.Hash?] {
         try await client.queryUnlessClosed(
             """
             SELECT index, hash FROM ledger_tree_nodes
-            WHERE level = 0 AND index >= \(from - 1) AND index < \(from - 1 + Int64(count))
+            WHERE level = \(Int16(level)) AND index >= \(from) AND index < \(from + Int64(count))
             """, logger: logger
         ) { rows in
             var hashes = [MerkleTree.Hash?](repeating: nil, count: count)
-            for try await (index, hash) in rows.decode((Int64, ByteBuffer).self) { hashes[Int(index - (from - 1))] = Array(buffer: hash) }
+            for try await (index, hash) in rows.decode((Int64, ByteBuffer).self) { hashes[Int(index - from)] = Array(buffer: hash) }
+            return hashes
+        }
+    }
+
+    /// The leaf hashes of the events at positions `after + 1 ... through`, computed by
+    /// PostgreSQL from the stored events (`ledger_leaf`). Throws unless every position is there.
+    public func leafHashesFromEvents(after: Int64, through: Int64) async throws -> [MerkleTree.Hash] {
+        try await client.queryUnlessClosed(
+            """
+            SELECT e.position, \(unescaped: Self.leafHash)
+            FROM ledger_events e WHERE e.position > \(after) AND e.position <= \(through) ORDER BY e.position
+            """, logger: logger
+        ) { rows in
+            var hashes: [MerkleTree.Hash] = []
+            hashes.reserveCapacity(Int(through - after))
+            for try await (position, hash) in rows.decode((Int64, ByteBuffer).self) {
+                guard position == after + Int64(hashes.count) + 1 else {
+                    throw CheckpointError("position \(after + Int64(hashes.count) + 1) is missing from the log (next is \(position)); not signing")
+                }
+                hashes.append(Array(buffer: hash))
+            }
+            guard hashes.count == Int(through - after) else {
+                throw CheckpointError("the log ends at position \(after + Int64(hashes.count)), before \(through); not signing")
+            }
             return hashes
         }
     }

@@ -20,7 +20,8 @@ public struct LogVerification: Sendable {
         /// The log holds fewer events than the checkpoint covers.
         case truncated(logSize: Int64, checkpointSize: Int64)
         /// The events up to the checkpoint's size do not give its root; `firstDifferent` is the
-        /// first position whose leaf differs from the tree stored when it was written, if found.
+        /// first position of the first pair of events (2k+1, 2k+2) that differs from the tree
+        /// stored when it was written, if found.
         case rewritten(checkpointSize: Int64, firstDifferent: Int64?)
         /// The newest checkpoint in the database does not match the events (signed over a
         /// different history, or altered).
@@ -31,7 +32,7 @@ public struct LogVerification: Sendable {
             case .truncated(let log, let size):
                 "truncated: the log holds \(log) events but the saved checkpoint covers \(size)"
             case .rewritten(let size, let position?):
-                "rewritten: the events up to \(size) do not give the saved checkpoint's root; position \(position) differs from the tree stored when it was written"
+                "rewritten: the events up to \(size) do not give the saved checkpoint's root; position \(position) or \(position + 1) differs from the tree stored when it was written"
             case .rewritten(let size, nil):
                 "rewritten: the events up to \(size) do not give the saved checkpoint's root"
             case .storedCheckpointMismatch(let size):
@@ -59,20 +60,25 @@ public struct LogVerification: Sendable {
         var report = Report(checked: 0, headPosition: head.position, root: MerkleTree.emptyRoot)
         var rootAt: [Int64: MerkleTree.Hash] = [0: MerkleTree.emptyRoot]
         let sizes = Set([saved?.size, stored?.size].compactMap { $0 })
-        var after: Int64 = 0
-        walk: while after < head.position {
-            let events = try await store.readAll(after: after, limit: batchSize)
-            if events.isEmpty { break }
+        // The next batch is read while this one is hashed.
+        let (store, batchSize) = (store, batchSize)
+        var next: Task<[RecordedEvent], any Error>? = Task { try await store.readAll(after: 0, limit: batchSize) }
+        defer { next?.cancel() }
+        walk: while let reading = next {
+            let events = try await reading.value
+            next = nil
+            guard let last = events.last?.position else { break }
+            if last < head.position { next = Task { try await store.readAll(after: last, limit: batchSize) } }
             for event in events where event.position <= head.position {
-                if let failure = verifier.check(event) {
+                let leaf = EventLeaf.bytes(event)
+                if let failure = verifier.check(event, leaf: leaf) {
                     report.failure = failure
                     break walk
                 }
-                _ = frontier.append(leafHash: MerkleTree.leafHash(EventLeaf.bytes(event)))
+                _ = frontier.append(leafHash: MerkleTree.leafHash(leaf))
                 if sizes.contains(frontier.size) { rootAt[frontier.size] = frontier.root }
             }
-            after = events.last!.position
-            progress?(min(after, head.position), head.position)
+            progress?(min(last, head.position), head.position)
         }
         report.checked = verifier.checked
         report.root = frontier.root
@@ -87,7 +93,7 @@ public struct LogVerification: Sendable {
             if frontier.size < saved.size && report.failure == nil {
                 report.checkpointFailure = .truncated(logSize: frontier.size, checkpointSize: saved.size)
             } else if let root = rootAt[saved.size], root != saved.rootHash {
-                report.checkpointFailure = .rewritten(checkpointSize: saved.size, firstDifferent: try await firstDifferentLeaf(upTo: saved.size))
+                report.checkpointFailure = .rewritten(checkpointSize: saved.size, firstDifferent: try await firstDifferentPair(upTo: saved.size))
             }
         }
         if report.checkpointFailure == nil, let stored, let root = rootAt[stored.size], root != stored.rootHash {
@@ -96,19 +102,21 @@ public struct LogVerification: Sendable {
         return report
     }
 
-    /// A hint, on the failure path only: the first event whose leaf hash differs from the
-    /// level-0 node the checkpointer stored for it (what it hashed before the rewrite).
-    private func firstDifferentLeaf(upTo size: Int64) async throws -> Int64? {
+    /// A hint, on the failure path only: the first pair of events (2k+1, 2k+2) whose node
+    /// differs from the level-1 node the checkpointer stored for it (what it hashed before the
+    /// rewrite; leaf hashes themselves are not stored). Returns the pair's first position.
+    private func firstDifferentPair(upTo size: Int64) async throws -> Int64? {
         guard let tree else { return nil }
         var after: Int64 = 0
-        while after < size {
-            let events = try await store.readAll(after: after, limit: batchSize).filter { $0.position <= size }
-            if events.isEmpty { return nil }
-            let stored = try await tree.leafHashes(from: events[0].position, count: events.count)
-            for (event, storedHash) in zip(events, stored) where MerkleTree.leafHash(EventLeaf.bytes(event)) != storedHash {
-                return event.position
+        while after + 2 <= size {
+            let events = try await store.readAll(after: after, limit: batchSize - batchSize % 2).filter { $0.position <= size - size % 2 }
+            if events.count < 2 { return nil }
+            let leaves = events.map { MerkleTree.leafHash(EventLeaf.bytes($0)) }
+            let stored = try await tree.storedNodes(level: 1, from: after / 2, count: leaves.count / 2)
+            for pair in 0 ..< leaves.count / 2 where MerkleTree.nodeHash(leaves[2 * pair], leaves[2 * pair + 1]) != stored[pair] {
+                return events[2 * pair].position
             }
-            after = events.last!.position
+            after = events[leaves.count / 2 * 2 - 1].position
         }
         return nil
     }
