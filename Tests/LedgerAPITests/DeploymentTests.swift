@@ -33,7 +33,7 @@ struct DeploymentTests {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("ledger").path
     }
 
-    @Test("docker-compose.yml: migrate, api, two projectors, two verifiers, each a real ledger subcommand with real flags")
+    @Test("docker-compose.yml: migrate, api, two projectors, two verifiers, a checkpointer, each a real ledger subcommand with real flags; migrations as the owner, services as ledger_app")
     func composeMatchesCLI() async throws {
         let commands = try Self.composeCommands()
         let roles = commands.values.compactMap { $0.count > 1 ? $0[1] : nil }
@@ -41,6 +41,7 @@ struct DeploymentTests {
         #expect(roles.filter { $0 == "api" }.count == 1)
         #expect(roles.filter { $0 == "project" }.count == 2)
         #expect(roles.filter { $0 == "verifier" }.count == 2)
+        #expect(roles.filter { $0 == "checkpointer" }.count == 1)
         let binary = Self.ledgerBinary()
         try #require(FileManager.default.isExecutableFile(atPath: binary), "build the ledger executable first: \(binary)")
         for (service, command) in commands {
@@ -52,6 +53,10 @@ struct DeploymentTests {
         }
         let compose = try String(contentsOf: Self.root.appendingPathComponent("docker-compose.yml"), encoding: .utf8)
         #expect(compose.contains("LEDGER_DATABASE_URL") && compose.contains("LEDGER_JWT_SECRET") && compose.contains("healthcheck"))
+        // Least privilege: exactly one service (migrate) connects as the owner.
+        #expect(compose.components(separatedBy: "postgres://ledger:").count - 1 == 1)
+        #expect(compose.components(separatedBy: "postgres://ledger_app:").count - 1 == commands.count - 1)
+        #expect(compose.contains("LEDGER_SIGNING_KEY_FILE") && compose.contains("deploy/postgres/ledger-roles.sh"))
         let dockerfile = try String(contentsOf: Self.root.appendingPathComponent("Dockerfile"), encoding: .utf8)
         #expect(dockerfile.contains("--product ledger"))
     }
