@@ -167,9 +167,16 @@ enum Query {
     }
 
     static func position(_ request: Request, _ name: String) throws -> Int64? {
+        try integer(request, name, minimum: 0)
+    }
+
+    /// An optional integer parameter of at least `minimum` (and at most Int64.max).
+    static func integer(_ request: Request, _ name: String, minimum: Int64) throws -> Int64? {
         guard let raw = request.uri.queryParameters[name[...]] else { return nil }
-        guard let value = Int64(raw), value >= 0 else {
-            throw DomainError.invalid("\(name) must be a non-negative integer", code: "invalid_query")
+        guard let value = Int64(raw), value >= minimum else {
+            throw DomainError.invalid(
+                minimum == 0 ? "\(name) must be a non-negative integer" : "\(name) must be an integer of \(minimum) or more",
+                code: "invalid_query")
         }
         return value
     }

@@ -34,7 +34,7 @@ struct LogController {
 
     @Sendable func checkpoint(_ request: Request, context: LedgerRequestContext) async throws -> Response {
         _ = try context.requireCaller()
-        if let size = try Self.integer(request, "size", minimum: 0) {
+        if let size = try Query.integer(request, "size", minimum: 0) {
             guard let stored = try await tree.checkpoint(size: size) else {
                 throw APIError(.notFound, "not_found", "no checkpoint of size \(size) was signed")
             }
@@ -45,10 +45,10 @@ struct LogController {
 
     @Sendable func inclusion(_ request: Request, context: LedgerRequestContext) async throws -> InclusionProof {
         _ = try context.requireCaller()
-        guard let position = try Self.integer(request, "position", minimum: 1) else {
+        guard let position = try Query.integer(request, "position", minimum: 1) else {
             throw Self.invalid("position is required: the log position (1 or more) of the event")
         }
-        let requested = try Self.integer(request, "treeSize", minimum: 1)
+        let requested = try Query.integer(request, "treeSize", minimum: 1)
         let latest = try await latest(atLeast: requested ?? 0)
         let size = requested ?? latest.size
         guard size <= latest.size else {
@@ -60,7 +60,7 @@ struct LogController {
 
     @Sendable func consistency(_ request: Request, context: LedgerRequestContext) async throws -> ConsistencyProof {
         _ = try context.requireCaller()
-        guard let from = try Self.integer(request, "from", minimum: 0), let to = try Self.integer(request, "to", minimum: 0) else {
+        guard let from = try Query.integer(request, "from", minimum: 0), let to = try Query.integer(request, "to", minimum: 0) else {
             throw Self.invalid("from and to are required: the two tree sizes")
         }
         guard from <= to else { throw Self.invalid("from (\(from)) is larger than to (\(to))") }
@@ -122,12 +122,6 @@ struct LogController {
             }
             try await Task.sleep(for: .milliseconds(50))
         }
-    }
-
-    static func integer(_ request: Request, _ name: String, minimum: Int64) throws -> Int64? {
-        guard let raw = request.uri.queryParameters[name[...]] else { return nil }
-        guard let value = Int64(raw), value >= minimum else { throw invalid("\(name) must be an integer of \(minimum) or more") }
-        return value
     }
 
     static func invalid(_ message: String) -> APIError { APIError(.badRequest, "invalid_query", message) }

@@ -80,9 +80,9 @@ struct LogAPITests {
                 ("/v1/log/proofs/inclusion?position=1&treeSize=0", "treeSize must be an integer of 1 or more"),
                 ("/v1/log/proofs/consistency?from=3&to=2", "larger than"),
                 ("/v1/log/proofs/consistency?from=1&to=\(n + 1000)", "past the latest checkpoint"),
-                ("/v1/log/proofs/consistency?from=x&to=2", "from must be an integer"),
+                ("/v1/log/proofs/consistency?from=x&to=2", "from must be a non-negative integer"),
                 ("/v1/log/proofs/consistency?from=1", "from and to are required"),
-                ("/v1/log/checkpoint?size=-1", "size must be an integer of 0 or more"),
+                ("/v1/log/checkpoint?size=-1", "size must be a non-negative integer"),
                 ("/v1/audit/evidence/0", "position must be an integer of 1 or more"),
                 ("/v1/audit/evidence/abc", "position must be an integer of 1 or more"),
             ]
