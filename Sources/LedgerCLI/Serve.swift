@@ -177,10 +177,10 @@ struct Role {
         let (owner, embedded) = try await database.connect(logger: logger)
         try await stopping(embedded) {
             var settings = owner
-            if embedded != nil {
+            if let embedded {
                 // Least privilege: migrations as the cluster's owner, the services as ledger_app.
                 if migrate { try await withDatabase(owner, logger: logger) { try await Migrator(client: $0, logger: logger).migrate() } }
-                settings = try await PostgresAdmin.serviceLogin(on: owner, logger: logger)
+                settings = try await embedded.serviceSettings(owner: owner)
             }
             let applicationName = "ledger \(name) \(ProcessInfo.processInfo.processIdentifier)"
             let client = settings.makeClient(logger: logger, maxConnections: maxConnections, applicationName: applicationName)

@@ -85,17 +85,20 @@ public struct Checkpointer: Service {
             "INSERT INTO ledger_log_keys (verifier_key) VALUES (\(signer.verifier.text)) ON CONFLICT DO NOTHING", logger: logger)
         var frontier = try await load(connection)
         var signed = ContinuousClock.now - interval
+        var signedSize: Int64 = -1
         while !Task.isCancelled {
             let head = try await headPosition(connection)
             guard head >= frontier.size else {
                 throw CheckpointError("the log ends at position \(head) but its tree holds \(frontier.size) events: events were removed; not signing")
             }
             if head > frontier.size { try await integrate(connection, &frontier, through: head) }
-            if try await sign(connection, frontier) {
+            // Signed once per size (a size signed by an earlier run is not signed again either).
+            if frontier.size != signedSize, try await sign(connection, frontier) {
                 signed = ContinuousClock.now
                 Gauge(label: "ledger_checkpoint_size").record(frontier.size)
                 Gauge(label: "ledger_checkpoint_signed_seconds").record(Date().timeIntervalSince1970)
             }
+            signedSize = frontier.size
             // Wait for the next append, then let appends gather for the rest of the interval.
             if try await headPosition(connection) == frontier.size { _ = await wake.wait(timeout: .seconds(1)) }
             let next = signed + interval

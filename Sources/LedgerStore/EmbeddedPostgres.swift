@@ -192,13 +192,22 @@ public actor EmbeddedPostgres {
         }
     }
 
-    private func loadOrCreatePassword() throws -> String {
-        if let existing = try? String(contentsOfFile: passwordPath, encoding: .utf8) {
+    private func loadOrCreatePassword(at path: String? = nil) throws -> String {
+        let path = path ?? passwordPath
+        if let existing = try? String(contentsOfFile: path, encoding: .utf8) {
             return existing.trimmingCharacters(in: .whitespacesAndNewlines)
         }
         let password = Self.randomToken()
-        FileManager.default.createFile(atPath: passwordPath, contents: Data(password.utf8), attributes: [.posixPermissions: 0o600])
+        FileManager.default.createFile(atPath: path, contents: Data(password.utf8), attributes: [.posixPermissions: 0o600])
         return password
+    }
+
+    /// How the services connect: as `ledger_app`, a member of `ledger_service` (run the
+    /// migrations first), with a password kept in the data folder beside the owner's, so every
+    /// process on this cluster uses the same one.
+    public func serviceSettings(owner: DatabaseSettings) async throws -> DatabaseSettings {
+        let password = try loadOrCreatePassword(at: options.dataDirectory.appendingPathComponent("app-password").path)
+        return try await PostgresAdmin.serviceLogin("ledger_app", password: password, on: owner, logger: logger)
     }
 
     static func randomToken(bytes: Int = 24) -> String {

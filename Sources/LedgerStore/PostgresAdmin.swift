@@ -25,20 +25,22 @@ public enum PostgresAdmin {
         }
     }
 
-    /// The services' login role: `name` with a fresh random password, a member of
-    /// `ledger_service` (made by the migrations: run them first). Returns how to connect as it.
-    /// For clusters this process owns (the embedded one, tests); elsewhere an administrator
-    /// creates the role.
+    /// The services' login role: `name` with `password` (letters and digits only: DDL takes no
+    /// bound parameters), a member of `ledger_service` (made by the migrations: run them first).
+    /// Returns how to connect as it. For clusters this process owns (the embedded one, tests);
+    /// elsewhere an administrator creates the role.
     public static func serviceLogin(
-        _ name: String = "ledger_app", on settings: DatabaseSettings, logger: Logger
+        _ name: String, password: String = UUID().uuidString.replacingOccurrences(of: "-", with: ""),
+        on settings: DatabaseSettings, logger: Logger
     ) async throws -> DatabaseSettings {
-        let password = UUID().uuidString + UUID().uuidString
+        guard password.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
+            throw StoreError.invalidRequest("a service password here is letters and digits only")
+        }
         try await withConnection(settings, logger: logger) { connection in
             let rows = try await connection.queryUnlessClosed("SELECT 1 FROM pg_roles WHERE rolname = \(name)", logger: logger)
             var exists = false
             for try await _ in rows { exists = true }
             let role = quoteIdentifier(name)
-            // Passwords cannot be bound parameters in DDL; this one is a pair of UUIDs.
             let verb = exists ? "ALTER ROLE \(role) WITH" : "CREATE ROLE \(role)"
             try await connection.queryUnlessClosed(
                 PostgresQuery(unsafeSQL: "\(verb) LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD '\(password)'"), logger: logger)
