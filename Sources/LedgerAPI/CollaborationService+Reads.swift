@@ -212,21 +212,34 @@ extension CollaborationService {
     }
 
     /// Notices the caller may see: change and persistence notices for everyone with access,
-    /// membership notices from grants and revocations, mentions only for the account holding
-    /// the mentioned identity.
+    /// mentions only for the account holding the mentioned identity, and membership notices
+    /// per account (SPEC, highlight events): `addedCollaborator` when an account first gains
+    /// access, `removedCollaborator` when it has lost it. Another device of the same person
+    /// (a second grant of an identity the account holds) is not a new collaborator: an account's
+    /// identities held are counted over its grants (an identity's first grant since it was
+    /// last revoked: +1) and revocations (-1), and a notice marks 0 -> 1 and 1 -> 0.
     public func highlights(_ id: String, caller: Caller) async throws -> HighlightsView {
         let row = try await collaborationRow(try Identifiers.collaborationId(id))
         try await requireReader(row, caller, auditorToo: false)
         let mine = try await grantedIdentity(row.id, account: caller.account)
         let notices = try await client.queryUnlessClosed(
             """
+            WITH changes AS (
+                SELECT position, account, at,
+                       CASE WHEN change = 'revoked' THEN -1
+                            WHEN lag(change) OVER (PARTITION BY account, root_hash ORDER BY position) IS DISTINCT FROM 'granted' THEN 1
+                            ELSE 0 END AS step
+                FROM proj_access_history WHERE collaboration_id = \(row.id) AND change IN ('granted', 'revoked')),
+            held AS (
+                SELECT position, account, at, step, sum(step) OVER (PARTITION BY account ORDER BY position) AS identities
+                FROM changes WHERE step <> 0)
             SELECT position, kind, trigger, mentioned_root_hash, account, (extract(epoch FROM at) * 1000000)::int8
             FROM proj_highlights
             WHERE collaboration_id = \(row.id) AND (kind <> 'mention' OR mentioned_root_hash = \(mine))
             UNION ALL
-            SELECT position, 'membership', CASE change WHEN 'granted' THEN 'addedCollaborator' ELSE 'removedCollaborator' END,
+            SELECT position, 'membership', CASE step WHEN 1 THEN 'addedCollaborator' ELSE 'removedCollaborator' END,
                    NULL, account, (extract(epoch FROM at) * 1000000)::int8
-            FROM proj_access_history WHERE collaboration_id = \(row.id) AND change IN ('granted', 'revoked')
+            FROM held WHERE (step = 1 AND identities = 1) OR (step = -1 AND identities = 0)
             ORDER BY 1
             """, logger: logger
         ) { rows in

@@ -74,7 +74,8 @@ struct LifecycleTests {
             let aliceSees = try await api.call(.get, "/v1/collaborations/\(id)/highlights", as: "alice").body["highlights"]!.array
             #expect(bobSees.contains { $0["kind"]?.string == "mention" })
             #expect(!aliceSees.contains { $0["kind"]?.string == "mention" })
-            #expect(aliceSees.filter { $0["trigger"]?.string == "addedCollaborator" }.count == 3)
+            // One notice per account that gained access: alice (two devices) and bob.
+            #expect(aliceSees.filter { $0["trigger"]?.string == "addedCollaborator" }.compactMap { $0["accountId"]?.string } == ["alice", "bob"])
 
             let beforeRemoval = try await api.call(.get, "/v1/collaborations/\(id)/members", as: "devin").body["position"]!.int!
             // A moment between the grants and the removal, clear of both by a few milliseconds
@@ -210,6 +211,27 @@ struct LifecycleTests {
             for _ in 0..<6 { statuses.append(try await api.verify(id, stranger, as: "flooder").status) }
             #expect(statuses == [.forbidden, .forbidden, .forbidden, .tooManyRequests, .tooManyRequests, .tooManyRequests])
             #expect(try await api.eventCount() == 4)
+        }
+    }
+
+    @Test("membership notices per account: one when it first gains access (three devices, one notice), one when it loses it, one when it is admitted again")
+    func membershipNoticesPerAccount() async throws {
+        try await withAPI { api in
+            let id = try await api.call(.post, "/v1/collaborations", as: "devin", json: startBody).body["collaborationId"]!.string!
+            let bob = SimulatedPerson(collaborationId: id, devices: 3)
+            let carol = SimulatedPerson(collaborationId: id, devices: 1)
+            try await api.call(
+                .post, "/v1/collaborations/\(id)/participants", as: "devin", json: #"{"added":["\#(bob.rootHash)","\#(carol.rootHash)"]}"#)
+            for device in 0 ..< 3 { #expect(try await api.verify(id, bob, as: "bob", device: device).status == .ok) }
+            #expect(try await api.verify(id, carol, as: "carol").status == .ok)
+            try await api.call(.post, "/v1/collaborations/\(id)/participants", as: "devin", json: #"{"removed":["\#(bob.rootHash)"]}"#)
+            try await api.call(.post, "/v1/collaborations/\(id)/participants", as: "devin", json: #"{"added":["\#(bob.rootHash)"]}"#)
+            for device in 0 ..< 2 { #expect(try await api.verify(id, bob, as: "bob", device: device).status == .ok) }
+            let last = try #require(try await api.verify(id, bob, as: "bob", device: 2).body["position"]?.int)
+
+            let notices = try await api.call(.get, "/v1/collaborations/\(id)/highlights?minPosition=\(last)", as: "carol").body["highlights"]!.array
+            let membership = notices.filter { $0["kind"]?.string == "membership" }.map { "\($0["trigger"]!.string!) \($0["accountId"]!.string!)" }
+            #expect(membership == ["addedCollaborator bob", "addedCollaborator carol", "removedCollaborator bob", "addedCollaborator bob"])
         }
     }
 }
