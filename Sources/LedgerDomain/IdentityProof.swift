@@ -133,15 +133,3 @@ public enum ProofRejection: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
-
-extension CollaborationDecisions {
-    /// The verdict on a verified root hash, decided on the collaboration's current state.
-    public static func decideAccess(state: CollaborationState, rootHash: RootHash, account: String) -> ProofRejection? {
-        guard let identity = state.identities[rootHash.base64] else { return .unknownIdentity }
-        switch identity.status {
-        case .removed: return .identityRemoved
-        case .granted where identity.account != nil && identity.account != account: return .identityClaimed
-        default: return nil
-        }
-    }
-}

@@ -19,6 +19,9 @@ struct API {
     let client: any TestClientProtocol
     let authority: TokenAuthority
     let db: PostgresClient
+    /// What the router registered, as `method /path/{param}` (the OpenAPI test compares the
+    /// document with it).
+    let routes: Set<String>
 
     func token(_ account: String, roles: [String] = []) async throws -> String {
         try await authority.issue(account: account, roles: roles)
@@ -62,6 +65,11 @@ func withAPI(
             ?? .local(client: client, store: store, logger: logger, verdicts: nil)
         let router = buildRouter(
             client: client, store: store, authority: authority, configuration: configuration, verifier: link, logger: logger)
+        let routes = Set(
+            router.routes.map { route in
+                let path = route.path.description.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
+                return "\(route.method.rawValue.lowercased()) /\(path.joined(separator: "/"))"
+            })
         let app = Application(router: router)
         // Projector workers keep the views the reads are served from up to date.
         let events = NotificationHub(client: client, channel: "ledger_events", logger: logger)
@@ -75,7 +83,7 @@ func withAPI(
             }
             defer { group.cancelAll() }
             try await app.test(.router) { testClient in
-                try await body(API(client: testClient, authority: authority, db: client))
+                try await body(API(client: testClient, authority: authority, db: client, routes: routes))
             }
         }
     }

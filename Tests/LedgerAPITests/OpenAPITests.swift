@@ -23,23 +23,12 @@ struct OpenAPITests {
         return result
     }
 
-    /// The endpoints this server implements: kept here as the contract list.
-    static let implemented: Set<String> = [
-        "get /health", "get /ready", "get /metrics", "get /openapi.yaml",
-        "post /v1/collaborations", "get /v1/collaborations/{id}", "post /v1/collaborations/{id}/participants",
-        "get /v1/collaborations/{id}/members", "get /v1/collaborations/{id}/history",
-        "post /v1/collaborations/{id}/highlights", "get /v1/collaborations/{id}/highlights",
-        "get /v1/accounts/me/collaborations", "get /v1/audit/access", "post /v1/challenges",
-        "post /v1/collaborations/{id}/proofs", "get /v1/collaborations/{id}/proofs/{requestId}",
-        "get /v1/log/key", "get /v1/log/checkpoint", "get /v1/log/proofs/inclusion", "get /v1/log/proofs/consistency",
-        "get /v1/audit/evidence/{position}",
-    ]
-
     @Test("the served document lists exactly the routes the router answers")
     func inStep() async throws {
         let documented = Self.documented()
-        #expect(Set(documented.map { "\($0.0) \($0.1)" }) == Self.implemented)
         try await withAPI { api in
+            #expect(Set(documented.map { "\($0.0) \($0.1)" }) == api.routes)
+            #expect(api.routes.count >= 21)
             let served = try await api.call(.get, "/openapi.yaml")
             #expect(served.status == .ok && served.raw == OpenAPIDocument.text)
             for (method, path) in documented {
