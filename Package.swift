@@ -51,11 +51,24 @@ let package = Package(
             resources: [.copy("sql")],
             swiftSettings: swiftSettings
         ),
-        // PostgreSQL: event store, migrator, embedded cluster.
+        // PostgreSQL plumbing: the embedded cluster and its processes, connection settings,
+        // queries and transactions that fail on a closed connection, deadlines, the watchdog,
+        // LISTEN hubs, pool metrics. Nothing of the ledger's own.
+        .target(
+            name: "LedgerPostgres",
+            dependencies: [
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The store: the event log, its Merkle tree and checkpoints, the migrator.
         .target(
             name: "LedgerStore",
             dependencies: [
-                "LedgerDomain", "LedgerMigrations",
+                "LedgerDomain", "LedgerMigrations", "LedgerPostgres",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -68,7 +81,7 @@ let package = Package(
         .target(
             name: "LedgerVerifier",
             dependencies: [
-                "LedgerDomain", "LedgerStore",
+                "LedgerDomain", "LedgerStore", "LedgerPostgres",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -80,7 +93,7 @@ let package = Package(
         .target(
             name: "LedgerProjections",
             dependencies: [
-                "LedgerDomain", "LedgerStore",
+                "LedgerDomain", "LedgerStore", "LedgerPostgres",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -92,7 +105,7 @@ let package = Package(
         .target(
             name: "LedgerAPI",
             dependencies: [
-                "LedgerDomain", "LedgerWire", "LedgerStore", "LedgerVerifier", "LedgerProjections",
+                "LedgerDomain", "LedgerWire", "LedgerStore", "LedgerPostgres", "LedgerVerifier", "LedgerProjections",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -108,7 +121,7 @@ let package = Package(
         .executableTarget(
             name: "LedgerCLI",
             dependencies: [
-                "LedgerDomain", "LedgerWire", "LedgerStore", "LedgerAPI", "LedgerVerifier", "LedgerProjections", "LedgerClient", "LedgerDeviceSimulator",
+                "LedgerDomain", "LedgerWire", "LedgerStore", "LedgerPostgres", "LedgerAPI", "LedgerVerifier", "LedgerProjections", "LedgerClient", "LedgerDeviceSimulator",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -127,7 +140,7 @@ let package = Package(
         .executableTarget(
             name: "LedgerReliability",
             dependencies: [
-                "LedgerStore", "LedgerAPI", "LedgerProjections", "LedgerClient", "LedgerDeviceSimulator",
+                "LedgerStore", "LedgerPostgres", "LedgerAPI", "LedgerProjections", "LedgerClient", "LedgerDeviceSimulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -150,7 +163,7 @@ let package = Package(
         .target(
             name: "LedgerTestSupport",
             dependencies: [
-                "LedgerStore",
+                "LedgerStore", "LedgerPostgres",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -165,13 +178,13 @@ let package = Package(
         ),
         .testTarget(
             name: "LedgerStoreTests",
-            dependencies: ["LedgerStore", "LedgerTestSupport", "LedgerDomain"],
+            dependencies: ["LedgerStore", "LedgerPostgres", "LedgerTestSupport", "LedgerDomain"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "LedgerAPITests",
             dependencies: [
-                "LedgerAPI", "LedgerStore", "LedgerVerifier", "LedgerProjections", "LedgerTestSupport", "LedgerDomain", "LedgerWire",
+                "LedgerAPI", "LedgerStore", "LedgerPostgres", "LedgerVerifier", "LedgerProjections", "LedgerTestSupport", "LedgerDomain", "LedgerWire",
                 "LedgerDeviceSimulator",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -182,7 +195,7 @@ let package = Package(
         .testTarget(
             name: "LedgerProjectionTests",
             dependencies: [
-                "LedgerProjections", "LedgerStore", "LedgerDomain", "LedgerDeviceSimulator", "LedgerTestSupport",
+                "LedgerProjections", "LedgerStore", "LedgerPostgres", "LedgerDomain", "LedgerDeviceSimulator", "LedgerTestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -192,7 +205,7 @@ let package = Package(
         .testTarget(
             name: "LedgerClientTests",
             dependencies: [
-                "LedgerClient", "LedgerAPI", "LedgerStore", "LedgerProjections", "LedgerTestSupport", "LedgerDeviceSimulator", "LedgerDomain",
+                "LedgerClient", "LedgerAPI", "LedgerStore", "LedgerPostgres", "LedgerProjections", "LedgerTestSupport", "LedgerDeviceSimulator", "LedgerDomain",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

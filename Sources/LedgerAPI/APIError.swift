@@ -1,4 +1,5 @@
 import Foundation
+import LedgerPostgres
 import Logging
 import HTTPTypes
 import Hummingbird

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import LedgerDomain
+import LedgerPostgres
 import LedgerWire
 import LedgerProjections
 import LedgerStore

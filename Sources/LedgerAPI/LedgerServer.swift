@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import LedgerDomain
+import LedgerPostgres
 import LedgerProjections
 import LedgerStore
 import LedgerVerifier

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LedgerDomain
+import LedgerPostgres
 import LedgerStore
 import Logging
 import PostgresNIO

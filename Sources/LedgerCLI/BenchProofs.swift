@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LedgerAPI
 import LedgerDomain
+import LedgerPostgres
 import LedgerStore
 import Logging
 import PostgresNIO

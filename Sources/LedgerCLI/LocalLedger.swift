@@ -1,5 +1,6 @@
 import Foundation
 import LedgerAPI
+import LedgerPostgres
 import LedgerStore
 import Logging
 import PostgresNIO

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import LedgerAPI
 import LedgerDomain
+import LedgerPostgres
 import LedgerStore
 import LedgerVerifier
 import Logging

@@ -1,4 +1,5 @@
 import LedgerDomain
+import LedgerPostgres
 import LedgerStore
 import Logging
 import PostgresNIO

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LedgerAPI
 import LedgerClient
+import LedgerPostgres
 import LedgerStore
 import Logging
 import PostgresNIO

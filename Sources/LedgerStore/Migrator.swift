@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import LedgerMigrations
+import LedgerPostgres
 import Logging
 import PostgresNIO
 

@@ -1,5 +1,6 @@
 import Foundation
 import LedgerDomain
+import LedgerPostgres
 import Logging
 import NIOCore
 import PostgresNIO

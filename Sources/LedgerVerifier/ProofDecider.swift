@@ -1,5 +1,6 @@
 import Foundation
 import LedgerDomain
+import LedgerPostgres
 import LedgerStore
 import Logging
 import Metrics

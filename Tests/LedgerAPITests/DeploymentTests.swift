@@ -1,4 +1,5 @@
 import Foundation
+import LedgerPostgres
 import LedgerStore
 import Testing
 

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import LedgerAPI
 import LedgerDomain
+import LedgerPostgres
 import LedgerWire
 import LedgerProjections
 import LedgerStore

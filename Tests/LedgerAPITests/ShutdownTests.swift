@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 @testable import LedgerAPI
+import LedgerPostgres
 import LedgerStore
 import LedgerTestSupport
 import Logging

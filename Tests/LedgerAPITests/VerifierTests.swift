@@ -3,6 +3,7 @@ import HTTPTypes
 import LedgerAPI
 import LedgerDeviceSimulator
 import LedgerDomain
+import LedgerPostgres
 import LedgerWire
 import LedgerStore
 import LedgerTestSupport

@@ -2,6 +2,7 @@ import Foundation
 import LedgerAPI
 import LedgerClient
 import LedgerDomain
+import LedgerPostgres
 import LedgerStore
 import LedgerTestSupport
 import Logging

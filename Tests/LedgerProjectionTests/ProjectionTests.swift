@@ -2,6 +2,7 @@ import Foundation
 import LedgerDeviceSimulator
 import LedgerDomain
 @testable import LedgerProjections
+import LedgerPostgres
 import LedgerStore
 import LedgerTestSupport
 import Logging

@@ -1,3 +1,4 @@
+import LedgerPostgres
 import LedgerStore
 import LedgerTestSupport
 import PostgresNIO

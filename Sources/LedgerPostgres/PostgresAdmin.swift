@@ -34,7 +34,7 @@ public enum PostgresAdmin {
         on settings: DatabaseSettings, logger: Logger
     ) async throws -> DatabaseSettings {
         guard password.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
-            throw StoreError.invalidRequest("a service password here is letters and digits only")
+            throw InvalidPassword()
         }
         try await withConnection(settings, logger: logger) { connection in
             let rows = try await connection.queryUnlessClosed("SELECT 1 FROM pg_roles WHERE rolname = \(name)", logger: logger)
@@ -68,6 +68,10 @@ public enum PostgresAdmin {
             try? await connection.close()
             throw error
         }
+    }
+
+    public struct InvalidPassword: Error, CustomStringConvertible {
+        public var description: String { "a service password here is letters and digits only" }
     }
 
     public static func quoteIdentifier(_ name: String) -> String {
