@@ -77,12 +77,8 @@ struct LogController {
         guard let event = try await store.readAll(after: position - 1, limit: 1).first, event.position == position else {
             throw APIError.notFound("event at position \(position)")
         }
-        if !caller.isAuditor {
-            let collaborationId = String(event.streamId.dropFirst(Streams.collaborationPrefix.count))
-            let row = try? await collaborations.collaborationRow(collaborationId)
-            guard event.streamId.hasPrefix(Streams.collaborationPrefix), row?.owner == caller.account else {
-                throw DomainError(.forbidden, "not_owner_or_auditor", "evidence is for auditors and the collaboration's owner")
-            }
+        if !caller.isAuditor, try await owner(of: event) != caller.account {
+            throw DomainError(.forbidden, "not_owner_or_auditor", "evidence is for auditors and the collaboration's owner")
         }
         let checkpoint = try await covering(position)
         let leaf = EventLeaf.bytes(event)
@@ -93,6 +89,17 @@ struct LogController {
                 recordedAt: RecordedTime.text(micros: event.recordedAtMicros)),
             leaf: Base64.encode(leaf), inclusion: try await proof(position: position, size: checkpoint.size),
             checkpoint: checkpoint.note)
+    }
+
+    /// The owner of the collaboration whose stream holds `event`; nil if it has none (yet) in
+    /// the views. Other errors (the database unavailable) propagate: they are no refusal.
+    private func owner(of event: RecordedEvent) async throws -> String? {
+        guard event.streamId.hasPrefix(Streams.collaborationPrefix) else { return nil }
+        do {
+            return try await collaborations.collaborationRow(String(event.streamId.dropFirst(Streams.collaborationPrefix.count))).owner
+        } catch let error as DomainError where error.kind == .notFound {
+            return nil
+        }
     }
 
     private func proof(position: Int64, size: Int64) async throws -> InclusionProof {

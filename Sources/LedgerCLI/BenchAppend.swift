@@ -94,7 +94,7 @@ struct BenchAppend: AsyncParsableCommand {
     private func printCheckpointLag(_ client: PostgresClient, store: PostgresEventStore, acknowledged: [(position: Int64, at: Date)]) async throws {
         let tree = LogTree(client: client, logger: Logger(label: "bench"))
         let head = try await store.head().position
-        while try await tree.latestCheckpoint()?.size ?? 0 < head { try await Task.sleep(for: .milliseconds(20)) }
+        _ = try await tree.checkpoint(atLeast: head, within: .seconds(60))
         var signed: [(size: Int64, at: Double)] = []
         for try await (size, at) in try await client.query(
             "SELECT tree_size, extract(epoch FROM signed_at)::float8 FROM ledger_checkpoints ORDER BY tree_size"

@@ -46,11 +46,10 @@ struct BenchProofs: AsyncParsableCommand {
                     group.addTask { try await hub.run() }
                     group.addTask { try await Checkpointer(client: client, signer: signer, events: hub, logger: quiet).run() }
                     defer { group.cancelAll() }
-                    while try await tree.latestCheckpoint()?.size != head { try await Task.sleep(for: .milliseconds(20)) }
+                    _ = try await tree.checkpoint(atLeast: head, within: .seconds(600))
                 }
                 let backfill = Double(head) / (ContinuousClock.now - started).seconds
-                guard let latest = try await tree.latestCheckpoint() else { throw ValidationError("no checkpoint after the backfill") }
-                let saved = try Checkpoint.open(latest.note, verifier: signer.verifier)
+                let saved = try Checkpoint.open(try await tree.checkpoint(atLeast: head, within: .zero).note, verifier: signer.verifier)
 
                 let verifyStarted = ContinuousClock.now
                 let report = try await LogVerification(store: store, tree: tree).run(saved: saved)

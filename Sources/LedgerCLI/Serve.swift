@@ -177,24 +177,19 @@ struct Role {
         LedgerMetrics.bootstrap()
         let (owner, embedded) = try await database.connect(logger: logger)
         try await stopping(embedded) {
-            var settings = owner
-            if let embedded {
-                // Least privilege: migrations as the cluster's owner, the services as ledger_app.
-                if migrate { try await withDatabase(owner, logger: logger) { try await Migrator(client: $0, logger: logger).migrate() } }
-                settings = try await embedded.serviceSettings(owner: owner)
+            // Least privilege: migrations with the configured (owning) credentials, before the
+            // services connect; on the embedded cluster the services then connect as ledger_app.
+            if migrate {
+                let applied = try await withDatabase(owner, logger: logger) { try await Migrator(client: $0, logger: logger).migrate() }
+                if !applied.isEmpty { logger.info("migrations applied", metadata: ["names": "\(applied)"]) }
             }
+            let settings = try await embedded?.serviceSettings(owner: owner) ?? owner
             let applicationName = "ledger \(name) \(ProcessInfo.processInfo.processIdentifier)"
             let client = settings.makeClient(logger: logger, maxConnections: maxConnections, applicationName: applicationName)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { await client.run() }
                 defer { group.cancelAll() }
-                let migrator = try Migrator(client: client, logger: logger)
-                if migrate {
-                    let applied = try await migrator.migrate()
-                    if !applied.isEmpty { logger.info("migrations applied", metadata: ["names": "\(applied)"]) }
-                } else {
-                    try await migrator.ensureCurrent()
-                }
+                try await Migrator(client: client, logger: logger).ensureCurrent()
                 let context = Context(
                     client: client, store: PostgresEventStore(client: client, logger: logger), logger: logger, database: database)
                 var configuration = ServiceGroupConfiguration(

@@ -123,6 +123,17 @@ public struct LogTree: Sendable {
         try await checkpoints("SELECT tree_size, root_hash, note FROM ledger_checkpoints WHERE tree_size = \(size)")
     }
 
+    /// Waits until a checkpoint of at least `size` is signed (polling every 20 ms); throws
+    /// `CheckpointError` after `timeout` (no checkpointer running, or one that stopped).
+    public func checkpoint(atLeast size: Int64, within timeout: Duration) async throws -> StoredCheckpoint {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let latest = try await latestCheckpoint(), latest.size >= size { return latest }
+            guard ContinuousClock.now < deadline else { throw CheckpointError("no checkpoint of size \(size) or more within \(timeout)") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
     /// The newest verifier key the checkpointer has signed with.
     public func verifierKey() async throws -> String? {
         try await client.queryUnlessClosed(
