@@ -5,24 +5,26 @@ import HTTPTypes
 import Hummingbird
 import LedgerDomain
 import LedgerStore
+import LedgerWire
 import PostgresNIO
 
-/// Every refusal leaves as `{"error": {"code", "message"}}` with a fitting status.
+/// Every refusal leaves as an `ErrorBody`, `{"error": {"code", "message", "reason"?}}`, with a fitting status.
 public struct APIError: HTTPResponseError, Sendable {
     public var status: HTTPResponse.Status
     public var code: String
     public var message: String
-    public var extra: [String: String]
+    /// For `proof_rejected`: the verifier's reason.
+    public var reason: String?
     /// Headers the refusal carries besides the JSON content type (`Allow` on a 405).
     public var headers: HTTPFields
 
     public init(
-        _ status: HTTPResponse.Status, _ code: String, _ message: String, extra: [String: String] = [:], headers: HTTPFields = [:]
+        _ status: HTTPResponse.Status, _ code: String, _ message: String, reason: String? = nil, headers: HTTPFields = [:]
     ) {
         self.status = status
         self.code = code
         self.message = message
-        self.extra = extra
+        self.reason = reason
         self.headers = headers
     }
 
@@ -43,11 +45,9 @@ public struct APIError: HTTPResponseError, Sendable {
     public static func notFound(_ what: String) -> APIError { APIError(.notFound, "not_found", "\(what) not found") }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        var body: [String: String] = ["code": code, "message": message]
-        for (key, value) in extra { body[key] = value }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = try encoder.encode(["error": body])
+        let data = try encoder.encode(ErrorBody(error: .init(code: code, message: message, reason: reason)))
         var headers = self.headers
         headers[.contentType] = "application/json; charset=utf-8"
         if status == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }

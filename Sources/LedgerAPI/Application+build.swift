@@ -3,6 +3,7 @@ import Hummingbird
 import LedgerDomain
 import LedgerPostgres
 import LedgerStore
+import LedgerWire
 import LedgerVerifier
 import Logging
 import PostgresNIO
@@ -40,26 +41,21 @@ public struct APIConfiguration: Sendable {
     public var baseURL: String { publicBaseURL ?? "http://\(host):\(port)" }
 }
 
-/// How proof submissions reach a verdict: with a batcher, this process stores and decides
-/// them in groups (and its local decider takes any the batcher hands back); with only a
-/// decider, each is stored and decided on its own; without one, the API waits for a verifier
-/// worker's verdict NOTIFY on `verdicts`.
+/// How proof submissions reach a verdict: with a batcher, this process decides them on the
+/// grouped path; without one, verifier workers decide them, and the API waits for their
+/// verdict NOTIFY on `verdicts`.
 public struct VerifierLink: Sendable {
     public var batcher: ProofBatcher?
-    public var localDecider: ProofDecider?
     public var verdicts: NotificationHub?
 
-    public init(batcher: ProofBatcher? = nil, localDecider: ProofDecider?, verdicts: NotificationHub?) {
+    public init(batcher: ProofBatcher?, verdicts: NotificationHub?) {
         self.batcher = batcher
-        self.localDecider = localDecider
         self.verdicts = verdicts
     }
 
-    /// As in `ledger serve`: a batcher, and a local decider for what it hands back.
-    public static func local(client: PostgresClient, store: any EventStore, logger: Logger, verdicts: NotificationHub?) -> VerifierLink {
-        VerifierLink(
-            batcher: ProofBatcher(client: client, store: store, logger: logger),
-            localDecider: ProofDecider(client: client, store: store, logger: logger), verdicts: verdicts)
+    /// As in `ledger serve`: the grouped path.
+    public static func local(client: PostgresClient, logger: Logger, verdicts: NotificationHub?) -> VerifierLink {
+        VerifierLink(batcher: ProofBatcher(client: client, logger: logger), verdicts: verdicts)
     }
 }
 
@@ -93,17 +89,13 @@ public func buildRouter(
             status: .ok, headers: [.contentType: "application/yaml"],
             body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.text)))
     }
-    // Commands tell this process's proof batcher how they left a collaboration.
-    var changed: (@Sendable (String, Collaborations.Current) -> Void)?
-    if let batcher = verifier.batcher { changed = { batcher.collaborationChanged($0, $1) } }
     let service = CollaborationService(
-        store: store, client: client, publicBaseURL: configuration.baseURL, logger: logger, readWait: configuration.readWait,
-        changed: changed)
+        store: store, client: client, publicBaseURL: configuration.baseURL, logger: logger, readWait: configuration.readWait)
     let v1 = router.group("v1").add(middleware: AuthMiddleware(authority: authority))
     CollaborationController(service: service, bodyLimit: configuration.bodyLimit).addRoutes(to: v1)
     let proofs = ProofService(
         requests: ProofRequests(client: client, logger: logger, challengeLifetime: configuration.challengeLifetime),
-        collaborations: service, batcher: verifier.batcher, localDecider: verifier.localDecider, verdicts: verifier.verdicts,
+        collaborations: service, batcher: verifier.batcher, verdicts: verifier.verdicts,
         verdictWait: configuration.verdictWait, throttle: RejectionThrottle(limit: configuration.rejectionLimitPerMinute))
     ProofController(service: proofs, bodyLimit: configuration.bodyLimit).addRoutes(to: v1)
     let tree = LogTree(client: client, logger: logger)
@@ -111,10 +103,6 @@ public func buildRouter(
     // Last: wraps only the not-found responder (405 + Allow for a known path, wrong method).
     router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes))
     return router
-}
-
-public struct HealthResponse: ResponseCodable, Equatable {
-    public var status: String
 }
 
 public enum OpenAPIDocument {

@@ -1,4 +1,5 @@
 import Foundation
+import LedgerWire
 
 /// How the API writes JSON and times: RFC 3339 with milliseconds, stable key order.
 public enum APIJSON {
@@ -19,12 +20,12 @@ public enum APIJSON {
 
 /// Access records as NDJSON (one JSON object per line) or CSV (RFC 4180 quoting).
 public enum AuditExport {
-    public static func ndjson(_ records: [AccessRecord]) throws -> String {
+    public static func ndjson(_ records: [AccessAudit.Record]) throws -> String {
         let encoder = APIJSON.encoder()
         return try records.map { String(decoding: try encoder.encode($0), as: UTF8.self) + "\n" }.joined()
     }
 
-    public static func csv(_ records: [AccessRecord]) -> String {
+    public static func csv(_ records: [AccessAudit.Record]) -> String {
         func field(_ value: String?) -> String {
             guard let value else { return "" }
             guard value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return value }

@@ -56,13 +56,13 @@ struct CollaborationController {
         return EditedResponse(status: .created, response: response)
     }
 
-    @Sendable func collaboration(_ request: Request, context: LedgerRequestContext) async throws -> CollaborationView {
+    @Sendable func collaboration(_ request: Request, context: LedgerRequestContext) async throws -> Collaboration {
         let caller = try context.requireCaller()
         try await service.waitFor(position: try Query.position(request, "minPosition"))
         return try await service.collaboration(try context.parameters.require("id"), caller: caller)
     }
 
-    @Sendable func members(_ request: Request, context: LedgerRequestContext) async throws -> MembersView {
+    @Sendable func members(_ request: Request, context: LedgerRequestContext) async throws -> Members {
         let caller = try context.requireCaller()
         try await service.waitFor(position: try Query.position(request, "minPosition"))
         let atPosition = try Query.position(request, "atPosition")
@@ -73,19 +73,19 @@ struct CollaborationController {
         return try await service.members(try context.parameters.require("id"), caller: caller, atPosition: atPosition, asOf: asOf)
     }
 
-    @Sendable func history(_ request: Request, context: LedgerRequestContext) async throws -> HistoryView {
+    @Sendable func history(_ request: Request, context: LedgerRequestContext) async throws -> History {
         let caller = try context.requireCaller()
         try await service.waitFor(position: try Query.position(request, "minPosition"))
         return try await service.history(try context.parameters.require("id"), caller: caller)
     }
 
-    @Sendable func highlights(_ request: Request, context: LedgerRequestContext) async throws -> HighlightsView {
+    @Sendable func highlights(_ request: Request, context: LedgerRequestContext) async throws -> Highlights {
         let caller = try context.requireCaller()
         try await service.waitFor(position: try Query.position(request, "minPosition"))
         return try await service.highlights(try context.parameters.require("id"), caller: caller)
     }
 
-    @Sendable func myCollaborations(_ request: Request, context: LedgerRequestContext) async throws -> MyCollaborationsView {
+    @Sendable func myCollaborations(_ request: Request, context: LedgerRequestContext) async throws -> MyCollaborations {
         let caller = try context.requireCaller()
         try await service.waitFor(position: try Query.position(request, "minPosition"))
         return try await service.myCollaborations(caller: caller)

@@ -93,7 +93,7 @@ extension CollaborationService {
         }
     }
 
-    public func collaboration(_ id: String, caller: Caller) async throws -> CollaborationView {
+    public func collaboration(_ id: String, caller: Caller) async throws -> Collaboration {
         let row = try await collaborationRow(try Identifiers.collaborationId(id))
         let position = row.viewPosition
         try await requireReader(row, caller)
@@ -105,11 +105,11 @@ extension CollaborationService {
             """, logger: logger
         ) { counts in
             for try await (invited, granted, removed) in counts.decode((Int64, Int64, Int64).self) {
-                return MemberCounts(invited: Int(invited), granted: Int(granted), removed: Int(removed))
+                return Collaboration.MemberCounts(invited: Int(invited), granted: Int(granted), removed: Int(removed))
             }
-            return MemberCounts(invited: 0, granted: 0, removed: 0)
+            return Collaboration.MemberCounts(invited: 0, granted: 0, removed: 0)
         }
-        return CollaborationView(
+        return Collaboration(
             collaborationId: row.id, localIdentifier: row.localIdentifier, title: row.title,
             initiatorHandle: row.initiatorHandle, initiatorName: row.initiatorName, owner: row.owner,
             universalLink: row.universalLink, shareOptions: row.shareOptions,
@@ -120,11 +120,11 @@ extension CollaborationService {
     /// Current identities, or (time travel) as they stood at a position or a time: the
     /// current members unchanged since, and the others folded from their access history
     /// (`ledger_members_at`, `Migrations/sql/0008`).
-    public func members(_ id: String, caller: Caller, atPosition: Int64? = nil, asOf: Date? = nil) async throws -> MembersView {
+    public func members(_ id: String, caller: Caller, atPosition: Int64? = nil, asOf: Date? = nil) async throws -> Members {
         let row = try await collaborationRow(try Identifiers.collaborationId(id))
         let current = row.viewPosition
         try await requireReader(row, caller)
-        var members: [Member] = []
+        var members: [Members.Member] = []
         var position = current
         if atPosition != nil || asOf != nil {
             // One query: the position (given, or the last membership change at or before
@@ -159,12 +159,12 @@ extension CollaborationService {
                 // Cell by cell: decoding each row as a tuple (`rows.decode((…).self)`) cost ~2 ms
                 // more for 1,636 members (generic metadata looked up per row), a fifth of the query.
                 var position = current
-                var members: [Member] = []
+                var members: [Members.Member] = []
                 for try await row in rows {
                     let cells = PostgresRandomAccessRow(row)
                     position = try cells[0].decode(Int64.self)
                     guard let hash = try cells[1].decode(String?.self), let state = try cells[2].decode(String?.self) else { continue }
-                    members.append(Member(
+                    members.append(Members.Member(
                         rootHash: hash, state: state, accountId: try cells[3].decode(String?.self),
                         invitedAt: try cells[4].decode(Int64?.self).map(Self.date),
                         grantedAt: try cells[5].decode(Int64?.self).map(Self.date)))
@@ -179,10 +179,10 @@ extension CollaborationService {
                 FROM proj_members WHERE collaboration_id = \(row.id) AND state <> 'removed' ORDER BY root_hash
                 """, logger: logger
             ) { rows in
-                var members: [Member] = []
+                var members: [Members.Member] = []
                 for try await row in rows {
                     let cells = PostgresRandomAccessRow(row)
-                    members.append(Member(
+                    members.append(Members.Member(
                         rootHash: try cells[0].decode(String.self), state: try cells[1].decode(String.self),
                         accountId: try cells[2].decode(String?.self), invitedAt: try cells[3].decode(Int64?.self).map(Self.date),
                         grantedAt: try cells[4].decode(Int64?.self).map(Self.date)))
@@ -190,74 +190,10 @@ extension CollaborationService {
                 return members
             }
         }
-        return MembersView(collaborationId: row.id, owner: row.owner, position: position, members: members)
+        return Members(collaborationId: row.id, owner: row.owner, position: position, members: members)
     }
 
-    /// Every event of the collaboration, in order: the stream itself, not a view.
-    public func history(_ id: String, caller: Caller) async throws -> HistoryView {
-        let collaborationId = try Identifiers.collaborationId(id)
-        let recorded = try await store.readStream(Streams.collaboration(collaborationId), afterVersion: 0)
-        guard let first = recorded.first, case .started(let started) = try CollaborationEvent(first) else {
-            throw DomainError(.notFound, "not_found", "collaboration not found")
-        }
-        guard caller.account == started.owner || caller.isAuditor else {
-            throw DomainError(.forbidden, "not_owner_or_auditor", "history is for the owner and auditors")
-        }
-        let entries = try recorded.map { record in
-            let metadata = try? CanonicalJSON.decode(EventMetadata.self, from: record.metadata)
-            return HistoryEntry(
-                position: record.position, version: record.version, type: record.type, time: record.recordedAt,
-                actor: metadata?.actor, data: try CanonicalJSON.decode(JSONValue.self, from: record.data))
-        }
-        return HistoryView(collaborationId: collaborationId, events: entries)
-    }
-
-    /// Notices the caller may see: change and persistence notices for everyone with access,
-    /// mentions only for the account holding the mentioned identity, and membership notices
-    /// per account (SPEC, highlight events): `addedCollaborator` when an account first gains
-    /// access, `removedCollaborator` when it has lost it. Another device of the same person
-    /// (a second grant of an identity the account holds) is not a new collaborator: an account's
-    /// identities held are counted over its grants (an identity's first grant since it was
-    /// last revoked: +1) and revocations (-1), and a notice marks 0 -> 1 and 1 -> 0.
-    public func highlights(_ id: String, caller: Caller) async throws -> HighlightsView {
-        let row = try await collaborationRow(try Identifiers.collaborationId(id))
-        try await requireReader(row, caller, auditorToo: false)
-        let mine = try await grantedIdentity(row.id, account: caller.account)
-        let notices = try await client.queryUnlessClosed(
-            """
-            WITH changes AS (
-                SELECT position, account, at,
-                       CASE WHEN change = 'revoked' THEN -1
-                            WHEN lag(change) OVER (PARTITION BY account, root_hash ORDER BY position) IS DISTINCT FROM 'granted' THEN 1
-                            ELSE 0 END AS step
-                FROM proj_access_history WHERE collaboration_id = \(row.id) AND change IN ('granted', 'revoked')),
-            held AS (
-                SELECT position, account, at, step, sum(step) OVER (PARTITION BY account ORDER BY position) AS identities
-                FROM changes WHERE step <> 0)
-            SELECT position, kind, trigger, mentioned_root_hash, account, (extract(epoch FROM at) * 1000000)::int8
-            FROM proj_highlights
-            WHERE collaboration_id = \(row.id) AND (kind <> 'mention' OR mentioned_root_hash = \(mine))
-            UNION ALL
-            SELECT position, 'membership', CASE step WHEN 1 THEN 'addedCollaborator' ELSE 'removedCollaborator' END,
-                   NULL, account, (extract(epoch FROM at) * 1000000)::int8
-            FROM held WHERE (step = 1 AND identities = 1) OR (step = -1 AND identities = 0)
-            ORDER BY 1
-            """, logger: logger
-        ) { rows in
-            var notices: [Notice] = []
-            for try await (position, kind, trigger, mentioned, account, micros)
-                in rows.decode((Int64, String, String?, String?, String, Int64).self)
-            {
-                notices.append(Notice(
-                    position: position, kind: kind, trigger: trigger, mentionedRootHash: mentioned, accountId: account,
-                    time: Self.date(micros)))
-            }
-            return notices
-        }
-        return HighlightsView(collaborationId: row.id, highlights: notices)
-    }
-
-    public func myCollaborations(caller: Caller) async throws -> MyCollaborationsView {
+    public func myCollaborations(caller: Caller) async throws -> MyCollaborations {
         let result = try await client.queryUnlessClosed(
             """
             SELECT collaboration_id, title, 'owner', started_position FROM proj_collaborations WHERE owner = \(caller.account)
@@ -268,50 +204,13 @@ extension CollaborationService {
             ORDER BY 4
             """, logger: logger
         ) { rows in
-            var result: [MyCollaboration] = []
+            var result: [MyCollaborations.Entry] = []
             for try await (id, title, role, _) in rows.decode((String, String, String, Int64).self) {
-                result.append(MyCollaboration(collaborationId: id, title: title, role: role))
+                result.append(MyCollaborations.Entry(collaborationId: id, title: title, role: role))
             }
             return result
         }
-        return MyCollaborationsView(accountId: caller.account, collaborations: result)
-    }
-
-    /// Who gained and lost access when, from the access history.
-    public func auditAccess(
-        caller: Caller, account: String?, collaborationId: String?, from: Date?, to: Date?, limit: Int = 100_000
-    ) async throws -> AccessAuditView {
-        guard caller.isAuditor else { throw DomainError(.forbidden, "not_auditor", "the access audit is for auditors") }
-        // A filter, not a lookup: a well-formed id that matches nothing gives no records.
-        let collaboration = try collaborationId.map { id in
-            guard let uuid = UUID(uuidString: id) else {
-                throw DomainError.invalid("collaboration must be a collaboration id (a UUID)", code: "invalid_query")
-            }
-            return uuid.uuidString.lowercased()
-        }
-        let records = try await client.queryUnlessClosed(
-            """
-            SELECT position, (extract(epoch FROM at) * 1000000)::int8, collaboration_id, account, root_hash, change, reason, actor
-            FROM proj_access_history
-            WHERE change IN ('granted', 'revoked')
-              AND (\(account)::text IS NULL OR account = \(account))
-              AND (\(collaboration)::text IS NULL OR collaboration_id = \(collaboration))
-              AND (\(from.map(Self.micros))::int8 IS NULL OR at >= to_timestamp(\(from.map(Self.micros))::float8 / 1000000))
-              AND (\(to.map(Self.micros))::int8 IS NULL OR at <= to_timestamp(\(to.map(Self.micros))::float8 / 1000000))
-            ORDER BY position LIMIT \(limit)
-            """, logger: logger
-        ) { rows in
-            var records: [AccessRecord] = []
-            for try await (position, micros, collab, account, hash, change, reason, actor)
-                in rows.decode((Int64, Int64, String, String?, String, String, String?, String?).self)
-            {
-                records.append(AccessRecord(
-                    position: position, time: Self.date(micros), collaborationId: collab, accountId: account ?? "",
-                    rootHash: hash, change: change, reason: reason, actor: actor))
-            }
-            return records
-        }
-        return AccessAuditView(records: records)
+        return MyCollaborations(accountId: caller.account, collaborations: result)
     }
 
     static func date(_ micros: Int64) -> Date { Date(timeIntervalSince1970: Double(micros) / 1_000_000) }

@@ -17,16 +17,11 @@ public struct CollaborationService: Sendable {
     let logger: Logger
     /// How long a read waits for the views to reach its `minPosition`.
     let readWait: Duration
-    /// Told of each collaboration as a command left it (`ledger serve`'s proof batcher, so its
-    /// next group on it need not read it).
-    let changed: (@Sendable (_ collaborationId: String, _ current: Collaborations.Current) -> Void)?
 
     public init(
-        store: any EventStore, client: PostgresClient, publicBaseURL: String, logger: Logger, readWait: Duration = .seconds(2),
-        changed: (@Sendable (_ collaborationId: String, _ current: Collaborations.Current) -> Void)? = nil
+        store: any EventStore, client: PostgresClient, publicBaseURL: String, logger: Logger, readWait: Duration = .seconds(2)
     ) {
         self.readWait = readWait
-        self.changed = changed
         self.store = store
         self.collaborations = Collaborations(store: store)
         self.client = client
@@ -72,7 +67,6 @@ public struct CollaborationService: Sendable {
                 }
                 return StartResponse(collaborationId: id, universalLink: stored.universalLink, position: result.firstPosition)
             }
-            changed?(id, Collaborations.Current(state: state, version: result.version, position: result.lastPosition))
             return StartResponse(collaborationId: id, universalLink: link, position: result.firstPosition)
         } catch let error as StoreError where error.isVersionConflict || error.isIdempotencyMismatch {
             throw DomainError(.unprocessable, "idempotency_key_reused", "this Idempotency-Key was used for a different request")
@@ -89,7 +83,6 @@ public struct CollaborationService: Sendable {
                 state: state, actor: caller.account, added: added, removed: removed)
             return .init(events: decision!.events, metadata: EventMetadata(actor: caller.account, requestId: requestId))
         }
-        report(id, outcome)
         return ParticipantsResponse(
             added: decision!.added.map(\.base64), removed: decision!.removed.map(\.base64),
             revokedAccounts: decision!.revokedAccounts, position: outcome.position)
@@ -104,12 +97,7 @@ public struct CollaborationService: Sendable {
                 state: state, actor: caller.account, kind: kind, trigger: trigger, mentioned: mentioned)
             return .init(events: [event], metadata: EventMetadata(actor: caller.account, requestId: requestId))
         }
-        report(id, outcome)
         return PositionResponse(position: outcome.position)
-    }
-
-    private func report(_ id: String, _ outcome: Collaborations.Outcome) {
-        if let changed, let current = outcome.current { changed(id, current) }
     }
 
     /// The collaboration's state as of the log's latest append to it.

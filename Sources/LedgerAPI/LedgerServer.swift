@@ -14,8 +14,8 @@ import ServiceLifecycle
 /// live server. Order matters: a ServiceGroup stops them in reverse, so the HTTP server
 /// (last) stops taking requests before the workers and listeners it uses.
 public enum LedgerServer {
-    /// `ledger serve`: API deciding proofs in groups (a batcher, and a local decider for what
-    /// it hands back), a verifier worker for requests left pending, the projectors, the
+    /// `ledger serve`: the API deciding proofs on the grouped path, a verifier worker for the
+    /// requests it hands over, the projectors, the
     /// checkpointer (with a signing key), and their LISTEN hubs.
     public static func allInOne(
         client: PostgresClient, store: any EventStore, authority: TokenAuthority, configuration: APIConfiguration,
@@ -30,8 +30,7 @@ public enum LedgerServer {
         let projector = ProjectorWorker(client: client, events: events, logger: logger)
         let app = application(
             client: client, store: store, authority: authority, configuration: configuration,
-            verifier: VerifierLink(
-                batcher: ProofBatcher(client: client, store: store, logger: logger), localDecider: decider, verdicts: verdicts),
+            verifier: .local(client: client, logger: logger, verdicts: verdicts),
             logger: logger, onRunning: onRunning)
         let checkpointer: [any Service] = signer.map { [Checkpointer(client: client, signer: $0, events: events, logger: logger)] } ?? []
         return [requests, verdicts, events, worker, projector] + checkpointer + [app]
@@ -45,7 +44,7 @@ public enum LedgerServer {
         let verdicts = NotificationHub(client: client, channel: VerifierChannels.verdicts, logger: logger)
         let app = application(
             client: client, store: store, authority: authority, configuration: configuration,
-            verifier: VerifierLink(localDecider: nil, verdicts: verdicts), logger: logger, onRunning: onRunning)
+            verifier: VerifierLink(batcher: nil, verdicts: verdicts), logger: logger, onRunning: onRunning)
         return [verdicts, app]
     }
 

@@ -2,41 +2,8 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import LedgerDomain
+import LedgerWire
 import LedgerVerifier
-
-struct ChallengeRequest: Decodable {
-    var collaborationId: String
-}
-
-public struct ChallengeResponse: ResponseCodable, Equatable {
-    public var challengeId: String
-    public var challenge: String
-    public var expiresAt: Date
-}
-
-struct ProofRequestBody: Decodable {
-    struct Proof: Decodable {
-        var publicKey: String
-        var publicKeyIndex: UInt64
-        var inclusionHashes: [String]
-    }
-    var challengeId: String
-    var signature: String
-    var proof: Proof
-}
-
-public struct ProofGranted: ResponseCodable, Equatable {
-    public var status: String
-    public var rootHash: String
-    public var accountId: String
-    public var position: Int64
-}
-
-public struct ProofPending: ResponseCodable, Equatable {
-    public var status: String
-    public var requestId: String
-    public var statusUrl: String
-}
 
 /// Challenges and identity proofs.
 struct ProofController {
@@ -61,7 +28,7 @@ struct ProofController {
     @Sendable func submit(_ request: Request, context: LedgerRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
         let id = try context.parameters.require("id")
-        let body = try await BodyDecoder.decode(ProofRequestBody.self, from: request, context: context, limit: bodyLimit)
+        let body = try await BodyDecoder.decode(ProofRequest.self, from: request, context: context, limit: bodyLimit)
         guard let challengeId = UUID(uuidString: body.challengeId) else {
             throw DomainError.invalid("challengeId is not a challenge id", code: "invalid_value")
         }
@@ -80,12 +47,10 @@ struct ProofController {
             }
             return bytes
         }
-        let verdict = try await service.submit(
-            collaborationId: id,
-            submission: .init(
-                challengeId: challengeId, signature: signature,
-                proof: IdentityProof(publicKey: publicKey, publicKeyIndex: body.proof.publicKeyIndex, inclusionHashes: hashes)),
-            caller: caller)
+        let submission = ProofSubmission(
+            collaborationId: try Identifiers.collaborationId(id), account: caller.account, challengeId: challengeId, signature: signature,
+            proof: IdentityProof(publicKey: publicKey, publicKeyIndex: body.proof.publicKeyIndex, inclusionHashes: hashes))
+        let verdict = try await service.submit(submission, caller: caller)
         return try Self.response(verdict, collaborationId: id, request: request, context: context)
     }
 
@@ -102,14 +67,13 @@ struct ProofController {
     static func response(_ verdict: Verdict, collaborationId: String, request: Request, context: LedgerRequestContext) throws -> Response {
         switch verdict {
         case .granted(let rootHash, let account, let position):
-            return try ProofGranted(status: "granted", rootHash: rootHash, accountId: account, position: position)
+            return try ProofAnswer.granted(rootHash: rootHash, accountId: account, position: position)
                 .response(from: request, context: context)
         case .rejected(let reason, let message, _):
-            throw APIError(.forbidden, "proof_rejected", message, extra: ["reason": reason])
+            throw APIError(.forbidden, "proof_rejected", message, reason: reason)
         case .pending(let requestId):
             let id = requestId.uuidString.lowercased()
-            var response = try ProofPending(
-                status: "pending", requestId: id, statusUrl: "/v1/collaborations/\(collaborationId)/proofs/\(id)")
+            var response = try ProofAnswer.pending(requestId: id, statusUrl: "/v1/collaborations/\(collaborationId)/proofs/\(id)")
                 .response(from: request, context: context)
             response.status = .accepted
             return response

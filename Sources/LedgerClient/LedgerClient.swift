@@ -41,26 +41,14 @@ public struct LedgerClient: Sendable {
         localIdentifier: String, title: String, initiator: Initiator, options: ShareOptions? = nil,
         idempotencyKey: String = UUID().uuidString
     ) async throws -> PreparedCollaboration {
-        struct Body: Encodable {
-            var localIdentifier: String
-            var title: String
-            var initiatorHandle: String
-            var initiatorName: String?
-            var shareOptions: ShareOptions?
-        }
-        struct Answer: Decodable {
-            var collaborationId: String
-            var universalLink: String
-            var position: Int64
-        }
-        let body = Body(
+        let body = StartRequest(
             localIdentifier: localIdentifier, title: title, initiatorHandle: initiator.handle, initiatorName: initiator.name,
             shareOptions: options)
         var attempt = 0
         while true {
             attempt += 1
             do {
-                let answer: Answer = try await send(
+                let answer: StartResponse = try await send(
                     "POST", "/v1/collaborations", body: body, headers: ["Idempotency-Key": idempotencyKey])
                 guard let url = URL(string: answer.universalLink) else {
                     throw LedgerError(status: 200, code: "bad_response", message: "universal link is not a URL")
@@ -76,19 +64,9 @@ public struct LedgerClient: Sendable {
     /// (`SWPerson.Identity.rootHash`). Owner only.
     public func updateParticipants(added: [Data] = [], removed: [Data] = [], in collaborationID: String) async throws -> ParticipantsUpdate
     {
-        struct Body: Encodable {
-            var added: [String]
-            var removed: [String]
-        }
-        struct Answer: Decodable {
-            var added: [String]
-            var removed: [String]
-            var revokedAccounts: [String]
-            var position: Int64
-        }
-        let answer: Answer = try await send(
+        let answer: ParticipantsResponse = try await send(
             "POST", "/v1/collaborations/\(try Self.segment(collaborationID))/participants",
-            body: Body(added: added.map { $0.base64EncodedString() }, removed: removed.map { $0.base64EncodedString() }))
+            body: ParticipantsRequest(added: added.map { $0.base64EncodedString() }, removed: removed.map { $0.base64EncodedString() }))
         return ParticipantsUpdate(
             added: answer.added.compactMap { Data(base64Encoded: $0) }, removed: answer.removed.compactMap { Data(base64Encoded: $0) },
             revokedAccounts: answer.revokedAccounts, position: answer.position)
@@ -97,13 +75,7 @@ public struct LedgerClient: Sendable {
     /// A fresh single-use challenge for the signed-in account on a collaboration (the
     /// `getSignedIdentityProof(for:using:)` input).
     public func challenge(for collaborationID: String) async throws -> Challenge {
-        struct Body: Encodable { var collaborationId: String }
-        struct Answer: Decodable {
-            var challengeId: String
-            var challenge: String
-            var expiresAt: Date
-        }
-        let answer: Answer = try await send("POST", "/v1/challenges", body: Body(collaborationId: collaborationID))
+        let answer: ChallengeResponse = try await send("POST", "/v1/challenges", body: ChallengeRequest(collaborationId: collaborationID))
         guard let data = Data(base64Encoded: answer.challenge) else {
             throw LedgerError(status: 201, code: "bad_response", message: "challenge is not base64")
         }
@@ -124,50 +96,36 @@ public struct LedgerClient: Sendable {
         publicKey: Data, publicKeyIndex: Int, inclusionHashes: [Data], signature: Data, challengeID: String,
         in collaborationID: String
     ) async throws -> ProofResult {
-        struct Proof: Encodable {
-            var publicKey: String
-            var publicKeyIndex: Int
-            var inclusionHashes: [String]
+        guard publicKeyIndex >= 0 else {
+            throw LedgerError(status: 0, code: "invalid_inclusion_path", message: "publicKeyIndex must not be negative")
         }
-        struct Body: Encodable {
-            var challengeId: String
-            var signature: String
-            var proof: Proof
-        }
-        let body = Body(
+        let body = ProofRequest(
             challengeId: challengeID, signature: signature.base64EncodedString(),
-            proof: Proof(
-                publicKey: publicKey.base64EncodedString(), publicKeyIndex: publicKeyIndex,
+            proof: .init(
+                publicKey: publicKey.base64EncodedString(), publicKeyIndex: UInt64(publicKeyIndex),
                 inclusionHashes: inclusionHashes.map { $0.base64EncodedString() }))
         let answer: ProofAnswer = try await send(
             "POST", "/v1/collaborations/\(try Self.segment(collaborationID))/proofs", body: body)
-        return try answer.result()
+        return try Self.result(answer)
     }
 
     /// The verdict of a pending proof, by the request id `submitProof` returned.
     public func proofStatus(requestID: String, in collaborationID: String) async throws -> ProofResult {
         let answer: ProofAnswer = try await send(
             "GET", "/v1/collaborations/\(try Self.segment(collaborationID))/proofs/\(try Self.segment(requestID))")
-        return try answer.result()
+        return try Self.result(answer)
     }
 
-    struct ProofAnswer: Decodable {
-        var status: String
-        var rootHash: String?
-        var accountId: String?
-        var position: Int64?
-        var requestId: String?
-        var statusUrl: String?
-
-        func result() throws -> ProofResult {
-            if status == "granted", let rootHash, let hash = Data(base64Encoded: rootHash), let accountId, let position {
-                return .granted(rootHash: hash, accountID: accountId, position: position)
-            }
-            if status == "pending", let requestId, let statusUrl {
-                return .pending(requestID: requestId, statusURL: statusUrl)
-            }
-            throw LedgerError(status: 200, code: "bad_response", message: "unexpected proof answer \(status)")
+    static func result(_ answer: ProofAnswer) throws -> ProofResult {
+        if answer.status == "granted", let rootHash = answer.rootHash, let hash = Data(base64Encoded: rootHash),
+            let account = answer.accountId, let position = answer.position
+        {
+            return .granted(rootHash: hash, accountID: account, position: position)
         }
+        if answer.status == "pending", let requestId = answer.requestId, let statusUrl = answer.statusUrl {
+            return .pending(requestID: requestId, statusURL: statusUrl)
+        }
+        throw LedgerError(status: 200, code: "bad_response", message: "unexpected proof answer \(answer.status)")
     }
 
     // MARK: Reads
@@ -199,15 +157,9 @@ public struct LedgerClient: Sendable {
     public func postHighlight(
         _ kind: HighlightKind, trigger: String? = nil, mentioning rootHash: Data? = nil, in collaborationID: String
     ) async throws -> Int64 {
-        struct Body: Encodable {
-            var kind: String
-            var trigger: String?
-            var mentionedRootHash: String?
-        }
-        struct Answer: Decodable { var position: Int64 }
-        let answer: Answer = try await send(
+        let answer: PositionResponse = try await send(
             "POST", "/v1/collaborations/\(try Self.segment(collaborationID))/highlights",
-            body: Body(kind: kind.rawValue, trigger: trigger, mentionedRootHash: rootHash?.base64EncodedString()))
+            body: HighlightRequest(kind: kind.rawValue, trigger: trigger, mentionedRootHash: rootHash?.base64EncodedString()))
         return answer.position
     }
 
@@ -235,21 +187,11 @@ public struct LedgerClient: Sendable {
 
     /// True when the server is up (`/health`) and its schema current (`/ready`).
     public func isReady() async -> Bool {
-        struct Answer: Decodable { var status: String }
-        let answer: Answer? = try? await send("GET", "/ready", authenticated: false)
+        let answer: HealthResponse? = try? await send("GET", "/ready", authenticated: false)
         return answer?.status == "ready"
     }
 
     // MARK: Transport
-
-    struct ErrorBody: Decodable {
-        struct Detail: Decodable {
-            var code: String
-            var message: String
-            var reason: String?
-        }
-        var error: Detail
-    }
 
     func send<Answer: Decodable>(
         _ method: String, _ path: String, query: [String: String?] = [:], body: (some Encodable)? = nil as String?,

@@ -17,8 +17,6 @@ public protocol EventStore: Sendable {
     func head() async throws -> LogHead
     /// The stream's version and the writer's inline state snapshot, nil for an unknown stream.
     func streamState(_ streamId: String) async throws -> StreamState?
-    /// `streamState` of several streams at once, keyed by stream id (unknown streams absent).
-    func streamStates(_ streamIds: [String]) async throws -> [String: StreamState]
 }
 
 extension EventStore {
@@ -28,12 +26,6 @@ extension EventStore {
             do { results.append(.success(try await append(request))) } catch { results.append(.failure(error)) }
         }
         return results
-    }
-
-    public func streamStates(_ streamIds: [String]) async throws -> [String: StreamState] {
-        var states: [String: StreamState] = [:]
-        for id in Set(streamIds) { states[id] = try await streamState(id) }
-        return states
     }
 }
 

@@ -3,20 +3,20 @@ import LedgerDomain
 import LedgerPostgres
 import LedgerStore
 import Logging
-import Metrics
 import NIOCore
 import PostgresNIO
 import Synchronization
 
-/// Decides stored proof requests, each exactly once.
+/// The worker path: decides stored proof requests, each exactly once.
 ///
 /// One decision is one transaction on the request row: lock it (`FOR UPDATE SKIP LOCKED`, so
 /// deciders never wait on each other and never decide the same request twice at once), lock
-/// and consume the challenge, verify, append the verdict, mark the request decided and NOTIFY.
-/// The verdict event's id derives from the request id. A decider that dies before its commit
-/// leaves the request pending and the challenge unused (the transaction rolls back); one that
-/// dies after appending the verdict but before the commit leaves a request whose next decider
-/// meets the stored verdict (same event id) and records that one, not a second.
+/// its challenge, check (`ProofVerdict.check`), consume the challenge, append the verdict
+/// decided on the collaboration's current state (`ProofVerdict.event`, re-decided if the
+/// collaboration changes before the append), mark the request decided and NOTIFY. A decider
+/// that dies before its commit leaves the request pending and the challenge unused (the
+/// transaction rolls back); one that dies after appending the verdict leaves a request whose
+/// next decider meets the stored verdict (same event id) and records that one, not a second.
 public struct ProofDecider: Sendable {
     let client: PostgresClient
     let collaborations: Collaborations
@@ -76,13 +76,11 @@ public struct ProofDecider: Sendable {
         func at(_ step: String) { current.withLock { $0 = step } }
     }
 
-    /// Pending requests, oldest first, that no decider holds right now and no process has
-    /// claimed (a `ProofBatcher` claims the requests it stored until its claim lapses).
+    /// Pending requests, oldest first, that no decider holds right now.
     public func pending(limit: Int) async throws -> [UUID] {
         try await client.queryUnlessClosed(
             """
-            SELECT request_id FROM ledger_proof_requests
-            WHERE status = 'pending' AND (claimed_until IS NULL OR claimed_until < now())
+            SELECT request_id FROM ledger_proof_requests WHERE status = 'pending'
             ORDER BY created_at LIMIT \(Int64(limit)) FOR UPDATE SKIP LOCKED
             """, logger: logger
         ) { rows in
@@ -100,147 +98,45 @@ public struct ProofDecider: Sendable {
         }
     }
 
-    private struct Request {
-        var collaborationId: String
-        var account: String
-        var challengeId: UUID
-        var signature: [UInt8]
-        var proof: IdentityProof
-    }
-
     private func decide(_ requestId: UUID, _ connection: PostgresConnection, _ progress: Progress) async throws -> Verdict? {
         progress.at("locking the request")
-        guard let request = try await lockRequest(requestId, connection) else { return nil }
+        guard let submission = try await lockRequest(requestId, connection) else { return nil }
         try await hooks.afterLock?(requestId, connection)
-        var rejection: ProofRejection?
-        var rootHash: RootHash?
-        progress.at("consuming the challenge")
-        var challenge: [UInt8]?
-        do {
-            challenge = try await consumeChallenge(request, requestId: requestId, connection)
-            rootHash = try request.proof.verify(signature: request.signature, challenge: challenge!)
-        } catch let error as ProofRejection {
-            rejection = error
+        progress.at("locking the challenge")
+        let checked = ProofVerdict.check(submission, challenge: try await lockChallenge(submission.challengeId, connection))
+        if checked.consumesChallenge {
+            _ = try await connection.queryUnlessClosed(
+                "UPDATE ledger_challenges SET used_by_request = \(requestId) WHERE challenge_id = \(submission.challengeId)",
+                logger: logger)
         }
 
-        // The verdict, decided on the collaboration's current state.
         progress.at("reading the collaboration and appending the verdict")
-        var decided: CollaborationEvent?
-        let outcome = try await collaborations.decideAndAppend(request.collaborationId) { state in
-            let event = Self.verdictEvent(
-                account: request.account, requestId: requestId, challengeId: request.challengeId, proof: request.proof,
-                challenge: challenge, signature: request.signature, rootHash: rootHash, rejection: rejection, state: state)
-            decided = event
-            return .init(
-                events: [event], metadata: Self.verdictMetadata(account: request.account, requestId: requestId),
-                eventId: Self.verdictEventId(requestId))
+        let outcome = try await collaborations.decideAndAppend(submission.collaborationId) { state in
+            let event = ProofVerdict.event(checked, state: state)
+            return .init(events: [event], metadata: ProofVerdict.metadata(submission), eventId: ProofVerdict.eventId(requestId))
         }
         try await hooks.afterAppend?(requestId)
         // The verdict is the event in the log, whichever decider appended it.
-        let verdict = try Decided(
-            event: outcome.stored.first.map { try CollaborationEvent($0) } ?? decided!, position: outcome.position,
-            account: request.account, requestId: requestId, rejection: rejection)
+        guard let event = try outcome.stored.first.map(CollaborationEvent.init) ?? outcome.events.first else {
+            throw VerdictEventError(type: "none")
+        }
+        let verdict = try Verdict(event: event, position: outcome.position, rejection: checked.rejection)
+        let columns = Verdict.columns(of: event)
         progress.at("recording the verdict on the request")
         try await connection.queryUnlessClosed(
             """
             WITH decided AS (
                 UPDATE ledger_proof_requests
-                SET status = \(verdict.status), reason = \(verdict.reason),
-                    root_hash = \(verdict.rootHash.map { ByteBuffer(bytes: $0.bytes) }), decided_position = \(verdict.position),
-                    decided_at = now(), claimed_until = NULL
+                SET status = \(columns.status), reason = \(columns.reason),
+                    root_hash = \(columns.rootHash.map { ByteBuffer(bytes: $0.bytes) }), decided_position = \(outcome.position),
+                    decided_at = now()
                 WHERE request_id = \(requestId)
                 RETURNING request_id)
             SELECT pg_notify(\(VerifierChannels.verdicts), request_id::text) FROM decided
             """, logger: logger)
         progress.at("committing")
         verdict.count()
-        return verdict.verdict
-    }
-
-    /// The verdict event of a request: a rejection found by the checks, else the access
-    /// decision on the collaboration's state.
-    /// A grant records the device's whole proof: `challenge` (the bytes it signed, known
-    /// whenever the checks passed) and `signature` as sent.
-    static func verdictEvent(
-        account: String, requestId: UUID, challengeId: UUID, proof: IdentityProof, challenge: [UInt8]?, signature: [UInt8],
-        rootHash: RootHash?, rejection: ProofRejection?, state: CollaborationState
-    ) -> CollaborationEvent {
-        var reason = rejection
-        if reason == nil, let rootHash {
-            reason = CollaborationDecisions.decideAccess(state: state, rootHash: rootHash, account: account)
-        }
-        let requestText = requestId.uuidString.lowercased()
-        let challengeText = challengeId.uuidString.lowercased()
-        // A verified root hash implies its challenge was read; refuse rather than grant without it.
-        if reason == nil && challenge == nil { reason = .challengeUnknown }
-        if let reason {
-            return .proofRejected(
-                .init(
-                    account: account, proofRequestId: requestText, challengeId: challengeText, reason: reason.reason, rootHash: rootHash))
-        }
-        return .accessGranted(
-            .init(
-                rootHash: rootHash!, account: account, proofRequestId: requestText, challengeId: challengeText, proof: proof,
-                challenge: challenge!, signature: signature))
-    }
-
-    static func verdictMetadata(account: String, requestId: UUID) -> EventMetadata {
-        EventMetadata(actor: account, causationId: requestId.uuidString.lowercased())
-    }
-
-    /// The verdict event's id: whichever decider appends a request's verdict, it is this one.
-    static func verdictEventId(_ requestId: UUID) -> UUID {
-        Identifiers.derivedUUID("verdict\u{0}\(requestId.uuidString.lowercased())")
-    }
-
-    /// What a verdict event in the log means for its request: the answer and the row's columns.
-    struct Decided: Sendable {
-        var requestId: UUID
-        var verdict: Verdict
-        var status: String
-        var reason: String?
-        var rootHash: RootHash?
-        var position: Int64
-
-        init(event: CollaborationEvent, position: Int64, account: String, requestId: UUID, rejection: ProofRejection?) throws {
-            self.requestId = requestId
-            self.position = position
-            switch event {
-            case .accessGranted(let granted):
-                status = "granted"
-                rootHash = granted.rootHash
-                verdict = .granted(rootHash: granted.rootHash.base64, account: account, position: position)
-            case .proofRejected(let rejected):
-                status = "rejected"
-                reason = rejected.reason
-                rootHash = rejected.rootHash
-                // The checks' own message when they found this reason; the log keeps only the code.
-                let message =
-                    (rejection?.reason == rejected.reason ? rejection : nil)?.description
-                    ?? ProofRejection.named(rejected.reason).description
-                verdict = .rejected(reason: rejected.reason, message: message, position: position)
-            default:
-                throw StoreError.invalidRequest(
-                    "verdict event of request \(requestId.uuidString.lowercased()) has an unexpected type")
-            }
-        }
-
-        /// The same verdict at `position`: a group's verdicts are decided (and their columns
-        /// stored) before the commit that gives them their positions.
-        func at(_ position: Int64) -> Decided {
-            var decided = self
-            decided.position = position
-            switch verdict {
-            case .granted(let rootHash, let account, _): decided.verdict = .granted(rootHash: rootHash, account: account, position: position)
-            case .rejected(let reason, let message, _): decided.verdict = .rejected(reason: reason, message: message, position: position)
-            case .pending: break
-            }
-            return decided
-        }
-
-        func count() {
-            Counter(label: "ledger_proof_verdicts_total", dimensions: [("verdict", reason ?? "granted")]).increment()
-        }
+        return verdict
     }
 
     /// Locks the request and, in the same statement, sets `idleLimit` for the transaction: the
@@ -248,7 +144,7 @@ public struct ProofDecider: Sendable {
     /// would otherwise hold the request's lock, and every other decider skip it, for as long
     /// as its process lives. A decision waits on its client only for the collaboration's read
     /// and the verdict's append, milliseconds.
-    private func lockRequest(_ requestId: UUID, _ connection: PostgresConnection) async throws -> Request? {
+    private func lockRequest(_ requestId: UUID, _ connection: PostgresConnection) async throws -> ProofSubmission? {
         let idle = "\(idleLimit.components.seconds * 1000 + idleLimit.components.attoseconds / 1_000_000_000_000_000)ms"
         let rows = try await connection.queryUnlessClosed(
             """
@@ -260,61 +156,25 @@ public struct ProofDecider: Sendable {
         for try await (collaboration, account, challengeId, signature, publicKey, index, hashes, _)
             in rows.decode((String, String, UUID, ByteBuffer, ByteBuffer, Int64, [ByteBuffer], String).self)
         {
-            return Request(
-                collaborationId: collaboration, account: account, challengeId: challengeId, signature: Array(buffer: signature),
+            return ProofSubmission(
+                requestId: requestId, collaborationId: collaboration, account: account, challengeId: challengeId,
+                signature: Array(buffer: signature),
                 proof: IdentityProof(
                     publicKey: Array(buffer: publicKey), publicKeyIndex: UInt64(index), inclusionHashes: hashes.map { Array(buffer: $0) }))
         }
         return nil
     }
 
-    /// The challenge must be issued to this account for this collaboration, unexpired and
-    /// unused; it is marked used by this request in the decision's transaction. The common
-    /// case is one conditional UPDATE; only a refused challenge is looked at again for why.
-    private func consumeChallenge(_ request: Request, requestId: UUID, _ connection: PostgresConnection) async throws -> [UInt8] {
-        let consumed = try await connection.queryUnlessClosed(
-            """
-            UPDATE ledger_challenges SET used_by_request = \(requestId)
-            WHERE challenge_id = \(request.challengeId) AND account = \(request.account)
-              AND collaboration_id = \(request.collaborationId) AND expires_at >= now()
-              AND (used_by_request IS NULL OR used_by_request = \(requestId))
-            RETURNING challenge
-            """, logger: logger)
-        for try await bytes in consumed.decode(ByteBuffer.self) { return Array(buffer: bytes) }
+    /// The challenge, locked until the decision commits (nil: never issued).
+    private func lockChallenge(_ challengeId: UUID, _ connection: PostgresConnection) async throws -> IssuedChallenge? {
         let rows = try await connection.queryUnlessClosed(
             """
-            SELECT collaboration_id, account, expires_at < now(), used_by_request
-            FROM ledger_challenges WHERE challenge_id = \(request.challengeId)
+            SELECT challenge, collaboration_id, account, expires_at < now(), used_by_request
+            FROM ledger_challenges WHERE challenge_id = \(challengeId) FOR UPDATE
             """, logger: logger)
-        for try await (collaboration, account, expired, usedBy) in rows.decode((String, String, Bool, UUID?).self) {
-            throw Self.challengeRefusal(
-                issued: (collaboration, account, expired, usedBy), collaborationId: request.collaborationId, account: request.account,
-                requestId: requestId)
+        for try await (bytes, collaboration, account, expired, usedBy) in rows.decode((ByteBuffer, String, String, Bool, UUID?).self) {
+            return IssuedChallenge(bytes: Array(buffer: bytes), collaborationId: collaboration, account: account, expired: expired, usedBy: usedBy)
         }
-        throw ProofRejection.challengeUnknown
-    }
-
-    /// Why a request could not consume its challenge, given the challenge's row (nil: none).
-    static func challengeRefusal(
-        issued: (collaborationId: String, account: String, expired: Bool, usedBy: UUID?)?, collaborationId: String, account: String,
-        requestId: UUID
-    ) -> ProofRejection {
-        guard let issued else { return .challengeUnknown }
-        if issued.account != account { return .challengeWrongAccount }
-        if issued.collaborationId != collaborationId { return .challengeWrongCollaboration }
-        if let usedBy = issued.usedBy, usedBy != requestId { return .challengeUsed }
-        if issued.expired { return .challengeExpired }
-        return .challengeUnknown
-    }
-}
-
-extension ProofRejection {
-    /// A rejection read back from the log by its reason code (message details are not kept).
-    static func named(_ reason: String) -> ProofRejection {
-        let known: [ProofRejection] = [
-            .badSignature, .unknownIdentity, .identityRemoved, .identityClaimed, .challengeUnknown, .challengeExpired,
-            .challengeUsed, .challengeWrongAccount, .challengeWrongCollaboration,
-        ]
-        return known.first { $0.reason == reason } ?? .invalidKey(reason)
+        return nil
     }
 }

@@ -44,27 +44,34 @@ public struct ProofRequests: Sendable {
         return Challenge(challengeId: challengeId, challenge: bytes, expiresAt: expires)
     }
 
-    /// Stores a request and tells the verifiers (the NOTIFY is delivered at commit).
-    public func store(
-        collaborationId: String, account: String, challengeId: UUID, signature: [UInt8], proof: IdentityProof
-    ) async throws -> UUID {
-        let requestId = UUID()
-        // One statement: the row and the NOTIFY commit together; in a transaction, because the
-        // request id is answered to the caller (see `PostgresClient.transaction`).
+    /// Stores requests for the verifier workers and tells them (the NOTIFY is delivered at
+    /// commit). Answered after the commit: a caller may then promise the requests' ids.
+    public func store(_ submissions: [ProofSubmission]) async throws {
+        let proofs = submissions.map(\.proof)
         try await client.transaction(logger: logger) { connection in
             _ = try await connection.queryUnlessClosed(
                 """
                 WITH stored AS (
                     INSERT INTO ledger_proof_requests
                         (request_id, collaboration_id, account, challenge_id, signature, public_key, public_key_index, inclusion_hashes)
-                    VALUES (\(requestId), \(collaborationId), \(account), \(challengeId), \(ByteBuffer(bytes: signature)),
-                            \(ByteBuffer(bytes: proof.publicKey)), \(Int64(proof.publicKeyIndex)),
-                            \(proof.inclusionHashes.map { ByteBuffer(bytes: $0) }))
+                    SELECT request_id, collaboration_id, account, challenge_id, signature, public_key, public_key_index,
+                           ARRAY(SELECT decode(h, 'base64') FROM json_array_elements_text(hashes::json) WITH ORDINALITY AS e(h, n) ORDER BY n)
+                    FROM unnest(\(submissions.map(\.requestId))::uuid[], \(submissions.map(\.collaborationId))::text[],
+                                \(submissions.map(\.account))::text[], \(submissions.map(\.challengeId))::uuid[],
+                                \(submissions.map { ByteBuffer(bytes: $0.signature) })::bytea[],
+                                \(proofs.map { ByteBuffer(bytes: $0.publicKey) })::bytea[], \(proofs.map { Int64($0.publicKeyIndex) })::int8[],
+                                \(proofs.map(Self.hashesJSON))::text[])
+                        AS i(request_id, collaboration_id, account, challenge_id, signature, public_key, public_key_index, hashes)
                     RETURNING request_id)
                 SELECT pg_notify(\(VerifierChannels.requests), request_id::text) FROM stored
                 """, logger: logger)
         }
-        return requestId
+    }
+
+    /// A proof's inclusion hashes as one JSON array of base64 strings: PostgreSQL takes no
+    /// two-dimensional array of unequal rows, so each request's path travels as text.
+    static func hashesJSON(_ proof: IdentityProof) -> String {
+        "[" + proof.inclusionHashes.map { "\"\(Base64.encode($0))\"" }.joined(separator: ",") + "]"
     }
 
     /// The request's verdict, or `.pending`; nil for a request unknown to this account.

@@ -1,10 +1,53 @@
 import Foundation
+import LedgerDomain
+import Metrics
 
 /// The answer to a proof request.
 public enum Verdict: Sendable, Equatable {
     case granted(rootHash: String, account: String, position: Int64)
     case rejected(reason: String, message: String, position: Int64?)
     case pending(requestId: UUID)
+
+    /// What a verdict event in the log answers, at its position. `rejection` is the check's own
+    /// rejection, whose message says more than the reason code the log keeps.
+    init(event: CollaborationEvent, position: Int64, rejection: ProofRejection? = nil) throws {
+        switch event {
+        case .accessGranted(let granted):
+            self = .granted(rootHash: granted.rootHash.base64, account: granted.account, position: position)
+        case .proofRejected(let rejected):
+            let message = (rejection?.reason == rejected.reason ? rejection : nil) ?? ProofRejection.named(rejected.reason)
+            self = .rejected(reason: rejected.reason, message: message.description, position: position)
+        default:
+            throw VerdictEventError(type: event.type)
+        }
+    }
+
+    /// The request row's columns for a verdict event: status, reason, root hash.
+    static func columns(of event: CollaborationEvent) -> (status: String, reason: String?, rootHash: RootHash?) {
+        switch event {
+        case .accessGranted(let granted): ("granted", nil, granted.rootHash)
+        case .proofRejected(let rejected): ("rejected", rejected.reason, rejected.rootHash)
+        default: ("pending", nil, nil)
+        }
+    }
+
+    /// `ledger_proof_verdicts_total{verdict}`: "granted" or the rejection's reason.
+    func count() {
+        let label: String
+        switch self {
+        case .granted: label = "granted"
+        case .rejected(let reason, _, _): label = reason
+        case .pending: return
+        }
+        Counter(label: "ledger_proof_verdicts_total", dimensions: [("verdict", label)]).increment()
+    }
+}
+
+/// A request's verdict event in the log is neither a grant nor a rejection: the log is not
+/// what this code wrote.
+struct VerdictEventError: Error, CustomStringConvertible {
+    var type: String
+    var description: String { "a proof request's verdict event has the unexpected type \(type)" }
 }
 
 /// Notification channels between the API and the verifier workers.

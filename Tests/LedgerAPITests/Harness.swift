@@ -63,7 +63,7 @@ func withAPI(
         let authority = try await TokenAuthority(secret: "test-secret-\(UUID())")
         let logger = Logger(label: "api-test")
         let link = verifier?(client, store)
-            ?? .local(client: client, store: store, logger: logger, verdicts: nil)
+            ?? .local(client: client, logger: logger, verdicts: nil)
         let router = buildRouter(
             client: client, store: store, authority: authority, configuration: configuration, verifier: link, logger: logger)
         let routes = Set(

@@ -26,9 +26,11 @@ struct VerifierTests {
         let challenge = try await api.challenge(id, as: "alice")
         let bytes = Base64.decode(challenge["challenge"]!.string!)!
         let requests = ProofRequests(client: api.db, logger: Logger(label: "test"))
-        let requestId = try await requests.store(
+        let submission = ProofSubmission(
             collaborationId: id, account: "alice", challengeId: UUID(uuidString: challenge["challengeId"]!.string!)!,
             signature: alice.sign(bytes, device: 0), proof: alice.proof(device: 0))
+        try await requests.store([submission])
+        let requestId = submission.requestId
         return (id, requestId)
     }
 
@@ -64,6 +66,30 @@ struct VerifierTests {
             #expect(await worker.sweep() == 1)
             #expect(try await Self.status(api.db, requestId) == "granted")
             #expect(try await Self.verdictEvents(api.db, requestId) == ["AccessGranted"])
+        }
+    }
+
+    @Test("the worker path decides on the collaboration as it is when the verdict is appended: an identity removed after the request was stored is refused")
+    func decidesOnCurrentState() async throws {
+        try await withAPI { api in
+            let (id, requestId) = try await Self.storedRequest(api)
+            let store = PostgresEventStore(client: api.db, logger: Logger(label: "test"))
+            let members = try await api.call(.get, "/v1/collaborations/\(id)/members?minPosition=2", as: "devin")
+            let rootHash = try #require(members.body["members"]?.array.first?["rootHash"]?.string)
+            let decider = ProofDecider(
+                client: api.db, store: store, logger: Logger(label: "test"),
+                hooks: .init(afterLock: { _, _ in
+                    _ = try await Collaborations(store: store).decideAndAppend(id) { _ in
+                        .init(
+                            events: [.identityRemoved(.init(rootHash: try RootHash(base64: rootHash), account: nil))],
+                            metadata: EventMetadata(actor: "devin"))
+                    }
+                }))
+            let verdict = try await decider.decide(requestId)
+            guard case .rejected(let reason, _, _) = verdict else { Issue.record("expected a rejection, got \(String(describing: verdict))"); return }
+            #expect(reason == "identity_removed")
+            #expect(try await Self.verdictEvents(api.db, requestId) == ["ProofRejected"])
+            #expect(try await Self.status(api.db, requestId) == "rejected")
         }
     }
 
@@ -138,7 +164,7 @@ struct VerifierTests {
         }
     }
 
-    @Test("an API without a local decider waits on the verdict NOTIFY from a worker; without a worker it answers 202, then the status URL")
+    @Test("an API without a batcher waits on the verdict NOTIFY from a worker; without a worker it answers 202, then the status URL")
     func workerPath() async throws {
         let hubs = HubBox()
         try await withAPI(
@@ -148,7 +174,7 @@ struct VerifierTests {
             verifier: { client, _ in
                 let hub = NotificationHub(client: client, channel: VerifierChannels.verdicts, logger: Logger(label: "test"))
                 hubs.set(hub)
-                return VerifierLink(localDecider: nil, verdicts: hub)
+                return VerifierLink(batcher: nil, verdicts: hub)
             }
         ) { api in
             let verdicts = hubs.get()!

@@ -1,0 +1,195 @@
+import Foundation
+
+// The bodies of the v1 reads (openapi.yaml), defined once for the server, the SDK and the
+// tests. Root hashes are standard base64 strings; dates RFC 3339.
+
+/// `GET /v1/collaborations/{id}`.
+public struct Collaboration: Codable, Sendable, Hashable {
+    public struct MemberCounts: Codable, Sendable, Hashable {
+        public var invited: Int
+        public var granted: Int
+        public var removed: Int
+
+        public init(invited: Int, granted: Int, removed: Int) {
+            self.invited = invited
+            self.granted = granted
+            self.removed = removed
+        }
+    }
+    public var collaborationId: String
+    public var localIdentifier: String
+    public var title: String
+    public var initiatorHandle: String
+    public var initiatorName: String?
+    public var owner: String
+    public var universalLink: String
+    public var shareOptions: ShareOptions?
+    /// Selected option identifiers by group identifier.
+    public var selectedOptions: [String: [String]]
+    public var memberCounts: MemberCounts
+    public var startedAt: Date
+    public var position: Int64
+
+    public init(
+        collaborationId: String, localIdentifier: String, title: String, initiatorHandle: String, initiatorName: String?, owner: String,
+        universalLink: String, shareOptions: ShareOptions?, selectedOptions: [String: [String]], memberCounts: MemberCounts,
+        startedAt: Date, position: Int64
+    ) {
+        self.collaborationId = collaborationId
+        self.localIdentifier = localIdentifier
+        self.title = title
+        self.initiatorHandle = initiatorHandle
+        self.initiatorName = initiatorName
+        self.owner = owner
+        self.universalLink = universalLink
+        self.shareOptions = shareOptions
+        self.selectedOptions = selectedOptions
+        self.memberCounts = memberCounts
+        self.startedAt = startedAt
+        self.position = position
+    }
+}
+
+/// `GET /v1/collaborations/{id}/members`, current or as of a time or position.
+public struct Members: Codable, Sendable, Hashable {
+    public struct Member: Codable, Sendable, Hashable {
+        /// Base64 of the identity's root hash; `rootHashData` for the bytes.
+        public var rootHash: String
+        /// `invited`, `granted` or `removed`.
+        public var state: String
+        public var accountId: String?
+        public var invitedAt: Date?
+        public var grantedAt: Date?
+
+        public var rootHashData: Data? { Data(base64Encoded: rootHash) }
+
+        public init(rootHash: String, state: String, accountId: String? = nil, invitedAt: Date? = nil, grantedAt: Date? = nil) {
+            self.rootHash = rootHash
+            self.state = state
+            self.accountId = accountId
+            self.invitedAt = invitedAt
+            self.grantedAt = grantedAt
+        }
+    }
+    public var collaborationId: String
+    public var owner: String
+    public var position: Int64
+    public var members: [Member]
+
+    public init(collaborationId: String, owner: String, position: Int64, members: [Member]) {
+        self.collaborationId = collaborationId
+        self.owner = owner
+        self.position = position
+        self.members = members
+    }
+}
+
+/// `GET /v1/collaborations/{id}/history`: the collaboration's events in log order.
+public struct History: Codable, Sendable, Hashable {
+    public struct Entry: Codable, Sendable, Hashable {
+        public var position: Int64
+        public var version: Int64
+        public var type: String
+        public var time: Date
+        public var actor: String?
+        public var data: JSONValue
+
+        public init(position: Int64, version: Int64, type: String, time: Date, actor: String?, data: JSONValue) {
+            self.position = position
+            self.version = version
+            self.type = type
+            self.time = time
+            self.actor = actor
+            self.data = data
+        }
+    }
+    public var collaborationId: String
+    public var events: [Entry]
+
+    public init(collaborationId: String, events: [Entry]) {
+        self.collaborationId = collaborationId
+        self.events = events
+    }
+}
+
+/// `GET /v1/collaborations/{id}/highlights`: the notices the caller may see.
+public struct Highlights: Codable, Sendable, Hashable {
+    public struct Notice: Codable, Sendable, Hashable {
+        public var position: Int64
+        public var kind: String
+        public var trigger: String?
+        public var mentionedRootHash: String?
+        public var accountId: String
+        public var time: Date
+
+        public init(position: Int64, kind: String, trigger: String?, mentionedRootHash: String?, accountId: String, time: Date) {
+            self.position = position
+            self.kind = kind
+            self.trigger = trigger
+            self.mentionedRootHash = mentionedRootHash
+            self.accountId = accountId
+            self.time = time
+        }
+    }
+    public var collaborationId: String
+    public var highlights: [Notice]
+
+    public init(collaborationId: String, highlights: [Notice]) {
+        self.collaborationId = collaborationId
+        self.highlights = highlights
+    }
+}
+
+/// `GET /v1/accounts/me/collaborations`.
+public struct MyCollaborations: Codable, Sendable, Hashable {
+    public struct Entry: Codable, Sendable, Hashable {
+        public var collaborationId: String
+        public var title: String
+        /// `owner` or `participant`.
+        public var role: String
+
+        public init(collaborationId: String, title: String, role: String) {
+            self.collaborationId = collaborationId
+            self.title = title
+            self.role = role
+        }
+    }
+    public var accountId: String
+    public var collaborations: [Entry]
+
+    public init(accountId: String, collaborations: [Entry]) {
+        self.accountId = accountId
+        self.collaborations = collaborations
+    }
+}
+
+/// `GET /v1/audit/access`: who gained and lost access when.
+public struct AccessAudit: Codable, Sendable, Hashable {
+    public struct Record: Codable, Sendable, Hashable {
+        public var position: Int64
+        public var time: Date
+        public var collaborationId: String
+        public var accountId: String
+        public var rootHash: String
+        public var change: String
+        public var reason: String?
+        public var actor: String?
+
+        public init(
+            position: Int64, time: Date, collaborationId: String, accountId: String, rootHash: String, change: String, reason: String?,
+            actor: String?
+        ) {
+            self.position = position
+            self.time = time
+            self.collaborationId = collaborationId
+            self.accountId = accountId
+            self.rootHash = rootHash
+            self.change = change
+            self.reason = reason
+            self.actor = actor
+        }
+    }
+    public var records: [Record]
+
+    public init(records: [Record]) { self.records = records }
+}
