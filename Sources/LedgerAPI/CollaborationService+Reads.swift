@@ -117,80 +117,88 @@ extension CollaborationService {
             position: position)
     }
 
-    /// Current identities, or (time travel) as they stood at a position or a time: the
-    /// current members unchanged since, and the others folded from their access history
-    /// (`ledger_members_at`, `Migrations/sql/0008`).
-    public func members(_ id: String, caller: Caller, atPosition: Int64? = nil, asOf: Date? = nil) async throws -> Members {
+    /// A page of identities (`limit`, in root hash order, after the cursor's), current or
+    /// (time travel) as they stood at a position or a time: one range scan of the access history
+    /// in root hash order, folded per identity as it streams by and cut off after the page
+    /// (`Migrations/sql/0013`; the fold's rules are ledger_fold_members'). The first page's position (the views', `atPosition`
+    /// capped at them, or the last membership change at or before `asOf`) is pinned in the
+    /// cursor, so every page of a walk reads at it.
+    public func members(
+        _ id: String, caller: Caller, atPosition: Int64? = nil, asOf: Date? = nil, limit: Int = PageCursors.defaultLimit,
+        cursor: String? = nil
+    ) async throws -> Members {
         let row = try await collaborationRow(try Identifiers.collaborationId(id))
-        let current = row.viewPosition
         try await requireReader(row, caller)
-        var members: [Members.Member] = []
-        var position = current
-        if atPosition != nil || asOf != nil {
-            // One query: the position (given, or the last membership change at or before
-            // asOf), and the members as they stood there. The last change at or before asOf:
-            // the collaboration's history walked back from its end (index on collaboration,
-            // position) to the first row recorded at or before asOf; recording times are not
-            // in position order, so the walk filters rather than seeks. The collaboration is
-            // a range (>= and <=), not an equality, on purpose: with `=`, PostgreSQL drops it
-            // from the ORDER BY and may walk back the whole history's primary key instead,
-            // until a row of this collaboration turns up (22 ms on a 200k-event log; so did
-            // max(position)). max(position + 0) read every row of the collaboration up to
-            // asOf (2.9 ms at the end of a 10,000-event collaboration, 0.07 ms this way).
-            // MATERIALIZED: inlined, it ran twice.
-            let target: Int64? = atPosition.map { min($0, current) }
-            let micros: Int64? = asOf.map(Self.micros)
-            (position, members) = try await client.queryUnlessClosed(
-                """
-                WITH p AS MATERIALIZED (
-                    SELECT coalesce(\(target), (
-                        SELECT position FROM proj_access_history
-                        WHERE collaboration_id >= \(row.id) AND collaboration_id <= \(row.id)
-                          AND at <= timestamptz 'epoch' + \(micros) * interval '1 microsecond'
-                        ORDER BY collaboration_id DESC, position DESC LIMIT 1
-                    ), 0) AS position
-                )
-                SELECT p.position, m.root_hash, m.state, m.account, (extract(epoch FROM m.invited_at) * 1000000)::int8,
-                       (extract(epoch FROM m.granted_at) * 1000000)::int8
-                FROM p LEFT JOIN LATERAL ledger_members_at(\(row.id), p.position) m ON true
-                ORDER BY m.root_hash
-                """, logger: logger
-            ) { rows in
-                // Cell by cell: decoding each row as a tuple (`rows.decode((…).self)`) cost ~2 ms
-                // more for 1,636 members (generic metadata looked up per row), a fifth of the query.
-                var position = current
-                var members: [Members.Member] = []
-                for try await row in rows {
-                    let cells = PostgresRandomAccessRow(row)
-                    position = try cells[0].decode(Int64.self)
-                    guard let hash = try cells[1].decode(String?.self), let state = try cells[2].decode(String?.self) else { continue }
-                    members.append(Members.Member(
-                        rootHash: hash, state: state, accountId: try cells[3].decode(String?.self),
-                        invitedAt: try cells[4].decode(Int64?.self).map(Self.date),
-                        grantedAt: try cells[5].decode(Int64?.self).map(Self.date)))
-                }
-                return (position, members)
+        let resumed = try await cursors.decode(cursor, kind: .members, scope: row.id)
+        let target = resumed?.position ?? atPosition.map { min($0, row.viewPosition) } ?? row.viewPosition
+        // The last change at or before asOf: the collaboration's history walked back from its end
+        // (index on collaboration, position) to the first row recorded at or before asOf;
+        // recording times are not in position order, so the walk filters rather than seeks. A
+        // range (>= and <=) on the collaboration, not `=`, on purpose: with `=`, PostgreSQL
+        // drops it from the ORDER BY and may walk the whole history's primary key instead.
+        let micros: Int64? = resumed == nil ? asOf.map(Self.micros) : nil
+        let (position, members) = try await client.queryUnlessClosed(
+            """
+            WITH p AS MATERIALIZED (
+                SELECT CASE WHEN \(micros)::int8 IS NULL THEN \(target)::int8 ELSE coalesce((
+                    SELECT position FROM proj_access_history
+                    WHERE collaboration_id >= \(row.id) AND collaboration_id <= \(row.id)
+                      AND at <= timestamptz 'epoch' + \(micros)::int8 * interval '1 microsecond'
+                    ORDER BY collaboration_id DESC, position DESC LIMIT 1
+                ), 0) END AS position
+            )
+            SELECT p.position, m.root_hash, (ARRAY['invited', 'granted'])[m.st[2]],
+                   CASE WHEN m.account_pos = m.gr[1] THEN substr(m.gr_account, 21) END, m.inv[2],
+                   CASE WHEN m.gr[1] > coalesce(m.inv[1], 0) THEN m.gr[2] END
+            FROM p LEFT JOIN LATERAL (
+                -- Per identity: [position, value] of its last change of each kind (positions are
+                -- unique, so max() is the last one). States: 1 invited, 2 granted, 3 removed.
+                SELECT h.root_hash,
+                    max(ARRAY[h.position, CASE h.change WHEN 'invited' THEN 1 WHEN 'granted' THEN 2 ELSE 3 END])
+                        FILTER (WHERE h.change <> 'revoked') AS st,
+                    max(ARRAY[h.position, (extract(epoch FROM h.at) * 1000000)::int8]) FILTER (WHERE h.change = 'invited') AS inv,
+                    max(ARRAY[h.position, (extract(epoch FROM h.at) * 1000000)::int8]) FILTER (WHERE h.change = 'granted') AS gr,
+                    max((lpad(h.position::text, 20, '0') || coalesce(h.account, '')) COLLATE "C")
+                        FILTER (WHERE h.change = 'granted') AS gr_account,
+                    max(h.position) FILTER (WHERE h.change IN ('invited', 'granted', 'revoked')) AS account_pos
+                FROM proj_access_history h
+                WHERE h.collaboration_id = \(row.id) AND h.root_hash > \(resumed?.after ?? "") AND h.position <= p.position
+                GROUP BY h.root_hash
+                HAVING coalesce((max(ARRAY[h.position, CASE h.change WHEN 'invited' THEN 1 WHEN 'granted' THEN 2 ELSE 3 END])
+                           FILTER (WHERE h.change <> 'revoked'))[2], 3) <> 3
+                ORDER BY h.root_hash LIMIT \(Int64(limit + 1))
+            ) m ON true
+            """, logger: logger
+        ) { rows in
+            // Cell by cell: decoding each row as a tuple (`rows.decode((…).self)`) cost ~2 ms
+            // more for 1,636 members (generic metadata looked up per row).
+            var position = target
+            var members: [Members.Member] = []
+            for try await row in rows {
+                let cells = PostgresRandomAccessRow(row)
+                position = try cells[0].decode(Int64.self)
+                guard let hash = try cells[1].decode(String?.self), let state = try cells[2].decode(String?.self) else { continue }
+                members.append(Members.Member(
+                    rootHash: hash, state: state, accountId: try cells[3].decode(String?.self),
+                    invitedAt: try cells[4].decode(Int64?.self).map(Self.date),
+                    grantedAt: try cells[5].decode(Int64?.self).map(Self.date)))
             }
-        } else {
-            members = try await client.queryUnlessClosed(
-                """
-                SELECT root_hash, state, account, (extract(epoch FROM invited_at) * 1000000)::int8,
-                       (extract(epoch FROM granted_at) * 1000000)::int8
-                FROM proj_members WHERE collaboration_id = \(row.id) AND state <> 'removed' ORDER BY root_hash
-                """, logger: logger
-            ) { rows in
-                var members: [Members.Member] = []
-                for try await row in rows {
-                    let cells = PostgresRandomAccessRow(row)
-                    members.append(Members.Member(
-                        rootHash: try cells[0].decode(String.self), state: try cells[1].decode(String.self),
-                        accountId: try cells[2].decode(String?.self), invitedAt: try cells[3].decode(Int64?.self).map(Self.date),
-                        grantedAt: try cells[4].decode(Int64?.self).map(Self.date)))
-                }
-                return members
-            }
+            return (position, members)
         }
-        return Members(collaborationId: row.id, owner: row.owner, position: position, members: members)
+        let (page, next) = try await self.page(members, limit: limit) {
+            PageCursors.Cursor(kind: .members, scope: row.id, position: position, after: $0.rootHash)
+        }
+        return Members(collaborationId: row.id, owner: row.owner, position: position, members: page, nextCursor: next)
+    }
+
+    /// The first `limit` of `items` (read one more than a page, to know whether a next one
+    /// exists), and the cursor after the last of them.
+    func page<Item>(
+        _ items: [Item], limit: Int, cursor: (Item) -> PageCursors.Cursor
+    ) async throws -> ([Item], String?) {
+        guard items.count > limit else { return (items, nil) }
+        let page = Array(items.prefix(limit))
+        return (page, try await cursors.encode(cursor(page[limit - 1])))
     }
 
     public func myCollaborations(caller: Caller) async throws -> MyCollaborations {

@@ -17,6 +17,8 @@ public struct CollaborationService: Sendable {
     let logger: Logger
     /// How long a read waits for the views to reach its `minPosition`.
     let readWait: Duration
+    /// Signs and checks the list reads' paging cursors.
+    public let cursors: PageCursors
 
     public init(
         store: any EventStore, client: PostgresClient, publicBaseURL: String, logger: Logger, readWait: Duration = .seconds(2)
@@ -27,6 +29,7 @@ public struct CollaborationService: Sendable {
         self.client = client
         self.publicBaseURL = publicBaseURL.hasSuffix("/") ? String(publicBaseURL.dropLast()) : publicBaseURL
         self.logger = logger
+        self.cursors = PageCursors(client: client, logger: logger)
     }
 
     // MARK: Commands

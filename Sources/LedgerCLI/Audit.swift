@@ -38,7 +38,14 @@ struct Audit: AsyncParsableCommand {
 
         func run() async throws {
             let history = try await Audit.withService(database) { service in
-                try await service.history(collaboration, caller: .operatorAuditor)
+                // Every page: the command prints the whole history.
+                var history = try await service.history(collaboration, caller: .operatorAuditor, limit: PageCursors.maxLimit)
+                while let cursor = history.nextCursor {
+                    let next = try await service.history(collaboration, caller: .operatorAuditor, limit: PageCursors.maxLimit, cursor: cursor)
+                    history.events += next.events
+                    history.nextCursor = next.nextCursor
+                }
+                return history
             }
             Table(["pos", "ver", "time", "event", "actor", "subject"], history.events.map { e in
                 let subject = e.data["rootHash"]?.text ?? e.data["title"]?.text ?? e.data["kind"]?.text ?? ""
@@ -60,7 +67,16 @@ struct Audit: AsyncParsableCommand {
             let from = try since.map(Audit.parseTime)
             let (account, collaboration) = (account, collaboration)
             let audit = try await Audit.withService(database) { service in
-                try await service.auditAccess(caller: .operatorAuditor, account: account, collaborationId: collaboration, from: from, to: nil)
+                var audit = try await service.auditAccess(
+                    caller: .operatorAuditor, account: account, collaborationId: collaboration, from: from, to: nil, limit: PageCursors.maxLimit)
+                while let cursor = audit.nextCursor {
+                    let next = try await service.auditAccess(
+                        caller: .operatorAuditor, account: account, collaborationId: collaboration, from: from, to: nil,
+                        limit: PageCursors.maxLimit, cursor: cursor)
+                    audit.records += next.records
+                    audit.nextCursor = next.nextCursor
+                }
+                return audit
             }
             switch format {
             case "csv": print(AuditExport.csv(audit.records), terminator: "")
@@ -85,7 +101,14 @@ struct Audit: AsyncParsableCommand {
             let time = try asOf.map(Audit.parseTime)
             let collaboration = collaboration
             let members = try await Audit.withService(database) { service in
-                try await service.members(collaboration, caller: .operatorAuditor, asOf: time)
+                var members = try await service.members(collaboration, caller: .operatorAuditor, asOf: time, limit: PageCursors.maxLimit)
+                while let cursor = members.nextCursor {
+                    let next = try await service.members(
+                        collaboration, caller: .operatorAuditor, asOf: time, limit: PageCursors.maxLimit, cursor: cursor)
+                    members.members += next.members
+                    members.nextCursor = next.nextCursor
+                }
+                return members
             }
             print("members of \(members.collaborationId) (owner \(members.owner)) at position \(members.position):")
             Table(["identity", "state", "account", "invited", "granted"], members.members.map { m in

@@ -6,6 +6,7 @@ import LedgerDeviceSimulator
 import LedgerDomain
 import LedgerProjections
 import LedgerStore
+import LedgerWire
 import Logging
 import PostgresNIO
 import Synchronization
@@ -13,7 +14,7 @@ import Synchronization
 struct BenchReplay: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
-        abstract: "Rebuild rate of each projection over a generated log, next to the raw sequential read of the same events table; asOf query latency.")
+        abstract: "Rebuild rate of each projection over a generated log, next to the raw sequential read of the same events table; members?asOf pages beside the whole unpaged answer.")
 
     @OptionGroup var target: BenchTarget
     @Option(help: "Events to generate (realistic collaborations of about 30 events).") var events = 1_000_000
@@ -49,14 +50,17 @@ struct BenchReplay: AsyncParsableCommand {
                     print(String(format: "  rebuild %-15@ %10.0f events/s (%.1f s)", projection.rawValue, rate, report.elapsed.seconds))
                 }
                 let all = 1 / rates.map { 1 / $0.1 }.reduce(0, +)
-                let (p50, p99) = try await Self.asOfLatency(client, store: store, logger: quiet, queries: queries)
+                let asOf = try await Self.asOfLatency(client, store: store, logger: quiet, queries: queries)
                 print("")
                 print(String(format: "  raw sequential read           %10.0f events/s", raw))
                 for (projection, rate) in rates {
                     print(String(format: "  rebuild %-15@       %10.0f events/s   ratio to raw %.2f", projection.rawValue, rate, rate / raw))
                 }
                 print(String(format: "  rebuild all three, in turn    %10.0f events/s   ratio to raw %.2f", all, all / raw))
-                print(String(format: "  members?asOf on a %d-event collaboration: p50 %.2f ms, p99 %.2f ms (%d queries)", large, p50, p99, queries))
+                print(String(format: "  members?asOf on a %d-event collaboration (%d random times, %.0f members there on average):", large, queries, asOf.members))
+                for (name, (p50, p99)) in [("first page of 100", asOf.first), ("a middle page of 100", asOf.middle), ("whole answer, unpaged (ledger_members_at)", asOf.unpaged)] {
+                    print("    " + name.padding(toLength: 44, withPad: " ", startingAt: 0) + String(format: "p50 %7.2f ms   p99 %7.2f ms", p50, p99))
+                }
             }
         }
     }
@@ -106,7 +110,14 @@ struct BenchReplay: AsyncParsableCommand {
         return Double(count) / (ContinuousClock.now - start).seconds
     }
 
-    static func asOfLatency(_ client: PostgresClient, store: PostgresEventStore, logger: Logger, queries: Int) async throws -> (Double, Double) {
+    /// Latencies (p50, p99 in ms) of `members?asOf` at random times of the large collaboration's
+    /// history, through the service as the API calls it: the first page of 100, a page from
+    /// the middle of the members there (its cursor made here, untimed), and, as the same run's
+    /// baseline, the whole unpaged answer as time travel computed it before paging
+    /// (`ledger_members_at`, migration 0008, every row read).
+    static func asOfLatency(
+        _ client: PostgresClient, store: PostgresEventStore, logger: Logger, queries: Int
+    ) async throws -> (first: (Double, Double), middle: (Double, Double), unpaged: (Double, Double), members: Double) {
         let id = largeId.withLock { $0 }
         let service = CollaborationService(store: store, client: client, publicBaseURL: "", logger: logger)
         let bounds = try await client.query(
@@ -116,14 +127,35 @@ struct BenchReplay: AsyncParsableCommand {
             """, logger: logger)
         var (low, high): (Int64, Int64) = (0, 0)
         for try await (a, b) in bounds.decode((Int64, Int64).self) { (low, high) = (a, b) }
-        var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000)
+        var histograms = (0..<3).map { _ in Histogram<UInt64>(highestTrackableValue: 60_000_000) }
         var random = SeededRandom(seed: 7)
+        var members = 0
+        func timed<T>(_ index: Int, _ work: () async throws -> T) async rethrows -> T {
+            let started = ContinuousClock.now
+            let result = try await work()
+            _ = histograms[index].record(UInt64((ContinuousClock.now - started).seconds * 1_000_000))
+            return result
+        }
         for _ in 0..<queries {
             let micros = low + Int64(random.next() % UInt64(max(1, high - low)))
-            let started = ContinuousClock.now
-            _ = try await service.members(id, caller: .operatorAuditor, asOf: Date(timeIntervalSince1970: Double(micros) / 1_000_000))
-            _ = histogram.record(UInt64((ContinuousClock.now - started).seconds * 1_000_000))
+            let first = try await timed(0) {
+                try await service.members(id, caller: .operatorAuditor, asOf: Date(timeIntervalSince1970: Double(micros) / 1_000_000))
+            }
+            let position = first.position
+            let all = try await timed(2) {
+                var hashes: [String] = []
+                let rows = try await client.query("SELECT root_hash FROM ledger_members_at(\(id), \(position)) ORDER BY root_hash", logger: logger)
+                for try await row in rows { hashes.append(try PostgresRandomAccessRow(row)[0].decode(String.self)) }
+                return hashes
+            }
+            members += all.count
+            guard all.count > 200 else { continue }
+            let cursor = try await service.cursors.encode(.init(kind: .members, scope: id, position: position, after: all[all.count / 2]))
+            _ = try await timed(1) { try await service.members(id, caller: .operatorAuditor, cursor: cursor) }
         }
-        return (Double(histogram.valueAtPercentile(50)) / 1000, Double(histogram.valueAtPercentile(99)) / 1000)
+        func ms(_ histogram: Histogram<UInt64>) -> (Double, Double) {
+            (Double(histogram.valueAtPercentile(50)) / 1000, Double(histogram.valueAtPercentile(99)) / 1000)
+        }
+        return (ms(histograms[0]), ms(histograms[1]), ms(histograms[2]), Double(members) / Double(max(1, queries)))
     }
 }

@@ -128,29 +128,7 @@ public struct LedgerClient: Sendable {
         throw LedgerError(status: 200, code: "bad_response", message: "unexpected proof answer \(answer.status)")
     }
 
-    // MARK: Reads
-
-    public func collaboration(_ collaborationID: String, minPosition: Int64? = nil) async throws -> Collaboration {
-        try await send(
-            "GET", "/v1/collaborations/\(try Self.segment(collaborationID))", query: ["minPosition": minPosition.map(String.init)])
-    }
-
-    /// Current members, or as they stood at a time (`asOf`) or log position (`atPosition`).
-    public func members(
-        of collaborationID: String, asOf: Date? = nil, atPosition: Int64? = nil, minPosition: Int64? = nil
-    ) async throws -> Members {
-        try await send(
-            "GET", "/v1/collaborations/\(try Self.segment(collaborationID))/members",
-            query: [
-                "asOf": asOf.map(Self.formatDate), "atPosition": atPosition.map(String.init),
-                "minPosition": minPosition.map(String.init),
-            ])
-    }
-
-    public func history(of collaborationID: String, minPosition: Int64? = nil) async throws -> History {
-        try await send(
-            "GET", "/v1/collaborations/\(try Self.segment(collaborationID))/history", query: ["minPosition": minPosition.map(String.init)])
-    }
+    // MARK: Commands
 
     /// Posts a highlight notice (`SWHighlightChangeEvent` and friends); returns its log position.
     @discardableResult
@@ -161,28 +139,6 @@ public struct LedgerClient: Sendable {
             "POST", "/v1/collaborations/\(try Self.segment(collaborationID))/highlights",
             body: HighlightRequest(kind: kind.rawValue, trigger: trigger, mentionedRootHash: rootHash?.base64EncodedString()))
         return answer.position
-    }
-
-    public func highlights(in collaborationID: String, minPosition: Int64? = nil) async throws -> Highlights {
-        try await send(
-            "GET", "/v1/collaborations/\(try Self.segment(collaborationID))/highlights",
-            query: ["minPosition": minPosition.map(String.init)])
-    }
-
-    public func myCollaborations(minPosition: Int64? = nil) async throws -> MyCollaborations {
-        try await send("GET", "/v1/accounts/me/collaborations", query: ["minPosition": minPosition.map(String.init)])
-    }
-
-    /// Who gained and lost access when (auditor role).
-    public func auditAccess(
-        account: String? = nil, collaboration: String? = nil, from: Date? = nil, to: Date? = nil, minPosition: Int64? = nil
-    ) async throws -> AccessAudit {
-        try await send(
-            "GET", "/v1/audit/access",
-            query: [
-                "account": account, "collaboration": collaboration, "from": from.map(Self.formatDate), "to": to.map(Self.formatDate),
-                "minPosition": minPosition.map(String.init),
-            ])
     }
 
     /// True when the server is up (`/health`) and its schema current (`/ready`).

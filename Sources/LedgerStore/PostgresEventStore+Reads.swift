@@ -8,7 +8,7 @@ import PostgresNIO
 /// Reads of the event log: no lock, never a skipped event (see the ordering note on
 /// `PostgresEventStore`: a reader of "everything after N" never sees N+1 while N is in flight).
 extension PostgresEventStore {
-    static func decodeEvents(_ rows: PostgresRowSequence) async throws -> [RecordedEvent] {
+    package static func decodeEvents(_ rows: PostgresRowSequence) async throws -> [RecordedEvent] {
         var events: [RecordedEvent] = []
         for try await (position, stream, version, id, type, data, metadata, micros, hash) in rows.decode(
             (Int64, String, Int64, UUID, String, String, String, Int64, ByteBuffer).self)

@@ -73,14 +73,19 @@ public struct Members: Codable, Sendable, Hashable {
     }
     public var collaborationId: String
     public var owner: String
+    /// The log position the members stand at (every page of a walk reads at the first's).
     public var position: Int64
+    /// In root hash order.
     public var members: [Member]
+    /// The next page's `cursor`; absent on the last page.
+    public var nextCursor: String?
 
-    public init(collaborationId: String, owner: String, position: Int64, members: [Member]) {
+    public init(collaborationId: String, owner: String, position: Int64, members: [Member], nextCursor: String? = nil) {
         self.collaborationId = collaborationId
         self.owner = owner
         self.position = position
         self.members = members
+        self.nextCursor = nextCursor
     }
 }
 
@@ -105,10 +110,13 @@ public struct History: Codable, Sendable, Hashable {
     }
     public var collaborationId: String
     public var events: [Entry]
+    /// The next page's `cursor`; absent on the last page.
+    public var nextCursor: String?
 
-    public init(collaborationId: String, events: [Entry]) {
+    public init(collaborationId: String, events: [Entry], nextCursor: String? = nil) {
         self.collaborationId = collaborationId
         self.events = events
+        self.nextCursor = nextCursor
     }
 }
 
@@ -133,10 +141,13 @@ public struct Highlights: Codable, Sendable, Hashable {
     }
     public var collaborationId: String
     public var highlights: [Notice]
+    /// The next page's `cursor`; absent on the last page.
+    public var nextCursor: String?
 
-    public init(collaborationId: String, highlights: [Notice]) {
+    public init(collaborationId: String, highlights: [Notice], nextCursor: String? = nil) {
         self.collaborationId = collaborationId
         self.highlights = highlights
+        self.nextCursor = nextCursor
     }
 }
 
@@ -190,6 +201,11 @@ public struct AccessAudit: Codable, Sendable, Hashable {
         }
     }
     public var records: [Record]
+    /// The next page's `cursor`; absent on the last page.
+    public var nextCursor: String?
 
-    public init(records: [Record]) { self.records = records }
+    public init(records: [Record], nextCursor: String? = nil) {
+        self.records = records
+        self.nextCursor = nextCursor
+    }
 }

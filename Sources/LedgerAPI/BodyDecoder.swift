@@ -1,0 +1,38 @@
+import Foundation
+import Hummingbird
+import LedgerDomain
+
+/// Reads JSON bodies with a size limit and turns every decoding failure into a clear 400.
+enum BodyDecoder {
+    static func decode<T: Decodable>(_ type: T.Type, from request: Request, context: LedgerRequestContext, limit: Int) async throws -> T {
+        var request = request
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.collectBody(upTo: limit)
+        } catch {
+            throw APIError(.contentTooLarge, "payload_too_large", "request body exceeds \(limit) bytes")
+        }
+        guard buffer.readableBytes > 0 else { throw DomainError.invalid("a JSON body is required", code: "malformed_json") }
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
+        } catch let DecodingError.dataCorrupted(context) where context.codingPath.isEmpty {
+            throw DomainError.invalid("the body is not valid JSON", code: "malformed_json")
+        } catch let DecodingError.keyNotFound(key, context) {
+            throw DomainError.invalid("missing field \(path(context.codingPath + [key]))", code: "missing_field")
+        } catch let DecodingError.typeMismatch(_, context) {
+            throw DomainError.invalid("wrong type at \(path(context.codingPath))", code: "wrong_type")
+        } catch let DecodingError.valueNotFound(_, context) {
+            throw DomainError.invalid("null at \(path(context.codingPath))", code: "wrong_type")
+        } catch let DecodingError.dataCorrupted(context) {
+            throw DomainError.invalid("invalid value at \(path(context.codingPath))", code: "invalid_value")
+        } catch let error as DomainError {
+            throw error
+        } catch {
+            throw DomainError.invalid("the body could not be read as JSON", code: "malformed_json")
+        }
+    }
+
+    static func path(_ keys: [any CodingKey]) -> String {
+        keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingCharacters(in: ["."])
+    }
+}

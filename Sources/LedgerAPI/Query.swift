@@ -1,0 +1,57 @@
+import Foundation
+import Hummingbird
+import LedgerDomain
+
+/// The query parameters of the reads, each refused with a 400 naming it when malformed.
+enum Query {
+    /// A text filter; NUL cannot be stored in PostgreSQL text, so it is refused here, as in tokens.
+    static func text(_ request: Request, _ name: String) throws -> String? {
+        guard let raw = request.uri.queryParameters[name[...]] else { return nil }
+        guard !raw.unicodeScalars.contains(where: { $0.value == 0 }), raw.count <= 256 else {
+            throw DomainError.invalid("\(name) must be at most 256 characters, without NUL", code: "invalid_query")
+        }
+        return String(raw)
+    }
+
+    /// `limit`: items in a page, 1 to 1,000 (default 100).
+    static func limit(_ request: Request) throws -> Int {
+        guard let raw = request.uri.queryParameters["limit"] else { return PageCursors.defaultLimit }
+        guard let value = Int(raw), (1...PageCursors.maxLimit).contains(value) else {
+            throw DomainError.invalid("limit must be an integer from 1 to \(PageCursors.maxLimit)", code: "invalid_query")
+        }
+        return value
+    }
+
+    /// `cursor`: a list's `nextCursor`, checked by `PageCursors`.
+    static func cursor(_ request: Request) throws -> String? {
+        guard let raw = request.uri.queryParameters["cursor"] else { return nil }
+        return String(raw)
+    }
+
+    static func position(_ request: Request, _ name: String) throws -> Int64? {
+        try integer(request, name, minimum: 0)
+    }
+
+    /// An optional integer parameter of at least `minimum` (and at most Int64.max).
+    static func integer(_ request: Request, _ name: String, minimum: Int64) throws -> Int64? {
+        guard let raw = request.uri.queryParameters[name[...]] else { return nil }
+        guard let value = Int64(raw), value >= minimum else {
+            throw DomainError.invalid(
+                minimum == 0 ? "\(name) must be a non-negative integer" : "\(name) must be an integer of \(minimum) or more",
+                code: "invalid_query")
+        }
+        return value
+    }
+
+    static func time(_ request: Request, _ name: String) throws -> Date? {
+        guard let raw = request.uri.queryParameters[name[...]] else { return nil }
+        let text = String(raw)
+        let plain = ISO8601DateFormatter()
+        let fractional = ISO8601DateFormatter()
+        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        guard let date = fractional.date(from: text) ?? plain.date(from: text) else {
+            throw DomainError.invalid("\(name) must be an RFC 3339 time", code: "invalid_query")
+        }
+        return date
+    }
+}
