@@ -60,9 +60,10 @@ public struct VerifierLink: Sendable {
 }
 
 /// The router: health, readiness, the OpenAPI document and the authenticated v1 endpoints.
+/// `feed`: the process's shared tail of the log, which the change feed reads (run it too).
 public func buildRouter(
     client: PostgresClient, store: any EventStore, authority: TokenAuthority, configuration: APIConfiguration,
-    verifier: VerifierLink, logger: Logger
+    verifier: VerifierLink, feed: FeedTail, logger: Logger
 ) -> Router<LedgerRequestContext> {
     let router = Router(context: LedgerRequestContext.self)
     // Request ids and the access log outermost, so they see every answer, refusals included.
@@ -98,6 +99,7 @@ public func buildRouter(
         collaborations: service, batcher: verifier.batcher, verdicts: verifier.verdicts,
         verdictWait: configuration.verdictWait, throttle: RejectionThrottle(limit: configuration.rejectionLimitPerMinute))
     ProofController(service: proofs, bodyLimit: configuration.bodyLimit).addRoutes(to: v1)
+    FeedController(service: service, store: store, tail: feed).addRoutes(to: v1)
     let tree = LogTree(client: client, logger: logger)
     LogController(tree: tree, store: store, collaborations: service, latestCheckpoint: LatestCheckpoint(tree: tree)).addRoutes(to: v1)
     // Last: wraps only the not-found responder (405 + Allow for a known path, wrong method).

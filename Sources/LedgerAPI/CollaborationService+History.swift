@@ -157,4 +157,27 @@ extension CollaborationService {
         }
         return AccessAudit(records: page, nextCursor: next)
     }
+
+    /// What `account` owned and held at `position` (the views must have reached it): where its
+    /// change feed starts from.
+    public func feedAudience(account: String, at position: Int64) async throws -> FeedAudience {
+        try await client.queryUnlessClosed(
+            """
+            SELECT collaboration_id, NULL::text FROM proj_collaborations WHERE owner = \(account) AND started_position <= \(position)
+            UNION ALL
+            SELECT collaboration_id, root_hash FROM (
+                SELECT DISTINCT ON (collaboration_id, root_hash) collaboration_id, root_hash, change
+                FROM proj_access_history
+                WHERE account = \(account) AND change IN ('granted', 'revoked') AND position <= \(position)
+                ORDER BY collaboration_id, root_hash, position DESC) g
+            WHERE change = 'granted'
+            """, logger: logger
+        ) { rows in
+            var (owned, held): (Set<String>, [String: Set<String>]) = ([], [:])
+            for try await (collaboration, rootHash) in rows.decode((String, String?).self) {
+                if let rootHash { held[collaboration, default: []].insert(rootHash) } else { owned.insert(collaboration) }
+            }
+            return FeedAudience(account: account, owned: owned, held: held)
+        }
+    }
 }

@@ -131,20 +131,16 @@ extension CollaborationService {
         try await requireReader(row, caller)
         let resumed = try await cursors.decode(cursor, kind: .members, scope: row.id)
         let target = resumed?.position ?? atPosition.map { min($0, row.viewPosition) } ?? row.viewPosition
-        // The last change at or before asOf: the collaboration's history walked back from its end
-        // (index on collaboration, position) to the first row recorded at or before asOf;
-        // recording times are not in position order, so the walk filters rather than seeks. A
-        // range (>= and <=) on the collaboration, not `=`, on purpose: with `=`, PostgreSQL
-        // drops it from the ORDER BY and may walk the whole history's primary key instead.
+        // asOf: the change recorded last at or before it (the later in the log of changes recorded
+        // in the same microsecond), one step of the index on (collaboration, at, position).
         let micros: Int64? = resumed == nil ? asOf.map(Self.micros) : nil
         let (position, members) = try await client.queryUnlessClosed(
             """
             WITH p AS MATERIALIZED (
                 SELECT CASE WHEN \(micros)::int8 IS NULL THEN \(target)::int8 ELSE coalesce((
                     SELECT position FROM proj_access_history
-                    WHERE collaboration_id >= \(row.id) AND collaboration_id <= \(row.id)
-                      AND at <= timestamptz 'epoch' + \(micros)::int8 * interval '1 microsecond'
-                    ORDER BY collaboration_id DESC, position DESC LIMIT 1
+                    WHERE collaboration_id = \(row.id) AND at <= timestamptz 'epoch' + \(micros)::int8 * interval '1 microsecond'
+                    ORDER BY at DESC, position DESC LIMIT 1
                 ), 0) END AS position
             )
             SELECT p.position, m.root_hash, (ARRAY['invited', 'granted'])[m.st[2]],

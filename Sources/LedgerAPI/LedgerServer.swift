@@ -28,24 +28,28 @@ public enum LedgerServer {
         let worker = VerifierWorker(decider: decider, requests: requests, logger: logger, concurrency: verifierConcurrency)
         let events = NotificationHub(client: client, channel: "ledger_events", logger: logger)
         let projector = ProjectorWorker(client: client, events: events, logger: logger)
+        let feed = FeedTail(store: store, events: events, logger: logger)
         let app = application(
             client: client, store: store, authority: authority, configuration: configuration,
-            verifier: .local(client: client, logger: logger, verdicts: verdicts),
+            verifier: .local(client: client, logger: logger, verdicts: verdicts), feed: feed,
             logger: logger, onRunning: onRunning)
         let checkpointer: [any Service] = signer.map { [Checkpointer(client: client, signer: $0, events: events, logger: logger)] } ?? []
-        return [requests, verdicts, events, worker, projector] + checkpointer + [app]
+        return [requests, verdicts, events, worker, projector, feed] + checkpointer + [app]
     }
 
-    /// `ledger api`: the API alone; verdicts come from `ledger verifier` workers.
+    /// `ledger api`: the API alone (with the change feed's tail and its LISTEN); verdicts come
+    /// from `ledger verifier` workers.
     public static func apiOnly(
         client: PostgresClient, store: any EventStore, authority: TokenAuthority, configuration: APIConfiguration,
         logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> [any Service] {
         let verdicts = NotificationHub(client: client, channel: VerifierChannels.verdicts, logger: logger)
+        let events = NotificationHub(client: client, channel: "ledger_events", logger: logger)
+        let feed = FeedTail(store: store, events: events, logger: logger)
         let app = application(
             client: client, store: store, authority: authority, configuration: configuration,
-            verifier: VerifierLink(batcher: nil, verdicts: verdicts), logger: logger, onRunning: onRunning)
-        return [verdicts, app]
+            verifier: VerifierLink(batcher: nil, verdicts: verdicts), feed: feed, logger: logger, onRunning: onRunning)
+        return [verdicts, events, feed, app]
     }
 
     public struct NotListening: Error, CustomStringConvertible {
@@ -83,10 +87,11 @@ public enum LedgerServer {
     /// The HTTP server; `onRunning` gets the bound port (useful with port 0).
     static func application(
         client: PostgresClient, store: any EventStore, authority: TokenAuthority, configuration: APIConfiguration,
-        verifier: VerifierLink, logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void
+        verifier: VerifierLink, feed: FeedTail, logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void
     ) -> some Service {
         let router = buildRouter(
-            client: client, store: store, authority: authority, configuration: configuration, verifier: verifier, logger: logger)
+            client: client, store: store, authority: authority, configuration: configuration, verifier: verifier, feed: feed,
+            logger: logger)
         return Application(
             responder: AbandoningResponder(inner: router.buildResponder()),
             // A connection that sends nothing for a minute is closed: slow or stalled clients do

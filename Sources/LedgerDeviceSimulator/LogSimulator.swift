@@ -66,9 +66,17 @@ public struct LogSimulator: Sendable {
                     account: "mallory", proofRequestId: UUID(uuid: random.uuidBytes()).uuidString.lowercased(),
                     challengeId: UUID(uuid: random.uuidBytes()).uuidString.lowercased(), reason: "bad_signature", rootHash: nil)))
             default:  // highlights
-                let granted = current.filter { $0.1 != nil }
-                let actor = granted.isEmpty ? owner : granted[Int(random.next() % UInt64(granted.count))].1!
-                if random.next() % 4 == 0, let mentioned = granted.randomElement(using: &random) {
+                // A granted identity drawn at random (a few draws, not a scan: a scan of every
+                // identity per notice made a 1,000,000-event collaboration quadratic).
+                func grantedPick() -> (RootHash, String?)? {
+                    for _ in 0..<4 where !current.isEmpty {
+                        let pick = current[Int(random.next() % UInt64(current.count))]
+                        if pick.1 != nil { return pick }
+                    }
+                    return nil
+                }
+                let actor = grantedPick()?.1 ?? owner
+                if random.next() % 4 == 0, let mentioned = grantedPick() {
                     events.append(.highlightPosted(.init(kind: .mention, trigger: nil, mentionedRootHash: mentioned.0, account: actor)))
                 } else {
                     let trigger = random.next() % 2 == 0 ? "edit" : "comment"

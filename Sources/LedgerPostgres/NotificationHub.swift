@@ -92,7 +92,7 @@ public final class NotificationHub: Service, Sendable {
 }
 
 /// A level-triggered flag with an async wait bounded by a timeout.
-final class Signal: Sendable {
+package final class Signal: Sendable {
     private struct State {
         var raised = false
         var waiter: CheckedContinuation<Bool, Never>?
@@ -100,7 +100,9 @@ final class Signal: Sendable {
     }
     private let state = Mutex<State>(State())
 
-    func raise() {
+    package init() {}
+
+    package func raise() {
         let waiter: CheckedContinuation<Bool, Never>? = state.withLock { state in
             if let waiter = state.waiter {
                 state.waiter = nil
@@ -112,7 +114,8 @@ final class Signal: Sendable {
         waiter?.resume(returning: true)
     }
 
-    func wait(timeout: Duration) async -> Bool {
+    /// True if raised (now or before the wait), false after `timeout` or on cancellation.
+    package func wait(timeout: Duration) async -> Bool {
         await withTaskGroup(of: Void.self) { group in
             let generation = state.withLock { state -> Int in
                 state.generation += 1

@@ -64,8 +64,10 @@ func withAPI(
         let logger = Logger(label: "api-test")
         let link = verifier?(client, store)
             ?? .local(client: client, logger: logger, verdicts: nil)
+        let events = NotificationHub(client: client, channel: "ledger_events", logger: logger)
+        let feed = FeedTail(store: store, events: events, logger: logger)
         let router = buildRouter(
-            client: client, store: store, authority: authority, configuration: configuration, verifier: link, logger: logger)
+            client: client, store: store, authority: authority, configuration: configuration, verifier: link, feed: feed, logger: logger)
         let routes = Set(
             router.routes.map { route in
                 let path = route.path.description.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
@@ -73,11 +75,11 @@ func withAPI(
             })
         let app = Application(router: router)
         // Projector workers keep the views the reads are served from up to date.
-        let events = NotificationHub(client: client, channel: "ledger_events", logger: logger)
         let projector = ProjectorWorker(client: client, events: events, logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await events.run() }
             group.addTask { try await projector.run() }
+            group.addTask { try await feed.run() }
             if let signer {
                 let checkpointer = Checkpointer(client: client, signer: signer, events: events, logger: logger, interval: .milliseconds(20))
                 group.addTask { try await checkpointer.run() }
