@@ -111,12 +111,22 @@ struct PagingTests {
         (value["rootHash"]!.string!, "\(value["state"]!.string!) \(value["accountId"]?.string ?? "-")")
     }
 
-    @Test("members, current and at a position: every page walk gives the domain's fold at the first page's position, none skipped or repeated, while writes go on")
+    @Test("members, current, at a position and as of a time: every page walk gives the domain's fold at the first page's position, none skipped or repeated, while writes go on")
     func members() async throws {
         try await withAPI { api in
             let (id, hashes, head) = try await Self.large(api, identities: 2_600)
             let middle = head / 2
-            for path in ["/v1/collaborations/\(id)/members?minPosition=\(head)", "/v1/collaborations/\(id)/members?atPosition=\(middle)&minPosition=\(head)"] {
+            // A time in the middle of the history: the page's position is the last change recorded by then.
+            var asOf = ""
+            for try await micros in try await api.db.query(
+                "SELECT (extract(epoch FROM at) * 1000000)::int8 FROM proj_access_history WHERE position >= \(middle) ORDER BY position LIMIT 1"
+            ).decode(Int64.self) {
+                asOf = APIJSON.time(Date(timeIntervalSince1970: Double(micros) / 1_000_000))
+            }
+            for path in [
+                "/v1/collaborations/\(id)/members?minPosition=\(head)", "/v1/collaborations/\(id)/members?atPosition=\(middle)&minPosition=\(head)",
+                "/v1/collaborations/\(id)/members?asOf=\(asOf)&minPosition=\(head)",
+            ] {
                 let writes = Mutex<Task<Void, any Error>?>(nil)
                 let (items, pages) = try await Self.walk(api, path, key: "members", limit: 97) {
                     writes.withLock { $0 = Self.keepWriting(api, id, hashes) }
