@@ -13,9 +13,10 @@ import Synchronization
 /// log order from the position it asks for (`Last-Event-ID`, or `?after=N`; neither: from now
 /// on), then live. Each message: `id:` the position, `event:` the type, `data:` the event as
 /// the history endpoint shows it, on one line. A comment every 15 s keeps idle connections
-/// open. New events come from the process's shared `FeedTail`; a client that falls further
-/// behind it than it holds is cut off with a last comment saying why (it reconnects with its
-/// Last-Event-ID and catches up from the log), never buffered without bound.
+/// open. New events come from the process's shared `FeedTail`, which routes each to the clients
+/// that see it; a client whose queue outgrows the tail's limit (it reads slower than its events
+/// come) is cut off with a last comment saying why (it reconnects with its Last-Event-ID and
+/// catches up from the log), never buffered without bound.
 struct FeedController {
     let service: CollaborationService
     let store: any EventStore
@@ -56,61 +57,68 @@ struct FeedController {
     }
 }
 
-/// One feed client's loop.
+/// One feed client's loop: it catches up from the log with its own audience until the tail
+/// takes it (`FeedTail.subscribe`), then writes what the tail queues for it.
 struct FeedStream {
     let store: any EventStore
     let tail: FeedTail
     var audience: FeedAudience
-    /// The position of the last event looked at.
+    /// The position of the last event looked at, while catching up.
     var cursor: Int64
     let keepAlive: Duration
 
     /// Until the client goes away, falls too far behind, or the server shuts down gracefully
     /// (then the response ends, and the client reconnects elsewhere with its Last-Event-ID).
     mutating func run(_ writer: inout any ResponseBodyWriter) async throws {
-        let waiter = tail.waiter()
-        defer { waiter.cancel() }
         let stopping = Stopping()
         try await withGracefulShutdownHandler {
-            try await loop(&writer, waiter, stopping)
+            try await loop(&writer, stopping)
         } onGracefulShutdown: {
-            stopping.flag.store(true, ordering: .relaxed)
-            waiter.signal.raise()
+            stopping.stop()
         }
     }
 
+    /// Set on graceful shutdown; wakes the live loop's wait.
     final class Stopping: Sendable {
-        let flag = Atomic<Bool>(false)
+        private let state = Mutex<(stopped: Bool, signal: Signal?)>((false, nil))
+        var stopped: Bool { state.withLock { $0.stopped } }
+        func stop() { state.withLock { $0.stopped = true; return $0.signal }?.raise() }
+        func watch(_ signal: Signal) { state.withLock { $0.signal = signal } }
     }
 
-    private mutating func loop(_ writer: inout any ResponseBodyWriter, _ waiter: FeedTail.Waiter, _ stopping: Stopping) async throws {
+    private mutating func loop(_ writer: inout any ResponseBodyWriter, _ stopping: Stopping) async throws {
         try await writer.write(ByteBuffer(string: ": feed after position \(cursor)\n\n"))
-        var live = false
-        while !Task.isCancelled && !stopping.flag.load(ordering: .relaxed) {
-            switch tail.read(after: cursor) {
-            case .behind:
-                if live {
-                    try await writer.write(ByteBuffer(string: ": closed: this client fell more than \(tail.capacity) events behind; reconnect with Last-Event-ID\n\n"))
-                    return
-                }
+        var joined: FeedSubscriber?
+        while joined == nil {
+            if Task.isCancelled || stopping.stopped { return }
+            if let subscriber = tail.subscribe(audience, at: cursor) {
+                joined = subscriber
+            } else {
                 let batch = try await store.readAll(after: cursor, limit: 500)
                 if batch.isEmpty {
-                    _ = await waiter.wait(timeout: .seconds(1))  // the tail has not read the head yet
+                    try await Task.sleep(for: .milliseconds(50))  // the tail has not read the head yet (starting)
                 } else {
                     try await send(batch.map(FeedItem.init), to: &writer)
                 }
-            case .events(let events):
-                if events.isEmpty {
-                    live = true
-                    if await !waiter.wait(timeout: keepAlive) { try await writer.write(ByteBuffer(string: ": keep-alive\n\n")) }
-                } else {
-                    try await send(events, to: &writer)
-                }
+            }
+        }
+        guard let subscriber = joined else { return }
+        defer { tail.unsubscribe(subscriber) }
+        stopping.watch(subscriber.signal)
+        while !Task.isCancelled && !stopping.stopped {
+            let (text, overflowed) = subscriber.drain()
+            if !text.isEmpty { try await writer.write(ByteBuffer(string: text)) }
+            if overflowed {
+                try await writer.write(ByteBuffer(string: ": closed: this client fell too far behind; reconnect with Last-Event-ID\n\n"))
+                return
+            }
+            if text.isEmpty, await !subscriber.signal.wait(timeout: keepAlive) {
+                try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
             }
         }
     }
 
-    /// The events the audience sees, as one write; the cursor moves past all of them.
+    /// While catching up: the events the audience sees, as one write.
     mutating func send(_ items: [FeedItem], to writer: inout any ResponseBodyWriter) async throws {
         var text = ""
         for item in items {
@@ -134,6 +142,21 @@ struct FeedItem: Sendable {
     var message: String
 
     static let encoder = APIJSON.encoder()
+
+    static func collaborationKey(_ id: String) -> String { "c:" + id }
+    static func accountKey(_ account: String) -> String { "a:" + account }
+
+    /// Who the tail offers this item to: the subscribers of its collaboration, and those of the
+    /// account it starts a collaboration for, grants access to or revokes.
+    var keys: [String] {
+        guard let collaborationId else { return [] }
+        switch event {
+        case .started(let started): return [Self.collaborationKey(collaborationId), Self.accountKey(started.owner)]
+        case .accessGranted(let granted): return [Self.collaborationKey(collaborationId), Self.accountKey(granted.account)]
+        case .accessRevoked(let revoked): return [Self.collaborationKey(collaborationId), Self.accountKey(revoked.account)]
+        default: return [Self.collaborationKey(collaborationId)]
+        }
+    }
 
     init(_ recorded: RecordedEvent) {
         position = recorded.position

@@ -6,32 +6,39 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 
-/// The log's newest events, read once per process and shared by every feed client
-/// (`GET /v1/feed`): one LISTEN (the process's `ledger_events` hub), one read and one decoding
-/// per wake-up, however many clients are connected (each client only asks its audience whether
-/// it sees an item). It keeps the last `capacity` events; a client further behind reads the
-/// log itself until it reaches them.
+/// The log's newest events, read once per process and routed to the feed clients
+/// (`GET /v1/feed`) that see them: one LISTEN (the process's `ledger_events` hub), one read and
+/// one decoding per wake-up, however many clients are connected. Each live client is a
+/// `FeedSubscriber` holding its `FeedAudience`; an event is offered only to the subscribers
+/// whose collaborations or account it names, in log order, and what they see is queued for
+/// them. The tail keeps the last `capacity` events, so a client catching up from the log joins
+/// without a gap; a subscriber whose queue outgrows `queueLimit` is cut off.
 public final class FeedTail: Service, Sendable {
     let store: any EventStore
     let events: NotificationHub
     let logger: Logger
     let capacity: Int
+    let queueLimit: Int
 
-    fileprivate struct State {
+    struct State {
         /// The newest events, in log order, at most `capacity`.
         var recent: [FeedItem] = []
         /// The position the tail has read up to; nil until it has read the head.
         var head: Int64?
-        var waiters: [Int: Signal] = [:]
-        var nextWaiter = 0
+        var subscribers: [Int: FeedSubscriber] = [:]
+        /// Subscribers by routing key (`FeedItem.keys`), and each subscriber's keys.
+        var index: [String: Set<Int>] = [:]
+        var keysOf: [Int: Set<String>] = [:]
+        var nextId = 0
     }
-    fileprivate let state = Mutex(State())
+    let state = Mutex(State())
 
-    public init(store: any EventStore, events: NotificationHub, logger: Logger, capacity: Int = 4096) {
+    public init(store: any EventStore, events: NotificationHub, logger: Logger, capacity: Int = 4096, queueLimit: Int = 1 << 20) {
         self.store = store
         self.events = events
         self.logger = logger
         self.capacity = capacity
+        self.queueLimit = queueLimit
     }
 
     public func run() async throws {
@@ -49,7 +56,7 @@ public final class FeedTail: Service, Sendable {
                     let batch = try await self.store.readAll(after: from, limit: 1000)
                     if let last = batch.last {
                         head = last.position
-                        self.publish(batch, head: last.position)
+                        self.publish(batch.map(FeedItem.init), head: last.position)
                     }
                     if batch.count == 1000 { continue }
                 } catch {
@@ -61,54 +68,61 @@ public final class FeedTail: Service, Sendable {
         }
     }
 
-    private func publish(_ batch: [RecordedEvent], head: Int64) {
-        let items = batch.map(FeedItem.init)
-        let woken = state.withLock { state -> [Signal] in
+    /// Appends the items and offers each to the subscribers it names, in order.
+    func publish(_ items: [FeedItem], head: Int64) {
+        let woken = state.withLock { state -> [FeedSubscriber] in
             state.recent.append(contentsOf: items)
             if state.recent.count > capacity { state.recent.removeFirst(state.recent.count - capacity) }
             state.head = head
-            return Array(state.waiters.values)
+            var woken: [Int: FeedSubscriber] = [:]
+            for item in items {
+                var ids = Set<Int>()
+                for key in item.keys { ids.formUnion(state.index[key] ?? []) }
+                for id in ids {
+                    guard let subscriber = state.subscribers[id] else { continue }
+                    let (queued, keys) = subscriber.offer(item, limit: queueLimit)
+                    if queued { woken[id] = subscriber }
+                    if let keys { Self.reindex(id, keys, &state) }
+                }
+            }
+            return Array(woken.values)
         }
-        for signal in woken { signal.raise() }
+        for subscriber in woken { subscriber.signal.raise() }
     }
 
-    enum Read: Sendable {
-        /// The events after the position (none: the client is up to date).
-        case events([FeedItem])
-        /// The position is older than the events the tail holds (or the tail has not started):
-        /// read the log.
-        case behind
-    }
-
-    func read(after position: Int64) -> Read {
+    /// Joins a client whose audience stands at `cursor`, if the tail holds every event after it
+    /// (the ones it holds after the cursor are offered at once); nil when the client must read
+    /// the log further first.
+    func subscribe(_ audience: FeedAudience, at cursor: Int64) -> FeedSubscriber? {
         state.withLock { state in
-            guard let head = state.head else { return .behind }
-            if position >= head { return .events([]) }
-            guard let first = state.recent.first, position >= first.position - 1 else { return .behind }
-            let start = state.recent.firstIndex { $0.position > position } ?? state.recent.endIndex
-            return .events(Array(state.recent[start...]))
+            guard let head = state.head else { return nil }
+            if cursor < head {
+                guard let first = state.recent.first, cursor >= first.position - 1 else { return nil }
+            }
+            state.nextId += 1
+            let subscriber = FeedSubscriber(id: state.nextId, audience: audience)
+            for item in state.recent where item.position > cursor { _ = subscriber.offer(item, limit: queueLimit) }
+            state.subscribers[subscriber.id] = subscriber
+            Self.reindex(subscriber.id, subscriber.keys, &state)
+            return subscriber
         }
     }
 
-    /// A client's wake-up: raised each time the tail reads more. Register before reading, so
-    /// that what the tail reads in between raises it (the signal is level-triggered).
-    public struct Waiter: Sendable {
-        let tail: FeedTail
-        let id: Int
-        let signal: Signal
-
-        /// True if the tail read more since the last wait, false after `timeout`.
-        public func wait(timeout: Duration) async -> Bool { await signal.wait(timeout: timeout) }
-        public func cancel() { _ = tail.state.withLock { $0.waiters.removeValue(forKey: id) } }
+    func unsubscribe(_ subscriber: FeedSubscriber) {
+        state.withLock { state in
+            state.subscribers[subscriber.id] = nil
+            Self.reindex(subscriber.id, [], &state)
+        }
     }
 
-    public func waiter() -> Waiter {
-        let signal = Signal()
-        let id = state.withLock { state in
-            state.nextWaiter += 1
-            state.waiters[state.nextWaiter] = signal
-            return state.nextWaiter
+    /// Files subscriber `id` under exactly `keys`.
+    private static func reindex(_ id: Int, _ keys: Set<String>, _ state: inout State) {
+        let old = state.keysOf[id] ?? []
+        for key in old.subtracting(keys) {
+            state.index[key]?.remove(id)
+            if state.index[key]?.isEmpty == true { state.index[key] = nil }
         }
-        return Waiter(tail: self, id: id, signal: signal)
+        for key in keys.subtracting(old) { state.index[key, default: []].insert(id) }
+        state.keysOf[id] = keys.isEmpty ? nil : keys
     }
 }
