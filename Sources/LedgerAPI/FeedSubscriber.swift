@@ -12,15 +12,17 @@ final class FeedSubscriber: Sendable {
 
     private struct State {
         var audience: FeedAudience
+        /// The position the audience stands at: events up to it were offered (or read by the
+        /// client itself while it caught up), and are not offered again.
+        var position: Int64
         var queue = ""
-        var lastPosition: Int64?
         var overflowed = false
     }
     private let state: Mutex<State>
 
-    init(id: Int, audience: FeedAudience) {
+    init(id: Int, audience: FeedAudience, at position: Int64) {
         self.id = id
-        self.state = Mutex(State(audience: audience))
+        self.state = Mutex(State(audience: audience, position: position))
     }
 
     /// The routing keys of what the audience may see: its account, its collaborations.
@@ -37,7 +39,9 @@ final class FeedSubscriber: Sendable {
     /// new routing keys when what the audience owns or holds changed.
     func offer(_ item: FeedItem, limit: Int) -> (queued: Bool, keys: Set<String>?) {
         state.withLock { state in
-            guard !state.overflowed, let event = item.event, let collaborationId = item.collaborationId else { return (false, nil) }
+            guard !state.overflowed, item.position > state.position, let event = item.event, let collaborationId = item.collaborationId
+            else { return (false, nil) }
+            state.position = item.position
             let (owned, held) = (state.audience.owned.count, state.audience.held.count)
             guard state.audience.sees(event, in: collaborationId) else { return (false, nil) }
             let keys = owned != state.audience.owned.count || held != state.audience.held.count ? Self.keys(of: state.audience) : nil
@@ -46,7 +50,6 @@ final class FeedSubscriber: Sendable {
                 state.queue = ""
             } else {
                 state.queue += item.message
-                state.lastPosition = item.position
             }
             return (true, keys)
         }

@@ -100,7 +100,9 @@ public final class FeedTail: Service, Sendable {
                 guard let first = state.recent.first, cursor >= first.position - 1 else { return nil }
             }
             state.nextId += 1
-            let subscriber = FeedSubscriber(id: state.nextId, audience: audience)
+            // A cursor past the tail's head (the client read the log further than the tail has
+            // yet) is fine: the subscriber skips what it has seen when the tail reads it.
+            let subscriber = FeedSubscriber(id: state.nextId, audience: audience, at: cursor)
             for item in state.recent where item.position > cursor { _ = subscriber.offer(item, limit: queueLimit) }
             state.subscribers[subscriber.id] = subscriber
             Self.reindex(subscriber.id, subscriber.keys, &state)

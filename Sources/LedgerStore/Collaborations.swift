@@ -19,14 +19,9 @@ public struct Collaborations: Sendable {
 
         public init?(_ stored: StreamState?) throws {
             guard let stored, let json = stored.state else { return nil }
-            self.init(
-                state: try CanonicalJSON.decode(CollaborationState.self, from: json), version: stored.version, position: stored.position)
-        }
-
-        package init(state: CollaborationState, version: Int64, position: Int64) {
-            self.state = state
-            self.version = version
-            self.position = position
+            state = try CanonicalJSON.decode(CollaborationState.self, from: json)
+            version = stored.version
+            position = stored.position
         }
     }
 
