@@ -14,6 +14,10 @@ RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates
  && rm -rf /var/lib/apt/lists/* && useradd --system --create-home ledger
 COPY --from=build /out/ /usr/local/bin/
 USER ledger
+# The data folder (./.ledger) is the ledger user's, writable.
+WORKDIR /home/ledger
 ENV LEDGER_HOST=0.0.0.0
 EXPOSE 8080
-CMD ["ledger", "serve"]
+# The image has no PostgreSQL server: the roles connect to LEDGER_DATABASE_URL (docker-compose.yml
+# names one for each). Without it, `ledger api` stops at once with an error naming it.
+CMD ["ledger", "api"]

@@ -12,7 +12,9 @@ let swiftSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "participant-ledger",
-    platforms: [.macOS(.v15)],
+    // macOS 15 for the server targets (Synchronization); the SDK (LedgerClient, LedgerWire) is
+    // for apps on every Apple platform.
+    platforms: [.macOS(.v15), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .executable(name: "ledger", targets: ["LedgerCLI"]),
         .executable(name: "ledger-reliability", targets: ["LedgerReliability"]),

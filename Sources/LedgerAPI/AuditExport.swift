@@ -60,9 +60,17 @@ public enum AuditExport {
 
     public static func csv(_ records: [AccessAudit.Record]) -> String { csvHeader + csvRows(records) }
 
+    /// A cell a spreadsheet would run as a formula (it begins with `=`, `+`, `-`, `@`, a tab or
+    /// a carriage return: an account id is whatever the identity provider issued) gets a leading
+    /// `'`, so it is shown as text (OWASP's advice for CSV injection).
+    static func neutralised(_ value: String) -> String {
+        guard let first = value.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first) else { return value }
+        return "'" + value
+    }
+
     static func csvRows(_ records: [AccessAudit.Record]) -> String {
         func field(_ value: String?) -> String {
-            guard let value else { return "" }
+            guard let value = value.map(neutralised) else { return "" }
             guard value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return value }
             return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
         }

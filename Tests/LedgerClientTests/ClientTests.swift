@@ -78,7 +78,7 @@ struct ClientTests {
 
             // A refusal arrives as a LedgerError with the verifier's reason.
             let stolen = await rejection { _ = try await verify(server.client("mallory"), bobPerson, in: id) }
-            #expect(stolen?.status == 403 && stolen?.code == "proof_rejected")
+            #expect(stolen?.status == 403 && stolen?.code == "proof_rejected" && stolen?.kind == .proofRejected)
             #expect(stolen?.reason == "identity_claimed_by_another_account")
 
             // Reads come from the views: ask for them to have reached the last write.

@@ -1,5 +1,5 @@
 import Foundation
-import LedgerClient
+@testable import LedgerClient
 import LedgerDeviceSimulator
 import Testing
 
@@ -36,5 +36,15 @@ struct PagingClientTests {
             for try await record in auditor.allAccessRecords(collaboration: id, minPosition: head, pageSize: 2) { walkedRecords.append(record) }
             #expect(walkedRecords == records.records && walkedRecords.count == 5)
         }
+    }
+}
+
+@Suite("LedgerClient errors")
+struct ErrorCodeTests {
+    @Test("a known code is typed, a code this SDK does not know is unknown, the raw text kept")
+    func codes() {
+        #expect(LedgerError(status: 400, code: "invalid_cursor", message: "m").kind == .invalidCursor)
+        let newer = LedgerError(status: 409, code: "something_newer", message: "m")
+        #expect(newer.kind == .unknown && newer.code == "something_newer")
     }
 }
