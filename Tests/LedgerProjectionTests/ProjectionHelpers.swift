@@ -1,0 +1,92 @@
+import Foundation
+import LedgerDeviceSimulator
+import LedgerDomain
+@testable import LedgerProjections
+import LedgerPostgres
+import LedgerStore
+import LedgerTestSupport
+import Logging
+import PostgresNIO
+import Synchronization
+import Testing
+
+let logger = Logger(label: "projection-test")
+
+// What the projection tests share: writers, the fold and the views to compare, the projections' rows.
+
+/// Appends simulated collaborations, `writers` at a time, each collaboration in a few appends.
+func writeCollaborations(_ store: PostgresEventStore, count: Int, seed: UInt64, writers: Int = 4) async throws {
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for w in 0..<writers {
+            group.addTask {
+                var simulator = LogSimulator(seed: seed &* 1000 &+ UInt64(w))
+                for _ in 0..<(count / writers) {
+                    let collaboration = simulator.collaboration(events: 30)
+                    var version: Int64 = 0
+                    for chunk in stride(from: 0, to: collaboration.events.count, by: 7) {
+                        let events = collaboration.events[chunk..<min(chunk + 7, collaboration.events.count)]
+                        let result = try await store.append(.init(
+                            streamId: Streams.collaboration(collaboration.id), expectedVersion: .exact(version),
+                            events: events.map { $0.newEvent(metadata: EventMetadata(actor: "sim")) }))
+                        version = result.version
+                    }
+                }
+            }
+        }
+        try await group.waitForAll()
+    }
+}
+
+/// The members of every collaboration as a fold of the log (the domain's own fold) at a position.
+func foldedMembers(_ store: PostgresEventStore, upTo position: Int64? = nil) async throws -> [String: [String: CollaborationState.Identity]] {
+    try await ViewAudit.fold(store, upTo: position ?? .max).mapValues(\.identities)
+}
+
+/// The same, from the views (current members, or time travel through the access history).
+func viewMembers(_ client: PostgresClient, at position: Int64? = nil) async throws -> [String: [String: CollaborationState.Identity]] {
+    var result: [String: [String: CollaborationState.Identity]] = [:]
+    let ids = try await client.query("SELECT collaboration_id FROM proj_collaborations")
+    for try await id in ids.decode(String.self) { result[id] = [:] }
+    if let position {
+        for id in result.keys {
+            let rows = try await client.query(
+                "SELECT root_hash, state, account FROM ledger_members_at(\(id), \(position))")
+            for try await (hash, state, account) in rows.decode((String, String, String?).self) {
+                result[id]![hash] = .init(status: .init(rawValue: state)!, account: account)
+            }
+        }
+    } else {
+        let rows = try await client.query("SELECT collaboration_id, root_hash, state, account FROM proj_members")
+        for try await (id, hash, state, account) in rows.decode((String, String, String, String?).self) {
+            result[id, default: [:]][hash] = .init(status: .init(rawValue: state)!, account: account)
+        }
+    }
+    return result
+}
+
+/// Current identities only, and only collaborations that have some (time travel lists no removed ones).
+func withoutRemoved(_ members: [String: [String: CollaborationState.Identity]]) -> [String: [String: CollaborationState.Identity]] {
+    members.mapValues { $0.filter { $0.value.status != .removed } }.filter { !$0.value.isEmpty }
+}
+
+func projection(_ client: PostgresClient, _ name: Projection) async throws -> (position: Int64, status: String, errorPosition: Int64?) {
+    let rows = try await client.query("SELECT position, status, error_position FROM ledger_projections WHERE name = \(name.rawValue)")
+    for try await row in rows.decode((Int64, String, Int64?).self) { return row }
+    struct Missing: Error {}
+    throw Missing()
+}
+
+func head(_ client: PostgresClient) async throws -> Int64 {
+    let rows = try await client.query("SELECT position FROM ledger_head")
+    for try await p in rows.decode(Int64.self) { return p }
+    return 0
+}
+
+/// Runs workers until every running projection has reached the head.
+func caughtUp(_ client: PostgresClient) async throws {
+    try await waitUntil(timeout: .seconds(60), "projections caught up") {
+        let h = try await head(client)
+        for p in Projection.allCases where try await projection(client, p).position < h { return false }
+        return true
+    }
+}
