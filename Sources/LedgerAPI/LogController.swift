@@ -91,12 +91,14 @@ struct LogController {
             checkpoint: checkpoint.note)
     }
 
-    /// The owner of the collaboration whose stream holds `event`; nil if it has none (yet) in
-    /// the views. Other errors (the database unavailable) propagate: they are no refusal.
+    /// The owner of the collaboration whose stream holds `event`, from the stream's inline
+    /// state (the log's own, never behind it as the views may be: an owner asking right after a
+    /// write is not refused); nil for another stream. Other errors (the database unavailable)
+    /// propagate: they are no refusal.
     private func owner(of event: RecordedEvent) async throws -> String? {
         guard event.streamId.hasPrefix(Streams.collaborationPrefix) else { return nil }
         do {
-            return try await collaborations.collaborationRow(String(event.streamId.dropFirst(Streams.collaborationPrefix.count))).owner
+            return try await collaborations.currentState(String(event.streamId.dropFirst(Streams.collaborationPrefix.count))).state.owner
         } catch let error as DomainError where error.kind == .notFound {
             return nil
         }
