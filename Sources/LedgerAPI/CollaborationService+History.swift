@@ -41,12 +41,7 @@ extension CollaborationService {
             FROM ledger_events WHERE stream_id = \(stream) AND version > \(afterVersion) AND position <= \(pinned)
             ORDER BY version LIMIT \(Int64(limit + 1))
             """, logger: logger, PostgresEventStore.decodeEvents)
-        let entries = try recorded.map { record in
-            let metadata = try? CanonicalJSON.decode(EventMetadata.self, from: record.metadata)
-            return History.Entry(
-                position: record.position, version: record.version, type: record.type, time: record.recordedAt,
-                actor: metadata?.actor, data: try CanonicalJSON.decode(JSONValue.self, from: record.data))
-        }
+        let entries = try recorded.map(History.Entry.init)
         let (page, next) = try await self.page(entries, limit: limit) {
             PageCursors.Cursor(kind: .history, scope: collaborationId, position: pinned, after: String($0.version))
         }

@@ -1,0 +1,60 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LedgerDomain
+import LedgerPostgres
+import LedgerStore
+import LedgerWire
+import NIOCore
+import ServiceLifecycle
+import Synchronization
+
+/// An event of the log as the feed sends it: decoded once (by the tail, for every client),
+/// with its SSE message ready.
+struct FeedItem: Sendable {
+    var position: Int64
+    /// Nil for an event of another stream than a collaboration's, or one that does not decode.
+    var collaborationId: String?
+    var event: CollaborationEvent?
+    /// `id:`, `event:` and `data:` (the event as the history endpoint shows it, on one line).
+    var message: String
+
+    static let encoder = APIJSON.encoder()
+
+    static func collaborationKey(_ id: String) -> String { "c:" + id }
+    static func accountKey(_ account: String) -> String { "a:" + account }
+
+    /// Who the tail offers this item to: the subscribers of its collaboration, and those of the
+    /// account it starts a collaboration for, grants access to or revokes.
+    var keys: [String] {
+        guard let collaborationId else { return [] }
+        switch event {
+        case .started(let started): return [Self.collaborationKey(collaborationId), Self.accountKey(started.owner)]
+        case .accessGranted(let granted): return [Self.collaborationKey(collaborationId), Self.accountKey(granted.account)]
+        case .accessRevoked(let revoked): return [Self.collaborationKey(collaborationId), Self.accountKey(revoked.account)]
+        default: return [Self.collaborationKey(collaborationId)]
+        }
+    }
+
+    init(_ recorded: RecordedEvent) {
+        position = recorded.position
+        message = ""
+        guard recorded.streamId.hasPrefix(Streams.collaborationPrefix), let event = try? CollaborationEvent(recorded) else { return }
+        collaborationId = String(recorded.streamId.dropFirst(Streams.collaborationPrefix.count))
+        self.event = event
+        // An event that decodes has JSON data, so its entry does too.
+        let json = (try? Self.encoder.encode(History.Entry(recorded))).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        message = "id: \(recorded.position)\nevent: \(recorded.type)\ndata: \(json)\n\n"
+    }
+}
+
+extension History.Entry {
+    /// An event as the history endpoint and the feed show it: the actor from its metadata,
+    /// its data as JSON.
+    init(_ recorded: RecordedEvent) throws {
+        let metadata = try? CanonicalJSON.decode(EventMetadata.self, from: recorded.metadata)
+        self.init(
+            position: recorded.position, version: recorded.version, type: recorded.type, time: recorded.recordedAt,
+            actor: metadata?.actor, data: try CanonicalJSON.decode(JSONValue.self, from: recorded.data))
+    }
+}

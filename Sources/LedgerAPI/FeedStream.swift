@@ -1,0 +1,84 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LedgerDomain
+import LedgerPostgres
+import LedgerStore
+import LedgerWire
+import NIOCore
+import ServiceLifecycle
+import Synchronization
+
+/// One feed client's loop: it catches up from the log with its own audience until the tail
+/// takes it (`FeedTail.subscribe`), then writes what the tail queues for it.
+struct FeedStream {
+    let store: any EventStore
+    let tail: FeedTail
+    var audience: FeedAudience
+    /// The position of the last event looked at, while catching up.
+    var cursor: Int64
+    let keepAlive: Duration
+
+    /// Until the client goes away, falls too far behind, or the server shuts down gracefully
+    /// (then the response ends, and the client reconnects elsewhere with its Last-Event-ID).
+    mutating func run(_ writer: inout any ResponseBodyWriter) async throws {
+        let stopping = Stopping()
+        try await withGracefulShutdownHandler {
+            try await loop(&writer, stopping)
+        } onGracefulShutdown: {
+            stopping.stop()
+        }
+    }
+
+    /// Set on graceful shutdown; wakes the live loop's wait.
+    final class Stopping: Sendable {
+        private let state = Mutex<(stopped: Bool, signal: Signal?)>((false, nil))
+        var stopped: Bool { state.withLock { $0.stopped } }
+        func stop() { state.withLock { $0.stopped = true; return $0.signal }?.raise() }
+        func watch(_ signal: Signal) { state.withLock { $0.signal = signal } }
+    }
+
+    private mutating func loop(_ writer: inout any ResponseBodyWriter, _ stopping: Stopping) async throws {
+        try await writer.write(ByteBuffer(string: ": feed after position \(cursor)\n\n"))
+        var joined: FeedSubscriber?
+        while joined == nil {
+            if Task.isCancelled || stopping.stopped { return }
+            if let subscriber = tail.subscribe(audience, at: cursor) {
+                joined = subscriber
+            } else {
+                let batch = try await store.readAll(after: cursor, limit: 500)
+                if batch.isEmpty {
+                    try await Task.sleep(for: .milliseconds(50))  // the tail has not read the head yet (starting)
+                } else {
+                    try await send(batch.map(FeedItem.init), to: &writer)
+                }
+            }
+        }
+        guard let subscriber = joined else { return }
+        defer { tail.unsubscribe(subscriber) }
+        stopping.watch(subscriber.signal)
+        while !Task.isCancelled && !stopping.stopped {
+            let (text, overflowed) = subscriber.drain()
+            if !text.isEmpty { try await writer.write(ByteBuffer(string: text)) }
+            if overflowed {
+                try await writer.write(ByteBuffer(string: ": closed: this client fell too far behind; reconnect with Last-Event-ID\n\n"))
+                return
+            }
+            if text.isEmpty, await !subscriber.signal.wait(timeout: keepAlive) {
+                try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
+            }
+        }
+    }
+
+    /// While catching up: the events the audience sees, as one write.
+    mutating func send(_ items: [FeedItem], to writer: inout any ResponseBodyWriter) async throws {
+        var text = ""
+        for item in items {
+            cursor = item.position
+            guard let event = item.event, let collaborationId = item.collaborationId, audience.sees(event, in: collaborationId)
+            else { continue }
+            text += item.message
+        }
+        if !text.isEmpty { try await writer.write(ByteBuffer(string: text)) }
+    }
+}
