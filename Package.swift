@@ -33,11 +33,14 @@ let package = Package(
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
-        // Wire types shared by the SDK and the server (share options, highlight kinds, JSON values). Foundation only.
+        // Wire types shared by the SDK and the server (share options, highlight kinds, JSON values, the
+        // webhook signature). Foundation and swift-crypto only.
         .target(
             name: "LedgerWire",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         // Pure domain: events, commands, hash chain, proof verification. No I/O.
@@ -103,11 +106,26 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Webhooks: the registry the API writes, and the delivery worker (signed POSTs, leases, backoff).
+        .target(
+            name: "LedgerWebhooks",
+            dependencies: [
+                "LedgerDomain", "LedgerWire", "LedgerStore", "LedgerPostgres",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // HTTP API: auth, controllers, the collaboration service on top of the store.
         .target(
             name: "LedgerAPI",
             dependencies: [
-                "LedgerDomain", "LedgerWire", "LedgerStore", "LedgerPostgres", "LedgerVerifier", "LedgerProjections",
+                "LedgerDomain", "LedgerWire", "LedgerStore", "LedgerPostgres", "LedgerVerifier", "LedgerProjections", "LedgerWebhooks",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -123,7 +141,8 @@ let package = Package(
         .executableTarget(
             name: "LedgerCLI",
             dependencies: [
-                "LedgerDomain", "LedgerWire", "LedgerStore", "LedgerPostgres", "LedgerAPI", "LedgerVerifier", "LedgerProjections", "LedgerClient", "LedgerDeviceSimulator",
+                "LedgerDomain", "LedgerWire", "LedgerStore", "LedgerPostgres", "LedgerAPI", "LedgerVerifier", "LedgerProjections", "LedgerWebhooks", "LedgerClient",
+                "LedgerDeviceSimulator",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -207,7 +226,9 @@ let package = Package(
         .testTarget(
             name: "LedgerClientTests",
             dependencies: [
-                "LedgerClient", "LedgerAPI", "LedgerStore", "LedgerPostgres", "LedgerProjections", "LedgerTestSupport", "LedgerDeviceSimulator", "LedgerDomain",
+                "LedgerClient", "LedgerAPI", "LedgerStore", "LedgerPostgres", "LedgerProjections", "LedgerWebhooks", "LedgerTestSupport",
+                "LedgerDeviceSimulator", "LedgerDomain",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -3,6 +3,7 @@ import Hummingbird
 import LedgerDomain
 import LedgerPostgres
 import LedgerStore
+import LedgerWebhooks
 import LedgerWire
 import LedgerVerifier
 import Logging
@@ -23,6 +24,8 @@ public struct APIConfiguration: Sendable {
     public var verdictWait: Duration
     /// How long a read waits for the views to reach its `minPosition` before a 503 `view_behind`.
     public var readWait: Duration = .seconds(2)
+    /// Webhook URLs may be plain http (`LEDGER_WEBHOOKS_ALLOW_HTTP`: development and tests only).
+    public var allowHTTPWebhooks = false
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, publicBaseURL: String? = nil, bodyLimit: Int = 1 << 20,
@@ -100,6 +103,10 @@ public func buildRouter(
         verdictWait: configuration.verdictWait, throttle: RejectionThrottle(limit: configuration.rejectionLimitPerMinute))
     ProofController(service: proofs, bodyLimit: configuration.bodyLimit).addRoutes(to: v1)
     FeedController(service: service, store: store, tail: feed).addRoutes(to: v1)
+    WebhookController(
+        registry: WebhookRegistry(client: client, logger: logger), service: service, bodyLimit: configuration.bodyLimit,
+        allowHTTP: configuration.allowHTTPWebhooks
+    ).addRoutes(to: v1)
     let tree = LogTree(client: client, logger: logger)
     LogController(tree: tree, store: store, collaborations: service, latestCheckpoint: LatestCheckpoint(tree: tree)).addRoutes(to: v1)
     // Last: wraps only the not-found responder (405 + Allow for a known path, wrong method).

@@ -3,23 +3,6 @@ import Hummingbird
 import NIOCore
 import LedgerWire
 
-/// How the API writes JSON and times: RFC 3339 with milliseconds, stable key order.
-public enum APIJSON {
-    public static func time(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
-    }
-
-    public static func encoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(time(date))
-        }
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }
-}
-
 /// Access records as NDJSON (one JSON object per line) or CSV (RFC 4180 quoting), written a
 /// page at a time: an export of any size holds one page in memory.
 public enum AuditExport {

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Hummingbird
 import JWTKit
+import LedgerWire
 import Metrics
 
 /// The claims of a ledger token: `sub` is the account, `roles` may hold "auditor".

@@ -47,14 +47,3 @@ struct FeedItem: Sendable {
         message = "id: \(recorded.position)\nevent: \(recorded.type)\ndata: \(json)\n\n"
     }
 }
-
-extension History.Entry {
-    /// An event as the history endpoint and the feed show it: the actor from its metadata,
-    /// its data as JSON.
-    init(_ recorded: RecordedEvent) throws {
-        let metadata = try? CanonicalJSON.decode(EventMetadata.self, from: recorded.metadata)
-        self.init(
-            position: recorded.position, version: recorded.version, type: recorded.type, time: recorded.recordedAt,
-            actor: metadata?.actor, data: try CanonicalJSON.decode(JSONValue.self, from: recorded.data))
-    }
-}

@@ -5,6 +5,7 @@ import LedgerPostgres
 import LedgerProjections
 import LedgerStore
 import LedgerVerifier
+import LedgerWebhooks
 import Logging
 import NIOCore
 import PostgresNIO
@@ -15,11 +16,11 @@ import ServiceLifecycle
 /// (last) stops taking requests before the workers and listeners it uses.
 public enum LedgerServer {
     /// `ledger serve`: the API deciding proofs on the grouped path, a verifier worker for the
-    /// requests it hands over, the projectors, the
-    /// checkpointer (with a signing key), and their LISTEN hubs.
+    /// requests it hands over, the projectors, a webhook delivery worker, the checkpointer
+    /// (with a signing key), and their LISTEN hubs.
     public static func allInOne(
         client: PostgresClient, store: any EventStore, authority: TokenAuthority, configuration: APIConfiguration,
-        signer: NoteSigner? = nil, verifierConcurrency: Int = 8, logger: Logger,
+        signer: NoteSigner? = nil, verifierConcurrency: Int = 8, deliveries: WebhookDeliverer.Settings = .init(), logger: Logger,
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> [any Service] {
         let requests = NotificationHub(client: client, channel: VerifierChannels.requests, logger: logger)
@@ -29,12 +30,13 @@ public enum LedgerServer {
         let events = NotificationHub(client: client, channel: "ledger_events", logger: logger)
         let projector = ProjectorWorker(client: client, events: events, logger: logger)
         let feed = FeedTail(store: store, events: events, logger: logger)
+        let deliverer = WebhookDeliverer(client: client, store: store, events: events, logger: logger, settings: deliveries)
         let app = application(
             client: client, store: store, authority: authority, configuration: configuration,
             verifier: .local(client: client, logger: logger, verdicts: verdicts), feed: feed,
             logger: logger, onRunning: onRunning)
         let checkpointer: [any Service] = signer.map { [Checkpointer(client: client, signer: $0, events: events, logger: logger)] } ?? []
-        return [requests, verdicts, events, worker, projector, feed] + checkpointer + [app]
+        return [requests, verdicts, events, worker, projector, feed, deliverer] + checkpointer + [app]
     }
 
     /// `ledger api`: the API alone (with the change feed's tail and its LISTEN); verdicts come

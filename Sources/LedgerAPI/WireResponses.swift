@@ -15,3 +15,5 @@ extension History: ResponseEncodable {}
 extension Highlights: ResponseEncodable {}
 extension MyCollaborations: ResponseEncodable {}
 extension AccessAudit: ResponseEncodable {}
+extension Webhook: ResponseEncodable {}
+extension Webhooks: ResponseEncodable {}

@@ -37,6 +37,16 @@ enum Environment {
         guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else { return nil }
         return value
     }
+
+    /// A yes/no setting: 1/true/yes or 0/false/no; anything else stops the process naming it.
+    static func flag(_ name: String) throws -> Bool {
+        guard let value = value(name) else { return false }
+        switch value.lowercased() {
+        case "1", "true", "yes": return true
+        case "0", "false", "no": return false
+        default: throw ValidationError("\(name) must be 1, true, yes, 0, false or no, not '\(value)'")
+        }
+    }
 }
 
 enum Logs {

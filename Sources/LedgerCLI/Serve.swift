@@ -6,6 +6,7 @@ import LedgerDomain
 import LedgerPostgres
 import LedgerStore
 import LedgerVerifier
+import LedgerWebhooks
 import Logging
 import PostgresNIO
 import ServiceLifecycle
@@ -33,6 +34,7 @@ struct HTTPOptions: ParsableArguments {
         if let seconds = Environment.value("LEDGER_VERDICT_WAIT").flatMap(Double.init) {
             configuration.verdictWait = .milliseconds(Int64(seconds * 1000))
         }
+        configuration.allowHTTPWebhooks = try Environment.flag("LEDGER_WEBHOOKS_ALLOW_HTTP")
         return configuration
     }
 }
@@ -102,6 +104,20 @@ struct Verifier: AsyncParsableCommand {
             let decider = ProofDecider(client: context.client, store: context.store, logger: context.logger)
             context.logger.info("verifier worker running", metadata: ["concurrency": "\(verifier.concurrency)"])
             return [requests, VerifierWorker(decider: decider, requests: requests, logger: context.logger, concurrency: verifier.concurrency)]
+        }
+    }
+}
+
+struct Deliver: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run a webhook delivery worker (any number may run: they share the webhooks with leases; the schema must be current).")
+
+    @OptionGroup var database: DatabaseOptions
+
+    func run() async throws {
+        try await Role(name: "deliver", database: database, migrate: false).run { context in
+            let events = context.hub("ledger_events")
+            return [events, WebhookDeliverer(client: context.client, store: context.store, events: events, logger: context.logger)]
         }
     }
 }

@@ -210,16 +210,7 @@ public struct LedgerClient: Sendable {
     }
 
     static let encoder = JSONEncoder()
-    static let decoder: JSONDecoder = {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .custom { decoder in
-            let text = try decoder.singleValueContainer().decode(String.self)
-            if let date = try? Date(text, strategy: .iso8601) { return date }
-            if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) { return date }
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not an RFC 3339 date: \(text)"))
-        }
-        return decoder
-    }()
+    static let decoder = APIJSON.decoder()
 }
 
 /// What carries the client's requests: an HTTP request in, the response's body and status out.

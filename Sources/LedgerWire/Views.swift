@@ -91,16 +91,22 @@ public struct Members: Codable, Sendable, Hashable {
 
 /// `GET /v1/collaborations/{id}/history`: the collaboration's events in log order.
 public struct History: Codable, Sendable, Hashable {
+    /// An event as the history endpoint, the change feed and webhook deliveries show it.
     public struct Entry: Codable, Sendable, Hashable {
         public var position: Int64
+        /// The collaboration the event belongs to.
+        public var collaborationId: String
         public var version: Int64
         public var type: String
         public var time: Date
         public var actor: String?
         public var data: JSONValue
 
-        public init(position: Int64, version: Int64, type: String, time: Date, actor: String?, data: JSONValue) {
+        public init(
+            position: Int64, collaborationId: String, version: Int64, type: String, time: Date, actor: String?, data: JSONValue
+        ) {
             self.position = position
+            self.collaborationId = collaborationId
             self.version = version
             self.type = type
             self.time = time

@@ -52,10 +52,12 @@ struct LiveServer {
 }
 
 extension APIConfiguration {
-    /// Port 0, and reads waiting up to 20 s for the projector (loaded test machines lag).
+    /// Port 0, reads waiting up to 20 s for the projector (loaded test machines lag), and
+    /// webhooks to plain http.
     static func testing() -> APIConfiguration {
         var configuration = APIConfiguration(port: 0)
         configuration.readWait = .seconds(20)
+        configuration.allowHTTPWebhooks = true  // receivers on loopback
         return configuration
     }
 }

@@ -1,0 +1,52 @@
+import Foundation
+import Hummingbird
+import LedgerDomain
+import LedgerStore
+import LedgerWebhooks
+import LedgerWire
+
+/// `POST/GET /v1/webhooks`, `DELETE /v1/webhooks/{id}`: an owner's webhooks. A webhook gets
+/// the events of the collaborations its owner owns (or of the one named), delivered by the
+/// `WebhookDeliverer` workers; its secret is in the registration's answer only.
+struct WebhookController {
+    let registry: WebhookRegistry
+    let service: CollaborationService
+    let bodyLimit: Int
+    /// `LEDGER_WEBHOOKS_ALLOW_HTTP`: plain http URLs accepted (development, tests).
+    let allowHTTP: Bool
+
+    func addRoutes(to group: RouterGroup<LedgerRequestContext>) {
+        group.post("webhooks", use: register)
+        group.get("webhooks", use: list)
+        group.delete("webhooks/:id", use: delete)
+    }
+
+    @Sendable func register(_ request: Request, context: LedgerRequestContext) async throws -> EditedResponse<Webhook> {
+        let caller = try context.requireCaller()
+        let body = try await BodyDecoder.decode(WebhookRequest.self, from: request, context: context, limit: bodyLimit)
+        try WebhookRegistry.validate(url: body.url, allowHTTP: allowHTTP)
+        if let collaborationId = body.collaborationId {
+            guard try await service.currentState(collaborationId).state.owner == caller.account else {
+                throw DomainError(.forbidden, "not_owner", "only the collaboration's owner may register a webhook for it")
+            }
+        }
+        guard let webhook = try await registry.register(account: caller.account, url: body.url, collaborationId: body.collaborationId)
+        else {
+            throw DomainError(
+                .conflict, "too_many_webhooks", "an account may hold \(WebhookRegistry.limitPerAccount) webhooks; delete one first")
+        }
+        return EditedResponse(status: .created, response: webhook)
+    }
+
+    @Sendable func list(_ request: Request, context: LedgerRequestContext) async throws -> Webhooks {
+        Webhooks(webhooks: try await registry.list(account: try context.requireCaller().account))
+    }
+
+    @Sendable func delete(_ request: Request, context: LedgerRequestContext) async throws -> Response {
+        let caller = try context.requireCaller()
+        guard let id = UUID(uuidString: try context.parameters.require("id")),
+            try await registry.delete(id: id, account: caller.account)
+        else { throw APIError.notFound("webhook") }
+        return Response(status: .noContent)
+    }
+}

@@ -1,0 +1,17 @@
+import LedgerWire
+
+extension History.Entry {
+    /// A collaboration's event as clients see it (the history endpoint, the change feed, webhook
+    /// deliveries): the actor from its metadata, its data as JSON. Throws for an event of another
+    /// stream or whose data is not JSON.
+    public init(_ recorded: RecordedEvent) throws {
+        guard recorded.streamId.hasPrefix(Streams.collaborationPrefix) else {
+            throw DomainError.invalid("event \(recorded.position) is not a collaboration's", code: "not_a_collaboration_event")
+        }
+        let metadata = try? CanonicalJSON.decode(EventMetadata.self, from: recorded.metadata)
+        self.init(
+            position: recorded.position, collaborationId: String(recorded.streamId.dropFirst(Streams.collaborationPrefix.count)),
+            version: recorded.version, type: recorded.type, time: recorded.recordedAt, actor: metadata?.actor,
+            data: try CanonicalJSON.decode(JSONValue.self, from: recorded.data))
+    }
+}

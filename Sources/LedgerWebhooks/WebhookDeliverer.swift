@@ -1,0 +1,149 @@
+import AsyncHTTPClient
+import Foundation
+import LedgerDomain
+import LedgerPostgres
+import LedgerStore
+import LedgerWire
+import Logging
+import Metrics
+import NIOCore
+import NIOHTTP1
+import PostgresNIO
+import ServiceLifecycle
+
+/// A delivery worker (`ledger deliver`, also inside `ledger serve`): POSTs each webhook's
+/// events, signed, in log order, at least once.
+///
+/// **One worker per webhook at a time.** A lane leases a webhook that has events after its
+/// cursor and is due (`WebhookLease.claim`), delivers them one by one, and moves the cursor in
+/// the database after each 2xx answer. Only then is an event done: a worker killed mid-delivery
+/// leaves the cursor before that event, and whoever takes the lease after it expires delivers
+/// it again (at least once; `Ledger-Delivery` is the same each time, so receivers drop repeats).
+///
+/// **Failures.** A non-2xx answer, a timeout or a refused connection stops the webhook's
+/// deliveries: the cursor stays before the event, which is retried after 1 s, 2 s, 4 s … (at
+/// most `longestRetry`); after `disableAfter` of failures in a row the webhook is disabled, the
+/// last error kept for `GET /v1/webhooks`.
+public struct WebhookDeliverer: Service {
+    public struct Settings: Sendable {
+        /// Webhooks one worker delivers at once (each in its own lane).
+        public var concurrency = 8
+        /// How long a lease lasts; renewed with each delivery, so it outlives any one of them.
+        public var lease: Duration = .seconds(60)
+        /// A delivery not answered within this fails.
+        public var timeout: Duration = .seconds(10)
+        public var firstRetry: Duration = .seconds(1)
+        public var longestRetry: Duration = .seconds(600)
+        public var disableAfter: Duration = .seconds(86_400)
+        /// How often an idle lane looks for due retries (new events wake it at once).
+        public var pollInterval: Duration = .seconds(1)
+        /// Events read from the log at a time.
+        public var batchSize = 200
+
+        public init() {}
+    }
+
+    public let id: String
+    let client: PostgresClient
+    let store: any EventStore
+    let events: NotificationHub
+    let logger: Logger
+    let settings: Settings
+
+    public init(
+        client: PostgresClient, store: any EventStore, events: NotificationHub, logger: Logger,
+        id: String = "deliver-\(UUID().uuidString.prefix(8))", settings: Settings = Settings()
+    ) {
+        self.id = id
+        self.client = client
+        self.store = store
+        self.events = events
+        self.logger = logger
+        self.settings = settings
+    }
+
+    public func run() async throws {
+        // Redirects are not followed: the registered URL is where events go.
+        let http = HTTPClient(
+            eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+            configuration: .init(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10))),
+            backgroundActivityLogger: logger)
+        await cancelWhenGracefulShutdown {
+            await withTaskGroup(of: Void.self) { lanes in
+                for _ in 0..<settings.concurrency { lanes.addTask { await lane(http) } }
+            }
+        }
+        try? await http.shutdown()
+    }
+
+    /// Claims a due webhook and delivers its pending events, over and over; waits for a new
+    /// event (or the poll interval) when there is nothing to do.
+    func lane(_ http: HTTPClient) async {
+        let wake = events.register()
+        defer { wake.cancel() }
+        let leases = WebhookLease.Queries(client: client, logger: logger, worker: id, settings: settings)
+        while !Task.isCancelled {
+            do {
+                if let lease = try await leases.claim() {
+                    try await deliver(lease, leases, http)
+                    continue
+                }
+            } catch {
+                if Task.isCancelled { return }
+                logger.warning("deliver: step failed; retrying", metadata: ["worker": "\(id)", "error": "\(String(reflecting: error))"])
+            }
+            await wake.wait(timeout: settings.pollInterval)
+        }
+    }
+
+    /// Delivers the webhook's events in one batch of the log, in order, stopping at the first
+    /// failure; gives the lease back.
+    func deliver(_ lease: WebhookLease, _ leases: WebhookLease.Queries, _ http: HTTPClient) async throws {
+        let batch = try await store.readAll(after: lease.position, limit: settings.batchSize)
+        let owners = try await leases.owners(of: Set(batch.map(\.streamId)))
+        var done = lease.position
+        for recorded in batch {
+            if lease.wants(recorded, owner: owners[recorded.streamId]) {
+                let body = try APIJSON.encoder().encode(try History.Entry(recorded))
+                if let failure = await post(body, of: recorded.position, for: lease, http) {
+                    // Stopping is not the receiver's failure: the lease lapses and the event is
+                    // delivered again, as after a crash.
+                    if Task.isCancelled { return }
+                    Counter(label: "ledger_webhook_deliveries_total", dimensions: [("result", "failed")]).increment()
+                    try await leases.failed(lease, through: done, error: failure)
+                    return
+                }
+                Counter(label: "ledger_webhook_deliveries_total", dimensions: [("result", "delivered")]).increment()
+                guard try await leases.delivered(lease, through: recorded.position) else { return }  // lease lost
+            }
+            done = recorded.position
+        }
+        try await leases.release(lease, through: done)
+    }
+
+    /// POSTs one event; nil when answered 2xx, else why not.
+    func post(_ body: Data, of position: Int64, for lease: WebhookLease, _ http: HTTPClient) async -> String? {
+        var request = HTTPClientRequest(url: lease.url)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "User-Agent", value: "participant-ledger-webhooks")
+        request.headers.add(name: WebhookSignature.headerName, value: WebhookSignature.header(secret: lease.secret, body: body, time: Date()))
+        request.headers.add(name: WebhookSignature.deliveryHeaderName, value: lease.deliveryId(position).uuidString.lowercased())
+        request.body = .bytes(ByteBuffer(bytes: body))
+        do {
+            let response = try await http.execute(request, timeout: .nanoseconds(settings.timeout.nanoseconds))
+            _ = try? await response.body.collect(upTo: 64 << 10)  // read and dropped: only the status counts
+            return (200..<300).contains(response.status.code) ? nil : "HTTP \(response.status.code)"
+        } catch {
+            let text = (error as? HTTPClientError) == .deadlineExceeded ? "no answer within \(settings.timeout)" : String(describing: error)
+            return String(text.prefix(500))
+        }
+    }
+}
+
+extension Duration {
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import LedgerDomain
+import LedgerPostgres
+import LedgerWire
+import Logging
+import PostgresNIO
+
+/// The webhooks table as the API sees it: register, list, delete. Who may register for which
+/// collaboration is the caller's check (the API checks ownership before `register`).
+public struct WebhookRegistry: Sendable {
+    let client: PostgresClient
+    let logger: Logger
+    /// Webhooks one account may hold: each costs a delivery worker's scans of the log.
+    public static let limitPerAccount = 50
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// Registers a webhook that delivers the events appended from now on; the answer is the
+    /// only one that carries its secret. Nil if the account holds `limitPerAccount` already.
+    public func register(account: String, url: String, collaborationId: String?) async throws -> Webhook? {
+        let id = UUID()
+        let secret = Self.newSecret()
+        let rows = try await client.queryUnlessClosed(
+            """
+            INSERT INTO ledger_webhooks (id, account, collaboration_id, url, secret, position)
+            SELECT \(id), \(account), \(collaborationId), \(url), \(secret), (SELECT position FROM ledger_head)
+            WHERE (SELECT count(*) FROM ledger_webhooks WHERE account = \(account)) < \(Self.limitPerAccount)
+            RETURNING \(unescaped: Self.columns)
+            """, logger: logger
+        ) { rows in try await Self.webhooks(rows) }
+        return rows.first.map { var webhook = $0; webhook.secret = secret; return webhook }
+    }
+
+    /// The account's webhooks, oldest first.
+    public func list(account: String) async throws -> [Webhook] {
+        try await client.queryUnlessClosed(
+            "SELECT \(unescaped: Self.columns) FROM ledger_webhooks WHERE account = \(account) ORDER BY created_at, id",
+            logger: logger
+        ) { rows in try await Self.webhooks(rows) }
+    }
+
+    /// Deletes the account's webhook; false if it has none with that id. A delivery in flight
+    /// may still arrive once.
+    public func delete(id: UUID, account: String) async throws -> Bool {
+        try await client.queryUnlessClosed(
+            "DELETE FROM ledger_webhooks WHERE id = \(id) AND account = \(account) RETURNING id", logger: logger
+        ) { rows in try await rows.decode(UUID.self).reduce(0) { n, _ in n + 1 } > 0 }
+    }
+
+    static let columns =
+        "id, url, collaboration_id, created_at, position, failing_since, last_error, next_attempt_at, disabled_at"
+
+    static func webhooks(_ rows: PostgresRowSequence) async throws -> [Webhook] {
+        var webhooks: [Webhook] = []
+        for try await (id, url, collaborationId, createdAt, position, failingSince, lastError, nextAttemptAt, disabledAt) in rows.decode(
+            (UUID, String, String?, Date, Int64, Date?, String?, Date, Date?).self)
+        {
+            let status = disabledAt != nil ? "disabled" : failingSince != nil ? "failing" : "active"
+            webhooks.append(
+                Webhook(
+                    id: id.uuidString.lowercased(), url: url, collaborationId: collaborationId, createdAt: createdAt,
+                    deliveredThrough: position, status: status, failingSince: failingSince, lastError: lastError,
+                    nextAttemptAt: status == "failing" ? nextAttemptAt : nil, disabledAt: disabledAt))
+        }
+        return webhooks
+    }
+
+    /// `whsec_` and 32 random bytes, base64url: the receiver's HMAC key is this text's UTF-8.
+    static func newSecret() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let base64 = Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        return "whsec_" + base64
+    }
+}
+
+extension WebhookRegistry {
+    /// Refuses a URL deliveries cannot or should not go to: not absolute, not https (http only
+    /// with `allowHTTP`, for development and tests), no host, credentials in it (they would
+    /// show in every listing), over 2,048 characters.
+    public static func validate(url: String, allowHTTP: Bool) throws {
+        guard url.count <= 2048, let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+            let host = components.host, !host.isEmpty
+        else { throw DomainError.invalid("url must be an absolute URL of at most 2,048 characters", code: "invalid_webhook_url") }
+        guard scheme == "https" || (scheme == "http" && allowHTTP) else {
+            throw DomainError.invalid(
+                allowHTTP ? "url must be https or http" : "url must be https (http only where LEDGER_WEBHOOKS_ALLOW_HTTP is set)",
+                code: "invalid_webhook_url")
+        }
+        guard components.user == nil, components.password == nil else {
+            throw DomainError.invalid("url must not carry credentials; check the Ledger-Signature header instead", code: "invalid_webhook_url")
+        }
+    }
+}
