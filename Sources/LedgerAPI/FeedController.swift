@@ -21,7 +21,6 @@ struct FeedController {
     let service: CollaborationService
     let store: any EventStore
     let tail: FeedTail
-    var keepAlive: Duration = .seconds(15)
 
     func addRoutes(to group: RouterGroup<LedgerRequestContext>) {
         group.get("feed", use: feed)
@@ -46,11 +45,11 @@ struct FeedController {
         // What the caller owned and held at `after`, from views that have reached it.
         try await service.waitFor(position: after)
         let audience = try await service.feedAudience(account: caller.account, at: after)
-        let (store, tail, keepAlive) = (store, tail, keepAlive)
+        let (store, tail) = (store, tail)
         return Response(
             status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
             body: ResponseBody { writer in
-                var stream = FeedStream(store: store, tail: tail, audience: audience, cursor: after, keepAlive: keepAlive)
+                var stream = FeedStream(store: store, tail: tail, audience: audience, cursor: after)
                 try await stream.run(&writer)
                 try await writer.finish(nil)
             })

@@ -17,7 +17,6 @@ struct FeedStream {
     var audience: FeedAudience
     /// The position of the last event looked at, while catching up.
     var cursor: Int64
-    let keepAlive: Duration
 
     /// Until the client goes away, falls too far behind, or the server shuts down gracefully
     /// (then the response ends, and the client reconnects elsewhere with its Last-Event-ID).
@@ -58,14 +57,16 @@ struct FeedStream {
         defer { tail.unsubscribe(subscriber) }
         stopping.watch(subscriber.signal)
         while !Task.isCancelled && !stopping.stopped {
-            let (text, overflowed) = subscriber.drain()
+            let (text, overflowed, keepAlive) = subscriber.drain()
             if !text.isEmpty { try await writer.write(ByteBuffer(string: text)) }
             if overflowed {
                 try await writer.write(ByteBuffer(string: ": closed: this client fell too far behind; reconnect with Last-Event-ID\n\n"))
                 return
             }
-            if text.isEmpty, await !subscriber.signal.wait(timeout: keepAlive) {
+            if text.isEmpty && keepAlive {
                 try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
+            } else if text.isEmpty {
+                _ = await subscriber.signal.wait()  // raised by new messages, the tail's keep-alive tick, or shutdown
             }
         }
     }

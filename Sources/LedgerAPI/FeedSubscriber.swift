@@ -17,6 +17,8 @@ final class FeedSubscriber: Sendable {
         var position: Int64
         var queue = ""
         var overflowed = false
+        /// Set by the tail's keep-alive tick: the connection owes an idle client a comment.
+        var keepAliveDue = false
     }
     private let state: Mutex<State>
 
@@ -55,11 +57,18 @@ final class FeedSubscriber: Sendable {
         }
     }
 
-    /// What is queued, and whether the subscriber fell too far behind (then nothing more comes).
-    func drain() -> (text: String, overflowed: Bool) {
+    /// What is queued, whether the subscriber fell too far behind (then nothing more comes),
+    /// and whether a keep-alive is due.
+    func drain() -> (text: String, overflowed: Bool, keepAlive: Bool) {
         state.withLock { state in
-            defer { state.queue = "" }
-            return (state.queue, state.overflowed)
+            defer { (state.queue, state.keepAliveDue) = ("", false) }
+            return (state.queue, state.overflowed, state.keepAliveDue)
         }
+    }
+
+    /// The tail's keep-alive tick: wakes the connection, which sends a comment if it is idle.
+    func keepAliveDue() {
+        state.withLock { $0.keepAliveDue = true }
+        signal.raise()
     }
 }

@@ -19,6 +19,9 @@ public final class FeedTail: Service, Sendable {
     let logger: Logger
     let capacity: Int
     let queueLimit: Int
+    /// How often every live client is woken to send a keep-alive comment if it is idle: one
+    /// timer for all of them, not one per connection.
+    let keepAlive: Duration
 
     struct State {
         /// The newest events, in log order, at most `capacity`.
@@ -33,7 +36,11 @@ public final class FeedTail: Service, Sendable {
     }
     let state = Mutex(State())
 
-    public init(store: any EventStore, events: NotificationHub, logger: Logger, capacity: Int = 4096, queueLimit: Int = 1 << 20) {
+    public init(
+        store: any EventStore, events: NotificationHub, logger: Logger, capacity: Int = 4096, queueLimit: Int = 1 << 20,
+        keepAlive: Duration = .seconds(15)
+    ) {
+        self.keepAlive = keepAlive
         self.store = store
         self.events = events
         self.logger = logger
@@ -42,29 +49,44 @@ public final class FeedTail: Service, Sendable {
     }
 
     public func run() async throws {
+        try await cancelWhenGracefulShutdown {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await self.tick() }
+                group.addTask { await self.follow() }
+            }
+        }
+    }
+
+    /// Every `keepAlive`, wakes every subscriber to send a keep-alive if it is idle.
+    func tick() async {
+        while (try? await Task.sleep(for: keepAlive)) != nil {
+            for subscriber in state.withLock({ Array($0.subscribers.values) }) { subscriber.keepAliveDue() }
+        }
+    }
+
+    /// Reads the log's new events as they are appended and publishes them.
+    func follow() async {
         let wake = events.register()
         defer { wake.cancel() }
-        try await cancelWhenGracefulShutdown {
-            var head: Int64?
-            while !Task.isCancelled {
-                do {
-                    guard let from = head else {
-                        head = try await self.store.head().position
-                        self.publish([], head: head!)
-                        continue
-                    }
-                    let batch = try await self.store.readAll(after: from, limit: 1000)
-                    if let last = batch.last {
-                        head = last.position
-                        self.publish(batch.map(FeedItem.init), head: last.position)
-                    }
-                    if batch.count == 1000 { continue }
-                } catch {
-                    if Task.isCancelled { break }
-                    self.logger.warning("feed: reading the log's tail failed; retrying", metadata: ["error": "\(error)"])
+        var head: Int64?
+        while !Task.isCancelled {
+            do {
+                guard let from = head else {
+                    head = try await self.store.head().position
+                    self.publish([], head: head!)
+                    continue
                 }
-                await wake.wait(timeout: .seconds(1))
+                let batch = try await self.store.readAll(after: from, limit: 1000)
+                if let last = batch.last {
+                    head = last.position
+                    self.publish(batch.map(FeedItem.init), head: last.position)
+                }
+                if batch.count == 1000 { continue }
+            } catch {
+                if Task.isCancelled { break }
+                self.logger.warning("feed: reading the log's tail failed; retrying", metadata: ["error": "\(error)"])
             }
+            await wake.wait(timeout: .seconds(1))
         }
     }
 

@@ -11,6 +11,11 @@ import NIOCore
 import NIOPosix
 import Synchronization
 
+#if os(Linux)
+    /// glibc's malloc_trim (malloc.h, which the Glibc module does not export).
+    @_silgen_name("malloc_trim") private func mallocTrim(_ pad: Int) -> Int32
+#endif
+
 struct BenchFeed: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "feed",
@@ -37,38 +42,31 @@ struct BenchFeed: AsyncParsableCommand {
             try await LocalLedger.run(settings, logger: quiet, maxConnections: 40) { ledger in
                 let store = PostgresEventStore(client: ledger.client, logger: quiet)
                 let ids = try await Self.startCollaborations(store, count: clients)
-                print("ledger bench feed: \(clients) collaborations, \(writers) writers, \(seconds) s a phase")
-                let alone = try await Self.write(store, ids, writers: writers, seconds: seconds, acks: nil)
-                print(String(format: "  appends, no feed clients:        %8.0f events/s", alone))
+                print("ledger bench feed: \(clients) collaborations, \(writers) writers, \(seconds) s a phase; the feed clients in a process of their own")
+                let alone = try await Self.write(store, ids, writers: writers, seconds: seconds)
+                print(String(format: "  appends, no feed clients:   %8.0f events/s, server CPU %.0f µs each", alone.rate, alone.cpuPerEvent * 1e6))
 
-                let before = Self.residentBytes()
-                let received = Received()
-                let head = try await store.head().position
-                var channels: [any Channel] = []
-                for i in 0..<clients {
-                    let token = try await ledger.authority.issue(account: "owner-\(i)")
-                    channels.append(try await FeedClient.connect(ledger.baseURL, token: token, after: head, received: received))
-                }
-                try await Self.waitFor("every feed client connected") { received.connected.load(ordering: .relaxed) == clients }
-                let idle = Self.residentBytes()
-                print(String(format: "  memory per idle feed connection: %8.1f KB (resident set: %.1f → %.1f MB)",
-                    Double(idle - before) / Double(clients) / 1024, Double(before) / 1_048_576, Double(idle) / 1_048_576))
-
-                let acks = Acks()
-                let withFeed = try await Self.write(store, ids, writers: writers, seconds: seconds, acks: acks)
-                let sent = acks.all
-                try? await Self.waitFor("the clients read every event", timeout: .seconds(30)) { received.count >= sent.count }
+                // Baseline: as many plain idle keep-alive connections (what the HTTP server itself
+                // keeps for any connection), measured the same way and held open while the feed
+                // clients connect, so neither reuses memory the other freed.
+                let plain = try await FeedClientProcess.start(ledger, after: 0, clients: clients, health: true)
+                let run = try await FeedClientProcess.start(ledger, after: try await store.head().position, clients: clients)
+                _ = try await plain.finish(expecting: 0)
+                print(String(format: "  server memory per idle connection: feed %.1f KB, plain keep-alive HTTP %.1f KB (the feed's own: %.1f KB)",
+                    run.perConnection(clients), plain.perConnection(clients), run.perConnection(clients) - plain.perConnection(clients)))
+                let fed = try await Self.write(store, ids, writers: writers, seconds: seconds)
+                let received = try await run.finish(expecting: fed.acks.count)
+                print(String(format: "  appends, %d feed clients: %8.0f events/s, server CPU %.0f µs each   ratio to none: %.2f (CPU %.2f)",
+                    clients, fed.rate, fed.cpuPerEvent * 1e6, fed.rate / alone.rate, fed.cpuPerEvent / alone.cpuPerEvent))
                 var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000)
                 var delivered = 0
-                for (position, acked) in sent {
-                    guard let seen = received.at(position) else { continue }
+                for (position, acked) in fed.acks {
+                    guard let seen = received[position] else { continue }
                     delivered += 1
-                    _ = histogram.record(UInt64(max(0, (seen - acked).seconds) * 1_000_000))
+                    _ = histogram.record(seen > acked ? (seen - acked) / 1000 : 0)
                 }
-                print(String(format: "  appends, %d feed clients:      %8.0f events/s   ratio to none %.2f", clients, withFeed, withFeed / alone))
                 print(String(format: "  commit to client: p50 %.1f ms, p99 %.1f ms (%d of %d events delivered)",
-                    Double(histogram.valueAtPercentile(50)) / 1000, Double(histogram.valueAtPercentile(99)) / 1000, delivered, sent.count))
-                for channel in channels { try? await channel.close() }
+                    Double(histogram.valueAtPercentile(50)) / 1000, Double(histogram.valueAtPercentile(99)) / 1000, delivered, fed.acks.count))
             }
         }
     }
@@ -88,11 +86,20 @@ struct BenchFeed: AsyncParsableCommand {
         return ids
     }
 
-    /// `writers` tasks appending a notice each to random collaborations for `seconds`; events/s.
-    static func write(_ store: PostgresEventStore, _ ids: [String], writers: Int, seconds: Int, acks: Acks?) async throws -> Double {
+    /// What a writing phase did: events/s, this process's CPU per event, and when each append
+    /// was acknowledged (CLOCK_MONOTONIC nanoseconds, by position).
+    struct Phase {
+        var rate: Double
+        var cpuPerEvent: Double
+        var acks: [Int64: UInt64]
+    }
+
+    /// `writers` tasks appending a notice each to random collaborations for `seconds`.
+    static func write(_ store: PostgresEventStore, _ ids: [String], writers: Int, seconds: Int) async throws -> Phase {
         let collaborations = Collaborations(store: store)
+        let acks = Acks()
         let deadline = ContinuousClock.now + .seconds(seconds)
-        let started = ContinuousClock.now
+        let (started, cpu) = (ContinuousClock.now, CPUTime.now())
         let appended = try await withThrowingTaskGroup(of: Int.self) { group in
             for w in 0..<writers {
                 group.addTask {
@@ -105,7 +112,7 @@ struct BenchFeed: AsyncParsableCommand {
                                 .init(events: [.highlightPosted(.init(kind: .change, trigger: "edit", mentionedRootHash: nil, account: "owner-\(index)"))],
                                       metadata: EventMetadata(actor: "owner-\(index)"))
                             }
-                            acks?.record(outcome.position)
+                            acks.record(outcome.position)
                             count += 1
                         } catch let error as StoreError where error.isVersionConflict {
                             continue  // another writer kept winning this collaboration: pick another
@@ -116,10 +123,16 @@ struct BenchFeed: AsyncParsableCommand {
             }
             return try await group.reduce(0, +)
         }
-        return Double(appended) / (ContinuousClock.now - started).seconds
+        let elapsed = (ContinuousClock.now - started).seconds
+        return Phase(rate: Double(appended) / elapsed, cpuPerEvent: (CPUTime.now().process - cpu.process) / Double(max(appended, 1)), acks: acks.all)
     }
 
+    /// This process's resident set, after giving freed heap back to the system (glibc keeps
+    /// it otherwise, and the set would count memory no longer in use).
     static func residentBytes() -> Int {
+        #if os(Linux)
+            _ = mallocTrim(0)
+        #endif
         guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
         let fields = text.split(separator: " ")
         return fields.count > 1 ? (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) : 0
@@ -135,56 +148,11 @@ struct BenchFeed: AsyncParsableCommand {
 
     /// When each append was acknowledged, by position.
     final class Acks: Sendable {
-        private let acks = Mutex<[Int64: ContinuousClock.Instant]>([:])
-        func record(_ position: Int64) { acks.withLock { $0[position] = .now } }
-        var all: [Int64: ContinuousClock.Instant] { acks.withLock { $0 } }
-    }
-
-    /// When each event id first reached a client, and how many clients are connected.
-    final class Received: Sendable {
-        private let seen = Mutex<[Int64: ContinuousClock.Instant]>([:])
-        let connected = Atomic<Int>(0)
-        func record(_ position: Int64) { seen.withLock { if $0[position] == nil { $0[position] = .now } } }
-        func at(_ position: Int64) -> ContinuousClock.Instant? { seen.withLock { $0[position] } }
-        var count: Int { seen.withLock { $0.count } }
-    }
-}
-
-/// A raw HTTP/1.1 feed connection: sends the request, then scans what arrives for `id:` lines.
-final class FeedClient: ChannelInboundHandler, @unchecked Sendable {
-    typealias InboundIn = ByteBuffer
-    let received: BenchFeed.Received
-    var pending = ""
-    var connected = false
-
-    init(received: BenchFeed.Received) { self.received = received }
-
-    static func connect(_ baseURL: URL, token: String, after: Int64, received: BenchFeed.Received) async throws -> any Channel {
-        let host = baseURL.host ?? "127.0.0.1"
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(FeedClient(received: received)) }
-            }
-            .connect(host: host, port: baseURL.port ?? 80).get()
-        let request = "GET /v1/feed?after=\(after) HTTP/1.1\r\nHost: \(host)\r\nAuthorization: Bearer \(token)\r\nAccept: text/event-stream\r\n\r\n"
-        try await channel.writeAndFlush(ByteBuffer(string: request))
-        return channel
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        var buffer = unwrapInboundIn(data)
-        // Chunked transfer coding puts "\r\n" around each chunk's size; Swift sees "\r\n" as one
-        // Character, not a "\n", so it is made one first.
-        pending += (buffer.readString(length: buffer.readableBytes) ?? "").replacingOccurrences(of: "\r\n", with: "\n")
-        if !connected, pending.contains(": feed after") {
-            connected = true
-            received.connected.add(1, ordering: .relaxed)
+        private let acks = Mutex<[Int64: UInt64]>([:])
+        func record(_ position: Int64) {
+            let now = Monotonic.nanos()
+            acks.withLock { $0[position] = now }
         }
-        // Complete lines only; a partial one waits for the rest.
-        guard let lastNewline = pending.lastIndex(of: "\n") else { return }
-        for line in pending[..<lastNewline].split(separator: "\n") where line.hasPrefix("id: ") {
-            if let position = Int64(line.dropFirst(4).trimmingCharacters(in: .whitespaces)) { received.record(position) }
-        }
-        pending = String(pending[pending.index(after: lastNewline)...])
+        var all: [Int64: UInt64] { acks.withLock { $0 } }
     }
 }

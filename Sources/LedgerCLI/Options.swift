@@ -1,4 +1,5 @@
 import ArgumentParser
+import LedgerAPI
 import Foundation
 import LedgerPostgres
 import LedgerStore
@@ -32,27 +33,16 @@ struct DatabaseOptions: ParsableArguments {
     }
 }
 
+/// The process's settings (`LedgerSettings`, which lists every one): read only after
+/// `LedgerSettings.check` has refused malformed ones at start.
 enum Environment {
-    static func value(_ name: String) -> String? {
-        guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else { return nil }
-        return value
-    }
-
-    /// A yes/no setting: 1/true/yes or 0/false/no; anything else stops the process naming it.
-    static func flag(_ name: String) throws -> Bool {
-        guard let value = value(name) else { return false }
-        switch value.lowercased() {
-        case "1", "true", "yes": return true
-        case "0", "false", "no": return false
-        default: throw ValidationError("\(name) must be 1, true, yes, 0, false or no, not '\(value)'")
-        }
-    }
+    static func value(_ name: String) -> String? { LedgerSettings.value(name) }
 }
 
 enum Logs {
     /// Structured logs to stderr; level from LEDGER_LOG_LEVEL (default info).
     static func bootstrap() -> Logger {
-        let level = Environment.value("LEDGER_LOG_LEVEL").flatMap(Logger.Level.init(rawValue:)) ?? .info
+        let level = Environment.value("LEDGER_LOG_LEVEL").flatMap { Logger.Level(rawValue: $0.lowercased()) } ?? .info
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
@@ -74,6 +64,7 @@ extension DatabaseOptions {
     /// One command's database session: logs set up, connected (the embedded cluster started
     /// when no URL is set), a running client for `body`, and the cluster stopped afterwards.
     func withClient<T: Sendable>(_ body: @Sendable (PostgresClient, Logger) async throws -> T) async throws -> T {
+        try LedgerSettings.check(ProcessInfo.processInfo.environment)
         let logger = Logs.bootstrap()
         let (settings, embedded) = try await connect(logger: logger)
         return try await stopping(embedded) {

@@ -20,21 +20,16 @@ struct HTTPOptions: ParsableArguments {
 
     func configuration() throws -> APIConfiguration {
         let host = host ?? Environment.value("LEDGER_HOST") ?? "127.0.0.1"
-        let port = try port ?? Environment.value("LEDGER_PORT").map {
-            guard let p = Int($0) else { throw ValidationError("LEDGER_PORT must be a number") }
-            return p
-        } ?? 8080
+        let port = port ?? LedgerSettings.count("LEDGER_PORT") ?? 8080
         var configuration = APIConfiguration(
             host: host, port: port, publicBaseURL: publicBaseURL ?? Environment.value("LEDGER_PUBLIC_BASE_URL"))
-        if let limit = Environment.value("LEDGER_BODY_LIMIT").flatMap(Int.init) { configuration.bodyLimit = limit }
-        if let seconds = Environment.value("LEDGER_CHALLENGE_TTL").flatMap(Double.init) { configuration.challengeLifetime = seconds }
-        if let seconds = Environment.value("LEDGER_READ_WAIT").flatMap(Double.init) {
-            configuration.readWait = .milliseconds(Int64(seconds * 1000))
+        if let limit = LedgerSettings.count("LEDGER_BODY_LIMIT") { configuration.bodyLimit = limit }
+        if let lifetime = LedgerSettings.seconds("LEDGER_CHALLENGE_TTL") {
+            configuration.challengeLifetime = Double(lifetime.components.seconds) + Double(lifetime.components.attoseconds) / 1e18
         }
-        if let seconds = Environment.value("LEDGER_VERDICT_WAIT").flatMap(Double.init) {
-            configuration.verdictWait = .milliseconds(Int64(seconds * 1000))
-        }
-        configuration.allowHTTPWebhooks = try Environment.flag("LEDGER_WEBHOOKS_ALLOW_HTTP")
+        if let wait = LedgerSettings.seconds("LEDGER_READ_WAIT") { configuration.readWait = wait }
+        if let wait = LedgerSettings.seconds("LEDGER_VERDICT_WAIT") { configuration.verdictWait = wait }
+        configuration.allowHTTPWebhooks = LedgerSettings.yes("LEDGER_WEBHOOKS_ALLOW_HTTP")
         return configuration
     }
 }
@@ -45,7 +40,7 @@ struct VerifierOptions: ParsableArguments {
     var verifierConcurrency: Int?
 
     var concurrency: Int {
-        verifierConcurrency ?? Environment.value("LEDGER_VERIFIER_CONCURRENCY").flatMap(Int.init) ?? 8
+        verifierConcurrency ?? LedgerSettings.count("LEDGER_VERIFIER_CONCURRENCY") ?? 8
     }
 }
 
@@ -188,7 +183,16 @@ struct Role {
         }
     }
 
+    /// Roles that run beside others on one database: each must check the same tokens, so a
+    /// key generated for one process alone would split them.
+    var needsTokenKey: Bool { ["api", "project", "verifier", "deliver"].contains(name) }
+
     func run(_ services: (Context) async throws -> [any Service]) async throws {
+        try LedgerSettings.check(ProcessInfo.processInfo.environment)
+        if needsTokenKey, database.resolvedURL != nil, Environment.value("LEDGER_JWT_SECRET") == nil {
+            throw ValidationError(
+                "refusing to start: `ledger \(name)` with a database URL needs the deployment's token key, LEDGER_JWT_SECRET (every API instance must accept the others' tokens)")
+        }
         let logger = Logs.bootstrap()
         LedgerMetrics.bootstrap()
         let (owner, embedded) = try await database.connect(logger: logger)

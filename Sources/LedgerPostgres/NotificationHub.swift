@@ -146,6 +146,31 @@ package final class Signal: Sendable {
         }
     }
 
+    /// True if raised (now or before the wait), false on cancellation. No timer (a wait with a
+    /// timeout costs a sleeping child task): for waiters that something else wakes in time.
+    package func wait() async -> Bool {
+        let generation = state.withLock { state -> Int in
+            state.generation += 1
+            return state.generation
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                let ready: Bool? = state.withLock { state in
+                    if state.raised {
+                        state.raised = false
+                        return true
+                    }
+                    if state.generation != generation { return false }  // cancelled already
+                    state.waiter = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        } onCancel: {
+            self.expire(generation)
+        }
+    }
+
     private func expire(_ generation: Int) {
         let waiter: CheckedContinuation<Bool, Never>? = state.withLock { state in
             guard state.generation == generation else { return nil }

@@ -62,4 +62,22 @@ struct FeedTailTests {
             #expect(drained.text.isEmpty)
         }
     }
+
+    @Test("one keep-alive tick for every subscriber: each is woken and then owes its client a comment")
+    func keepAlive() async throws {
+        try await withTestStore { store, client, _ in
+            let tail = FeedTail(
+                store: store, events: NotificationHub(client: client, channel: "ledger_events", logger: Logger(label: "test")),
+                logger: Logger(label: "test"), keepAlive: .milliseconds(50))
+            tail.publish([], head: 0)
+            let subscribers = try (0..<3).map { try #require(tail.subscribe(FeedAudience(account: "a\($0)"), at: 0)) }
+            #expect(subscribers.allSatisfy { !$0.drain().keepAlive })
+            let ticking = Task { await tail.tick() }
+            defer { ticking.cancel() }
+            for subscriber in subscribers {
+                #expect(await subscriber.signal.wait(timeout: .seconds(10)), "woken by the tick")
+                try await waitUntil("the keep-alive is due") { subscriber.drain().keepAlive }
+            }
+        }
+    }
 }
