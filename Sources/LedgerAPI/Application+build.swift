@@ -26,6 +26,9 @@ public struct APIConfiguration: Sendable {
     public var readWait: Duration = .seconds(2)
     /// Webhook URLs may be plain http (`LEDGER_WEBHOOKS_ALLOW_HTTP`: development and tests only).
     public var allowHTTPWebhooks = false
+    /// After SIGTERM, how long `/ready` answers 503 while everything else is still served,
+    /// before the server stops taking requests (`LEDGER_SHUTDOWN_DRAIN`).
+    public var shutdownDrain: Duration = .zero
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, publicBaseURL: String? = nil, bodyLimit: Int = 1 << 20,
@@ -66,7 +69,7 @@ public struct VerifierLink: Sendable {
 /// `feed`: the process's shared tail of the log, which the change feed reads (run it too).
 public func buildRouter(
     client: PostgresClient, store: any EventStore, authority: TokenAuthority, configuration: APIConfiguration,
-    verifier: VerifierLink, feed: FeedTail, logger: Logger
+    verifier: VerifierLink, feed: FeedTail, readiness: Readiness = Readiness(), logger: Logger
 ) -> Router<LedgerRequestContext> {
     let router = Router(context: LedgerRequestContext.self)
     // Request ids and the access log outermost, so they see every answer, refusals included.
@@ -76,6 +79,9 @@ public func buildRouter(
     router.add(middleware: MetricsMiddleware())
     router.get("health") { _, _ in HealthResponse(status: "ok") }
     router.get("ready") { _, _ -> HealthResponse in
+        if readiness.isStopping {
+            throw APIError(.serviceUnavailable, "shutting_down", "this instance is shutting down; send requests to another")
+        }
         do {
             try await Migrator(client: client, logger: logger).ensureCurrent()
         } catch {

@@ -12,8 +12,9 @@ import PostgresNIO
 import ServiceLifecycle
 
 /// The services of the server roles, assembled once for the CLI and for tests that run a
-/// live server. Order matters: a ServiceGroup stops them in reverse, so the HTTP server
-/// (last) stops taking requests before the workers and listeners it uses.
+/// live server. Order matters: a ServiceGroup stops them in reverse, so `Readiness` (last)
+/// turns `/ready` to 503 first, then the HTTP server stops taking requests before the workers
+/// and listeners it uses.
 public enum LedgerServer {
     /// `ledger serve`: the API deciding proofs on the grouped path, a verifier worker for the
     /// requests it hands over, the projectors, a webhook delivery worker, the checkpointer
@@ -31,12 +32,13 @@ public enum LedgerServer {
         let projector = ProjectorWorker(client: client, events: events, logger: logger)
         let feed = FeedTail(store: store, events: events, logger: logger)
         let deliverer = WebhookDeliverer(client: client, store: store, events: events, logger: logger, settings: deliveries)
+        let readiness = Readiness(drain: configuration.shutdownDrain)
         let app = application(
             client: client, store: store, authority: authority, configuration: configuration,
-            verifier: .local(client: client, logger: logger, verdicts: verdicts), feed: feed,
+            verifier: .local(client: client, logger: logger, verdicts: verdicts), feed: feed, readiness: readiness,
             logger: logger, onRunning: onRunning)
         let checkpointer: [any Service] = signer.map { [Checkpointer(client: client, signer: $0, events: events, logger: logger)] } ?? []
-        return [requests, verdicts, events, worker, projector, feed, deliverer] + checkpointer + [app]
+        return [requests, verdicts, events, worker, projector, feed, deliverer] + checkpointer + [app, readiness]
     }
 
     /// `ledger api`: the API alone (with the change feed's tail and its LISTEN); verdicts come
@@ -48,10 +50,12 @@ public enum LedgerServer {
         let verdicts = NotificationHub(client: client, channel: VerifierChannels.verdicts, logger: logger)
         let events = NotificationHub(client: client, channel: "ledger_events", logger: logger)
         let feed = FeedTail(store: store, events: events, logger: logger)
+        let readiness = Readiness(drain: configuration.shutdownDrain)
         let app = application(
             client: client, store: store, authority: authority, configuration: configuration,
-            verifier: VerifierLink(batcher: nil, verdicts: verdicts), feed: feed, logger: logger, onRunning: onRunning)
-        return [verdicts, events, feed, app]
+            verifier: VerifierLink(batcher: nil, verdicts: verdicts), feed: feed, readiness: readiness, logger: logger,
+            onRunning: onRunning)
+        return [verdicts, events, feed, app, readiness]
     }
 
     public struct NotListening: Error, CustomStringConvertible {
@@ -89,11 +93,12 @@ public enum LedgerServer {
     /// The HTTP server; `onRunning` gets the bound port (useful with port 0).
     static func application(
         client: PostgresClient, store: any EventStore, authority: TokenAuthority, configuration: APIConfiguration,
-        verifier: VerifierLink, feed: FeedTail, logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void
+        verifier: VerifierLink, feed: FeedTail, readiness: Readiness, logger: Logger,
+        onRunning: @escaping @Sendable (Int) async -> Void
     ) -> some Service {
         let router = buildRouter(
             client: client, store: store, authority: authority, configuration: configuration, verifier: verifier, feed: feed,
-            logger: logger)
+            readiness: readiness, logger: logger)
         return Application(
             responder: AbandoningResponder(inner: router.buildResponder()),
             // A connection that sends nothing for a minute is closed: slow or stalled clients do

@@ -33,6 +33,10 @@ public enum LedgerSettings {
             meaning: "seconds a read waits for the views to reach its `minPosition`; still behind then: 503 `view_behind` with `Retry-After`",
             kind: .seconds(0...600)),
         Setting(
+            flag: nil, variable: "LEDGER_SHUTDOWN_DRAIN", defaultText: "`0`",
+            meaning: "seconds after SIGTERM during which `/ready` answers 503 and everything else is still served (your load balancer's time to notice)",
+            kind: .seconds(0...20)),
+        Setting(
             flag: "--verifier-concurrency", variable: "LEDGER_VERIFIER_CONCURRENCY", defaultText: "`8`",
             meaning: "requests one verifier process decides at once", kind: .count(1...256)),
         Setting(
@@ -41,6 +45,9 @@ public enum LedgerSettings {
         Setting(
             flag: nil, variable: "LEDGER_LOG_LEVEL", defaultText: "`info`", meaning: "least severe level logged",
             kind: .choice(["trace", "debug", "info", "notice", "warning", "error", "critical"])),
+        Setting(
+            flag: nil, variable: "LEDGER_LOG_FORMAT", defaultText: "`text`",
+            meaning: "`json`: one JSON object per log line (with the request's id), for log shippers", kind: .choice(["text", "json"])),
         Setting(
             flag: nil, variable: "LEDGER_PG_BIN", defaultText: "newest `/usr/lib/postgresql/*/bin`",
             meaning: "PostgreSQL binaries for the embedded cluster", kind: .text),

@@ -111,3 +111,12 @@ struct Log: AsyncParsableCommand {
         }
     }
 }
+
+struct SettingsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "settings", abstract: "Print every setting: flag, environment variable, default, meaning (the README's table).")
+
+    func run() {
+        print(LedgerSettings.markdownTable, terminator: "")
+    }
+}

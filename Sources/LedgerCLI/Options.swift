@@ -40,11 +40,13 @@ enum Environment {
 }
 
 enum Logs {
-    /// Structured logs to stderr; level from LEDGER_LOG_LEVEL (default info).
+    /// Logs to stderr: `key=value` text, or one JSON object per line (LEDGER_LOG_FORMAT=json);
+    /// level from LEDGER_LOG_LEVEL (default info).
     static func bootstrap() -> Logger {
         let level = Environment.value("LEDGER_LOG_LEVEL").flatMap { Logger.Level(rawValue: $0.lowercased()) } ?? .info
+        let json = Environment.value("LEDGER_LOG_FORMAT")?.lowercased() == "json"
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler: any LogHandler = json ? JSONLogHandler(label: label) : StreamLogHandler.standardError(label: label)
             handler.logLevel = level
             return handler
         }

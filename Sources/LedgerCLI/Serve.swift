@@ -30,6 +30,7 @@ struct HTTPOptions: ParsableArguments {
         if let wait = LedgerSettings.seconds("LEDGER_READ_WAIT") { configuration.readWait = wait }
         if let wait = LedgerSettings.seconds("LEDGER_VERDICT_WAIT") { configuration.verdictWait = wait }
         configuration.allowHTTPWebhooks = LedgerSettings.yes("LEDGER_WEBHOOKS_ALLOW_HTTP")
+        if let drain = LedgerSettings.seconds("LEDGER_SHUTDOWN_DRAIN") { configuration.shutdownDrain = drain }
         return configuration
     }
 }

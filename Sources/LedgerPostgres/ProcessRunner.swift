@@ -71,11 +71,12 @@ public enum ProcessRunner {
     }
 
     /// Starts a process in the background: stdin from /dev/null, stdout and stderr appended to
-    /// `outputPath`. Reap it with `exitStatus(of:)`.
+    /// `outputPath` (stderr to `errorPath` instead, if given). Reap it with `exitStatus(of:)`.
     public static func launch(
-        _ executable: String, _ arguments: [String], environment: [String: String]? = nil, outputPath: String
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil, outputPath: String,
+        errorPath: String? = nil
     ) throws -> pid_t {
-        try spawn(executable, arguments, environment: environment, outputPath: outputPath)
+        try spawn(executable, arguments, environment: environment, outputPath: outputPath, errorPath: errorPath)
     }
 
     /// A launched process's exit status once it has exited (reaping it), nil while it runs.
@@ -86,14 +87,18 @@ public enum ProcessRunner {
     }
 
     private static func spawn(
-        _ executable: String, _ arguments: [String], environment: [String: String]?, outputPath: String
+        _ executable: String, _ arguments: [String], environment: [String: String]?, outputPath: String, errorPath: String? = nil
     ) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_APPEND, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        if let errorPath {
+            posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        } else {
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        }
 
         let env = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
