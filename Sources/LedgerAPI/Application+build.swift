@@ -106,7 +106,7 @@ public func buildRouter(
     let proofs = ProofService(
         requests: ProofRequests(client: client, logger: logger, challengeLifetime: configuration.challengeLifetime),
         collaborations: service, batcher: verifier.batcher, verdicts: verifier.verdicts,
-        verdictWait: configuration.verdictWait, throttle: RejectionThrottle(limit: configuration.rejectionLimitPerMinute))
+        verdictWait: configuration.verdictWait, throttle: RejectionThrottle(client: client, logger: logger, limit: configuration.rejectionLimitPerMinute))
     ProofController(service: proofs, bodyLimit: configuration.bodyLimit).addRoutes(to: v1)
     FeedController(service: service, store: store, tail: feed).addRoutes(to: v1)
     WebhookController(

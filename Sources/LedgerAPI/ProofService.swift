@@ -20,7 +20,7 @@ public struct ProofService: Sendable {
 
     public init(
         requests: ProofRequests, collaborations: CollaborationService, batcher: ProofBatcher?, verdicts: NotificationHub?,
-        verdictWait: Duration = .seconds(5), throttle: RejectionThrottle = RejectionThrottle()
+        verdictWait: Duration = .seconds(5), throttle: RejectionThrottle
     ) {
         self.requests = requests
         self.collaborations = collaborations
@@ -48,12 +48,7 @@ public struct ProofService: Sendable {
         guard signature.count == 64 || (signature.count >= 8 && signature.count <= 72 && signature.first == 0x30) else {
             throw DomainError.invalid("signature must be DER (up to 72 bytes) or raw r||s (64 bytes)", code: "invalid_signature_encoding")
         }
-        guard await throttle.allows(caller.account) else {
-            throw DomainError(.tooManyRequests, "too_many_rejections", "too many rejected proofs from this account; try later")
-        }
-        let verdict = try await verdict(of: submission)
-        if case .rejected = verdict { await throttle.recordRejection(caller.account) }
-        return verdict
+        return try await throttle.claiming(caller.account, claim: submission.requestId) { try await verdict(of: submission) }
     }
 
     /// Decided on the grouped path, else stored for the workers and waited for.
