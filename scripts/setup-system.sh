@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the system packages the ledger needs when they are missing: the PostgreSQL server
-# and client (initdb, pg_ctl, postgres, pgbench) and the usual build headers. Debian/Ubuntu.
+# and client (initdb, pg_ctl, postgres, pgbench), Prometheus (tests only) and the usual build
+# headers. Debian/Ubuntu.
 set -euo pipefail
 
 need=()
@@ -10,6 +11,9 @@ for dir in /usr/lib/postgresql/*/bin; do
 done
 $have_server || need+=(postgresql)
 command -v pgbench >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/pgbench >/dev/null 2>&1 || need+=(postgresql-client)
+# Prometheus and promtool: the monitoring tests check the shipped alert rules and dashboard
+# against a real Prometheus.
+command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1 || need+=(prometheus)
 for pkg in libpq-dev libssl-dev; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done

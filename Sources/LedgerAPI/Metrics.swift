@@ -9,8 +9,9 @@ enum AuthFailures {
 public enum LedgerMetrics {
     public static let registry = PrometheusCollectorRegistry()
 
-    /// Routes swift-metrics to the registry; once per process, before metrics are created.
-    public static func bootstrap() {
-        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
-    }
+    /// Routes swift-metrics to the registry, before metrics are created; the first call of a
+    /// process does it, later ones (a test process's live servers) do nothing.
+    public static func bootstrap() { _ = bootstrapped }
+
+    private static let bootstrapped: Void = MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
 }

@@ -37,7 +37,9 @@ public struct DatabasePoolMetrics: Service {
                 let sampler = self
                 let counts = try await withDeadline(.seconds(10), "sampling the pool") { try await sampler.sample() }
                 for (state, gauge) in gauges { gauge.record(counts[state] ?? 0) }
+                Gauge(label: "ledger_database_up").record(1)
             } catch {
+                Gauge(label: "ledger_database_up").record(0)
                 // The database may be restarting; the next sample tries again.
                 logger.debug("pool sample failed", metadata: ["error": "\(error)"])
             }

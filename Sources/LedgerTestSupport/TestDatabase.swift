@@ -53,7 +53,7 @@ public actor TestCluster {
             options: .init(
                 dataDirectory: dir,
                 // Throwaway data: skip fsync, keep everything else as in production.
-                serverSettings: ["fsync": "off", "full_page_writes": "off", "max_connections": "300"],
+                serverSettings: ["fsync": "off", "full_page_writes": "off", "max_connections": "1000"],
                 database: "postgres"),
             logger: logger)
         let settings = try await embedded.start()

@@ -63,6 +63,8 @@ public struct WebhookDeliverer: Service {
     }
 
     public func run() async throws {
+        // Both series from the start, so an alert on failures has a series to compare with.
+        for result in ["delivered", "failed"] { Counter(label: "ledger_webhook_deliveries_total", dimensions: [("result", result)]).increment(by: 0) }
         // Redirects are not followed: the registered URL is where events go.
         let http = HTTPClient(
             eventLoopGroup: HTTPClient.defaultEventLoopGroup,

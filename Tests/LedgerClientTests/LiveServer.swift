@@ -25,6 +25,7 @@ struct LiveServer {
     static func run(
         _ roles: Roles = .allInOne, configuration: APIConfiguration = .testing(), _ body: @Sendable (LiveServer) async throws -> Void
     ) async throws {
+        LedgerMetrics.bootstrap()  // as `ledger serve` does: /metrics shows what the services record
         try await withTestStore { _, owner, settings in
             let logger = Logger(label: "live-server")
             let authority = try await TokenAuthority(secret: "live-server-test-secret-\(UUID())")
