@@ -34,7 +34,7 @@ struct DeploymentTests {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("ledger").path
     }
 
-    @Test("docker-compose.yml: migrate, api, two projectors, two verifiers, a checkpointer, each a real ledger subcommand with real flags; migrations as the owner, services as ledger_app")
+    @Test("docker-compose.yml: migrate, api, two projectors, two verifiers, a delivery worker, a checkpointer, one image, each a real ledger subcommand with real flags; migrations as the owner, services as ledger_app, the token key wherever a role needs it")
     func composeMatchesCLI() async throws {
         let commands = try Self.composeCommands()
         let roles = commands.values.compactMap { $0.count > 1 ? $0[1] : nil }
@@ -43,6 +43,7 @@ struct DeploymentTests {
         #expect(roles.filter { $0 == "project" }.count == 2)
         #expect(roles.filter { $0 == "verifier" }.count == 2)
         #expect(roles.filter { $0 == "checkpointer" }.count == 1)
+        #expect(roles.filter { $0 == "deliver" }.count == 1)
         let binary = Self.ledgerBinary()
         try #require(FileManager.default.isExecutableFile(atPath: binary), "build the ledger executable first: \(binary)")
         for (service, command) in commands {
@@ -53,7 +54,12 @@ struct DeploymentTests {
             }
         }
         let compose = try String(contentsOf: Self.root.appendingPathComponent("docker-compose.yml"), encoding: .utf8)
-        #expect(compose.contains("LEDGER_DATABASE_URL") && compose.contains("LEDGER_JWT_SECRET") && compose.contains("healthcheck"))
+        #expect(compose.contains("LEDGER_DATABASE_URL") && compose.contains("healthcheck"))
+        // The roles that refuse to start without the deployment's token key have it.
+        let needKey = roles.filter { ["api", "project", "verifier", "deliver"].contains($0) }.count
+        #expect(compose.components(separatedBy: "LEDGER_JWT_SECRET: ${LEDGER_JWT_SECRET").count - 1 == needKey)
+        // One named image for every role.
+        #expect(compose.components(separatedBy: "image: participant-ledger\n").count - 1 == commands.count)
         // Least privilege: exactly one service (migrate) connects as the owner.
         #expect(compose.components(separatedBy: "postgres://ledger:").count - 1 == 1)
         #expect(compose.components(separatedBy: "postgres://ledger_app:").count - 1 == commands.count - 1)
