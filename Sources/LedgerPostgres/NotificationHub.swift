@@ -117,30 +117,12 @@ package final class Signal: Sendable {
     /// True if raised (now or before the wait), false after `timeout` or on cancellation.
     package func wait(timeout: Duration) async -> Bool {
         await withTaskGroup(of: Void.self) { group in
-            let generation = state.withLock { state -> Int in
-                state.generation += 1
-                return state.generation
-            }
+            let generation = nextGeneration()
             group.addTask {
                 try? await Task.sleep(for: timeout)
                 self.expire(generation)
             }
-            let result = await withTaskCancellationHandler {
-                await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-                    let ready: Bool? = state.withLock { state in
-                        if state.raised {
-                            state.raised = false
-                            return true
-                        }
-                        if state.generation != generation { return false }  // expired already
-                        state.waiter = continuation
-                        return nil
-                    }
-                    if let ready { continuation.resume(returning: ready) }
-                }
-            } onCancel: {
-                self.expire(generation)
-            }
+            let result = await waiting(generation)
             group.cancelAll()
             return result
         }
@@ -149,18 +131,26 @@ package final class Signal: Sendable {
     /// True if raised (now or before the wait), false on cancellation. No timer (a wait with a
     /// timeout costs a sleeping child task): for waiters that something else wakes in time.
     package func wait() async -> Bool {
-        let generation = state.withLock { state -> Int in
+        await waiting(nextGeneration())
+    }
+
+    private func nextGeneration() -> Int {
+        state.withLock { state -> Int in
             state.generation += 1
             return state.generation
         }
-        return await withTaskCancellationHandler {
+    }
+
+    /// Parks until raised (true), or until `generation` expires or the task is cancelled (false).
+    private func waiting(_ generation: Int) async -> Bool {
+        await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 let ready: Bool? = state.withLock { state in
                     if state.raised {
                         state.raised = false
                         return true
                     }
-                    if state.generation != generation { return false }  // cancelled already
+                    if state.generation != generation { return false }  // expired or cancelled already
                     state.waiter = continuation
                     return nil
                 }
