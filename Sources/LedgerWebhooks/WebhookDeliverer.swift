@@ -103,10 +103,11 @@ public struct WebhookDeliverer: Service {
     func deliver(_ lease: WebhookLease, _ leases: WebhookLease.Queries, _ http: HTTPClient) async throws {
         let batch = try await store.readAll(after: lease.position, limit: settings.batchSize)
         let owners = try await leases.owners(of: Set(batch.map(\.streamId)))
+        let encoder = APIJSON.encoder()
         var done = lease.position
         for recorded in batch {
             if lease.wants(recorded, owner: owners[recorded.streamId]) {
-                let body = try APIJSON.encoder().encode(try History.Entry(recorded))
+                let body = try encoder.encode(try History.Entry(recorded))
                 if let failure = await post(body, of: recorded.position, for: lease, http) {
                     // Stopping is not the receiver's failure: the lease lapses and the event is
                     // delivered again, as after a crash.
