@@ -5,53 +5,6 @@ import JWTKit
 import LedgerWire
 import Metrics
 
-/// The claims of a ledger token: `sub` is the account, `roles` may hold "auditor".
-public struct LedgerClaims: JWTPayload, Equatable {
-    public var sub: SubjectClaim
-    public var exp: ExpirationClaim
-    public var roles: [String]?
-
-    public init(account: String, roles: [String] = [], expires: Date) {
-        self.sub = SubjectClaim(value: account)
-        self.exp = ExpirationClaim(value: expires)
-        self.roles = roles.isEmpty ? nil : roles
-    }
-
-    public func verify(using algorithm: some JWTAlgorithm) async throws {
-        try exp.verifyNotExpired()
-    }
-}
-
-/// HS256 tokens with the configured secret.
-public struct TokenAuthority: Sendable {
-    let keys: JWTKeyCollection
-
-    public struct WeakSecret: Error, CustomStringConvertible {
-        public var description: String { "LEDGER_JWT_SECRET must be at least 32 bytes (HS256 key size)" }
-    }
-
-    /// A fresh secret: 32 random bytes, hex (development secrets, throwaway ledgers).
-    public static func randomSecret() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
-    }
-
-    public init(secret: String) async throws {
-        guard secret.utf8.count >= 32 else { throw WeakSecret() }
-        let keys = JWTKeyCollection()
-        await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
-        self.keys = keys
-    }
-
-    public func issue(account: String, roles: [String] = [], validFor: TimeInterval = 30 * 24 * 3600) async throws -> String {
-        try await keys.sign(LedgerClaims(account: account, roles: roles, expires: Date().addingTimeInterval(validFor)))
-    }
-
-    func verify(_ token: String) async throws -> LedgerClaims {
-        try await keys.verify(token, as: LedgerClaims.self)
-    }
-}
-
 /// The authenticated caller.
 public struct Caller: Sendable, Equatable {
     public var account: String
@@ -102,20 +55,16 @@ struct AuthMiddleware: RouterMiddleware {
             throw APIError(.unauthorized, "unauthorized", "the Authorization header must be Bearer <token>")
         }
         let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
-        let claims: LedgerClaims
+        let caller: Caller
         do {
-            claims = try await authority.verify(token)
-        } catch {
+            caller = try await authority.verify(token)
+        } catch let refusal as TokenAuthority.Refusal {
             AuthFailures.count.increment()
-            throw APIError(.unauthorized, "invalid_token", "the token is invalid or expired")
-        }
-        let account = claims.sub.value
-        guard !account.isEmpty, account.count <= 256, !account.unicodeScalars.contains(where: { $0.value == 0 }) else {
-            throw APIError(.unauthorized, "invalid_token", "the token has no usable subject")
+            throw APIError(.unauthorized, "invalid_token", refusal.reason)
         }
         var context = context
-        context.caller = Caller(account: account, roles: Set(claims.roles ?? []))
-        context.logger[metadataKey: "account"] = .string(account)
+        context.caller = caller
+        context.logger[metadataKey: "account"] = .string(caller.account)
         return try await next(request, context)
     }
 }

@@ -17,6 +17,23 @@ public enum LedgerSettings {
             flag: nil, variable: "LEDGER_JWT_SECRET", defaultText: "generated in the data folder (`serve` only)",
             meaning: "HS256 secret, at least 32 bytes", kind: .secret(minimumBytes: 32)),
         Setting(
+            flag: nil, variable: "LEDGER_JWKS_URL", defaultText: "unset",
+            meaning: "the identity provider's keys (JWKS): RS256, ES256 and EdDSA tokens instead of HS256; fetched at start and on an unknown `kid`, at most once a minute",
+            kind: .httpURL),
+        Setting(
+            flag: nil, variable: "LEDGER_JWKS_FILE", defaultText: "unset", meaning: "the same keys from a file, read at start",
+            kind: .text),
+        Setting(flag: nil, variable: "LEDGER_JWT_ISSUER", defaultText: "unset: not checked", meaning: "the `iss` every token must carry", kind: .text),
+        Setting(
+            flag: nil, variable: "LEDGER_JWT_AUDIENCE", defaultText: "unset: not checked", meaning: "an `aud` every token must carry",
+            kind: .text),
+        Setting(
+            flag: nil, variable: "LEDGER_JWT_ACCOUNT_CLAIM", defaultText: "`sub`", meaning: "the claim that holds the account",
+            kind: .text),
+        Setting(
+            flag: nil, variable: "LEDGER_JWT_ROLES_CLAIM", defaultText: "`roles`",
+            meaning: "the claim that holds the roles (an array; `auditor` reads the audit)", kind: .text),
+        Setting(
             flag: "--public-base-url", variable: "LEDGER_PUBLIC_BASE_URL", defaultText: "`http://HOST:PORT`",
             meaning: "base of universal links", kind: .httpURL),
         Setting(

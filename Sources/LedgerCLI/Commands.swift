@@ -17,8 +17,11 @@ struct Token: AsyncParsableCommand {
     func run() async throws {
         var options = DatabaseOptions()
         options.dataDir = dataDir
-        let (secret, _) = try JWTSecret.resolve(dataDir: options.resolvedDataDir, createIfMissing: false)
-        print(try await TokenAuthority(secret: secret).issue(account: account, roles: role, validFor: days * 86400))
+        let (authority, _) = try await Tokens.authority(dataDir: options.resolvedDataDir, createIfMissing: false)
+        guard authority.canIssue else {
+            throw ValidationError("tokens come from the identity provider (LEDGER_JWKS_URL or LEDGER_JWKS_FILE is set), not from `ledger token`")
+        }
+        print(try await authority.issue(account: account, roles: role, validFor: days * 86400))
     }
 }
 

@@ -162,8 +162,7 @@ struct Role {
         func authority(
             printGeneratedToken: Bool, verifierKey: String? = nil
         ) async throws -> (TokenAuthority, @Sendable (Int) async -> Void) {
-            let (secret, generated) = try JWTSecret.resolve(dataDir: database.resolvedDataDir, createIfMissing: true)
-            let authority = try await TokenAuthority(secret: secret)
+            let (authority, generated) = try await Tokens.authority(dataDir: database.resolvedDataDir, createIfMissing: true)
             let dataDir = database.resolvedDataDir.path
             return (authority, { _ in
                 // Unbuffered: the key and the token must show even when stdout is a file.
@@ -190,9 +189,9 @@ struct Role {
 
     func run(_ services: (Context) async throws -> [any Service]) async throws {
         try LedgerSettings.check(ProcessInfo.processInfo.environment)
-        if needsTokenKey, database.resolvedURL != nil, Environment.value("LEDGER_JWT_SECRET") == nil {
+        if needsTokenKey, database.resolvedURL != nil, !Tokens.configured {
             throw ValidationError(
-                "refusing to start: `ledger \(name)` with a database URL needs the deployment's token key, LEDGER_JWT_SECRET (every API instance must accept the others' tokens)")
+                "refusing to start: `ledger \(name)` with a database URL needs the deployment's token keys, LEDGER_JWT_SECRET or LEDGER_JWKS_URL/LEDGER_JWKS_FILE (every API instance must accept the others' tokens)")
         }
         let logger = Logs.bootstrap()
         LedgerMetrics.bootstrap()

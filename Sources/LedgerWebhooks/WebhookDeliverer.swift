@@ -86,8 +86,9 @@ public struct WebhookDeliverer: Service {
         let leases = WebhookLease.Queries(client: client, logger: logger, worker: id, settings: settings)
         while !Task.isCancelled {
             do {
+                let claimed = ContinuousClock.now  // before the claim: the lease runs from no later than this
                 if let lease = try await leases.claim() {
-                    try await deliver(lease, leases, http)
+                    try await deliver(lease, leases, http, renewed: claimed)
                     continue
                 }
             } catch {
@@ -100,13 +101,18 @@ public struct WebhookDeliverer: Service {
 
     /// Delivers the webhook's events in one batch of the log, in order, stopping at the first
     /// failure; gives the lease back.
-    func deliver(_ lease: WebhookLease, _ leases: WebhookLease.Queries, _ http: HTTPClient) async throws {
+    /// A delivery starts only while the lease will outlast it (`renewed`: when it was last
+    /// renewed, by this lane's clock): a lane that stalled gives the webhook back rather than
+    /// deliver beside the worker that may have taken it over.
+    func deliver(_ lease: WebhookLease, _ leases: WebhookLease.Queries, _ http: HTTPClient, renewed: ContinuousClock.Instant) async throws {
+        var renewed = renewed
         let batch = try await store.readAll(after: lease.position, limit: settings.batchSize)
         let owners = try await leases.owners(of: Set(batch.map(\.streamId)))
         let encoder = APIJSON.encoder()
         var done = lease.position
         for recorded in batch {
             if lease.wants(recorded, owner: owners[recorded.streamId]) {
+                guard ContinuousClock.now + settings.timeout < renewed + settings.lease else { break }
                 let body = try encoder.encode(try History.Entry(recorded))
                 if let failure = await post(body, of: recorded.position, for: lease, http) {
                     // Stopping is not the receiver's failure: the lease lapses and the event is
@@ -117,7 +123,9 @@ public struct WebhookDeliverer: Service {
                     return
                 }
                 Counter(label: "ledger_webhook_deliveries_total", dimensions: [("result", "delivered")]).increment()
+                let renewing = ContinuousClock.now
                 guard try await leases.delivered(lease, through: recorded.position) else { return }  // lease lost
+                renewed = renewing
             }
             done = recorded.position
         }

