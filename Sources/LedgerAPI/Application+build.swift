@@ -67,9 +67,10 @@ public struct VerifierLink: Sendable {
 
 /// The router: health, readiness, the OpenAPI document and the authenticated v1 endpoints.
 /// `feed`: the process's shared tail of the log, which the change feed reads (run it too).
+/// `standby`: a hot standby's pool for the reads (`CollaborationService.reader`).
 public func buildRouter(
     client: PostgresClient, store: any EventStore, authority: TokenAuthority, configuration: APIConfiguration,
-    verifier: VerifierLink, feed: FeedTail, readiness: Readiness = Readiness(), logger: Logger
+    verifier: VerifierLink, feed: FeedTail, readiness: Readiness = Readiness(), standby: PostgresClient? = nil, logger: Logger
 ) -> Router<LedgerRequestContext> {
     let router = Router(context: LedgerRequestContext.self)
     // Request ids and the access log outermost, so they see every answer, refusals included.
@@ -100,7 +101,8 @@ public func buildRouter(
             body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.text)))
     }
     let service = CollaborationService(
-        store: store, client: client, publicBaseURL: configuration.baseURL, logger: logger, readWait: configuration.readWait)
+        store: store, client: client, publicBaseURL: configuration.baseURL, logger: logger, readWait: configuration.readWait,
+        standby: standby)
     let v1 = router.group("v1").add(middleware: AuthMiddleware(authority: authority))
     CollaborationController(service: service, bodyLimit: configuration.bodyLimit).addRoutes(to: v1)
     let proofs = ProofService(

@@ -58,13 +58,13 @@ struct CollaborationController {
 
     @Sendable func collaboration(_ request: Request, context: LedgerRequestContext) async throws -> Collaboration {
         let caller = try context.requireCaller()
-        try await service.waitFor(position: try Query.position(request, "minPosition"))
+        let service = try await service.reader(minPosition: try Query.position(request, "minPosition"))
         return try await service.collaboration(try context.parameters.require("id"), caller: caller)
     }
 
     @Sendable func members(_ request: Request, context: LedgerRequestContext) async throws -> Members {
         let caller = try context.requireCaller()
-        try await service.waitFor(position: try Query.position(request, "minPosition"))
+        let service = try await service.reader(minPosition: try Query.position(request, "minPosition"))
         let atPosition = try Query.position(request, "atPosition")
         let asOf = try Query.time(request, "asOf")
         if atPosition != nil && asOf != nil {
@@ -77,21 +77,21 @@ struct CollaborationController {
 
     @Sendable func history(_ request: Request, context: LedgerRequestContext) async throws -> History {
         let caller = try context.requireCaller()
-        try await service.waitFor(position: try Query.position(request, "minPosition"))
+        let service = try await service.reader(minPosition: try Query.position(request, "minPosition"))
         return try await service.history(
             try context.parameters.require("id"), caller: caller, limit: try Query.limit(request), cursor: try Query.cursor(request))
     }
 
     @Sendable func highlights(_ request: Request, context: LedgerRequestContext) async throws -> Highlights {
         let caller = try context.requireCaller()
-        try await service.waitFor(position: try Query.position(request, "minPosition"))
+        let service = try await service.reader(minPosition: try Query.position(request, "minPosition"))
         return try await service.highlights(
             try context.parameters.require("id"), caller: caller, limit: try Query.limit(request), cursor: try Query.cursor(request))
     }
 
     @Sendable func myCollaborations(_ request: Request, context: LedgerRequestContext) async throws -> MyCollaborations {
         let caller = try context.requireCaller()
-        try await service.waitFor(position: try Query.position(request, "minPosition"))
+        let service = try await service.reader(minPosition: try Query.position(request, "minPosition"))
         return try await service.myCollaborations(caller: caller)
     }
 
@@ -109,8 +109,7 @@ struct CollaborationController {
         let (from, to) = (try Query.time(request, "from"), try Query.time(request, "to"))
         let (account, collaboration) = (try Query.text(request, "account"), try Query.text(request, "collaboration"))
         let (limit, cursor) = (try Query.limit(request), try Query.cursor(request))
-        try await service.waitFor(position: try Query.position(request, "minPosition"))
-        let service = service
+        let service = try await service.reader(minPosition: try Query.position(request, "minPosition"))
         let page: @Sendable (Int, String?) async throws -> AccessAudit = { limit, cursor in
             try await service.auditAccess(
                 caller: caller, account: account, collaborationId: collaboration, from: from, to: to, limit: limit, cursor: cursor)

@@ -12,7 +12,13 @@ import PostgresNIO
 public struct CollaborationService: Sendable {
     let store: any EventStore
     let collaborations: Collaborations
-    let client: PostgresClient
+    /// Where the reads go: the primary, or (see `reader(minPosition:)`) a hot standby.
+    private(set) var client: PostgresClient
+    /// The primary, for reads a standby cannot serve.
+    let primary: PostgresClient
+    /// A streaming-replication hot standby for the reads (`LEDGER_READ_DATABASE_URL`), if any.
+    let standby: PostgresClient?
+    let standbyPause = StandbyPause()
     let publicBaseURL: String
     let logger: Logger
     /// How long a read waits for the views to reach its `minPosition`.
@@ -21,8 +27,11 @@ public struct CollaborationService: Sendable {
     public let cursors: PageCursors
 
     public init(
-        store: any EventStore, client: PostgresClient, publicBaseURL: String, logger: Logger, readWait: Duration = .seconds(2)
+        store: any EventStore, client: PostgresClient, publicBaseURL: String, logger: Logger, readWait: Duration = .seconds(2),
+        standby: PostgresClient? = nil
     ) {
+        self.primary = client
+        self.standby = standby
         self.readWait = readWait
         self.store = store
         self.collaborations = Collaborations(store: store)
@@ -30,6 +39,13 @@ public struct CollaborationService: Sendable {
         self.publicBaseURL = publicBaseURL.hasSuffix("/") ? String(publicBaseURL.dropLast()) : publicBaseURL
         self.logger = logger
         self.cursors = PageCursors(client: client, logger: logger)
+    }
+
+    /// This service with its reads sent to `client` (the primary's pool or the standby's).
+    func reading(from client: PostgresClient) -> CollaborationService {
+        var copy = self
+        copy.client = client
+        return copy
     }
 
     // MARK: Commands

@@ -21,7 +21,8 @@ public enum LedgerServer {
     /// (with a signing key), and their LISTEN hubs.
     public static func allInOne(
         client: PostgresClient, store: any EventStore, authority: TokenAuthority, configuration: APIConfiguration,
-        signer: NoteSigner? = nil, verifierConcurrency: Int = 8, deliveries: WebhookDeliverer.Settings = .init(), logger: Logger,
+        signer: NoteSigner? = nil, verifierConcurrency: Int = 8, deliveries: WebhookDeliverer.Settings = .init(),
+        standby: PostgresClient? = nil, logger: Logger,
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> [any Service] {
         let requests = NotificationHub(client: client, channel: VerifierChannels.requests, logger: logger)
@@ -35,7 +36,7 @@ public enum LedgerServer {
         let readiness = Readiness(drain: configuration.shutdownDrain)
         let app = application(
             client: client, store: store, authority: authority, configuration: configuration,
-            verifier: .local(client: client, logger: logger, verdicts: verdicts), feed: feed, readiness: readiness,
+            verifier: .local(client: client, logger: logger, verdicts: verdicts), feed: feed, readiness: readiness, standby: standby,
             logger: logger, onRunning: onRunning)
         let checkpointer: [any Service] = signer.map { [Checkpointer(client: client, signer: $0, events: events, logger: logger)] } ?? []
         return [requests, verdicts, events, worker, projector, feed, deliverer] + checkpointer + [app, readiness]
@@ -45,7 +46,7 @@ public enum LedgerServer {
     /// from `ledger verifier` workers.
     public static func apiOnly(
         client: PostgresClient, store: any EventStore, authority: TokenAuthority, configuration: APIConfiguration,
-        logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+        standby: PostgresClient? = nil, logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> [any Service] {
         let verdicts = NotificationHub(client: client, channel: VerifierChannels.verdicts, logger: logger)
         let events = NotificationHub(client: client, channel: "ledger_events", logger: logger)
@@ -53,7 +54,7 @@ public enum LedgerServer {
         let readiness = Readiness(drain: configuration.shutdownDrain)
         let app = application(
             client: client, store: store, authority: authority, configuration: configuration,
-            verifier: VerifierLink(batcher: nil, verdicts: verdicts), feed: feed, readiness: readiness, logger: logger,
+            verifier: VerifierLink(batcher: nil, verdicts: verdicts), feed: feed, readiness: readiness, standby: standby, logger: logger,
             onRunning: onRunning)
         return [verdicts, events, feed, app, readiness]
     }
@@ -93,12 +94,12 @@ public enum LedgerServer {
     /// The HTTP server; `onRunning` gets the bound port (useful with port 0).
     static func application(
         client: PostgresClient, store: any EventStore, authority: TokenAuthority, configuration: APIConfiguration,
-        verifier: VerifierLink, feed: FeedTail, readiness: Readiness, logger: Logger,
+        verifier: VerifierLink, feed: FeedTail, readiness: Readiness, standby: PostgresClient?, logger: Logger,
         onRunning: @escaping @Sendable (Int) async -> Void
     ) -> some Service {
         let router = buildRouter(
             client: client, store: store, authority: authority, configuration: configuration, verifier: verifier, feed: feed,
-            readiness: readiness, logger: logger)
+            readiness: readiness, standby: standby, logger: logger)
         return Application(
             responder: AbandoningResponder(inner: router.buildResponder()),
             // A connection that sends nothing for a minute is closed: slow or stalled clients do

@@ -14,6 +14,10 @@ public enum LedgerSettings {
             flag: "--database-url", variable: "LEDGER_DATABASE_URL", defaultText: "unset: embedded",
             meaning: "`postgres://user:pass@host:5432/db?sslmode=disable`", kind: .databaseURL),
         Setting(
+            flag: nil, variable: "LEDGER_READ_DATABASE_URL", defaultText: "unset: reads on the primary",
+            meaning: "a streaming-replication hot standby for the reads (`minPosition` reads it cannot serve go to the primary)",
+            kind: .databaseURL),
+        Setting(
             flag: nil, variable: "LEDGER_JWT_SECRET", defaultText: "generated in the data folder (`serve` only)",
             meaning: "HS256 secret, at least 32 bytes", kind: .secret(minimumBytes: 32)),
         Setting(

@@ -7,7 +7,7 @@ import Logging
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Benchmarks that print their figures next to a baseline measured in the same run.",
-        subcommands: [BenchAppend.self, BenchVerify.self, BenchReplay.self, BenchProofs.self, BenchFeed.self, BenchFeedClients.self])
+        subcommands: [BenchAppend.self, BenchVerify.self, BenchReplay.self, BenchProofs.self, BenchFeed.self, BenchFeedClients.self, BenchReplica.self])
 }
 
 /// Options shared by benchmarks: where to run them.

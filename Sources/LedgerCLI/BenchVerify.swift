@@ -213,7 +213,10 @@ struct BenchVerify: AsyncParsableCommand {
 
     /// Worker `w` makes `calls[w]` calls one after the other (`call(w, n)`), all workers at
     /// once: the calls' rate and their latency.
-    static func timed(calls: [Int], _ call: @escaping @Sendable (Int, Int) async throws -> Void) async throws -> Outcome {
+    /// `calls[w]` calls of worker `w` (or fewer, if `until` passes first), timed one by one.
+    static func timed(
+        calls: [Int], until deadline: ContinuousClock.Instant? = nil, _ call: @escaping @Sendable (Int, Int) async throws -> Void
+    ) async throws -> Outcome {
         let clock = ContinuousClock()
         let cpu = CPUTime.now()
         let start = clock.now
@@ -222,6 +225,7 @@ struct BenchVerify: AsyncParsableCommand {
                 group.addTask {
                     var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000)
                     for n in 0..<count {
+                        if let deadline, clock.now >= deadline { break }
                         let sent = clock.now
                         try await call(worker, n)
                         _ = histogram.record(UInt64((clock.now - sent).seconds * 1_000_000))

@@ -16,7 +16,7 @@ enum LocalLedger {
 
     static func run<T: Sendable>(
         _ settings: DatabaseSettings, logger: Logger, verifierConcurrency: Int = 8, maxConnections: Int = 40,
-        _ body: @Sendable (Running) async throws -> T
+        standby: PostgresClient? = nil, _ body: @Sendable (Running) async throws -> T
     ) async throws -> T {
         try await withDatabase(settings, logger: logger, maxConnections: maxConnections) { client in
             try await Migrator(client: client, logger: logger).migrate()
@@ -27,7 +27,7 @@ enum LocalLedger {
             return try await LedgerServer.serving(logger: logger) { onRunning in
                 LedgerServer.allInOne(
                     client: client, store: store, authority: authority, configuration: configuration,
-                    verifierConcurrency: verifierConcurrency, logger: logger, onRunning: onRunning)
+                    verifierConcurrency: verifierConcurrency, standby: standby, logger: logger, onRunning: onRunning)
             } _: { port in
                 try await body(Running(baseURL: URL(string: "http://127.0.0.1:\(port)")!, authority: authority, client: client))
             }

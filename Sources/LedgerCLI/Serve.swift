@@ -62,7 +62,8 @@ struct Serve: AsyncParsableCommand {
             let (authority, onRunning) = try await context.authority(printGeneratedToken: true, verifierKey: signer.verifier.text)
             return LedgerServer.allInOne(
                 client: context.client, store: context.store, authority: authority, configuration: configuration,
-                signer: signer, verifierConcurrency: verifier.concurrency, logger: context.logger, onRunning: onRunning)
+                signer: signer, verifierConcurrency: verifier.concurrency, standby: context.standby, logger: context.logger,
+                onRunning: onRunning)
         }
     }
 }
@@ -81,7 +82,7 @@ struct API: AsyncParsableCommand {
             let (authority, onRunning) = try await context.authority(printGeneratedToken: false)
             return LedgerServer.apiOnly(
                 client: context.client, store: context.store, authority: authority, configuration: configuration,
-                logger: context.logger, onRunning: onRunning)
+                standby: context.standby, logger: context.logger, onRunning: onRunning)
         }
     }
 }
@@ -152,6 +153,8 @@ struct Role {
         let store: PostgresEventStore
         let logger: Logger
         let database: DatabaseOptions
+        /// A hot standby's pool for the API's reads (`LEDGER_READ_DATABASE_URL`), if set.
+        let standby: PostgresClient?
 
         func hub(_ channel: String) -> NotificationHub {
             NotificationHub(client: client, channel: channel, logger: logger)
@@ -206,12 +209,17 @@ struct Role {
             let settings = try await embedded?.serviceSettings(owner: owner) ?? owner
             let applicationName = "ledger \(name) \(ProcessInfo.processInfo.processIdentifier)"
             let client = settings.makeClient(logger: logger, maxConnections: maxConnections, applicationName: applicationName)
+            let standby = try Environment.value("LEDGER_READ_DATABASE_URL").map {
+                try DatabaseSettings(url: $0).makeClient(logger: logger, maxConnections: maxConnections, applicationName: applicationName)
+            }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { await client.run() }
+                if let standby { group.addTask { await standby.run() } }
                 defer { group.cancelAll() }
                 try await Migrator(client: client, logger: logger).ensureCurrent()
                 let context = Context(
-                    client: client, store: PostgresEventStore(client: client, logger: logger), logger: logger, database: database)
+                    client: client, store: PostgresEventStore(client: client, logger: logger), logger: logger, database: database,
+                    standby: standby)
                 var configuration = ServiceGroupConfiguration(
                     services: ([
                         DatabasePoolMetrics(

@@ -112,6 +112,30 @@ public actor EmbeddedPostgres {
 
     // MARK: Steps
 
+    /// Starts a streaming-replication hot standby of `primary` in this folder (`pg_basebackup -R`
+    /// on first use): the primary's data and roles, read-only, following its WAL. For tests and
+    /// benchmarks of read replicas; `stop()` stops it like any cluster.
+    public func startStandby(of primary: DatabaseSettings) async throws -> DatabaseSettings {
+        if let settings { return settings }
+        binDirectory = try Self.findBinaries()
+        runAs = try await Self.unprivilegedUserIfRoot()
+        try prepareDataDirectory()
+        if !FileManager.default.fileExists(atPath: clusterPath + "/PG_VERSION") {
+            var environment = Self.environment()
+            environment["PGPASSWORD"] = primary.password
+            let (exe, args) = command(
+                binDirectory! + "/pg_basebackup",
+                ["-D", clusterPath, "-R", "-X", "stream", "--checkpoint=fast", "-h", primary.host, "-p", "\(primary.port)", "-U", primary.username])
+            try await ProcessRunner.check(exe, args, environment: environment)
+        }
+        let port = try await startServer()
+        startedByUs = true
+        let settings = DatabaseSettings(
+            host: "127.0.0.1", port: port, username: primary.username, password: primary.password, database: options.database, tls: .disable)
+        self.settings = settings
+        return settings
+    }
+
     private func prepareDataDirectory() throws {
         let fm = FileManager.default
         let root = options.dataDirectory.path

@@ -62,7 +62,11 @@ struct DeploymentTests {
         #expect(compose.components(separatedBy: "image: participant-ledger\n").count - 1 == commands.count)
         // Least privilege: exactly one service (migrate) connects as the owner.
         #expect(compose.components(separatedBy: "postgres://ledger:").count - 1 == 1)
-        #expect(compose.components(separatedBy: "postgres://ledger_app:").count - 1 == commands.count - 1)
+        #expect(compose.components(separatedBy: "LEDGER_DATABASE_URL: postgres://ledger_app:").count - 1 == commands.count - 1)
+        // The API reads from the hot standby, which streams from the primary.
+        #expect(compose.contains("LEDGER_READ_DATABASE_URL: postgres://ledger_app:") && compose.contains("postgres-standby:"))
+        let standby = try String(contentsOf: Self.root.appendingPathComponent("deploy/postgres/standby.sh"), encoding: .utf8)
+        #expect(standby.contains("pg_basebackup") && standby.contains(" -R "))
         #expect(compose.contains("LEDGER_SIGNING_KEY_FILE") && compose.contains("deploy/postgres/ledger-roles.sh"))
         let dockerfile = try String(contentsOf: Self.root.appendingPathComponent("Dockerfile"), encoding: .utf8)
         #expect(dockerfile.contains("--product ledger"))

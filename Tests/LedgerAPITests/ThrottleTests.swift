@@ -80,8 +80,10 @@ struct ThrottleTests {
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
-            #expect(statuses.filter { $0 == .forbidden }.count <= 3 && statuses.filter { $0 == .forbidden }.count >= 1)
-            #expect(statuses.allSatisfy { $0 == .forbidden || $0 == .tooManyRequests }, "\(statuses)")
+            // At most three pass the throttle: rejected (403), or, when the group kept being refused
+            // under load, handed to the verifier workers (202, still counted: it may become a rejection).
+            let passed = statuses.filter { $0 == .forbidden || $0 == .accepted }.count
+            #expect((1...3).contains(passed) && statuses.filter { $0 == .tooManyRequests }.count == 12 - passed, "\(statuses)")
             #expect(try await a.eventCount() <= 4, "at most three rejections recorded")
         }
     }

@@ -1,0 +1,98 @@
+import Foundation
+import LedgerAPI
+import LedgerClient
+import LedgerDeviceSimulator
+import LedgerPostgres
+import LedgerStore
+import LedgerTestSupport
+import Logging
+import PostgresNIO
+import Testing
+
+/// Reads through a real streaming-replication hot standby (`pg_basebackup -R` from a primary of
+/// the test's own, both on loopback): the API's reads go to it, a `minPosition` it has not
+/// replayed goes to the primary, and a standby that stops degrades every read to the primary.
+@Suite("Read replica")
+struct ReplicaTests {
+    @Test(
+        "reads go to the standby (replay paused: a plain read is stale); a minPosition read the standby lacks is answered by the primary, never stale; replay resumed, the standby catches up; the standby stopped, reads go on from the primary"
+    )
+    func hotStandby() async throws {
+        let logger = Logger(label: "replica-test")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-replica-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let primary = EmbeddedPostgres(options: .init(dataDirectory: folder.appendingPathComponent("primary")), logger: logger)
+        let standby = EmbeddedPostgres(options: .init(dataDirectory: folder.appendingPathComponent("standby")), logger: logger)
+        let owner = try await primary.start()
+        do {
+            try await withClient(owner) { try await Migrator(client: $0, logger: logger).migrate() }
+            let service = try await PostgresAdmin.serviceLogin("ledger_app", on: owner, logger: logger)
+            let standbyOwner = try await standby.startStandby(of: owner)
+            var standbyService = standbyOwner
+            (standbyService.username, standbyService.password) = (service.username, service.password)
+            try await Self.run(service: service, standbyOwner: standbyOwner, standbyService: standbyService, standby: standby, logger: logger)
+        } catch {
+            try? await standby.stop()
+            try? await primary.stop()
+            throw error
+        }
+        try? await standby.stop()
+        try await primary.stop()
+    }
+
+    static func run(
+        service: DatabaseSettings, standbyOwner: DatabaseSettings, standbyService: DatabaseSettings, standby: EmbeddedPostgres, logger: Logger
+    ) async throws {
+        let authority = try await TokenAuthority(secret: "replica-test-secret-\(UUID())")
+        let configuration = APIConfiguration.testing()
+        try await withClient(service) { client in
+            try await withClient(standbyService) { replica in
+                try await withClient(standbyOwner) { replicaAdmin in
+                    let store = PostgresEventStore(client: client, logger: logger)
+                    try await LedgerServer.serving(logger: logger) { onRunning in
+                        LedgerServer.allInOne(
+                            client: client, store: store, authority: authority, configuration: configuration, standby: replica, logger: logger,
+                            onRunning: onRunning)
+                    } _: { port in
+                        let devin = LedgerClient(baseURL: URL(string: "http://127.0.0.1:\(port)")!) {
+                            try await authority.issue(account: "devin")
+                        }
+                        let prepared = try await devin.prepareCollaboration(
+                            localIdentifier: "doc", title: "Doc", initiator: Initiator(handle: "devin@example.com"))
+                        let id = prepared.identifier
+                        let (first, second) = (SimulatedPerson(collaborationId: id, devices: 1), SimulatedPerson(collaborationId: id, devices: 1))
+                        let added = try await devin.updateParticipants(added: [first.rootHashData], in: id)
+                        try await waitUntil(timeout: .seconds(30), "the standby has the first identity") {
+                            (try? await devin.members(of: id).members.count) == 1  // 404 until the standby has the collaboration
+                        }
+
+                        // Replay paused: the standby stands still while the primary moves on.
+                        try await replicaAdmin.query("SELECT pg_wal_replay_pause()")
+                        let later = try await devin.updateParticipants(added: [second.rootHashData], in: id)
+                        #expect(later.position > added.position)
+                        let fresh = try await devin.members(of: id, minPosition: later.position)
+                        #expect(fresh.members.count == 2 && fresh.position >= later.position, "minPosition: the primary's, never stale")
+                        // The primary's views have the second identity now: a plain read without it is the standby's.
+                        let stale = try await devin.members(of: id)
+                        #expect(stale.members.count == 1 && stale.position < later.position, "a plain read is the standby's")
+
+                        // Replay resumed: the standby catches up and serves it.
+                        try await replicaAdmin.query("SELECT pg_wal_replay_resume()")
+                        try await waitUntil(timeout: .seconds(30), "the standby caught up") {
+                            (try? await devin.members(of: id).members.count) == 2
+                        }
+
+                        // The standby stops: reads, with and without minPosition, come from the primary.
+                        try await standby.stop()
+                        let third = SimulatedPerson(collaborationId: id, devices: 1)
+                        let last = try await devin.updateParticipants(added: [third.rootHashData], in: id)
+                        #expect(try await devin.members(of: id, minPosition: last.position).members.count == 3)
+                        try await waitUntil(timeout: .seconds(30), "plain reads from the primary") {
+                            (try? await devin.members(of: id).members.count) == 3
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
