@@ -30,7 +30,7 @@ public struct RejectionThrottle: Sendable {
         let (allowed, retryAfter) = try await client.queryUnlessClosed(
             """
             SELECT allowed, retry_after FROM ledger_claim_proof_slot(
-                \(account), \(limit)::int, \(Self.seconds(window)) * interval '1 second', \(Self.seconds(claimLife)) * interval '1 second', \(claim))
+                \(account), \(limit)::int, \(window.seconds) * interval '1 second', \(claimLife.seconds) * interval '1 second', \(claim))
             """, logger: logger
         ) { rows in
             for try await row in rows.decode((Bool, Int32).self) { return row }
@@ -50,7 +50,4 @@ public struct RejectionThrottle: Sendable {
         }
     }
 
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
 }

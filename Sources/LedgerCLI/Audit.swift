@@ -128,7 +128,7 @@ extension Audit {
         @Option(help: "The log's verifier key (name+id+key) (env LEDGER_LOG_KEY).") var key: String?
 
         func run() throws {
-            guard let keyText = key ?? Environment.value("LEDGER_LOG_KEY") else {
+            guard let keyText = key ?? LedgerSettings.value("LEDGER_LOG_KEY") else {
                 throw ValidationError("--key (or LEDGER_LOG_KEY) is required: the verifier key the checkpoint must be signed with")
             }
             let verifier = try NoteVerifier(keyText)

@@ -149,7 +149,7 @@ struct BenchAppend: AsyncParsableCommand {
         }
         let elapsed = clock.now - start
         return (
-            Double(total) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18),
+            Double(total) / elapsed.seconds,
             CPUTime.since(cpu, operations: total), acks
         )
     }

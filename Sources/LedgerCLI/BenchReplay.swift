@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LedgerPostgres
 import Histogram
 import LedgerAPI
 import LedgerDeviceSimulator

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Crypto
 import Foundation
+import LedgerPostgres
 import Histogram
 import LedgerAPI
 import LedgerClient
@@ -244,6 +245,3 @@ struct BenchVerify: AsyncParsableCommand {
     }
 }
 
-extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
-}

@@ -74,7 +74,7 @@ struct Log: AsyncParsableCommand {
         /// The saved checkpoint, its signature checked with the key; exit 2 if it does not check.
         func savedCheckpoint() throws -> LedgerDomain.Checkpoint? {
             guard let path = checkpoint else { return nil }
-            guard let keyText = key ?? Environment.value("LEDGER_LOG_KEY") else {
+            guard let keyText = key ?? LedgerSettings.value("LEDGER_LOG_KEY") else {
                 throw ValidationError("--checkpoint needs --key (or LEDGER_LOG_KEY): the verifier key the checkpoint was signed with")
             }
             let note = try String(contentsOfFile: path, encoding: .utf8)

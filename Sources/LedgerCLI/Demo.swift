@@ -20,7 +20,7 @@ struct Demo: AsyncParsableCommand {
 
     func run() async throws {
         let quiet = Logs.quiet()
-        if let url = url ?? Environment.value("LEDGER_URL") {
+        if let url = url ?? LedgerSettings.value("LEDGER_URL") {
             guard let baseURL = URL(string: url) else { throw ValidationError("--url is not a URL") }
             var options = DatabaseOptions()
             options.dataDir = dataDir

@@ -16,12 +16,12 @@ struct DatabaseOptions: ParsableArguments {
     var dataDir: String?
 
     var resolvedDataDir: URL {
-        let path = dataDir ?? Environment.value("LEDGER_DATA_DIR") ?? ".ledger"
+        let path = dataDir ?? LedgerSettings.value("LEDGER_DATA_DIR") ?? ".ledger"
         return URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
             .standardizedFileURL
     }
 
-    var resolvedURL: String? { databaseURL ?? Environment.value("LEDGER_DATABASE_URL") }
+    var resolvedURL: String? { databaseURL ?? LedgerSettings.value("LEDGER_DATABASE_URL") }
 
     /// Settings to connect with, starting (or attaching to) the embedded cluster if no URL is configured.
     func connect(logger: Logger) async throws -> (DatabaseSettings, EmbeddedPostgres?) {
@@ -33,18 +33,12 @@ struct DatabaseOptions: ParsableArguments {
     }
 }
 
-/// The process's settings (`LedgerSettings`, which lists every one): read only after
-/// `LedgerSettings.check` has refused malformed ones at start.
-enum Environment {
-    static func value(_ name: String) -> String? { LedgerSettings.value(name) }
-}
-
 enum Logs {
     /// Logs to stderr: `key=value` text, or one JSON object per line (LEDGER_LOG_FORMAT=json);
     /// level from LEDGER_LOG_LEVEL (default info).
     static func bootstrap() -> Logger {
-        let level = Environment.value("LEDGER_LOG_LEVEL").flatMap { Logger.Level(rawValue: $0.lowercased()) } ?? .info
-        let json = Environment.value("LEDGER_LOG_FORMAT")?.lowercased() == "json"
+        let level = LedgerSettings.value("LEDGER_LOG_LEVEL").flatMap { Logger.Level(rawValue: $0.lowercased()) } ?? .info
+        let json = LedgerSettings.value("LEDGER_LOG_FORMAT")?.lowercased() == "json"
         LoggingSystem.bootstrap { label in
             var handler: any LogHandler = json ? JSONLogHandler(label: label) : StreamLogHandler.standardError(label: label)
             handler.logLevel = level

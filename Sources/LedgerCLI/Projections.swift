@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LedgerPostgres
 import LedgerProjections
 import LedgerStore
 import Logging

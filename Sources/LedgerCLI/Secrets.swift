@@ -7,19 +7,19 @@ import LedgerAPI
 enum Tokens {
     /// Whether the deployment's token keys are configured (not a development secret).
     static var configured: Bool {
-        ["LEDGER_JWT_SECRET", "LEDGER_JWKS_URL", "LEDGER_JWKS_FILE"].contains { Environment.value($0) != nil }
+        ["LEDGER_JWT_SECRET", "LEDGER_JWKS_URL", "LEDGER_JWKS_FILE"].contains { LedgerSettings.value($0) != nil }
     }
 
     static var claims: TokenAuthority.Claims {
         TokenAuthority.Claims(
-            issuer: Environment.value("LEDGER_JWT_ISSUER"), audience: Environment.value("LEDGER_JWT_AUDIENCE"),
-            account: Environment.value("LEDGER_JWT_ACCOUNT_CLAIM") ?? "sub", roles: Environment.value("LEDGER_JWT_ROLES_CLAIM") ?? "roles")
+            issuer: LedgerSettings.value("LEDGER_JWT_ISSUER"), audience: LedgerSettings.value("LEDGER_JWT_AUDIENCE"),
+            account: LedgerSettings.value("LEDGER_JWT_ACCOUNT_CLAIM") ?? "sub", roles: LedgerSettings.value("LEDGER_JWT_ROLES_CLAIM") ?? "roles")
     }
 
     /// The authority, and whether its secret was generated here (then a development token is printed).
     static func authority(dataDir: URL, createIfMissing: Bool) async throws -> (TokenAuthority, generated: Bool) {
-        let (url, file) = (Environment.value("LEDGER_JWKS_URL"), Environment.value("LEDGER_JWKS_FILE"))
-        guard [url, file, Environment.value("LEDGER_JWT_SECRET")].compactMap({ $0 }).count <= 1 else {
+        let (url, file) = (LedgerSettings.value("LEDGER_JWKS_URL"), LedgerSettings.value("LEDGER_JWKS_FILE"))
+        guard [url, file, LedgerSettings.value("LEDGER_JWT_SECRET")].compactMap({ $0 }).count <= 1 else {
             throw ValidationError("refusing to start: set one of LEDGER_JWKS_URL, LEDGER_JWKS_FILE and LEDGER_JWT_SECRET, not several")
         }
         if let source = url.map(JWKSKeys.Source.url) ?? file.map(JWKSKeys.Source.file) {
@@ -37,7 +37,7 @@ enum Tokens {
 /// The JWT secret: LEDGER_JWT_SECRET, else (development) one generated into the data folder.
 enum JWTSecret {
     static func resolve(dataDir: URL, createIfMissing: Bool) throws -> (secret: String, generated: Bool) {
-        if let secret = Environment.value("LEDGER_JWT_SECRET") { return (secret, false) }
+        if let secret = LedgerSettings.value("LEDGER_JWT_SECRET") { return (secret, false) }
         let file = dataDir.appendingPathComponent("jwt-secret")
         if let existing = try? String(contentsOf: file, encoding: .utf8) {
             return (existing.trimmingCharacters(in: .whitespacesAndNewlines), true)

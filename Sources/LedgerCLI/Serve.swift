@@ -19,14 +19,12 @@ struct HTTPOptions: ParsableArguments {
     @Option(help: "Base URL of universal links (env LEDGER_PUBLIC_BASE_URL, default http://HOST:PORT).") var publicBaseURL: String?
 
     func configuration() throws -> APIConfiguration {
-        let host = host ?? Environment.value("LEDGER_HOST") ?? "127.0.0.1"
+        let host = host ?? LedgerSettings.value("LEDGER_HOST") ?? "127.0.0.1"
         let port = port ?? LedgerSettings.count("LEDGER_PORT") ?? 8080
         var configuration = APIConfiguration(
-            host: host, port: port, publicBaseURL: publicBaseURL ?? Environment.value("LEDGER_PUBLIC_BASE_URL"))
+            host: host, port: port, publicBaseURL: publicBaseURL ?? LedgerSettings.value("LEDGER_PUBLIC_BASE_URL"))
         if let limit = LedgerSettings.count("LEDGER_BODY_LIMIT") { configuration.bodyLimit = limit }
-        if let lifetime = LedgerSettings.seconds("LEDGER_CHALLENGE_TTL") {
-            configuration.challengeLifetime = Double(lifetime.components.seconds) + Double(lifetime.components.attoseconds) / 1e18
-        }
+        if let lifetime = LedgerSettings.seconds("LEDGER_CHALLENGE_TTL") { configuration.challengeLifetime = lifetime.seconds }
         if let wait = LedgerSettings.seconds("LEDGER_READ_WAIT") { configuration.readWait = wait }
         if let wait = LedgerSettings.seconds("LEDGER_VERDICT_WAIT") { configuration.verdictWait = wait }
         configuration.allowHTTPWebhooks = LedgerSettings.yes("LEDGER_WEBHOOKS_ALLOW_HTTP")
@@ -129,7 +127,7 @@ struct CheckpointerRole: AsyncParsableCommand {
     var publicBaseURL: String?
 
     func run() async throws {
-        let base = publicBaseURL ?? Environment.value("LEDGER_PUBLIC_BASE_URL") ?? "http://localhost"
+        let base = publicBaseURL ?? LedgerSettings.value("LEDGER_PUBLIC_BASE_URL") ?? "http://localhost"
         let signer = try SigningKey.resolve(dataDir: database.resolvedDataDir, origin: SigningKey.origin(publicBaseURL: base)).signer
         try await Role(name: "checkpointer", database: database, migrate: false).run { context in
             let events = context.hub("ledger_events")
@@ -209,7 +207,7 @@ struct Role {
             let settings = try await embedded?.serviceSettings(owner: owner) ?? owner
             let applicationName = "ledger \(name) \(ProcessInfo.processInfo.processIdentifier)"
             let client = settings.makeClient(logger: logger, maxConnections: maxConnections, applicationName: applicationName)
-            let standby = try Environment.value("LEDGER_READ_DATABASE_URL").map {
+            let standby = try LedgerSettings.value("LEDGER_READ_DATABASE_URL").map {
                 try DatabaseSettings(url: $0).makeClient(logger: logger, maxConnections: maxConnections, applicationName: applicationName)
             }
             try await withThrowingTaskGroup(of: Void.self) { group in

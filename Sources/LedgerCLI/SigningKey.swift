@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LedgerAPI
 import LedgerDomain
 
 /// The checkpoint signing key: `LEDGER_SIGNING_KEY_FILE` (Go `note` format,
@@ -8,14 +9,14 @@ import LedgerDomain
 enum SigningKey {
     /// `LEDGER_LOG_ORIGIN`, else the host of the public base URL followed by `/ledger`.
     static func origin(publicBaseURL: String) -> String {
-        if let origin = Environment.value("LEDGER_LOG_ORIGIN") { return origin }
+        if let origin = LedgerSettings.value("LEDGER_LOG_ORIGIN") { return origin }
         return (URL(string: publicBaseURL)?.host ?? "localhost") + "/ledger"
     }
 
     static func resolve(dataDir: URL, origin: String) throws -> (signer: NoteSigner, generated: Bool) {
         let file: URL
         var generated = false
-        if let path = Environment.value("LEDGER_SIGNING_KEY_FILE") {
+        if let path = LedgerSettings.value("LEDGER_SIGNING_KEY_FILE") {
             file = URL(fileURLWithPath: path)
         } else {
             file = dataDir.appendingPathComponent("log-signing-key")

@@ -241,6 +241,6 @@ public struct ProjectorWorker: Service {
     }
 
     static func interval(_ duration: Duration) -> String {
-        "\(Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18) seconds"
+        "\(duration.seconds) seconds"
     }
 }

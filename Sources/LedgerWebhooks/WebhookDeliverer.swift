@@ -100,8 +100,7 @@ public struct WebhookDeliverer: Service {
     }
 
     /// Delivers the webhook's events in one batch of the log, in order, stopping at the first
-    /// failure; gives the lease back.
-    /// A delivery starts only while the lease will outlast it (`renewed`: when it was last
+    /// failure; gives the lease back. A delivery starts only while the lease will outlast it (`renewed`: when it was last
     /// renewed, by this lane's clock): a lane that stalled gives the webhook back rather than
     /// deliver beside the worker that may have taken it over.
     func deliver(_ lease: WebhookLease, _ leases: WebhookLease.Queries, _ http: HTTPClient, renewed: ContinuousClock.Instant) async throws {
@@ -142,7 +141,7 @@ public struct WebhookDeliverer: Service {
         request.headers.add(name: WebhookSignature.deliveryHeaderName, value: lease.deliveryId(position).uuidString.lowercased())
         request.body = .bytes(ByteBuffer(bytes: body))
         do {
-            let response = try await http.execute(request, timeout: .nanoseconds(settings.timeout.nanoseconds))
+            let response = try await http.execute(request, timeout: .milliseconds(Int64(settings.timeout.seconds * 1000)))
             _ = try? await response.body.collect(upTo: 64 << 10)  // read and dropped: only the status counts
             return (200..<300).contains(response.status.code) ? nil : "HTTP \(response.status.code)"
         } catch {
@@ -152,9 +151,3 @@ public struct WebhookDeliverer: Service {
     }
 }
 
-extension Duration {
-    var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-    }
-}

@@ -122,6 +122,6 @@ struct WebhookLease: Sendable {
             }
         }
 
-        private func millis(_ duration: Duration) -> Double { Double(duration.nanoseconds) / 1_000_000 }
+        private func millis(_ duration: Duration) -> Double { duration.seconds * 1000 }
     }
 }
