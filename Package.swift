@@ -37,16 +37,23 @@ let package = Package(
     ],
     targets: [
         // Wire types shared by the SDK and the server (share options, highlight kinds, JSON values, the
-        // webhook signature). Foundation and swift-crypto only.
+        // webhook signature, the error catalogue). Foundation and swift-crypto only.
         .target(
             name: "LedgerWire",
             dependencies: [.product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
-        // Pure domain: events, commands, hash chain, proof verification. No I/O.
+        // The transparency log's math, pure: RFC 9162 Merkle trees and proofs, C2SP signed notes and
+        // checkpoints. No I/O; the SDK may use it.
+        .target(
+            name: "TransparencyLog",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings
+        ),
+        // Pure domain: events, commands, the hash chain's leaf bytes, proof rules. No I/O.
         .target(
             name: "LedgerDomain",
-            dependencies: ["LedgerWire", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["LedgerWire", "TransparencyLog", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         // The numbered SQL migrations, shipped as resources.
@@ -69,7 +76,13 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The store: the event log, its Merkle tree and checkpoints, the migrator.
+        // Every setting, read once into one typed value.
+        .target(
+            name: "LedgerConfiguration",
+            dependencies: ["LedgerPostgres"],
+            swiftSettings: swiftSettings
+        ),
+        // The store: the event log (append, reads, the collaborations' inline state), the migrator.
         .target(
             name: "LedgerStore",
             dependencies: [
@@ -78,15 +91,14 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
-        // Verifier: proof requests, deciding them exactly once, the worker service.
+        // The transparency log on PostgreSQL: the tree store, the checkpointer, log verification.
         .target(
-            name: "LedgerVerifier",
+            name: "LedgerLog",
             dependencies: [
-                "LedgerDomain", "LedgerStore", "LedgerPostgres",
+                "TransparencyLog", "LedgerDomain", "LedgerStore", "LedgerPostgres",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -97,6 +109,30 @@ let package = Package(
         // Projections: projector workers, checkpoints and leases, rebuilds (the folds are SQL in Migrations).
         .target(
             name: "LedgerProjections",
+            dependencies: [
+                "LedgerDomain", "LedgerStore", "LedgerPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The read model: every read the API serves (members, history, notices, audit, my
+        // collaborations, the feed's starting point), paging cursors, replica routing.
+        .target(
+            name: "LedgerReadModel",
+            dependencies: [
+                "LedgerDomain", "LedgerWire", "LedgerStore", "LedgerPostgres", "LedgerProjections",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Verifier: challenges, proof requests, the proof engine (read, decide, commit), the worker.
+        .target(
+            name: "LedgerVerifier",
             dependencies: [
                 "LedgerDomain", "LedgerStore", "LedgerPostgres",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -121,11 +157,12 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // HTTP API: auth, controllers, the collaboration service on top of the store.
+        // HTTP API: routes, decoding, auth, errors to statuses; the services of each role. No SQL.
         .target(
             name: "LedgerAPI",
             dependencies: [
-                "LedgerDomain", "LedgerWire", "LedgerStore", "LedgerPostgres", "LedgerVerifier", "LedgerProjections", "LedgerWebhooks",
+                "LedgerDomain", "LedgerWire", "TransparencyLog", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog",
+                "LedgerReadModel", "LedgerVerifier", "LedgerProjections", "LedgerWebhooks",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -139,19 +176,17 @@ let package = Package(
             resources: [.copy("openapi.yaml")],
             swiftSettings: swiftSettings
         ),
-        // Executable: argument parsing and service groups only.
-        .executableTarget(
-            name: "LedgerCLI",
+        // Benchmarks (`ledger bench …`): each prints its figures beside a baseline measured in the same run.
+        .target(
+            name: "LedgerBench",
             dependencies: [
-                "LedgerDomain", "LedgerWire", "LedgerStore", "LedgerPostgres", "LedgerAPI", "LedgerVerifier", "LedgerProjections", "LedgerWebhooks", "LedgerClient",
-                "LedgerDeviceSimulator",
+                "LedgerDomain", "LedgerWire", "TransparencyLog", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog",
+                "LedgerAPI", "LedgerReadModel", "LedgerProjections", "LedgerClient", "LedgerDeviceSimulator",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -159,11 +194,27 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Executable: argument parsing and service groups only.
+        .executableTarget(
+            name: "LedgerCLI",
+            dependencies: [
+                "LedgerDomain", "LedgerWire", "TransparencyLog", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog",
+                "LedgerAPI", "LedgerReadModel", "LedgerVerifier", "LedgerProjections", "LedgerWebhooks", "LedgerClient",
+                "LedgerDeviceSimulator", "LedgerBench",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The reliability suite (scripts/reliability): roles as processes, load, faults, counts.
         .executableTarget(
             name: "LedgerReliability",
             dependencies: [
-                "LedgerStore", "LedgerPostgres", "LedgerAPI", "LedgerProjections", "LedgerClient", "LedgerDeviceSimulator",
+                "LedgerStore", "LedgerPostgres", "LedgerLog", "LedgerAPI", "LedgerProjections", "LedgerClient", "LedgerDeviceSimulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -176,39 +227,121 @@ let package = Package(
             dependencies: ["LedgerDomain", "LedgerWire", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
-        // Client SDK for apps: Foundation and the wire types only, no server targets.
+        // Client SDK for apps: Foundation, the wire types and the log's math only, no server targets.
         .target(
             name: "LedgerClient",
             dependencies: ["LedgerWire"],
             swiftSettings: swiftSettings
         ),
-        // Test support: a throwaway PostgreSQL cluster and per-test databases.
+        // Test support: a throwaway PostgreSQL cluster and per-test databases, the router harness,
+        // a live server.
         .target(
             name: "LedgerTestSupport",
             dependencies: [
-                "LedgerStore", "LedgerPostgres",
+                "LedgerStore", "LedgerPostgres", "LedgerAPI", "LedgerConfiguration", "LedgerDomain", "LedgerWire", "LedgerLog",
+                "LedgerDeviceSimulator", "TransparencyLog", "LedgerClient", "LedgerVerifier", "LedgerProjections",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "TransparencyLogTests",
+            dependencies: ["TransparencyLog", .product(name: "Crypto", package: "swift-crypto")],
+            // RFC 6962 Merkle vectors: a clone passes without ../shared.
+            resources: [.copy("Vectors")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LedgerDomainTests",
+            dependencies: ["LedgerDomain", "LedgerWire", "TransparencyLog", "LedgerDeviceSimulator", .product(name: "Crypto", package: "swift-crypto")],
+            // Wycheproof ECDSA vectors: a clone passes without ../shared.
+            resources: [.copy("Vectors")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LedgerDeviceSimulatorTests",
+            dependencies: ["LedgerDeviceSimulator", "LedgerDomain"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LedgerPostgresTests",
+            dependencies: ["LedgerPostgres", "LedgerTestSupport", .product(name: "PostgresNIO", package: "postgres-nio")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LedgerConfigurationTests",
+            dependencies: ["LedgerConfiguration", "LedgerTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LedgerStoreTests",
+            dependencies: [
+                "LedgerStore", "LedgerLog", "LedgerPostgres", "LedgerTestSupport", "LedgerDomain",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LedgerLogTests",
+            dependencies: [
+                "LedgerLog", "TransparencyLog", "LedgerStore", "LedgerPostgres", "LedgerTestSupport", "LedgerDomain",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LedgerProjectionTests",
+            dependencies: [
+                "LedgerProjections", "LedgerReadModel", "LedgerStore", "LedgerPostgres", "LedgerDomain", "LedgerDeviceSimulator",
+                "LedgerTestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "LedgerDomainTests",
-            dependencies: ["LedgerDomain", "LedgerWire", "LedgerDeviceSimulator", .product(name: "Crypto", package: "swift-crypto")],
-            // Wycheproof ECDSA and RFC 6962 Merkle vectors: a clone passes without ../shared.
-            resources: [.copy("Vectors")],
+            name: "LedgerReadModelTests",
+            dependencies: [
+                "LedgerReadModel", "LedgerProjections", "LedgerStore", "LedgerPostgres", "LedgerDomain", "LedgerWire",
+                "LedgerDeviceSimulator", "LedgerTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "LedgerStoreTests",
-            dependencies: ["LedgerStore", "LedgerPostgres", "LedgerTestSupport", "LedgerDomain"],
+            name: "LedgerVerifierTests",
+            dependencies: [
+                "LedgerVerifier", "LedgerAPI", "LedgerStore", "LedgerPostgres", "LedgerDomain", "LedgerWire", "LedgerDeviceSimulator",
+                "LedgerTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LedgerWebhooksTests",
+            dependencies: [
+                "LedgerWebhooks", "LedgerClient", "LedgerAPI", "LedgerStore", "LedgerPostgres", "LedgerDomain", "LedgerWire",
+                "LedgerDeviceSimulator", "LedgerTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "LedgerAPITests",
             dependencies: [
-                "LedgerAPI", "LedgerStore", "LedgerPostgres", "LedgerVerifier", "LedgerProjections", "LedgerTestSupport", "LedgerDomain", "LedgerWire",
-                "LedgerDeviceSimulator",
+                "LedgerAPI", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog", "LedgerVerifier", "LedgerProjections",
+                "LedgerReadModel", "LedgerTestSupport", "LedgerDomain", "LedgerWire", "TransparencyLog", "LedgerDeviceSimulator",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -218,21 +351,12 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(
-            name: "LedgerProjectionTests",
-            dependencies: [
-                "LedgerProjections", "LedgerStore", "LedgerPostgres", "LedgerDomain", "LedgerDeviceSimulator", "LedgerTestSupport",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: swiftSettings
-        ),
         // The SDK against a live server (the services `ledger serve` runs, on a real port).
         .testTarget(
             name: "LedgerClientTests",
             dependencies: [
-                "LedgerClient", "LedgerAPI", "LedgerStore", "LedgerPostgres", "LedgerProjections", "LedgerWebhooks", "LedgerTestSupport",
-                "LedgerDeviceSimulator", "LedgerDomain",
+                "LedgerClient", "LedgerAPI", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog", "LedgerProjections",
+                "LedgerWebhooks", "LedgerTestSupport", "LedgerDeviceSimulator", "LedgerDomain", "LedgerWire", "TransparencyLog",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),

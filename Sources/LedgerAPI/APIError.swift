@@ -8,20 +8,17 @@ import LedgerStore
 import LedgerWire
 import PostgresNIO
 
-/// Every refusal leaves as an `ErrorBody`, `{"error": {"code", "message", "reason"?}}`, with a fitting status.
+/// Every refusal leaves as an `ErrorBody`, `{"error": {"code", "message", "reason"?}}`, with the
+/// status the catalogue (`ErrorCode`) gives its code.
 public struct APIError: HTTPResponseError, Sendable {
-    public var status: HTTPResponse.Status
-    public var code: String
+    public var code: ErrorCode
     public var message: String
     /// For `proof_rejected`: the verifier's reason.
     public var reason: String?
     /// Headers the refusal carries besides the JSON content type (`Allow` on a 405).
     public var headers: HTTPFields
 
-    public init(
-        _ status: HTTPResponse.Status, _ code: String, _ message: String, reason: String? = nil, headers: HTTPFields = [:]
-    ) {
-        self.status = status
+    public init(_ code: ErrorCode, _ message: String, reason: String? = nil, headers: HTTPFields = [:]) {
         self.code = code
         self.message = message
         self.reason = reason
@@ -29,25 +26,17 @@ public struct APIError: HTTPResponseError, Sendable {
     }
 
     public init(_ error: DomainError) {
-        let status: HTTPResponse.Status =
-            switch error.kind {
-            case .invalid: .badRequest
-            case .unauthorized: .unauthorized
-            case .forbidden: .forbidden
-            case .notFound: .notFound
-            case .conflict: .conflict
-            case .unprocessable: .unprocessableContent
-            case .tooManyRequests: .tooManyRequests
-            }
-        self.init(status, error.code, error.message)
+        self.init(error.code, error.message, headers: error.retryAfter.map { [.retryAfter: "\($0)"] } ?? [:])
     }
 
-    public static func notFound(_ what: String) -> APIError { APIError(.notFound, "not_found", "\(what) not found") }
+    public var status: HTTPResponse.Status { HTTPResponse.Status(code: code.status) }
+
+    public static func notFound(_ what: String) -> APIError { APIError(.notFound, "\(what) not found") }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = try encoder.encode(ErrorBody(error: .init(code: code, message: message, reason: reason)))
+        let data = try encoder.encode(ErrorBody(error: .init(code: code.rawValue, message: message, reason: reason)))
         var headers = self.headers
         headers[.contentType] = "application/json; charset=utf-8"
         if status == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
@@ -66,26 +55,25 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             throw APIError(error)
         } catch let error as HTTPError {
             switch error.status {
-            case .notFound: throw APIError(.notFound, "route_not_found", "no such endpoint: \(request.method) \(request.uri.path)")
-            case .contentTooLarge: throw APIError(.contentTooLarge, "payload_too_large", "request body exceeds the limit")
-            case .methodNotAllowed: throw APIError(.methodNotAllowed, "method_not_allowed", "\(request.method) is not allowed on \(request.uri.path)")
-            default: throw APIError(error.status, "http_error", error.body ?? error.status.reasonPhrase)
+            case .notFound: throw APIError(.routeNotFound, "no such endpoint: \(request.method) \(request.uri.path)")
+            case .contentTooLarge: throw APIError(.payloadTooLarge, "request body exceeds the limit")
+            case .methodNotAllowed: throw APIError(.methodNotAllowed, "\(request.method) is not allowed on \(request.uri.path)")
+            default: throw APIError(.httpError, error.body ?? error.status.reasonPhrase)
             }
         } catch let error where (error as? PSQLError)?.meansDatabaseUnavailable == true || error is ConnectionClosed {
             context.logger.warning("database unavailable", metadata: ["error": "\(String(reflecting: error))"])
-            throw APIError(
-                .serviceUnavailable, "database_unavailable", "the database is unavailable for the moment; retry",
+            throw APIError(.databaseUnavailable, "the database is unavailable for the moment; retry",
                 headers: [.retryAfter: "1"])
         } catch let error as DeadlineExceeded {
             // A database step that did not finish in time (a proof group's, a decision's): it may
             // still take effect, as with a call the server gave up on (`AbandoningResponder`).
             context.logger.warning("not answered in time", metadata: ["error": "\(error)"])
-            throw APIError(.serviceUnavailable, "not_answered", "the request was not answered in time; retry")
+            throw APIError(.notAnswered, "the request was not answered in time; retry")
         } catch let error as StoreError where error.isVersionConflict {
-            throw APIError(.conflict, "concurrent_update", "the collaboration changed concurrently; retry")
+            throw APIError(.concurrentUpdate, "the collaboration changed concurrently; retry")
         } catch {
             context.logger.error("unexpected error", metadata: ["error": "\(String(reflecting: error))"])
-            throw APIError(.internalServerError, "internal_error", "internal error")
+            throw APIError(.internalError, "internal error")
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LedgerReadModel
 import Hummingbird
 import NIOCore
 import LedgerWire

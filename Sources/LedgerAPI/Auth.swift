@@ -2,23 +2,9 @@ import Foundation
 import Logging
 import Hummingbird
 import JWTKit
+import LedgerDomain
 import LedgerWire
 import Metrics
-
-/// The authenticated caller.
-public struct Caller: Sendable, Equatable {
-    public var account: String
-    public var roles: Set<String>
-    public var isAuditor: Bool { roles.contains("auditor") }
-
-    public init(account: String, roles: Set<String> = []) {
-        self.account = account
-        self.roles = roles
-    }
-
-    /// The operator at the command line (`ledger audit`): reads like an auditor.
-    public static let operatorAuditor = Caller(account: "operator", roles: ["auditor"])
-}
 
 /// The request context: carries the caller once the auth middleware has accepted the token.
 public struct LedgerRequestContext: RequestContext {
@@ -35,7 +21,7 @@ public struct LedgerRequestContext: RequestContext {
 
     /// The caller, or 401.
     public func requireCaller() throws -> Caller {
-        guard let caller else { throw APIError(.unauthorized, "unauthorized", "a bearer token is required") }
+        guard let caller else { throw APIError(.unauthorized, "a bearer token is required") }
         return caller
     }
 }
@@ -49,10 +35,10 @@ struct AuthMiddleware: RouterMiddleware {
         next: (Request, LedgerRequestContext) async throws -> Response
     ) async throws -> Response {
         guard let header = request.headers[.authorization] else {
-            throw APIError(.unauthorized, "unauthorized", "missing Authorization: Bearer <token>")
+            throw APIError(.unauthorized, "missing Authorization: Bearer <token>")
         }
         guard header.lowercased().hasPrefix("bearer "), header.count > 7 else {
-            throw APIError(.unauthorized, "unauthorized", "the Authorization header must be Bearer <token>")
+            throw APIError(.unauthorized, "the Authorization header must be Bearer <token>")
         }
         let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
         let caller: Caller
@@ -60,7 +46,7 @@ struct AuthMiddleware: RouterMiddleware {
             caller = try await authority.verify(token)
         } catch let refusal as TokenAuthority.Refusal {
             AuthFailures.count.increment()
-            throw APIError(.unauthorized, "invalid_token", refusal.reason)
+            throw APIError(.invalidToken, refusal.reason)
         }
         var context = context
         context.caller = caller

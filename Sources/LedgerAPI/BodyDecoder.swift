@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import LedgerDomain
+import LedgerWire
 
 /// Reads JSON bodies with a size limit and turns every decoding failure into a clear 400.
 enum BodyDecoder {
@@ -10,25 +11,25 @@ enum BodyDecoder {
         do {
             buffer = try await request.collectBody(upTo: limit)
         } catch {
-            throw APIError(.contentTooLarge, "payload_too_large", "request body exceeds \(limit) bytes")
+            throw APIError(.payloadTooLarge, "request body exceeds \(limit) bytes")
         }
-        guard buffer.readableBytes > 0 else { throw DomainError.invalid("a JSON body is required", code: "malformed_json") }
+        guard buffer.readableBytes > 0 else { throw DomainError.invalid("a JSON body is required", code: .malformedJSON) }
         do {
             return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
         } catch let DecodingError.dataCorrupted(context) where context.codingPath.isEmpty {
-            throw DomainError.invalid("the body is not valid JSON", code: "malformed_json")
+            throw DomainError.invalid("the body is not valid JSON", code: .malformedJSON)
         } catch let DecodingError.keyNotFound(key, context) {
-            throw DomainError.invalid("missing field \(path(context.codingPath + [key]))", code: "missing_field")
+            throw DomainError.invalid("missing field \(path(context.codingPath + [key]))", code: .missingField)
         } catch let DecodingError.typeMismatch(_, context) {
-            throw DomainError.invalid("wrong type at \(path(context.codingPath))", code: "wrong_type")
+            throw DomainError.invalid("wrong type at \(path(context.codingPath))", code: .wrongType)
         } catch let DecodingError.valueNotFound(_, context) {
-            throw DomainError.invalid("null at \(path(context.codingPath))", code: "wrong_type")
+            throw DomainError.invalid("null at \(path(context.codingPath))", code: .wrongType)
         } catch let DecodingError.dataCorrupted(context) {
-            throw DomainError.invalid("invalid value at \(path(context.codingPath))", code: "invalid_value")
+            throw DomainError.invalid("invalid value at \(path(context.codingPath))", code: .invalidValue)
         } catch let error as DomainError {
             throw error
         } catch {
-            throw DomainError.invalid("the body could not be read as JSON", code: "malformed_json")
+            throw DomainError.invalid("the body could not be read as JSON", code: .malformedJSON)
         }
     }
 

@@ -3,11 +3,14 @@ import Logging
 import HTTPTypes
 import Hummingbird
 import LedgerDomain
+import LedgerReadModel
+import LedgerStore
 import LedgerWire
 
 /// The v1 collaboration endpoints.
 struct CollaborationController {
-    let service: CollaborationService
+    let commands: CollaborationService
+    let reads: ReadClient
     let bodyLimit: Int
 
     func addRoutes(to group: RouterGroup<LedgerRequestContext>) {
@@ -29,7 +32,7 @@ struct CollaborationController {
             localIdentifier: body.localIdentifier, title: body.title, initiatorHandle: body.initiatorHandle,
             initiatorName: body.initiatorName, shareOptions: body.shareOptions)
         let key = request.headers[HTTPField.Name("Idempotency-Key")!]
-        let response = try await service.start(command, caller: caller, idempotencyKey: key, requestId: context.id)
+        let response = try await commands.start(command, caller: caller, idempotencyKey: key, requestId: context.id)
         return EditedResponse(status: .created, response: response)
     }
 
@@ -39,7 +42,7 @@ struct CollaborationController {
         let body = try await BodyDecoder.decode(ParticipantsRequest.self, from: request, context: context, limit: bodyLimit)
         let added = try (body.added ?? []).enumerated().map { try RootHash(base64: $1, field: "added[\($0)]") }
         let removed = try (body.removed ?? []).enumerated().map { try RootHash(base64: $1, field: "removed[\($0)]") }
-        return try await service.updateParticipants(
+        return try await commands.updateParticipants(
             collaborationId: id, added: added, removed: removed, caller: caller, requestId: context.id)
     }
 
@@ -48,51 +51,51 @@ struct CollaborationController {
         let id = try context.parameters.require("id")
         let body = try await BodyDecoder.decode(HighlightRequest.self, from: request, context: context, limit: bodyLimit)
         guard let kind = HighlightKind(rawValue: body.kind) else {
-            throw DomainError.invalid("kind must be one of change, membership, mention, persistence", code: "invalid_highlight")
+            throw DomainError.invalid("kind must be one of change, membership, mention, persistence", code: .invalidHighlight)
         }
         let mentioned = try body.mentionedRootHash.map { try RootHash(base64: $0, field: "mentionedRootHash") }
-        let response = try await service.postHighlight(
+        let response = try await commands.postHighlight(
             collaborationId: id, kind: kind, trigger: body.trigger, mentioned: mentioned, caller: caller, requestId: context.id)
         return EditedResponse(status: .created, response: response)
     }
 
     @Sendable func collaboration(_ request: Request, context: LedgerRequestContext) async throws -> Collaboration {
         let caller = try context.requireCaller()
-        let service = try await service.reader(minPosition: try Query.position(request, "minPosition"))
-        return try await service.collaboration(try context.parameters.require("id"), caller: caller)
+        let reads = try await reads.reads(minPosition: try Query.position(request, "minPosition"))
+        return try await reads.collaboration(try context.parameters.require("id"), caller: caller)
     }
 
     @Sendable func members(_ request: Request, context: LedgerRequestContext) async throws -> Members {
         let caller = try context.requireCaller()
-        let service = try await service.reader(minPosition: try Query.position(request, "minPosition"))
+        let reads = try await reads.reads(minPosition: try Query.position(request, "minPosition"))
         let atPosition = try Query.position(request, "atPosition")
         let asOf = try Query.time(request, "asOf")
         if atPosition != nil && asOf != nil {
-            throw DomainError.invalid("give asOf or atPosition, not both", code: "invalid_query")
+            throw DomainError.invalid("give asOf or atPosition, not both", code: .invalidQuery)
         }
-        return try await service.members(
+        return try await reads.members(
             try context.parameters.require("id"), caller: caller, atPosition: atPosition, asOf: asOf, limit: try Query.limit(request),
             cursor: try Query.cursor(request))
     }
 
     @Sendable func history(_ request: Request, context: LedgerRequestContext) async throws -> History {
         let caller = try context.requireCaller()
-        let service = try await service.reader(minPosition: try Query.position(request, "minPosition"))
-        return try await service.history(
+        let reads = try await reads.reads(minPosition: try Query.position(request, "minPosition"))
+        return try await reads.history(
             try context.parameters.require("id"), caller: caller, limit: try Query.limit(request), cursor: try Query.cursor(request))
     }
 
     @Sendable func highlights(_ request: Request, context: LedgerRequestContext) async throws -> Highlights {
         let caller = try context.requireCaller()
-        let service = try await service.reader(minPosition: try Query.position(request, "minPosition"))
-        return try await service.highlights(
+        let reads = try await reads.reads(minPosition: try Query.position(request, "minPosition"))
+        return try await reads.highlights(
             try context.parameters.require("id"), caller: caller, limit: try Query.limit(request), cursor: try Query.cursor(request))
     }
 
     @Sendable func myCollaborations(_ request: Request, context: LedgerRequestContext) async throws -> MyCollaborations {
         let caller = try context.requireCaller()
-        let service = try await service.reader(minPosition: try Query.position(request, "minPosition"))
-        return try await service.myCollaborations(caller: caller)
+        let reads = try await reads.reads(minPosition: try Query.position(request, "minPosition"))
+        return try await reads.myCollaborations(caller: caller)
     }
 
     /// JSON, a page at a time; `format=ndjson` or `format=csv` (or the matching Accept) exports
@@ -104,14 +107,14 @@ struct CollaborationController {
         let format = params["format"].map(String.init)
             ?? (accept.contains("application/x-ndjson") ? "ndjson" : accept.contains("text/csv") ? "csv" : "json")
         guard let export = AuditExport.Format(rawValue: format) else {
-            throw DomainError.invalid("format must be json, ndjson or csv", code: "invalid_query")
+            throw DomainError.invalid("format must be json, ndjson or csv", code: .invalidQuery)
         }
         let (from, to) = (try Query.time(request, "from"), try Query.time(request, "to"))
         let (account, collaboration) = (try Query.text(request, "account"), try Query.text(request, "collaboration"))
         let (limit, cursor) = (try Query.limit(request), try Query.cursor(request))
-        let service = try await service.reader(minPosition: try Query.position(request, "minPosition"))
+        let reads = try await reads.reads(minPosition: try Query.position(request, "minPosition"))
         let page: @Sendable (Int, String?) async throws -> AccessAudit = { limit, cursor in
-            try await service.auditAccess(
+            try await reads.auditAccess(
                 caller: caller, account: account, collaborationId: collaboration, from: from, to: to, limit: limit, cursor: cursor)
         }
         // The first page before the answer starts: a refusal is still a 4xx, not a cut stream.

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import LedgerDomain
 import LedgerPostgres
+import LedgerReadModel
 import LedgerStore
 import LedgerWire
 import NIOCore
@@ -18,8 +19,8 @@ import Synchronization
 /// come) is cut off with a last comment saying why (it reconnects with its Last-Event-ID and
 /// catches up from the log), never buffered without bound.
 struct FeedController {
-    let service: CollaborationService
-    let store: any EventStore
+    let reads: ReadClient
+    let store: EventStore
     let tail: FeedTail
 
     func addRoutes(to group: RouterGroup<LedgerRequestContext>) {
@@ -32,7 +33,7 @@ struct FeedController {
         let asked: Int64?
         if let lastEventId = request.headers[HTTPField.Name("Last-Event-ID")!] {
             guard let position = Int64(lastEventId), position >= 0 else {
-                throw DomainError.invalid("Last-Event-ID must be a log position (a non-negative integer)", code: "invalid_query")
+                throw DomainError.invalid("Last-Event-ID must be a log position (a non-negative integer)", code: .invalidQuery)
             }
             asked = position
         } else {
@@ -40,11 +41,11 @@ struct FeedController {
         }
         let after = asked ?? head
         guard after <= head else {
-            throw DomainError.invalid("position \(after) is past the log's head (\(head))", code: "invalid_query")
+            throw DomainError.invalid("position \(after) is past the log's head (\(head))", code: .invalidQuery)
         }
         // What the caller owned and held at `after`, from views that have reached it.
-        try await service.waitFor(position: after)
-        let audience = try await service.feedAudience(account: caller.account, at: after)
+        try await reads.waitFor(position: after)
+        let audience = try await reads.reads().feedAudience(account: caller.account, at: after)
         let (store, tail) = (store, tail)
         return Response(
             status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],

@@ -39,8 +39,8 @@ struct FeedItem: Sendable {
     init(_ recorded: RecordedEvent) {
         position = recorded.position
         message = ""
-        guard recorded.streamId.hasPrefix(Streams.collaborationPrefix), let event = try? CollaborationEvent(recorded) else { return }
-        collaborationId = String(recorded.streamId.dropFirst(Streams.collaborationPrefix.count))
+        guard let collaboration = Streams.collaborationId(of: recorded.streamId), let event = try? CollaborationEvent(recorded) else { return }
+        collaborationId = collaboration
         self.event = event
         // An event that decodes has JSON data, so its entry does too.
         let json = (try? Self.encoder.encode(History.Entry(recorded))).map { String(decoding: $0, as: UTF8.self) } ?? "{}"

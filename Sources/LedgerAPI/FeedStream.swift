@@ -12,7 +12,7 @@ import Synchronization
 /// One feed client's loop: it catches up from the log with its own audience until the tail
 /// takes it (`FeedTail.subscribe`), then writes what the tail queues for it.
 struct FeedStream {
-    let store: any EventStore
+    let store: EventStore
     let tail: FeedTail
     var audience: FeedAudience
     /// The position of the last event looked at, while catching up.

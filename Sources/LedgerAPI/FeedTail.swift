@@ -8,13 +8,14 @@ import Synchronization
 
 /// The log's newest events, read once per process and routed to the feed clients
 /// (`GET /v1/feed`) that see them: one LISTEN (the process's `ledger_events` hub), one read and
-/// one decoding per wake-up, however many clients are connected. Each live client is a
+/// one decoding per wake-up, however many clients are connected, and none while no client is:
+/// the tail then sleeps, and the first client to join wakes it at its own position. Each live client is a
 /// `FeedSubscriber` holding its `FeedAudience`; an event is offered only to the subscribers
 /// whose collaborations or account it names, in log order, and what they see is queued for
 /// them. The tail keeps the last `capacity` events, so a client catching up from the log joins
 /// without a gap; a subscriber whose queue outgrows `queueLimit` is cut off.
 public final class FeedTail: Service, Sendable {
-    let store: any EventStore
+    let store: EventStore
     let events: NotificationHub
     let logger: Logger
     let capacity: Int
@@ -26,8 +27,10 @@ public final class FeedTail: Service, Sendable {
     struct State {
         /// The newest events, in log order, at most `capacity`.
         var recent: [FeedItem] = []
-        /// The position the tail has read up to; nil until it has read the head.
+        /// The position the tail has read up to; nil while it sleeps (no subscriber).
         var head: Int64?
+        /// Counts wake-ups, so a read begun before the tail slept and woke again is dropped.
+        var generation = 0
         var subscribers: [Int: FeedSubscriber] = [:]
         /// Subscribers by routing key (`FeedItem.keys`), and each subscriber's keys.
         var index: [String: Set<Int>] = [:]
@@ -35,9 +38,11 @@ public final class FeedTail: Service, Sendable {
         var nextId = 0
     }
     let state = Mutex(State())
+    /// Raised when a subscriber wakes the sleeping tail.
+    let joined = Signal()
 
     public init(
-        store: any EventStore, events: NotificationHub, logger: Logger, capacity: Int = 4096, queueLimit: Int = 1 << 20,
+        store: EventStore, events: NotificationHub, logger: Logger, capacity: Int = 4096, queueLimit: Int = 1 << 20,
         keepAlive: Duration = .seconds(15)
     ) {
         self.keepAlive = keepAlive
@@ -64,22 +69,20 @@ public final class FeedTail: Service, Sendable {
         }
     }
 
-    /// Reads the log's new events as they are appended and publishes them.
+    /// Reads the log's new events as they are appended and publishes them, while it has
+    /// subscribers.
     func follow() async {
         let wake = events.register()
         defer { wake.cancel() }
-        var head: Int64?
         while !Task.isCancelled {
+            guard let (from, generation) = state.withLock({ state in state.head.map { ($0, state.generation) } }) else {
+                _ = await joined.wait(timeout: .seconds(60))
+                continue
+            }
             do {
-                guard let from = head else {
-                    head = try await self.store.head().position
-                    self.publish([], head: head!)
-                    continue
-                }
                 let batch = try await self.store.readAll(after: from, limit: 1000)
                 if let last = batch.last {
-                    head = last.position
-                    self.publish(batch.map(FeedItem.init), head: last.position)
+                    self.publish(batch.map(FeedItem.init), head: last.position, generation: generation)
                 }
                 if batch.count == 1000 { continue }
             } catch {
@@ -90,9 +93,11 @@ public final class FeedTail: Service, Sendable {
         }
     }
 
-    /// Appends the items and offers each to the subscribers it names, in order.
-    func publish(_ items: [FeedItem], head: Int64) {
+    /// Appends the items and offers each to the subscribers it names, in order (unless the tail
+    /// slept since the read began).
+    func publish(_ items: [FeedItem], head: Int64, generation: Int) {
         let woken = state.withLock { state -> [FeedSubscriber] in
+            guard state.generation == generation, state.head != nil else { return [] }
             state.recent.append(contentsOf: items)
             if state.recent.count > capacity { state.recent.removeFirst(state.recent.count - capacity) }
             state.head = head
@@ -113,13 +118,18 @@ public final class FeedTail: Service, Sendable {
     }
 
     /// Joins a client whose audience stands at `cursor`, if the tail holds every event after it
-    /// (the ones it holds after the cursor are offered at once); nil when the client must read
-    /// the log further first.
+    /// (the ones it holds after the cursor are offered at once), or if it sleeps (it wakes and
+    /// reads on from `cursor`); nil when the client must read the log further first.
     func subscribe(_ audience: FeedAudience, at cursor: Int64) -> FeedSubscriber? {
-        state.withLock { state in
-            guard let head = state.head else { return nil }
-            if cursor < head {
-                guard let first = state.recent.first, cursor >= first.position - 1 else { return nil }
+        let (subscriber, woke) = state.withLock { state -> (FeedSubscriber?, Bool) in
+            var woke = false
+            if let head = state.head {
+                if cursor < head {
+                    guard let first = state.recent.first, cursor >= first.position - 1 else { return (nil, false) }
+                }
+            } else {
+                (state.head, state.recent, woke) = (cursor, [], true)
+                state.generation += 1
             }
             state.nextId += 1
             // A cursor past the tail's head (the client read the log further than the tail has
@@ -128,14 +138,18 @@ public final class FeedTail: Service, Sendable {
             for item in state.recent where item.position > cursor { _ = subscriber.offer(item, limit: queueLimit) }
             state.subscribers[subscriber.id] = subscriber
             Self.reindex(subscriber.id, subscriber.keys, &state)
-            return subscriber
+            return (subscriber, woke)
         }
+        if woke { joined.raise() }
+        return subscriber
     }
 
+    /// Leaves; the last subscriber to leave puts the tail to sleep.
     func unsubscribe(_ subscriber: FeedSubscriber) {
         state.withLock { state in
             state.subscribers[subscriber.id] = nil
             Self.reindex(subscriber.id, [], &state)
+            if state.subscribers.isEmpty { (state.head, state.recent) = (nil, []) }
         }
     }
 

@@ -1,62 +1,79 @@
 import Foundation
 import Hummingbird
+import LedgerConfiguration
 import LedgerDomain
+import LedgerLog
 import LedgerPostgres
 import LedgerProjections
 import LedgerStore
 import LedgerVerifier
 import LedgerWebhooks
+import LedgerWire
 import Logging
 import NIOCore
 import PostgresNIO
 import ServiceLifecycle
+import TransparencyLog
 
 /// The services of the server roles, assembled once for the CLI and for tests that run a
 /// live server. Order matters: a ServiceGroup stops them in reverse, so `Readiness` (last)
 /// turns `/ready` to 503 first, then the HTTP server stops taking requests before the workers
 /// and listeners it uses.
 public enum LedgerServer {
-    /// `ledger serve`: the API deciding proofs on the grouped path, a verifier worker for the
-    /// requests it hands over, the projectors, a webhook delivery worker, the checkpointer
-    /// (with a signing key), and their LISTEN hubs.
+    /// `ledger serve`: the API deciding proofs in this process, a verifier worker for the
+    /// requests `ledger api` instances store, the projectors, a webhook delivery worker, the
+    /// checkpointer (with a signing key), and their LISTEN hubs.
     public static func allInOne(
-        client: PostgresClient, store: any EventStore, authority: TokenAuthority, configuration: APIConfiguration,
-        signer: NoteSigner? = nil, verifierConcurrency: Int = 8, deliveries: WebhookDeliverer.Settings = .init(),
-        standby: PostgresClient? = nil, logger: Logger,
+        client: PostgresClient, store: EventStore, authority: TokenAuthority, configuration: LedgerConfiguration,
+        signer: NoteSigner? = nil, deliveries: WebhookDeliverer.Settings = .init(), standby: PostgresClient? = nil, logger: Logger,
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> [any Service] {
         let requests = NotificationHub(client: client, channel: VerifierChannels.requests, logger: logger)
-        let verdicts = NotificationHub(client: client, channel: VerifierChannels.verdicts, logger: logger)
-        let decider = ProofDecider(client: client, store: store, logger: logger)
-        let worker = VerifierWorker(decider: decider, requests: requests, logger: logger, concurrency: verifierConcurrency)
-        let events = NotificationHub(client: client, channel: "ledger_events", logger: logger)
+        let engine = ProofEngine(client: client, logger: logger, settings: .init(maxGroup: configuration.verifierGroup))
+        let worker = VerifierWorker(engine: engine, requests: proofRequests(client, configuration, logger), wake: requests, logger: logger)
+        let events = NotificationHub(client: client, channel: EventStore.channel, logger: logger)
         let projector = ProjectorWorker(client: client, events: events, logger: logger)
         let feed = FeedTail(store: store, events: events, logger: logger)
         let deliverer = WebhookDeliverer(client: client, store: store, events: events, logger: logger, settings: deliveries)
         let readiness = Readiness(drain: configuration.shutdownDrain)
+        let proofs = ProofService(
+            requests: proofRequests(client, configuration, logger), store: store, engine: engine, verdicts: nil,
+            verdictWait: configuration.verdictWait)
         let app = application(
-            client: client, store: store, authority: authority, configuration: configuration,
-            verifier: .local(client: client, logger: logger, verdicts: verdicts), feed: feed, readiness: readiness, standby: standby,
-            logger: logger, onRunning: onRunning)
+            client: client, store: store, authority: authority, configuration: configuration, proofs: proofs, feed: feed,
+            readiness: readiness, standby: standby, logger: logger, onRunning: onRunning)
         let checkpointer: [any Service] = signer.map { [Checkpointer(client: client, signer: $0, events: events, logger: logger)] } ?? []
-        return [requests, verdicts, events, worker, projector, feed, deliverer] + checkpointer + [app, readiness]
+        return [requests, events, worker, projector, feed, deliverer] + checkpointer + [app, readiness]
     }
 
-    /// `ledger api`: the API alone (with the change feed's tail and its LISTEN); verdicts come
-    /// from `ledger verifier` workers.
+    /// `ledger api`: the API alone (with the change feed's tail and its LISTEN); proofs are
+    /// stored for `ledger verifier` workers, whose verdicts the API waits for.
     public static func apiOnly(
-        client: PostgresClient, store: any EventStore, authority: TokenAuthority, configuration: APIConfiguration,
+        client: PostgresClient, store: EventStore, authority: TokenAuthority, configuration: LedgerConfiguration,
         standby: PostgresClient? = nil, logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> [any Service] {
         let verdicts = NotificationHub(client: client, channel: VerifierChannels.verdicts, logger: logger)
-        let events = NotificationHub(client: client, channel: "ledger_events", logger: logger)
+        let events = NotificationHub(client: client, channel: EventStore.channel, logger: logger)
         let feed = FeedTail(store: store, events: events, logger: logger)
         let readiness = Readiness(drain: configuration.shutdownDrain)
+        let proofs = ProofService(
+            requests: proofRequests(client, configuration, logger), store: store, engine: nil, verdicts: verdicts,
+            verdictWait: configuration.verdictWait)
         let app = application(
-            client: client, store: store, authority: authority, configuration: configuration,
-            verifier: VerifierLink(batcher: nil, verdicts: verdicts), feed: feed, readiness: readiness, standby: standby, logger: logger,
-            onRunning: onRunning)
+            client: client, store: store, authority: authority, configuration: configuration, proofs: proofs, feed: feed,
+            readiness: readiness, standby: standby, logger: logger, onRunning: onRunning)
         return [verdicts, events, feed, app, readiness]
+    }
+
+    /// `ledger verifier`: a worker deciding the requests `ledger api` stores.
+    public static func verifier(client: PostgresClient, configuration: LedgerConfiguration, logger: Logger) -> [any Service] {
+        let requests = NotificationHub(client: client, channel: VerifierChannels.requests, logger: logger)
+        let engine = ProofEngine(client: client, logger: logger, settings: .init(maxGroup: configuration.verifierGroup))
+        return [requests, VerifierWorker(engine: engine, requests: proofRequests(client, configuration, logger), wake: requests, logger: logger)]
+    }
+
+    static func proofRequests(_ client: PostgresClient, _ configuration: LedgerConfiguration, _ logger: Logger) -> ProofRequests {
+        ProofRequests(client: client, logger: logger, challengeLifetime: configuration.challengeLifetime.seconds)
     }
 
     public struct NotListening: Error, CustomStringConvertible {
@@ -93,12 +110,12 @@ public enum LedgerServer {
 
     /// The HTTP server; `onRunning` gets the bound port (useful with port 0).
     static func application(
-        client: PostgresClient, store: any EventStore, authority: TokenAuthority, configuration: APIConfiguration,
-        verifier: VerifierLink, feed: FeedTail, readiness: Readiness, standby: PostgresClient?, logger: Logger,
+        client: PostgresClient, store: EventStore, authority: TokenAuthority, configuration: LedgerConfiguration,
+        proofs: ProofService, feed: FeedTail, readiness: Readiness, standby: PostgresClient?, logger: Logger,
         onRunning: @escaping @Sendable (Int) async -> Void
     ) -> some Service {
         let router = buildRouter(
-            client: client, store: store, authority: authority, configuration: configuration, verifier: verifier, feed: feed,
+            client: client, store: store, authority: authority, configuration: configuration, proofs: proofs, feed: feed,
             readiness: readiness, standby: standby, logger: logger)
         return Application(
             responder: AbandoningResponder(inner: router.buildResponder()),
@@ -135,7 +152,7 @@ struct AbandoningResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Cont
                 try await inner.respond(to: request, context: context)
             }
         } catch is DeadlineExceeded {
-            throw APIError(.serviceUnavailable, "not_answered", "the request was not answered in time; retry")
+            throw APIError(.notAnswered, "the request was not answered in time; retry")
         }
     }
 }

@@ -1,17 +1,19 @@
 import Foundation
 import Hummingbird
 import LedgerDomain
+import LedgerLog
 import LedgerStore
 import LedgerWire
 import NIOCore
+import TransparencyLog
 
 /// The verifiable log's endpoints (SPEC "Verifiable log"): the verifier key, signed
 /// checkpoints, inclusion and consistency proofs, and evidence documents. They reveal
 /// hashes to any authenticated caller, event content only to auditors and owners.
 struct LogController {
     let tree: LogTree
-    let store: any EventStore
-    let collaborations: CollaborationService
+    let store: EventStore
+    let collaborations: Collaborations
     let latestCheckpoint: LatestCheckpoint
     /// How long evidence waits for a checkpoint that covers its event.
     var checkpointWait: Duration = .seconds(2)
@@ -27,7 +29,7 @@ struct LogController {
     @Sendable func key(_ request: Request, context: LedgerRequestContext) async throws -> Response {
         _ = try context.requireCaller()
         guard let key = try await tree.verifierKey() else {
-            throw APIError(.notFound, "no_checkpoint", "no checkpoint has been signed yet")
+            throw APIError(.noCheckpoint, "no checkpoint has been signed yet")
         }
         return Self.text(key + "\n")
     }
@@ -36,7 +38,7 @@ struct LogController {
         _ = try context.requireCaller()
         if let size = try Query.integer(request, "size", minimum: 0) {
             guard let stored = try await tree.checkpoint(size: size) else {
-                throw APIError(.notFound, "not_found", "no checkpoint of size \(size) was signed")
+                throw APIError(.notFound, "no checkpoint of size \(size) was signed")
             }
             return Self.text(stored.note)
         }
@@ -78,7 +80,7 @@ struct LogController {
             throw APIError.notFound("event at position \(position)")
         }
         if !caller.isAuditor, try await owner(of: event) != caller.account {
-            throw DomainError(.forbidden, "not_owner_or_auditor", "evidence is for auditors and the collaboration's owner")
+            throw DomainError(.notOwnerOrAuditor, "evidence is for auditors and the collaboration's owner")
         }
         let checkpoint = try await covering(position)
         let leaf = EventLeaf.bytes(event)
@@ -96,10 +98,10 @@ struct LogController {
     /// write is not refused); nil for another stream. Other errors (the database unavailable)
     /// propagate: they are no refusal.
     private func owner(of event: RecordedEvent) async throws -> String? {
-        guard event.streamId.hasPrefix(Streams.collaborationPrefix) else { return nil }
+        guard let collaborationId = Streams.collaborationId(of: event.streamId) else { return nil }
         do {
-            return try await collaborations.currentState(String(event.streamId.dropFirst(Streams.collaborationPrefix.count))).state.owner
-        } catch let error as DomainError where error.kind == .notFound {
+            return try await collaborations.current(collaborationId).state.owner
+        } catch let error as DomainError where error.code == .notFound {
             return nil
         }
     }
@@ -115,7 +117,7 @@ struct LogController {
     private func latest(atLeast size: Int64 = 0, fresh: Bool = false) async throws -> LogTree.StoredCheckpoint {
         let latest = fresh ? try await tree.latestCheckpoint() : try await latestCheckpoint.get(atLeast: size)
         guard let latest else {
-            throw APIError(.notFound, "no_checkpoint", "no checkpoint has been signed yet")
+            throw APIError(.noCheckpoint, "no checkpoint has been signed yet")
         }
         return latest
     }
@@ -127,13 +129,13 @@ struct LogController {
         while true {
             if let latest = try await latestCheckpoint.get(atLeast: position), latest.size >= position { return latest }
             guard ContinuousClock.now < deadline else {
-                throw APIError(.serviceUnavailable, "not_checkpointed", "no checkpoint covers position \(position) yet; retry in a second")
+                throw APIError(.notCheckpointed, "no checkpoint covers position \(position) yet; retry in a second")
             }
             try await Task.sleep(for: .milliseconds(50))
         }
     }
 
-    static func invalid(_ message: String) -> APIError { APIError(.badRequest, "invalid_query", message) }
+    static func invalid(_ message: String) -> APIError { APIError(.invalidQuery, message) }
 
     static func text(_ body: String) -> Response {
         Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: body)))

@@ -1,6 +1,8 @@
 import Foundation
+import LedgerReadModel
 import Hummingbird
 import LedgerDomain
+import LedgerWire
 
 /// The query parameters of the reads, each refused with a 400 naming it when malformed.
 enum Query {
@@ -8,7 +10,7 @@ enum Query {
     static func text(_ request: Request, _ name: String) throws -> String? {
         guard let raw = request.uri.queryParameters[name[...]] else { return nil }
         guard !raw.unicodeScalars.contains(where: { $0.value == 0 }), raw.count <= 256 else {
-            throw DomainError.invalid("\(name) must be at most 256 characters, without NUL", code: "invalid_query")
+            throw DomainError.invalid("\(name) must be at most 256 characters, without NUL", code: .invalidQuery)
         }
         return String(raw)
     }
@@ -17,7 +19,7 @@ enum Query {
     static func limit(_ request: Request) throws -> Int {
         guard let raw = request.uri.queryParameters["limit"] else { return PageCursors.defaultLimit }
         guard let value = Int(raw), (1...PageCursors.maxLimit).contains(value) else {
-            throw DomainError.invalid("limit must be an integer from 1 to \(PageCursors.maxLimit)", code: "invalid_query")
+            throw DomainError.invalid("limit must be an integer from 1 to \(PageCursors.maxLimit)", code: .invalidQuery)
         }
         return value
     }
@@ -38,7 +40,7 @@ enum Query {
         guard let value = Int64(raw), value >= minimum else {
             throw DomainError.invalid(
                 minimum == 0 ? "\(name) must be a non-negative integer" : "\(name) must be an integer of \(minimum) or more",
-                code: "invalid_query")
+                code: .invalidQuery)
         }
         return value
     }
@@ -50,7 +52,7 @@ enum Query {
         let fractional = ISO8601DateFormatter()
         fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         guard let date = fractional.date(from: text) ?? plain.date(from: text) else {
-            throw DomainError.invalid("\(name) must be an RFC 3339 time", code: "invalid_query")
+            throw DomainError.invalid("\(name) must be an RFC 3339 time", code: .invalidQuery)
         }
         return date
     }

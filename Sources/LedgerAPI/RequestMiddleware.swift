@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LedgerWire
 import Logging
 
 /// Gives every request an id and writes one access-log line per request.
@@ -75,8 +76,7 @@ struct MethodNotAllowedMiddleware<Context: RequestContext>: RouterMiddleware {
         }.flatMap(\.methods)
         guard !allowed.isEmpty else { return try await next(request, context) }
         let allow = Set(allowed.map(\.rawValue)).sorted().joined(separator: ", ")
-        throw APIError(
-            .methodNotAllowed, "method_not_allowed", "\(request.method) is not allowed on \(request.uri.path); allowed: \(allow)",
+        throw APIError(.methodNotAllowed, "\(request.method) is not allowed on \(request.uri.path); allowed: \(allow)",
             headers: [.allow: allow])
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import JWTKit
+import LedgerDomain
 import LedgerWire
 
 /// The tokens the API accepts: HS256 with a shared secret (the development default, and

@@ -10,7 +10,7 @@ import LedgerWire
 /// `WebhookDeliverer` workers; its secret is in the registration's answer only.
 struct WebhookController {
     let registry: WebhookRegistry
-    let service: CollaborationService
+    let collaborations: Collaborations
     let bodyLimit: Int
     /// `LEDGER_WEBHOOKS_ALLOW_HTTP`: plain http URLs accepted (development, tests).
     let allowHTTP: Bool
@@ -26,14 +26,13 @@ struct WebhookController {
         let body = try await BodyDecoder.decode(WebhookRequest.self, from: request, context: context, limit: bodyLimit)
         try WebhookRegistry.validate(url: body.url, allowHTTP: allowHTTP)
         if let collaborationId = body.collaborationId {
-            guard try await service.currentState(collaborationId).state.owner == caller.account else {
-                throw DomainError(.forbidden, "not_owner", "only the collaboration's owner may register a webhook for it")
+            guard try await collaborations.current(try Identifiers.collaborationId(collaborationId)).state.owner == caller.account else {
+                throw DomainError(.notOwner, "only the collaboration's owner may register a webhook for it")
             }
         }
         guard let webhook = try await registry.register(account: caller.account, url: body.url, collaborationId: body.collaborationId)
         else {
-            throw DomainError(
-                .conflict, "too_many_webhooks", "an account may hold \(WebhookRegistry.limitPerAccount) webhooks; delete one first")
+            throw DomainError(.tooManyWebhooks, "an account may hold \(WebhookRegistry.limitPerAccount) webhooks; delete one first")
         }
         return EditedResponse(status: .created, response: webhook)
     }

@@ -1,7 +1,10 @@
 import ArgumentParser
 import Foundation
+import LedgerConfiguration
 import LedgerAPI
 import LedgerDomain
+import LedgerReadModel
+import TransparencyLog
 import LedgerWire
 import LedgerStore
 import Logging
@@ -14,12 +17,12 @@ struct Audit: AsyncParsableCommand {
         subcommands: [History.self, Access.self, Members.self, VerifyEvidence.self])
 
     static func withService<T: Sendable>(
-        _ database: DatabaseOptions, _ body: @Sendable (CollaborationService) async throws -> T
+        _ database: DatabaseOptions, _ body: @Sendable (Reads) async throws -> T
     ) async throws -> T {
         return try await database.withClient { client, logger in
             try await Migrator(client: client, logger: logger).ensureCurrent()
-            let store = PostgresEventStore(client: client, logger: logger)
-            return try await body(CollaborationService(store: store, client: client, publicBaseURL: "", logger: logger))
+            let store = EventStore(client: client, logger: logger)
+            return try await body(ReadClient(primary: client, store: store, logger: logger).reads())
         }
     }
 
@@ -128,7 +131,7 @@ extension Audit {
         @Option(help: "The log's verifier key (name+id+key) (env LEDGER_LOG_KEY).") var key: String?
 
         func run() throws {
-            guard let keyText = key ?? LedgerSettings.value("LEDGER_LOG_KEY") else {
+            guard let keyText = try key ?? loadConfiguration().logKey else {
                 throw ValidationError("--key (or LEDGER_LOG_KEY) is required: the verifier key the checkpoint must be signed with")
             }
             let verifier = try NoteVerifier(keyText)

@@ -1,10 +1,13 @@
 import ArgumentParser
 import Foundation
 import LedgerAPI
+import LedgerConfiguration
+import LedgerLog
 import LedgerDomain
 import LedgerStore
 import Logging
 import PostgresNIO
+import TransparencyLog
 
 struct Token: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Print a bearer token for the configured secret.")
@@ -15,9 +18,9 @@ struct Token: AsyncParsableCommand {
     @Option(name: .long, help: "Data folder holding the development secret (env LEDGER_DATA_DIR, default ./.ledger).") var dataDir: String?
 
     func run() async throws {
-        var options = DatabaseOptions()
-        options.dataDir = dataDir
-        let (authority, _) = try await Tokens.authority(dataDir: options.resolvedDataDir, createIfMissing: false)
+        var configuration = try loadConfiguration()
+        if let dataDir { configuration.dataDir = dataDir }
+        let (authority, _) = try await Tokens.authority(configuration, createIfMissing: false)
         guard authority.canIssue else {
             throw ValidationError("tokens come from the identity provider (LEDGER_JWKS_URL or LEDGER_JWKS_FILE is set), not from `ledger token`")
         }
@@ -53,7 +56,7 @@ struct Log: AsyncParsableCommand {
         func run() async throws {
             let saved = try savedCheckpoint()
             let report = try await database.withClient { client, logger in
-                let store = PostgresEventStore(client: client, logger: logger)
+                let store = EventStore(client: client, logger: logger)
                 return try await LogVerification(store: store, tree: LogTree(client: client, logger: logger)).run(saved: saved)
             }
             var failed = false
@@ -72,14 +75,14 @@ struct Log: AsyncParsableCommand {
         }
 
         /// The saved checkpoint, its signature checked with the key; exit 2 if it does not check.
-        func savedCheckpoint() throws -> LedgerDomain.Checkpoint? {
+        func savedCheckpoint() throws -> TransparencyLog.Checkpoint? {
             guard let path = checkpoint else { return nil }
-            guard let keyText = key ?? LedgerSettings.value("LEDGER_LOG_KEY") else {
+            guard let keyText = try key ?? loadConfiguration().logKey else {
                 throw ValidationError("--checkpoint needs --key (or LEDGER_LOG_KEY): the verifier key the checkpoint was signed with")
             }
             let note = try String(contentsOfFile: path, encoding: .utf8)
             do {
-                return try LedgerDomain.Checkpoint.open(note, verifier: NoteVerifier(keyText))
+                return try TransparencyLog.Checkpoint.open(note, verifier: NoteVerifier(keyText))
             } catch {
                 print("log verify: FAILED: the saved checkpoint does not check with the key: \(error)")
                 throw ExitCode(2)

@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
+import TransparencyLog
+import LedgerConfiguration
 import LedgerAPI
+import LedgerStore
 import LedgerClient
 import LedgerDeviceSimulator
 import Logging
@@ -19,12 +22,12 @@ struct Demo: AsyncParsableCommand {
     var dataDir: String?
 
     func run() async throws {
-        let quiet = Logs.quiet()
-        if let url = url ?? LedgerSettings.value("LEDGER_URL") {
+        var configuration = try loadConfiguration()
+        if let dataDir { configuration.dataDir = dataDir }
+        let quiet = Logs.quiet(configuration)
+        if let url = url ?? configuration.url {
             guard let baseURL = URL(string: url) else { throw ValidationError("--url is not a URL") }
-            var options = DatabaseOptions()
-            options.dataDir = dataDir
-            let (secret, _) = try JWTSecret.resolve(dataDir: options.resolvedDataDir, createIfMissing: false)
+            let (secret, _) = try JWTSecret.resolve(configuration, createIfMissing: false)
             try await DemoScript(baseURL: baseURL, authority: try await TokenAuthority(secret: secret)).play()
         } else {
             print("starting a throwaway ledger (embedded PostgreSQL)…")

@@ -1,4 +1,5 @@
 import ArgumentParser
+import LedgerBench
 
 @main
 struct Ledger: AsyncParsableCommand {

@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import TransparencyLog
+import LedgerConfiguration
 import LedgerPostgres
 import LedgerProjections
 import LedgerStore
@@ -15,8 +17,8 @@ struct Project: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOptions
 
     func run() async throws {
-        try await Role(name: "project", database: database, migrate: false).run { context in
-            let events = context.hub("ledger_events")
+        try await Role(name: "project", configuration: try database.configuration(), migrate: false).run { context in
+            let events = context.hub(EventStore.channel)
             let worker = ProjectorWorker(client: context.client, events: events, logger: context.logger)
             context.logger.info("projector worker running", metadata: ["id": "\(worker.id)"])
             return [events, worker]
@@ -52,7 +54,7 @@ struct Projections: AsyncParsableCommand {
 
         func run() async throws {
             let report = try await database.withClient { client, logger in
-                try await ViewAudit(client: client, store: PostgresEventStore(client: client, logger: logger), logger: logger).run()
+                try await ViewAudit(client: client, store: EventStore(client: client, logger: logger), logger: logger).run()
             }
             let at = Projection.allCases.map { "\($0.rawValue) at \(report.positions[$0] ?? 0)" }.joined(separator: ", ")
             if report.consistent {

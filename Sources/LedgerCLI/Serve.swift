@@ -1,7 +1,10 @@
 import ArgumentParser
 import Foundation
+import TransparencyLog
 import Hummingbird
 import LedgerAPI
+import LedgerConfiguration
+import LedgerLog
 import LedgerDomain
 import LedgerPostgres
 import LedgerStore
@@ -18,28 +21,20 @@ struct HTTPOptions: ParsableArguments {
     @Option(help: "Port to listen on (env LEDGER_PORT, default 8080).") var port: Int?
     @Option(help: "Base URL of universal links (env LEDGER_PUBLIC_BASE_URL, default http://HOST:PORT).") var publicBaseURL: String?
 
-    func configuration() throws -> APIConfiguration {
-        let host = host ?? LedgerSettings.value("LEDGER_HOST") ?? "127.0.0.1"
-        let port = port ?? LedgerSettings.count("LEDGER_PORT") ?? 8080
-        var configuration = APIConfiguration(
-            host: host, port: port, publicBaseURL: publicBaseURL ?? LedgerSettings.value("LEDGER_PUBLIC_BASE_URL"))
-        if let limit = LedgerSettings.count("LEDGER_BODY_LIMIT") { configuration.bodyLimit = limit }
-        if let lifetime = LedgerSettings.seconds("LEDGER_CHALLENGE_TTL") { configuration.challengeLifetime = lifetime.seconds }
-        if let wait = LedgerSettings.seconds("LEDGER_READ_WAIT") { configuration.readWait = wait }
-        if let wait = LedgerSettings.seconds("LEDGER_VERDICT_WAIT") { configuration.verdictWait = wait }
-        configuration.allowHTTPWebhooks = LedgerSettings.yes("LEDGER_WEBHOOKS_ALLOW_HTTP")
-        if let drain = LedgerSettings.seconds("LEDGER_SHUTDOWN_DRAIN") { configuration.shutdownDrain = drain }
-        return configuration
+    func apply(to configuration: inout LedgerConfiguration) {
+        if let host { configuration.host = host }
+        if let port { configuration.port = port }
+        if let publicBaseURL { configuration.publicBaseURL = publicBaseURL }
     }
 }
 
-/// Verifier worker options.
+/// Verifier options.
 struct VerifierOptions: ParsableArguments {
-    @Option(help: "Requests one verifier process decides at once (env LEDGER_VERIFIER_CONCURRENCY, default 8).")
+    @Option(help: "Proofs decided in one group (env LEDGER_VERIFIER_CONCURRENCY, default 64).")
     var verifierConcurrency: Int?
 
-    var concurrency: Int {
-        verifierConcurrency ?? LedgerSettings.count("LEDGER_VERIFIER_CONCURRENCY") ?? 8
+    func apply(to configuration: inout LedgerConfiguration) {
+        if let verifierConcurrency { configuration.verifierGroup = verifierConcurrency }
     }
 }
 
@@ -52,16 +47,15 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var verifier: VerifierOptions
 
     func run() async throws {
-        let configuration = try http.configuration()
-        let signer = try SigningKey.resolve(
-            dataDir: database.resolvedDataDir, origin: SigningKey.origin(publicBaseURL: configuration.baseURL)
-        ).signer
-        try await Role(name: "serve", database: database, migrate: true).run { context in
+        var configuration = try database.configuration()
+        http.apply(to: &configuration)
+        verifier.apply(to: &configuration)
+        let signer = try SigningKey.resolve(configuration).signer
+        try await Role(name: "serve", configuration: configuration, migrate: true).run { context in
             let (authority, onRunning) = try await context.authority(printGeneratedToken: true, verifierKey: signer.verifier.text)
             return LedgerServer.allInOne(
                 client: context.client, store: context.store, authority: authority, configuration: configuration,
-                signer: signer, verifierConcurrency: verifier.concurrency, standby: context.standby, logger: context.logger,
-                onRunning: onRunning)
+                signer: signer, standby: context.standby, logger: context.logger, onRunning: onRunning)
         }
     }
 }
@@ -75,8 +69,9 @@ struct API: AsyncParsableCommand {
     @OptionGroup var http: HTTPOptions
 
     func run() async throws {
-        let configuration = try http.configuration()
-        try await Role(name: "api", database: database, migrate: false).run { context in
+        var configuration = try database.configuration()
+        http.apply(to: &configuration)
+        try await Role(name: "api", configuration: configuration, migrate: false).run { context in
             let (authority, onRunning) = try await context.authority(printGeneratedToken: false)
             return LedgerServer.apiOnly(
                 client: context.client, store: context.store, authority: authority, configuration: configuration,
@@ -94,11 +89,11 @@ struct Verifier: AsyncParsableCommand {
     @OptionGroup var verifier: VerifierOptions
 
     func run() async throws {
-        try await Role(name: "verifier", database: database, migrate: false).run { context in
-            let requests = context.hub(VerifierChannels.requests)
-            let decider = ProofDecider(client: context.client, store: context.store, logger: context.logger)
-            context.logger.info("verifier worker running", metadata: ["concurrency": "\(verifier.concurrency)"])
-            return [requests, VerifierWorker(decider: decider, requests: requests, logger: context.logger, concurrency: verifier.concurrency)]
+        var configuration = try database.configuration()
+        verifier.apply(to: &configuration)
+        try await Role(name: "verifier", configuration: configuration, migrate: false).run { context in
+            context.logger.info("verifier worker running", metadata: ["group": "\(configuration.verifierGroup)"])
+            return LedgerServer.verifier(client: context.client, configuration: configuration, logger: context.logger)
         }
     }
 }
@@ -110,8 +105,8 @@ struct Deliver: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOptions
 
     func run() async throws {
-        try await Role(name: "deliver", database: database, migrate: false).run { context in
-            let events = context.hub("ledger_events")
+        try await Role(name: "deliver", configuration: try database.configuration(), migrate: false).run { context in
+            let events = context.hub(EventStore.channel)
             return [events, WebhookDeliverer(client: context.client, store: context.store, events: events, logger: context.logger)]
         }
     }
@@ -127,10 +122,11 @@ struct CheckpointerRole: AsyncParsableCommand {
     var publicBaseURL: String?
 
     func run() async throws {
-        let base = publicBaseURL ?? LedgerSettings.value("LEDGER_PUBLIC_BASE_URL") ?? "http://localhost"
-        let signer = try SigningKey.resolve(dataDir: database.resolvedDataDir, origin: SigningKey.origin(publicBaseURL: base)).signer
-        try await Role(name: "checkpointer", database: database, migrate: false).run { context in
-            let events = context.hub("ledger_events")
+        var configuration = try database.configuration()
+        if let publicBaseURL { configuration.publicBaseURL = publicBaseURL }
+        let signer = try SigningKey.resolve(configuration).signer
+        try await Role(name: "checkpointer", configuration: configuration, migrate: false).run { context in
+            let events = context.hub(EventStore.channel)
             return [events, Checkpointer(client: context.client, signer: signer, events: events, logger: context.logger)]
         }
     }
@@ -142,15 +138,15 @@ struct CheckpointerRole: AsyncParsableCommand {
 struct Role {
     /// The role's name: with the process id, the `application_name` of its connections.
     let name: String
-    let database: DatabaseOptions
+    let configuration: LedgerConfiguration
     let migrate: Bool
     let maxConnections = 40
 
     struct Context {
         let client: PostgresClient
-        let store: PostgresEventStore
+        let store: EventStore
         let logger: Logger
-        let database: DatabaseOptions
+        let configuration: LedgerConfiguration
         /// A hot standby's pool for the API's reads (`LEDGER_READ_DATABASE_URL`), if set.
         let standby: PostgresClient?
 
@@ -163,8 +159,8 @@ struct Role {
         func authority(
             printGeneratedToken: Bool, verifierKey: String? = nil
         ) async throws -> (TokenAuthority, @Sendable (Int) async -> Void) {
-            let (authority, generated) = try await Tokens.authority(dataDir: database.resolvedDataDir, createIfMissing: true)
-            let dataDir = database.resolvedDataDir.path
+            let (authority, generated) = try await Tokens.authority(configuration, createIfMissing: true)
+            let dataDir = configuration.dataDirectory.path
             return (authority, { _ in
                 // Unbuffered: the key and the token must show even when stdout is a file.
                 if let verifierKey {
@@ -189,25 +185,24 @@ struct Role {
     var needsTokenKey: Bool { ["api", "project", "verifier", "deliver"].contains(name) }
 
     func run(_ services: (Context) async throws -> [any Service]) async throws {
-        try LedgerSettings.check(ProcessInfo.processInfo.environment)
-        if needsTokenKey, database.resolvedURL != nil, !Tokens.configured {
+        if needsTokenKey, configuration.databaseURL != nil, !configuration.tokenKeysConfigured {
             throw ValidationError(
                 "refusing to start: `ledger \(name)` with a database URL needs the deployment's token keys, LEDGER_JWT_SECRET or LEDGER_JWKS_URL/LEDGER_JWKS_FILE (every API instance must accept the others' tokens)")
         }
-        let logger = Logs.bootstrap()
+        let logger = Logs.bootstrap(configuration)
         LedgerMetrics.bootstrap()
-        let (owner, embedded) = try await database.connect(logger: logger)
+        let (owner, embedded) = try await configuration.connect(logger: logger)
         try await stopping(embedded) {
             // Least privilege: migrations with the configured (owning) credentials, before the
             // services connect; on the embedded cluster the services then connect as ledger_app.
             if migrate {
-                let applied = try await withDatabase(owner, logger: logger) { try await Migrator(client: $0, logger: logger).migrate() }
+                let applied = try await owner.withClient(logger: logger) { try await Migrator(client: $0, logger: logger).migrate() }
                 if !applied.isEmpty { logger.info("migrations applied", metadata: ["names": "\(applied)"]) }
             }
             let settings = try await embedded?.serviceSettings(owner: owner) ?? owner
             let applicationName = "ledger \(name) \(ProcessInfo.processInfo.processIdentifier)"
             let client = settings.makeClient(logger: logger, maxConnections: maxConnections, applicationName: applicationName)
-            let standby = try LedgerSettings.value("LEDGER_READ_DATABASE_URL").map {
+            let standby = try configuration.readDatabaseURL.map {
                 try DatabaseSettings(url: $0).makeClient(logger: logger, maxConnections: maxConnections, applicationName: applicationName)
             }
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -216,7 +211,7 @@ struct Role {
                 defer { group.cancelAll() }
                 try await Migrator(client: client, logger: logger).ensureCurrent()
                 let context = Context(
-                    client: client, store: PostgresEventStore(client: client, logger: logger), logger: logger, database: database,
+                    client: client, store: EventStore(client: client, logger: logger), logger: logger, configuration: configuration,
                     standby: standby)
                 var configuration = ServiceGroupConfiguration(
                     services: ([

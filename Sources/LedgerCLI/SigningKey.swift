@@ -1,22 +1,17 @@
 import ArgumentParser
 import Foundation
-import LedgerAPI
-import LedgerDomain
+import LedgerConfiguration
+import TransparencyLog
 
 /// The checkpoint signing key: `LEDGER_SIGNING_KEY_FILE` (Go `note` format,
 /// `PRIVATE+KEY+name+id+key`, as `ledger log keygen` writes), else (development) one
 /// generated into the data folder. Its name must be the log's origin.
 enum SigningKey {
-    /// `LEDGER_LOG_ORIGIN`, else the host of the public base URL followed by `/ledger`.
-    static func origin(publicBaseURL: String) -> String {
-        if let origin = LedgerSettings.value("LEDGER_LOG_ORIGIN") { return origin }
-        return (URL(string: publicBaseURL)?.host ?? "localhost") + "/ledger"
-    }
-
-    static func resolve(dataDir: URL, origin: String) throws -> (signer: NoteSigner, generated: Bool) {
+    static func resolve(_ configuration: LedgerConfiguration) throws -> (signer: NoteSigner, generated: Bool) {
+        let (dataDir, origin) = (configuration.dataDirectory, configuration.origin)
         let file: URL
         var generated = false
-        if let path = LedgerSettings.value("LEDGER_SIGNING_KEY_FILE") {
+        if let path = configuration.signingKeyFile {
             file = URL(fileURLWithPath: path)
         } else {
             file = dataDir.appendingPathComponent("log-signing-key")

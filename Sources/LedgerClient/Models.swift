@@ -60,34 +60,9 @@ public struct LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 extension LedgerError {
-    /// The ledger's error codes, typed (the raw text stays in `code`). A code this SDK does not
-    /// know yet (a newer server) is `unknown`.
-    public enum Code: String, Sendable, CaseIterable {
-        case proofRejected = "proof_rejected"
-        case tooManyRejections = "too_many_rejections"
-        case notFound = "not_found"
-        case notOwner = "not_owner"
-        case notOwnerOrAuditor = "not_owner_or_auditor"
-        case notAuditor = "not_auditor"
-        case noAccess = "no_access"
-        case unauthorized
-        case invalidToken = "invalid_token"
-        case viewBehind = "view_behind"
-        case databaseUnavailable = "database_unavailable"
-        case concurrentUpdate = "concurrent_update"
-        case idempotencyKeyReused = "idempotency_key_reused"
-        case invalidQuery = "invalid_query"
-        case invalidCursor = "invalid_cursor"
-        case invalidValue = "invalid_value"
-        case invalidBase64 = "invalid_base64"
-        case invalidLength = "invalid_length"
-        case malformedJSON = "malformed_json"
-        case missingField = "missing_field"
-        case wrongType = "wrong_type"
-        case payloadTooLarge = "payload_too_large"
-        case notCheckpointed = "not_checkpointed"
-        case unknown
-    }
+    /// The ledger's error codes, typed: the catalogue the server answers from (`ErrorCode`; the
+    /// raw text stays in `code`). A code this SDK does not know yet (a newer server) is `unknown`.
+    public typealias Code = ErrorCode
 
     /// `code`, typed.
     public var kind: Code { Code(rawValue: code) ?? .unknown }

@@ -1,24 +1,15 @@
 import Foundation
+import LedgerWire
+import TransparencyLog
 
-/// Standard base64 for binary values in JSON, decoded strictly.
-public enum Base64 {
-    public static func encode(_ bytes: [UInt8]) -> String { Data(bytes).base64EncodedString() }
-
-    /// Decodes standard base64 (with padding); nil for anything else.
-    public static func decode(_ text: String) -> [UInt8]? {
-        guard text.count % 4 == 0, let data = Data(base64Encoded: text) else { return nil }
-        // Reject non-canonical encodings (stray bits in the padding) so one value has one spelling.
-        guard data.base64EncodedString() == text else { return nil }
-        return Array(data)
-    }
-
+extension Base64 {
     /// Decodes a field that must hold exactly `count` bytes.
     public static func decode(_ text: String, field: String, count: Int) throws -> [UInt8] {
         guard let bytes = decode(text) else {
-            throw DomainError.invalid("\(field) is not valid standard base64", code: "invalid_base64")
+            throw DomainError.invalid("\(field) is not valid standard base64", code: .invalidBase64)
         }
         guard bytes.count == count else {
-            throw DomainError.invalid("\(field) must be \(count) bytes, got \(bytes.count)", code: "invalid_length")
+            throw DomainError.invalid("\(field) must be \(count) bytes, got \(bytes.count)", code: .invalidLength)
         }
         return bytes
     }
@@ -30,7 +21,7 @@ public struct RootHash: Hashable, Sendable, Codable, Comparable, CustomStringCon
 
     public init(bytes: [UInt8]) throws {
         guard bytes.count == 32 else {
-            throw DomainError.invalid("a root hash must be 32 bytes, got \(bytes.count)", code: "invalid_length")
+            throw DomainError.invalid("a root hash must be 32 bytes, got \(bytes.count)", code: .invalidLength)
         }
         self.bytes = bytes
     }

@@ -30,17 +30,17 @@ public struct StartCollaboration: Sendable, Hashable, Codable {
             try Limits.text(group.identifier, "shareOptions.groups.identifier", max: 256)
             try Limits.text(group.title, "shareOptions.groups.title", max: 512, allowEmpty: true)
             guard groupIds.insert(group.identifier).inserted else {
-                throw DomainError.invalid("share option group \(group.identifier) appears twice", code: "invalid_share_options")
+                throw DomainError.invalid("share option group \(group.identifier) appears twice", code: .invalidShareOptions)
             }
             guard !group.options.isEmpty, group.options.count <= 64 else {
-                throw DomainError.invalid("group \(group.identifier) must have 1 to 64 options", code: "invalid_share_options")
+                throw DomainError.invalid("group \(group.identifier) must have 1 to 64 options", code: .invalidShareOptions)
             }
             var optionIds = Set<String>()
             for option in group.options {
                 try Limits.text(option.identifier, "option identifier", max: 256)
                 try Limits.text(option.title, "option title", max: 512, allowEmpty: true)
                 guard optionIds.insert(option.identifier).inserted else {
-                    throw DomainError.invalid("option \(option.identifier) appears twice in group \(group.identifier)", code: "invalid_share_options")
+                    throw DomainError.invalid("option \(option.identifier) appears twice in group \(group.identifier)", code: .invalidShareOptions)
                 }
             }
             if group.kind == .picker {
@@ -48,7 +48,7 @@ public struct StartCollaboration: Sendable, Hashable, Codable {
                 guard selected == 1 else {
                     throw DomainError.invalid(
                         "picker group \(group.identifier) must have exactly one selected option, has \(selected)",
-                        code: "invalid_share_options")
+                        code: .invalidShareOptions)
                 }
             }
         }
@@ -66,7 +66,7 @@ public struct StartCollaboration: Sendable, Hashable, Codable {
 enum Limits {
     static func text(_ value: String, _ field: String, max: Int, allowEmpty: Bool = false) throws {
         if !allowEmpty && value.trimmingCharacters(in: .whitespaces).isEmpty {
-            throw DomainError.invalid("\(field) must not be empty", code: "missing_field")
+            throw DomainError.invalid("\(field) must not be empty", code: .missingField)
         }
         if value.count > max { throw DomainError.invalid("\(field) is longer than \(max) characters") }
         if value.unicodeScalars.contains(where: { $0.value == 0 }) {
@@ -90,14 +90,14 @@ public enum CollaborationDecisions {
         state: CollaborationState, actor: String, added: [RootHash], removed: [RootHash]
     ) throws -> ParticipantsDecision {
         guard actor == state.owner else {
-            throw DomainError(.forbidden, "not_owner", "only the collaboration's owner may change its participants")
+            throw DomainError(.notOwner, "only the collaboration's owner may change its participants")
         }
         guard added.count + removed.count <= 1000 else {
             throw DomainError.invalid("at most 1000 identities per update")
         }
         let both = Set(added).intersection(removed)
         if let hash = both.first {
-            throw DomainError.invalid("identity \(hash) is both added and removed", code: "conflicting_identities")
+            throw DomainError.invalid("identity \(hash) is both added and removed", code: .conflictingIdentities)
         }
         var events: [CollaborationEvent] = []
         var addedDone: [RootHash] = []
@@ -125,28 +125,28 @@ public enum CollaborationDecisions {
         state: CollaborationState, actor: String, kind: HighlightKind, trigger: String?, mentioned: RootHash?
     ) throws -> CollaborationEvent {
         guard state.hasAccess(actor) else {
-            throw DomainError(.forbidden, "no_access", "only accounts with access may post highlights")
+            throw DomainError(.noAccess, "only accounts with access may post highlights")
         }
         switch kind {
         case .membership:
             throw DomainError.invalid(
-                "membership notices follow from grants and removals; they cannot be posted", code: "invalid_highlight")
+                "membership notices follow from grants and removals; they cannot be posted", code: .invalidHighlight)
         case .mention:
-            guard trigger == nil else { throw DomainError.invalid("a mention has no trigger", code: "invalid_highlight") }
+            guard trigger == nil else { throw DomainError.invalid("a mention has no trigger", code: .invalidHighlight) }
             guard let mentioned else {
-                throw DomainError.invalid("a mention names mentionedRootHash", code: "invalid_highlight")
+                throw DomainError.invalid("a mention names mentionedRootHash", code: .invalidHighlight)
             }
             guard state.isCurrent(mentioned) else {
-                throw DomainError(.unprocessable, "unknown_identity", "the mentioned identity is not a current participant")
+                throw DomainError(.unknownIdentity, "the mentioned identity is not a current participant")
             }
         case .change, .persistence:
             guard let trigger, kind.triggers.contains(trigger) else {
                 throw DomainError.invalid(
                     "\(kind.rawValue) highlights take a trigger of \(kind.triggers.joined(separator: ", "))",
-                    code: "invalid_highlight")
+                    code: .invalidHighlight)
             }
             guard mentioned == nil else {
-                throw DomainError.invalid("only a mention names mentionedRootHash", code: "invalid_highlight")
+                throw DomainError.invalid("only a mention names mentionedRootHash", code: .invalidHighlight)
             }
         }
         return .highlightPosted(.init(kind: kind, trigger: trigger, mentionedRootHash: mentioned, account: actor))

@@ -1,5 +1,6 @@
 import Foundation
 import LedgerWire
+import TransparencyLog
 
 /// The events of a collaboration stream.
 public enum CollaborationEvent: Sendable, Hashable {
@@ -162,9 +163,4 @@ public enum CollaborationEvent: Sendable, Hashable {
     public func newEvent(metadata: EventMetadata, id: UUID = Identifiers.timeOrderedUUID()) -> NewEvent {
         NewEvent(eventId: id, type: type, data: json, metadata: metadata.json())
     }
-}
-
-public enum Streams {
-    public static let collaborationPrefix = "collaboration-"
-    public static func collaboration(_ id: String) -> String { collaborationPrefix + id }
 }

@@ -1,29 +1,24 @@
-/// A refusal of a command or input: a stable code, a readable message and its kind, which the
-/// HTTP edge maps to a status.
+import LedgerWire
+
+/// A refusal of a command or input: what went wrong, as a code of the catalogue (`ErrorCode`,
+/// whose entry gives the HTTP status) and a readable message.
 public struct DomainError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Kind: Sendable, Equatable {
-        case invalid  // malformed or out-of-range input
-        case unauthorized
-        case forbidden
-        case notFound
-        case conflict
-        case unprocessable  // well-formed but not acceptable in the current state
-        case tooManyRequests
-    }
-
-    public var kind: Kind
-    public var code: String
+    public var code: ErrorCode
     public var message: String
+    /// For a refusal that passes (a throttle, a view behind): seconds after which to retry.
+    public var retryAfter: Int?
 
-    public init(_ kind: Kind, _ code: String, _ message: String) {
-        self.kind = kind
+    public init(_ code: ErrorCode, _ message: String, retryAfter: Int? = nil) {
         self.code = code
         self.message = message
+        self.retryAfter = retryAfter
     }
 
-    public static func invalid(_ message: String, code: String = "invalid_request") -> DomainError {
-        DomainError(.invalid, code, message)
+    public static func invalid(_ message: String, code: ErrorCode = .invalidRequest) -> DomainError {
+        DomainError(code, message)
     }
 
-    public var description: String { "\(code): \(message)" }
+    public static let collaborationNotFound = DomainError(.notFound, "collaboration not found")
+
+    public var description: String { "\(code.rawValue): \(message)" }
 }

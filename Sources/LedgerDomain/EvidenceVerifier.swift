@@ -1,5 +1,6 @@
 import Foundation
 import LedgerWire
+import TransparencyLog
 
 /// Checks an evidence document offline, trusting nothing but the verifier key: the
 /// checkpoint's signature, the leaf against the event, the inclusion proof against the

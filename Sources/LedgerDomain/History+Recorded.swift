@@ -5,12 +5,12 @@ extension History.Entry {
     /// deliveries): the actor from its metadata, its data as JSON. Throws for an event of another
     /// stream or whose data is not JSON.
     public init(_ recorded: RecordedEvent) throws {
-        guard recorded.streamId.hasPrefix(Streams.collaborationPrefix) else {
-            throw DomainError.invalid("event \(recorded.position) is not a collaboration's", code: "not_a_collaboration_event")
+        guard let collaborationId = Streams.collaborationId(of: recorded.streamId) else {
+            throw DomainError.invalid("event \(recorded.position) is not a collaboration's")
         }
         let metadata = try? CanonicalJSON.decode(EventMetadata.self, from: recorded.metadata)
         self.init(
-            position: recorded.position, collaborationId: String(recorded.streamId.dropFirst(Streams.collaborationPrefix.count)),
+            position: recorded.position, collaborationId: collaborationId,
             version: recorded.version, type: recorded.type, time: recorded.recordedAt, actor: metadata?.actor,
             data: try CanonicalJSON.decode(JSONValue.self, from: recorded.data))
     }

@@ -1,11 +1,12 @@
 import Crypto
 import Foundation
+import LedgerWire
 
 public enum Identifiers {
     /// A collaboration id is the lowercase UUID the ledger handed out; anything else is unknown.
     public static func collaborationId(_ id: String) throws -> String {
         guard let uuid = UUID(uuidString: id), uuid.uuidString.lowercased() == id.lowercased() else {
-            throw DomainError(.notFound, "not_found", "collaboration not found")
+            throw DomainError.collaborationNotFound
         }
         return id.lowercased()
     }

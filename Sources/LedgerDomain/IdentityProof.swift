@@ -33,7 +33,7 @@ public struct IdentityProof: Sendable, Hashable {
         if let bad = inclusionHashes.firstIndex(where: { $0.count != 32 }) {
             throw ProofRejection.invalidPath("inclusion hash \(bad) must be 32 bytes, got \(inclusionHashes[bad].count)")
         }
-        guard inclusionHashes.count == 64 || publicKeyIndex < (UInt64(1) << UInt64(inclusionHashes.count)) else {
+        guard publicKeyIndex < (UInt64(1) << UInt64(inclusionHashes.count)) else {
             throw ProofRejection.invalidPath("publicKeyIndex \(publicKeyIndex) is not below 2^\(inclusionHashes.count)")
         }
         return key

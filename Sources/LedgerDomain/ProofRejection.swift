@@ -2,7 +2,6 @@
 public enum ProofRejection: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidKey(String)
     case invalidPath(String)
-    case invalidSignatureEncoding(String)
     case badSignature
     case unknownIdentity
     case identityRemoved
@@ -17,7 +16,6 @@ public enum ProofRejection: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .invalidKey: "invalid_public_key"
         case .invalidPath: "invalid_inclusion_path"
-        case .invalidSignatureEncoding: "invalid_signature_encoding"
         case .badSignature: "bad_signature"
         case .unknownIdentity: "unknown_identity"
         case .identityRemoved: "identity_removed"
@@ -32,7 +30,7 @@ public enum ProofRejection: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .invalidKey(let m), .invalidPath(let m), .invalidSignatureEncoding(let m): "\(reason): \(m)"
+        case .invalidKey(let m), .invalidPath(let m): "\(reason): \(m)"
         case .badSignature: "\(reason): the signature does not verify over the challenge with the proof's key"
         case .unknownIdentity: "\(reason): the root hash is not an identity of this collaboration"
         case .identityRemoved: "\(reason): the identity was removed from this collaboration"

@@ -5,18 +5,19 @@ import Logging
 import PostgresNIO
 
 /// The projections the ledger keeps. Each is a SQL function in `Migrations/sql` that applies
-/// a position range of the log to its tables; the Swift side owns leases, checkpoints,
-/// wake-ups, errors and rebuilds.
+/// a position range of the log to its tables, set-based; the Swift side owns leases,
+/// checkpoints, wake-ups, errors and rebuilds. The functions name their tables without a
+/// schema: a rebuild's connections find the fresh copies in `ledger_rebuild` first.
 public enum Projection: String, CaseIterable, Sendable {
     case collaborations, membership, highlights
 
-    /// `SELECT ledger_project_<name>($from, $to, $suffix)`.
-    func apply(from: Int64, to: Int64, suffix: String, on connection: PostgresConnection, logger: Logger) async throws {
+    /// `SELECT ledger_project_<name>($from, $to)`.
+    func apply(from: Int64, to: Int64, on connection: PostgresConnection, logger: Logger) async throws {
         let query: PostgresQuery =
             switch self {
-            case .collaborations: "SELECT ledger_project_collaborations(\(from), \(to), \(suffix))"
-            case .membership: "SELECT ledger_project_membership(\(from), \(to), \(suffix))"
-            case .highlights: "SELECT ledger_project_highlights(\(from), \(to), \(suffix))"
+            case .collaborations: "SELECT ledger_project_collaborations(\(from), \(to))"
+            case .membership: "SELECT ledger_project_membership(\(from), \(to))"
+            case .highlights: "SELECT ledger_project_highlights(\(from), \(to))"
             }
         try await Self.call(query, on: connection, logger: logger)
     }
@@ -30,19 +31,22 @@ public enum Projection: String, CaseIterable, Sendable {
     /// A rebuild's pass over a range into fresh tables without indexes: everything `apply`
     /// does, except membership's fold onto the members, which `finishBulk` does once.
     /// Ranges may be applied in any order and concurrently.
-    func applyBulk(from: Int64, to: Int64, suffix: String, on connection: PostgresConnection, logger: Logger) async throws {
+    func applyBulk(from: Int64, to: Int64, on connection: PostgresConnection, logger: Logger) async throws {
         guard case .membership = self else {
-            return try await apply(from: from, to: to, suffix: suffix, on: connection, logger: logger)
+            return try await apply(from: from, to: to, on: connection, logger: logger)
         }
-        try await Self.call("SELECT ledger_project_access_history(\(from), \(to), \(suffix))", on: connection, logger: logger)
+        try await Self.call("SELECT ledger_project_access_history(\(from), \(to))", on: connection, logger: logger)
     }
+
+    /// The table `finishBulk` fills: its indexes are built after it, the others' before.
+    var foldedTable: String? { self == .membership ? "proj_members" : nil }
 
     /// Completes the bulk passes over (0, to]: part `part` of `parts` (run all parts, on as
     /// many connections) of what `applyBulk` left out.
-    func finishBulk(to: Int64, suffix: String, part: Int, parts: Int, on connection: PostgresConnection, logger: Logger) async throws {
+    func finishBulk(to: Int64, part: Int, parts: Int, on connection: PostgresConnection, logger: Logger) async throws {
         guard case .membership = self else { return }
         try await Self.call(
-            "SELECT ledger_fold_members(0, \(to), \(suffix), true, \(Int32(part)), \(Int32(parts)))", on: connection, logger: logger)
+            "SELECT ledger_fold_all_members(\(to), \(Int32(part)), \(Int32(parts)))", on: connection, logger: logger)
     }
 }
 

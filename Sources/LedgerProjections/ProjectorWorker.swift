@@ -74,22 +74,14 @@ public struct ProjectorWorker: Service {
                     await reportLag()
                 }
                 var busy = false
-                for projection in projections {
-                    do {
-                        // Bounded: a batch stuck on a dead connection is abandoned (it never
-                        // commits, so its checkpoint does not move) and the next step retries.
-                        busy =
-                            try await withDeadline(.seconds(60), "projecting \(projection.rawValue)") {
-                                try await step(projection)
-                            } || busy
-                    } catch {
-                        if Task.isCancelled { break }
-                        logger.warning(
-                            "projector: step failed; retrying",
-                            metadata: [
-                                "projection": "\(projection.rawValue)", "error": "\(String(reflecting: error))",
-                            ])
-                    }
+                do {
+                    // Bounded: a batch stuck on a dead connection is abandoned (it never
+                    // commits, so no checkpoint moves) and the next step retries.
+                    let projections = projections
+                    busy = try await withDeadline(.seconds(60), "projecting") { try await step(projections) }
+                } catch {
+                    if Task.isCancelled { break }
+                    logger.warning("projector: step failed; retrying", metadata: ["error": "\(String(reflecting: error))"])
                 }
                 if !busy { await wake.wait(timeout: pollInterval) }
             }
@@ -118,101 +110,76 @@ public struct ProjectorWorker: Service {
     /// Leases `projection` if free and applies one batch; true if it applied events.
     @discardableResult
     public func step(_ projection: Projection) async throws -> Bool {
-        guard try await lease(projection) else { return false }
-        return try await applyBatch(projection)
+        try await step([projection])
     }
 
-    /// Takes or renews the lease; false if another worker holds it or the projection stopped.
-    func lease(_ projection: Projection) async throws -> Bool {
-        try await client.queryUnlessClosed(
-            """
-            UPDATE ledger_projections
-            SET owner = \(id), lease_until = now() + \(Self.interval(leaseDuration))::interval
-            WHERE name = \(projection.rawValue) AND status = 'running'
-              AND (owner IS NULL OR owner = \(id) OR lease_until < now())
-            RETURNING name
-            """, logger: logger
-        ) { rows in
-            for try await _ in rows.decode(String.self) { return true }
-            return false
-        }
-    }
-
-    enum BatchOutcome {
-        case applied(from: Int64, to: Int64)
-        case nothing
-        case lost
-    }
-
-    func applyBatch(_ projection: Projection) async throws -> Bool {
+    /// Leases what it can of `projections` and applies one batch of each, in one transaction;
+    /// true if it applied events. A range the database refuses is retried projection by
+    /// projection, to find the event that cannot be applied (see "Poison").
+    @discardableResult
+    public func step(_ projections: [Projection]) async throws -> Bool {
         do {
-            switch try await applyRange(projection, limit: batchSize) {
-            case .applied: return true
-            case .nothing, .lost: return false
-            }
+            return try await applyRange(projections, limit: batchSize)
         } catch let error as PSQLError where error.isDataError {
-            // The database refused the range itself (not a lost connection, a shutdown or a
-            // deadlock, which pass): find the event, apply what comes before it, stop.
-            try await isolatePoison(projection, error: error)
+            for projection in projections {
+                do {
+                    _ = try await applyRange([projection], limit: batchSize)
+                } catch let failure as PSQLError where failure.isDataError {
+                    try await isolatePoison(projection, error: failure)
+                }
+            }
             return false
         }
     }
 
-    /// One batch transaction: (checkpoint, min(checkpoint + limit, head)].
-    func applyRange(_ projection: Projection, limit: Int64) async throws -> BatchOutcome {
+    /// One batch transaction: the leases taken or renewed (the rows locked, so a worker whose
+    /// lease another took meanwhile applies nothing), then each leased projection's range
+    /// (checkpoint, min(checkpoint + limit, head)] applied and its checkpoint moved. True if it
+    /// applied events.
+    func applyRange(_ projections: [Projection], limit: Int64) async throws -> Bool {
         let started = ContinuousClock.now
-        let outcome: BatchOutcome
-        outcome = try await client.transaction(logger: logger) { connection in
+        let applied = try await client.transaction(logger: logger) { connection -> [(Projection, Int64, Int64)] in
             let rows = try await connection.queryUnlessClosed(
                 """
-                SELECT p.position, p.owner = \(id) AND p.lease_until > now() AND p.status = 'running', h.position
-                FROM ledger_projections p CROSS JOIN ledger_head h WHERE p.name = \(projection.rawValue) FOR UPDATE OF p
+                UPDATE ledger_projections SET owner = \(id), lease_until = now() + \(Self.interval(leaseDuration))::interval
+                WHERE name = ANY(\(projections.map(\.rawValue))) AND status = 'running'
+                  AND (owner IS NULL OR owner = \(id) OR lease_until < now())
+                RETURNING name, position, (SELECT h.position FROM ledger_head h)
                 """, logger: logger)
-            var row: (Int64, Bool, Int64)?
-            for try await r in rows.decode((Int64, Bool, Int64).self) { row = r }
-            guard let (position, owned, head) = row, owned else { return .lost }
-            let to = min(head, position + limit)
-            guard to > position else {
-                try await renew(projection, connection)
-                return .nothing
+            var ranges: [(Projection, Int64, Int64)] = []
+            for try await (name, position, head) in rows.decode((String, Int64, Int64).self) {
+                guard let projection = Projection(rawValue: name), head > position else { continue }
+                ranges.append((projection, position, min(head, position + limit)))
             }
-            try await projection.apply(from: position, to: to, suffix: "", on: connection, logger: logger)
-            try await hooks.afterApply?(projection, position, to)
-            try await connection.queryUnlessClosed(
-                """
-                UPDATE ledger_projections
-                SET position = \(to), lease_until = now() + \(Self.interval(leaseDuration))::interval, updated_at = now()
-                WHERE name = \(projection.rawValue)
-                """, logger: logger)
-            return .applied(from: position, to: to)
+            ranges.sort { $0.0.rawValue < $1.0.rawValue }
+            for (projection, from, to) in ranges {
+                try await projection.apply(from: from, to: to, on: connection, logger: logger)
+                try await hooks.afterApply?(projection, from, to)
+            }
+            if !ranges.isEmpty {
+                try await connection.queryUnlessClosed(
+                    """
+                    UPDATE ledger_projections p SET position = r.position, updated_at = now()
+                    FROM unnest(\(ranges.map(\.0.rawValue)), \(ranges.map(\.2))) AS r(name, position) WHERE p.name = r.name
+                    """, logger: logger)
+            }
+            return ranges
         }
-        if case .applied(let from, let to) = outcome {
+        for (projection, from, to) in applied {
             hooks.committed?(id, projection, from, to)
-            let count = to - from
             Timer(label: "ledger_projection_batch_duration", dimensions: [("projection", projection.rawValue)])
                 .record(duration: ContinuousClock.now - started)
             Counter(label: "ledger_projection_events_total", dimensions: [("projection", projection.rawValue)])
-                .increment(by: Int(count))
+                .increment(by: Int(to - from))
         }
-        return outcome
-    }
-
-    private func renew(_ projection: Projection, _ connection: PostgresConnection) async throws {
-        try await connection.queryUnlessClosed(
-            """
-            UPDATE ledger_projections SET lease_until = now() + \(Self.interval(leaseDuration))::interval
-            WHERE name = \(projection.rawValue)
-            """, logger: logger)
+        return !applied.isEmpty
     }
 
     /// Applies single events until one fails, then records the stop.
     private func isolatePoison(_ projection: Projection, error: PSQLError) async throws {
         while true {
             do {
-                switch try await applyRange(projection, limit: 1) {
-                case .applied: continue
-                case .nothing, .lost: return
-                }
+                guard try await applyRange([projection], limit: 1) else { return }
             } catch let failure as PSQLError where failure.isDataError {
                 let message = failure.serverInfo?[.message] ?? "\(failure)"
                 let stopped = try await client.queryUnlessClosed(

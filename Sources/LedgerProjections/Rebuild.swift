@@ -5,21 +5,27 @@ import Logging
 import PostgresNIO
 import Synchronization
 
-/// Replays the whole log into fresh copies of a projection's tables (suffix `_next`) while
-/// the current ones keep serving, then swaps them in one transaction and drops the old ones.
+/// Replays the whole log into fresh copies of a projection's tables (in the schema
+/// `ledger_rebuild`) while the current ones keep serving, then swaps them in one transaction and
+/// drops the old ones.
 ///
 /// The copies are filled in bulk first: without their indexes, the log cut into chunks applied
 /// on several connections at once (membership: only the access history, then the members
-/// folded once from it, in parts); then the indexes are built. What the log gained meanwhile
-/// is applied the ordinary way, chunk by chunk. The swap transaction locks the projection's
-/// row (the live worker's next batch waits), brings the copy up to the live checkpoint,
-/// renames the tables and clears a stop, so the worker carries on from the same checkpoint,
-/// now on the rebuilt tables.
+/// folded once from it, in parts, once the history's indexes are built); then the remaining
+/// indexes are built, with the live tables' names. What the log gained meanwhile is applied the
+/// ordinary way, chunk by chunk. The same projection functions write the copies: a rebuild's
+/// connections put `ledger_rebuild` first on their search path. The swap transaction locks the
+/// projection's row (the live worker's next batch waits), brings the copy up to the live
+/// checkpoint, moves it into `public` in place of the live table, and clears a stop, so the
+/// worker carries on from the same checkpoint, now on the rebuilt tables.
 public struct ProjectionRebuild: Sendable {
     let client: PostgresClient
     let logger: Logger
     let chunk: Int64
     let connections: Int
+
+    /// The schema the fresh copies are filled in.
+    static let schema = "ledger_rebuild"
 
     /// `connections`: how many connections the bulk pass, the fold and the index builds use at once.
     public init(client: PostgresClient, logger: Logger, chunk: Int64 = 50_000, connections: Int = 2) {
@@ -41,10 +47,11 @@ public struct ProjectionRebuild: Sendable {
         public var position: Int64
     }
 
-    /// An index of a fresh copy, set aside while the copy is filled.
+    /// An index of a live table, to build on its fresh copy under the same name.
     struct Index: Sendable {
         var table: String
         var name: String
+        /// `CREATE [UNIQUE] INDEX name ON ledger_rebuild.table USING …`.
         var definition: String
         /// `PRIMARY KEY` or `UNIQUE` when a constraint owns the index.
         var constraint: String?
@@ -55,10 +62,11 @@ public struct ProjectionRebuild: Sendable {
         let indexes = try await client.withConnection { connection in
             var indexes: [Index] = []
             for table in tables {
-                try await connection.queryUnlessClosed(PostgresQuery(unsafeSQL: "DROP TABLE IF EXISTS \(table)_next"), logger: logger)
+                try await connection.queryUnlessClosed(PostgresQuery(unsafeSQL: "DROP TABLE IF EXISTS \(Self.schema).\(table)"), logger: logger)
                 try await connection.queryUnlessClosed(
-                    PostgresQuery(unsafeSQL: "CREATE TABLE \(table)_next (LIKE \(table) INCLUDING ALL)"), logger: logger)
-                indexes += try await setAside(indexesOf: "\(table)_next", on: connection)
+                    PostgresQuery(unsafeSQL: "CREATE TABLE \(Self.schema).\(table) (LIKE public.\(table) INCLUDING ALL EXCLUDING INDEXES)"),
+                    logger: logger)
+                indexes += try await liveIndexes(of: table, on: connection)
             }
             return indexes
         }
@@ -74,18 +82,20 @@ public struct ProjectionRebuild: Sendable {
             try await bulk(projection, from: done, to: head, report: report)
             done = head
         }
-        // Membership's fold onto the members, then the indexes.
+        // Membership's fold onto the members reads the history through its indexes; the members'
+        // own indexes are built after it.
+        try await restore(indexes.filter { $0.table != projection.foldedTable })
         let (bulkDone, parts) = (done, connections)
         try await inParallel(Array(0..<parts)) { part, connection in
-            try await projection.finishBulk(to: bulkDone, suffix: "_next", part: part, parts: parts, on: connection, logger: logger)
+            try await projection.finishBulk(to: bulkDone, part: part, parts: parts, on: connection, logger: logger)
         }
-        try await restore(indexes)
+        try await restore(indexes.filter { $0.table == projection.foldedTable })
         // Statistics before the copies serve: freshly filled tables have none until autovacuum
         // gets to them, and plans made without them can be badly wrong (seen: a time-travel
         // query walking the whole history's primary key), while autovacuum's own ANALYZE of
         // a large table competes with the reads it serves.
         try await inParallel(tables) { table, connection in
-            try await connection.queryUnlessClosed(PostgresQuery(unsafeSQL: "ANALYZE \(table)_next"), logger: logger)
+            try await connection.queryUnlessClosed(PostgresQuery(unsafeSQL: "ANALYZE \(Self.schema).\(table)"), logger: logger)
         }
         // The ordinary way for what came meanwhile, then the swap.
         while true {
@@ -93,8 +103,9 @@ public struct ProjectionRebuild: Sendable {
             if head - done <= chunk / 10 { break }
             while done < head {
                 let to = min(head, done + chunk)
-                try await client.withConnection { connection in
-                    try await projection.apply(from: done, to: to, suffix: "_next", on: connection, logger: logger)
+                try await client.transaction(logger: logger) { connection in
+                    try await Self.useCopies(connection, logger)
+                    try await projection.apply(from: done, to: to, on: connection, logger: logger)
                 }
                 done = to
                 report(done, head)
@@ -104,12 +115,17 @@ public struct ProjectionRebuild: Sendable {
         return Report(events: position, elapsed: ContinuousClock.now - started, position: position)
     }
 
+    /// Points the transaction's unqualified table names at the fresh copies.
+    static func useCopies(_ connection: PostgresConnection, _ logger: Logger) async throws {
+        try await connection.queryUnlessClosed(PostgresQuery(unsafeSQL: "SET LOCAL search_path = \(schema), public"), logger: logger)
+    }
+
     /// Applies (from, to] in chunks on `connections` connections at once.
     private func bulk(_ projection: Projection, from: Int64, to: Int64, report: @escaping @Sendable (Int64, Int64) -> Void) async throws {
         let ranges = stride(from: from, to: to, by: Int(chunk)).map { ($0, min(to, $0 + chunk)) }
         let applied = Counter(from)
         try await inParallel(ranges) { range, connection in
-            try await projection.applyBulk(from: range.0, to: range.1, suffix: "_next", on: connection, logger: logger)
+            try await projection.applyBulk(from: range.0, to: range.1, on: connection, logger: logger)
             report(applied.add(range.1 - range.0), to)
         }
     }
@@ -133,6 +149,7 @@ public struct ProjectionRebuild: Sendable {
                                 try await connection.queryUnlessClosed("SET LOCAL work_mem = '128MB'", logger: logger)
                                 try await connection.queryUnlessClosed("SET LOCAL maintenance_work_mem = '256MB'", logger: logger)
                                 try await connection.queryUnlessClosed("SET LOCAL max_parallel_maintenance_workers = 0", logger: logger)
+                                try await Self.useCopies(connection, logger)
                                 try await work(item, connection)
                                 try await connection.queryUnlessClosed("COMMIT", logger: logger)
                             } catch {
@@ -147,30 +164,30 @@ public struct ProjectionRebuild: Sendable {
         }
     }
 
-    /// Drops the indexes (and the constraints owning them) of a fresh, empty table, returning
-    /// how to build them again.
-    private func setAside(indexesOf table: String, on connection: PostgresConnection) async throws -> [Index] {
+    /// The live table's indexes, as definitions for its fresh copy (same names: they live in
+    /// another schema until the swap).
+    private func liveIndexes(of table: String, on connection: PostgresConnection) async throws -> [Index] {
         let rows = try await connection.queryUnlessClosed(
             """
             SELECT ci.relname::text, pg_get_indexdef(i.indexrelid),
                    CASE c.contype WHEN 'p' THEN 'PRIMARY KEY' WHEN 'u' THEN 'UNIQUE' END
             FROM pg_index i JOIN pg_class ci ON ci.oid = i.indexrelid
             LEFT JOIN pg_constraint c ON c.conindid = i.indexrelid AND c.conrelid = i.indrelid
-            WHERE i.indrelid = \(table)::regclass
+            WHERE i.indrelid = ('public.' || \(table))::regclass
             """, logger: logger)
         var indexes: [Index] = []
         for try await (name, definition, constraint) in rows.decode((String, String, String?).self) {
-            indexes.append(Index(table: table, name: name, definition: definition, constraint: constraint))
-        }
-        for index in indexes {
-            try Self.checkName(index.name)
-            let drop = index.constraint == nil ? "DROP INDEX \(index.name)" : "ALTER TABLE \(table) DROP CONSTRAINT \(index.name)"
-            try await connection.queryUnlessClosed(PostgresQuery(unsafeSQL: drop), logger: logger)
+            try Self.checkName(name)
+            // `CREATE [UNIQUE] INDEX name ON [public.]table USING …`: the same on the copy.
+            guard let on = definition.range(of: " ON "), let using = definition.range(of: " USING ", range: on.upperBound ..< definition.endIndex)
+            else { throw StoreError.invalidRequest("unexpected index definition \(definition)") }
+            let copy = definition[..<on.upperBound] + "\(Self.schema).\(table)" + definition[using.lowerBound...]
+            indexes.append(Index(table: table, name: name, definition: String(copy), constraint: constraint))
         }
         return indexes
     }
 
-    /// Builds the indexes set aside (several at once), then gives constraints back their index.
+    /// Builds the indexes (several at once), then gives constraints their index.
     private func restore(_ indexes: [Index]) async throws {
         try await inParallel(indexes) { index, connection in
             try await connection.queryUnlessClosed(PostgresQuery(unsafeSQL: index.definition), logger: logger)
@@ -180,7 +197,8 @@ public struct ProjectionRebuild: Sendable {
                 guard let constraint = index.constraint else { continue }
                 try await connection.queryUnlessClosed(
                     PostgresQuery(
-                        unsafeSQL: "ALTER TABLE \(index.table) ADD CONSTRAINT \(index.name) \(constraint) USING INDEX \(index.name)"),
+                        unsafeSQL:
+                            "ALTER TABLE \(Self.schema).\(index.table) ADD CONSTRAINT \(index.name) \(constraint) USING INDEX \(index.name)"),
                     logger: logger)
             }
         }
@@ -196,12 +214,14 @@ public struct ProjectionRebuild: Sendable {
             for try await p in rows.decode(Int64.self) { live = p }
             let target = max(live, done)
             if target > done {
-                try await projection.apply(from: done, to: target, suffix: "_next", on: connection, logger: logger)
+                try await Self.useCopies(connection, logger)
+                try await projection.apply(from: done, to: target, on: connection, logger: logger)
+                try await connection.queryUnlessClosed("SET LOCAL search_path = public", logger: logger)
             }
             for table in tables {
-                try await connection.queryUnlessClosed(PostgresQuery(unsafeSQL: "ALTER TABLE \(table) RENAME TO \(table)_old"), logger: logger)
-                try await connection.queryUnlessClosed(PostgresQuery(unsafeSQL: "ALTER TABLE \(table)_next RENAME TO \(table)"), logger: logger)
-                try await connection.queryUnlessClosed(PostgresQuery(unsafeSQL: "DROP TABLE \(table)_old"), logger: logger)
+                try await connection.queryUnlessClosed(PostgresQuery(unsafeSQL: "DROP TABLE public.\(table)"), logger: logger)
+                try await connection.queryUnlessClosed(
+                    PostgresQuery(unsafeSQL: "ALTER TABLE \(Self.schema).\(table) SET SCHEMA public"), logger: logger)
             }
             try await connection.queryUnlessClosed(
                 """

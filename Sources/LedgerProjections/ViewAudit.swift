@@ -28,10 +28,10 @@ public struct ViewAudit: Sendable {
     }
 
     let client: PostgresClient
-    let store: PostgresEventStore
+    let store: EventStore
     let logger: Logger
 
-    public init(client: PostgresClient, store: PostgresEventStore, logger: Logger) {
+    public init(client: PostgresClient, store: EventStore, logger: Logger) {
         self.client = client
         self.store = store
         self.logger = logger
@@ -130,15 +130,14 @@ public struct ViewAudit: Sendable {
     }
 
     /// Every collaboration's state, folded from the log by the domain's own fold, up to `position`.
-    public static func fold(_ store: PostgresEventStore, upTo position: Int64 = .max) async throws -> [String: CollaborationState] {
+    public static func fold(_ store: EventStore, upTo position: Int64 = .max) async throws -> [String: CollaborationState] {
         var states: [String: CollaborationState] = [:]
         var after: Int64 = 0
         while after < position {
             let batch = try await store.readAll(after: after, limit: 5000)
             guard !batch.isEmpty else { break }
             for record in batch where record.position <= position {
-                guard record.streamId.hasPrefix(Streams.collaborationPrefix) else { continue }
-                let id = String(record.streamId.dropFirst(Streams.collaborationPrefix.count))
+                guard let id = Streams.collaborationId(of: record.streamId) else { continue }
                 let event = try CollaborationEvent(record)
                 if case .started(let started) = event { states[id] = CollaborationState(started: started) } else { states[id]?.apply(event) }
             }

@@ -8,7 +8,7 @@ import PostgresNIO
 /// After the load and the faults: what the ledger holds against what it acknowledged.
 struct Checks {
     let client: PostgresClient
-    let store: PostgresEventStore
+    let store: EventStore
     let logger: Logger
 
     struct Result {

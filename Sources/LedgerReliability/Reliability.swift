@@ -126,7 +126,7 @@ struct Reliability: AsyncParsableCommand {
         say("load done: \(acks.count) writes acknowledged, \(counts.unacknowledged) life cycles cut short by the faults")
 
         return try await settings.withClient(logger: logger, maxConnections: 4) { client in
-            let checks = Checks(client: client, store: PostgresEventStore(client: client, logger: logger), logger: logger)
+            let checks = Checks(client: client, store: EventStore(client: client, logger: logger), logger: logger)
             let drained = await checks.drain(deadline: .now + .seconds(120))
             if !drained { say("WARNING: proofs or projections still behind after 120 s") }
             let result = try await checks.run(

@@ -1,13 +1,14 @@
 import Foundation
 import LedgerDomain
+import LedgerWire
 
 /// Collaboration streams as command handlers use them: the current inline state, and the
 /// decide → append-at-that-version → retry-on-conflict loop every command runs.
 public struct Collaborations: Sendable {
-    public let store: any EventStore
+    public let store: EventStore
     static let attempts = 8
 
-    public init(store: any EventStore) {
+    public init(store: EventStore) {
         self.store = store
     }
 
@@ -28,7 +29,7 @@ public struct Collaborations: Sendable {
     /// The collaboration as of the log's latest append to it; 404 if there is none.
     public func current(_ collaborationId: String) async throws -> Current {
         guard let current = try Current(try await store.streamState(Streams.collaboration(collaborationId))) else {
-            throw DomainError(.notFound, "not_found", "collaboration not found")
+            throw DomainError.collaborationNotFound
         }
         return current
     }
@@ -48,10 +49,6 @@ public struct Collaborations: Sendable {
             }
         }
         public var entries: [Entry]
-
-        public init(entries: [Entry]) {
-            self.entries = entries
-        }
 
         public init(events: [CollaborationEvent], metadata: EventMetadata, eventId: UUID? = nil) {
             precondition(eventId == nil || events.count == 1, "a fixed event id names a single event")

@@ -98,12 +98,12 @@ public func withClient<T: Sendable>(
 
 /// A fresh migrated database and a store on it.
 public func withTestStore<T: Sendable>(
-    hooks: PostgresEventStore.Hooks = .init(),
-    _ body: @Sendable (PostgresEventStore, PostgresClient, DatabaseSettings) async throws -> T
+    hooks: EventStore.Hooks = .init(),
+    _ body: @Sendable (EventStore, PostgresClient, DatabaseSettings) async throws -> T
 ) async throws -> T {
     let settings = try await TestCluster.shared.makeDatabase()
     return try await withClient(settings) { client in
-        let store = PostgresEventStore(client: client, logger: Logger(label: "test-store"), hooks: hooks)
+        let store = EventStore(client: client, logger: Logger(label: "test-store"), hooks: hooks)
         return try await body(store, client, settings)
     }
 }

@@ -2,12 +2,14 @@ import Foundation
 import LedgerDomain
 import LedgerPostgres
 import LedgerStore
+import LedgerWire
 import Logging
 import NIOCore
 import PostgresNIO
+import TransparencyLog
 
-/// The durable side of proofs the API talks to: challenges, stored requests, their status,
-/// and waiting for a verdict.
+/// The durable side of proofs: challenges, requests stored for the verifier workers (`ledger
+/// api`), their status, and waiting for a verdict.
 public struct ProofRequests: Sendable {
     let client: PostgresClient
     let logger: Logger
@@ -44,37 +46,73 @@ public struct ProofRequests: Sendable {
         return Challenge(challengeId: challengeId, challenge: bytes, expiresAt: expires)
     }
 
-    /// Stores requests for the verifier workers and tells them (the NOTIFY is delivered at
-    /// commit). Answered after the commit: a caller may then promise the requests' ids.
-    public func store(_ submissions: [ProofSubmission]) async throws {
-        let proofs = submissions.map(\.proof)
-        try await client.transaction(logger: logger) { connection in
-            _ = try await connection.queryUnlessClosed(
+    /// Stores a request for the verifier workers and tells them (the NOTIFY is delivered at
+    /// commit); answered after the commit, so the caller may promise its id. Refused with 429,
+    /// nothing stored, while the account's rejections in the window have reached `limit` (the
+    /// commit checks again, atomically: this spares the table a flood).
+    public func store(_ submission: ProofSubmission, limit: Int, window: Duration) async throws {
+        let proof = submission.proof
+        let retryAfter = try await client.transaction(logger: logger) { connection -> Int? in
+            let rows = try await connection.queryUnlessClosed(
                 """
-                WITH stored AS (
+                WITH recent AS (
+                    SELECT count(*) AS n, min(recorded_at) AS oldest FROM ledger_events
+                    WHERE event_type = 'ProofRejected' AND data->>'account' = \(submission.account)
+                      AND recorded_at > now() - \(window.seconds) * interval '1 second'
+                ), stored AS (
                     INSERT INTO ledger_proof_requests
                         (request_id, collaboration_id, account, challenge_id, signature, public_key, public_key_index, inclusion_hashes)
-                    SELECT request_id, collaboration_id, account, challenge_id, signature, public_key, public_key_index,
-                           ARRAY(SELECT decode(h, 'base64') FROM json_array_elements_text(hashes::json) WITH ORDINALITY AS e(h, n) ORDER BY n)
-                    FROM unnest(\(submissions.map(\.requestId))::uuid[], \(submissions.map(\.collaborationId))::text[],
-                                \(submissions.map(\.account))::text[], \(submissions.map(\.challengeId))::uuid[],
-                                \(submissions.map { ByteBuffer(bytes: $0.signature) })::bytea[],
-                                \(proofs.map { ByteBuffer(bytes: $0.publicKey) })::bytea[], \(proofs.map { Int64($0.publicKeyIndex) })::int8[],
-                                \(proofs.map(Self.hashesJSON))::text[])
-                        AS i(request_id, collaboration_id, account, challenge_id, signature, public_key, public_key_index, hashes)
+                    SELECT \(submission.requestId), \(submission.collaborationId), \(submission.account), \(submission.challengeId),
+                           \(ByteBuffer(bytes: submission.signature)), \(ByteBuffer(bytes: proof.publicKey)), \(Int64(proof.publicKeyIndex)),
+                           \(proof.inclusionHashes.map { ByteBuffer(bytes: $0) })::bytea[]
+                    FROM recent WHERE recent.n < \(Int64(limit))
                     RETURNING request_id)
-                SELECT pg_notify(\(VerifierChannels.requests), request_id::text) FROM stored
+                SELECT (SELECT count(*) FROM (SELECT pg_notify(\(VerifierChannels.requests), request_id::text) FROM stored) n),
+                       greatest(1, ceil(extract(epoch FROM coalesce(oldest + \(window.seconds) * interval '1 second' - now(),
+                                                                    interval '1 second'))))::int4
+                FROM recent
                 """, logger: logger)
+            for try await (stored, retryAfter) in rows.decode((Int64, Int32).self) { return stored == 1 ? nil : Int(retryAfter) }
+            return 1
+        }
+        if let retryAfter {
+            throw DomainError(
+                .tooManyRejections, "too many rejected proofs from this account; retry after \(retryAfter) s", retryAfter: retryAfter)
         }
     }
 
-    /// A proof's inclusion hashes as one JSON array of base64 strings: PostgreSQL takes no
-    /// two-dimensional array of unequal rows, so each request's path travels as text.
-    static func hashesJSON(_ proof: IdentityProof) -> String {
-        "[" + proof.inclusionHashes.map { "\"\(Base64.encode($0))\"" }.joined(separator: ",") + "]"
+    /// Stored requests waiting for a verdict, oldest first.
+    public func pending(limit: Int) async throws -> [ProofSubmission] {
+        try await client.queryUnlessClosed(
+            """
+            SELECT request_id, collaboration_id, account, challenge_id, signature, public_key, public_key_index, inclusion_hashes
+            FROM ledger_proof_requests WHERE status = 'pending' ORDER BY created_at LIMIT \(Int64(limit))
+            """, logger: logger
+        ) { rows in
+            var pending: [ProofSubmission] = []
+            for try await (id, collaboration, account, challengeId, signature, publicKey, index, hashes) in rows.decode(
+                (UUID, String, String, UUID, ByteBuffer, ByteBuffer, Int64, [ByteBuffer]).self)
+            {
+                pending.append(ProofSubmission(
+                    requestId: id, collaborationId: collaboration, account: account, challengeId: challengeId,
+                    signature: Array(buffer: signature),
+                    proof: IdentityProof(
+                        publicKey: Array(buffer: publicKey), publicKeyIndex: UInt64(index), inclusionHashes: hashes.map { Array(buffer: $0) })))
+            }
+            return pending
+        }
     }
 
-    /// The request's verdict, or `.pending`; nil for a request unknown to this account.
+    /// Requests waiting for a verdict (the proof queue depth).
+    public func pendingCount() async throws -> Int {
+        try await client.queryUnlessClosed("SELECT count(*) FROM ledger_proof_requests WHERE status = 'pending'", logger: logger) { rows in
+            for try await n in rows.decode(Int64.self) { return Int(n) }
+            return 0
+        }
+    }
+
+    /// The request's verdict, or `.pending`; nil for a request unknown to this account. A
+    /// request the throttle refused throws 429.
     public func status(requestId: UUID, account: String) async throws -> Verdict? {
         try await client.queryUnlessClosed(
             """
@@ -89,6 +127,8 @@ public struct ProofRequests: Sendable {
                 case "rejected":
                     let reason = reason ?? "rejected"
                     return .rejected(reason: reason, message: ProofRejection.named(reason).description, position: position)
+                case "throttled":
+                    throw DomainError(.tooManyRejections, "too many rejected proofs from this account; submit it again later", retryAfter: 60)
                 default:
                     return .pending(requestId: requestId)
                 }

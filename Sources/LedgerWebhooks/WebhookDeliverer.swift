@@ -45,13 +45,13 @@ public struct WebhookDeliverer: Service {
 
     public let id: String
     let client: PostgresClient
-    let store: any EventStore
+    let store: EventStore
     let events: NotificationHub
     let logger: Logger
     let settings: Settings
 
     public init(
-        client: PostgresClient, store: any EventStore, events: NotificationHub, logger: Logger,
+        client: PostgresClient, store: EventStore, events: NotificationHub, logger: Logger,
         id: String = "deliver-\(UUID().uuidString.prefix(8))", settings: Settings = Settings()
     ) {
         self.id = id
@@ -71,23 +71,33 @@ public struct WebhookDeliverer: Service {
             configuration: .init(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10))),
             backgroundActivityLogger: logger)
         await cancelWhenGracefulShutdown {
+            let others = (1..<max(1, settings.concurrency)).map { _ in Signal() }
             await withTaskGroup(of: Void.self) { lanes in
-                for _ in 0..<settings.concurrency { lanes.addTask { await lane(http) } }
+                lanes.addTask { await lead(http, others) }
+                for (n, signal) in others.enumerated() {
+                    lanes.addTask { await lane(http, signal, next: others[(n + 1) % others.count]) }
+                }
             }
         }
         try? await http.shutdown()
     }
 
-    /// Claims a due webhook and delivers its pending events, over and over; waits for a new
-    /// event (or the poll interval) when there is nothing to do.
-    func lane(_ http: HTTPClient) async {
+    /// The first lane: woken by new events (or every `pollInterval`, for retries that came due),
+    /// it claims a webhook and delivers, and wakes the next lane whenever it claimed one, which
+    /// may find another. With no webhook registered it ignores new events and looks again every
+    /// `pollInterval`: an idle deliverer costs one query a poll, none per append.
+    func lead(_ http: HTTPClient, _ others: [Signal]) async {
         let wake = events.register()
         defer { wake.cancel() }
         let leases = WebhookLease.Queries(client: client, logger: logger, worker: id, settings: settings)
         while !Task.isCancelled {
+            var registered = true
             do {
                 let claimed = ContinuousClock.now  // before the claim: the lease runs from no later than this
-                if let lease = try await leases.claim() {
+                let (lease, any) = try await leases.claim()
+                registered = any
+                if let lease {
+                    others.first?.raise()
                     try await deliver(lease, leases, http, renewed: claimed)
                     continue
                 }
@@ -95,7 +105,33 @@ public struct WebhookDeliverer: Service {
                 if Task.isCancelled { return }
                 logger.warning("deliver: step failed; retrying", metadata: ["worker": "\(id)", "error": "\(String(reflecting: error))"])
             }
-            await wake.wait(timeout: settings.pollInterval)
+            if registered {
+                await wake.wait(timeout: settings.pollInterval)
+            } else {
+                try? await Task.sleep(for: settings.pollInterval)
+            }
+        }
+    }
+
+    /// Another lane: woken by the lane before it when that one claimed a webhook, it claims and
+    /// delivers while there are webhooks due, waking the next.
+    func lane(_ http: HTTPClient, _ signal: Signal, next: Signal) async {
+        let leases = WebhookLease.Queries(client: client, logger: logger, worker: id, settings: settings)
+        while !Task.isCancelled {
+            guard await signal.wait(timeout: .seconds(60)) else { continue }
+            while !Task.isCancelled {
+                do {
+                    let claimed = ContinuousClock.now
+                    guard let lease = try await leases.claim().lease else { break }
+                    next.raise()
+                    try await deliver(lease, leases, http, renewed: claimed)
+                } catch {
+                    if !Task.isCancelled {
+                        logger.warning("deliver: step failed", metadata: ["worker": "\(id)", "error": "\(String(reflecting: error))"])
+                    }
+                    break
+                }
+            }
         }
     }
 

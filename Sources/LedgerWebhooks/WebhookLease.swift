@@ -19,22 +19,16 @@ struct WebhookLease: Sendable {
     /// (`owner`, from the stream's state: a collaboration's owner never changes), of the named
     /// collaboration if there is one, and that its owner sees on the feed (`FeedAudience`).
     func wants(_ recorded: RecordedEvent, owner: String?) -> Bool {
-        guard owner == account, recorded.streamId.hasPrefix(Streams.collaborationPrefix) else { return false }
-        let collaboration = String(recorded.streamId.dropFirst(Streams.collaborationPrefix.count))
+        guard owner == account, let collaboration = Streams.collaborationId(of: recorded.streamId) else { return false }
         guard collaborationId == nil || collaborationId == collaboration, let event = try? CollaborationEvent(recorded) else { return false }
         var audience = FeedAudience(account: account, owned: [collaboration])
         return audience.sees(event, in: collaboration)
     }
 
     /// The `Ledger-Delivery` id of an event: derived from the webhook and the position, so every
-    /// attempt at one event carries the same id (a UUID of version 8, RFC 9562).
+    /// attempt at one event carries the same id.
     func deliveryId(_ position: Int64) -> UUID {
-        var bytes = Array(SHA256.hash(data: Data("\(id.uuidString.lowercased()):\(position)".utf8)).prefix(16))
-        bytes[6] = (bytes[6] & 0x0F) | 0x80
-        bytes[8] = (bytes[8] & 0x3F) | 0x80
-        return UUID(uuid: (
-            bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-            bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        Identifiers.derivedUUID("\(id.uuidString.lowercased()):\(position)")
     }
 
     /// The statements of the lease's life: claim, deliver (renewing it), fail, give it back.
@@ -45,26 +39,35 @@ struct WebhookLease: Sendable {
         let worker: String
         let settings: WebhookDeliverer.Settings
 
-        /// A webhook that is enabled, due, not leased by a live worker, and behind the log.
-        func claim() async throws -> WebhookLease? {
+        /// A webhook that is enabled, due, not leased by a live worker, and behind the log; and
+        /// whether any webhook is enabled at all.
+        func claim() async throws -> (lease: WebhookLease?, any: Bool) {
             try await client.queryUnlessClosed(
                 """
-                UPDATE ledger_webhooks SET owner = \(worker), lease_until = now() + \(millis(settings.lease)) * interval '1 millisecond'
-                WHERE id = (
-                    SELECT id FROM ledger_webhooks
-                    WHERE disabled_at IS NULL AND next_attempt_at <= now() AND (owner IS NULL OR lease_until < now())
-                      AND position < (SELECT position FROM ledger_head)
-                    ORDER BY next_attempt_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-                RETURNING id, account, collaboration_id, url, secret, position
+                WITH claimed AS (
+                    UPDATE ledger_webhooks SET owner = \(worker), lease_until = now() + \(millis(settings.lease)) * interval '1 millisecond'
+                    WHERE id = (
+                        SELECT id FROM ledger_webhooks
+                        WHERE disabled_at IS NULL AND next_attempt_at <= now() AND (owner IS NULL OR lease_until < now())
+                          AND position < (SELECT position FROM ledger_head)
+                        ORDER BY next_attempt_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+                    RETURNING id, account, collaboration_id, url, secret, position)
+                SELECT c.id, c.account, c.collaboration_id, c.url, c.secret, c.position,
+                       EXISTS (SELECT 1 FROM ledger_webhooks WHERE disabled_at IS NULL)
+                FROM (SELECT 1) AS one LEFT JOIN claimed c ON true
                 """, logger: logger
             ) { rows in
-                for try await (id, account, collaborationId, url, secret, position) in rows.decode(
-                    (UUID, String, String?, String, String, Int64).self)
+                for try await (id, account, collaborationId, url, secret, position, any) in rows.decode(
+                    (UUID?, String?, String?, String?, String?, Int64?, Bool).self)
                 {
-                    return WebhookLease(
-                        id: id, account: account, collaborationId: collaborationId, url: url, secret: secret, position: position)
+                    guard let id, let account, let url, let secret, let position else { return (nil, any) }
+                    return (
+                        WebhookLease(
+                            id: id, account: account, collaborationId: collaborationId, url: url, secret: secret, position: position),
+                        true
+                    )
                 }
-                return nil
+                return (nil, false)
             }
         }
 

@@ -85,14 +85,14 @@ extension WebhookRegistry {
     public static func validate(url: String, allowHTTP: Bool) throws {
         guard url.count <= 2048, let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
             let host = components.host, !host.isEmpty
-        else { throw DomainError.invalid("url must be an absolute URL of at most 2,048 characters", code: "invalid_webhook_url") }
+        else { throw DomainError.invalid("url must be an absolute URL of at most 2,048 characters", code: .invalidWebhookURL) }
         guard scheme == "https" || (scheme == "http" && allowHTTP) else {
             throw DomainError.invalid(
                 allowHTTP ? "url must be https or http" : "url must be https (http only where LEDGER_WEBHOOKS_ALLOW_HTTP is set)",
-                code: "invalid_webhook_url")
+                code: .invalidWebhookURL)
         }
         guard components.user == nil, components.password == nil else {
-            throw DomainError.invalid("url must not carry credentials; check the Ledger-Signature header instead", code: "invalid_webhook_url")
+            throw DomainError.invalid("url must not carry credentials; check the Ledger-Signature header instead", code: .invalidWebhookURL)
         }
     }
 }

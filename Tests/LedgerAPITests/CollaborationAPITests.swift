@@ -1,4 +1,5 @@
 import Foundation
+import LedgerConfiguration
 import HTTPTypes
 import LedgerAPI
 import LedgerDomain
@@ -8,6 +9,7 @@ import NIOCore
 import HummingbirdTesting
 import PostgresNIO
 import Testing
+import TransparencyLog
 
 @Suite("Collaboration API")
 struct CollaborationAPITests {

@@ -1,4 +1,6 @@
 import Foundation
+import LedgerDomain
+import LedgerConfiguration
 import LedgerAPI
 import LedgerPostgres
 import LedgerTestSupport

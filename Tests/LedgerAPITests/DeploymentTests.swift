@@ -1,4 +1,7 @@
 import Foundation
+import LedgerDomain
+import LedgerConfiguration
+import LedgerTestSupport
 import LedgerPostgres
 import LedgerStore
 import Testing

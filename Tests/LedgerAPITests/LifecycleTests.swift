@@ -1,38 +1,15 @@
 import Foundation
+import LedgerConfiguration
 import HTTPTypes
 import LedgerAPI
 import LedgerDeviceSimulator
 import LedgerDomain
 import LedgerTestSupport
+import LedgerVerifier
 import LedgerWire
 import PostgresNIO
 import Testing
-
-/// A recipient's device answering a challenge, as `getSignedIdentityProof` would.
-func proofBody(_ person: SimulatedPerson, device: Int = 0, challenge: JSONValue, der: Bool = true) -> String {
-    let bytes = Base64.decode(challenge["challenge"]!.string!)!
-    let proof = person.proof(device: device)
-    return """
-        {"challengeId":"\(challenge["challengeId"]!.string!)","signature":"\(Base64.encode(person.sign(bytes, device: device, der: der)))",
-         "proof":{"publicKey":"\(Base64.encode(proof.publicKey))","publicKeyIndex":\(proof.publicKeyIndex),
-                  "inclusionHashes":[\(proof.inclusionHashes.map { "\"\(Base64.encode($0))\"" }.joined(separator: ","))]}}
-        """
-}
-
-extension API {
-    func challenge(_ id: String, as account: String) async throws -> JSONValue {
-        let r = try await call(.post, "/v1/challenges", as: account, json: #"{"collaborationId":"\#(id)"}"#)
-        #expect(r.status == .created, "\(r.raw)")
-        return r.body
-    }
-
-    func verify(_ id: String, _ person: SimulatedPerson, as account: String, device: Int = 0, der: Bool = true) async throws
-        -> (status: HTTPResponse.Status, body: JSONValue, raw: String)
-    {
-        let challenge = try await challenge(id, as: account)
-        return try await call(.post, "/v1/collaborations/\(id)/proofs", as: account, json: proofBody(person, device: device, challenge: challenge, der: der))
-    }
-}
+import TransparencyLog
 
 @Suite("Life cycle over HTTP")
 struct LifecycleTests {
@@ -140,7 +117,7 @@ struct LifecycleTests {
 
     @Test("proof refusals: replayed, expired, another account's challenge, another collaboration's root, bad input")
     func proofRefusals() async throws {
-        try await withAPI(configuration: .testing { $0.challengeLifetime = 60 }) { api in
+        try await withAPI(configuration: .testing { $0.challengeLifetime = .seconds(60) }) { api in
             let id = try await api.call(.post, "/v1/collaborations", as: "owner", json: startBody).body["collaborationId"]!.string!
             let other = try await api.call(.post, "/v1/collaborations", as: "owner", json: startBody).body["collaborationId"]!.string!
             let alice = SimulatedPerson(collaborationId: id, devices: 1)
@@ -204,7 +181,9 @@ struct LifecycleTests {
 
     @Test("a flood of rejected proofs from one account is throttled and stops growing the log")
     func throttle() async throws {
-        try await withAPI(configuration: .testing { $0.rejectionLimitPerMinute = 3 }) { api in
+        var settings = ProofEngine.Settings(maxGroup: 64)
+        settings.rejectionLimit = 3
+        try await withAPI(proofs: { [settings] in .inProcess($0, $1, settings: settings) }) { api in
             let id = try await api.call(.post, "/v1/collaborations", as: "owner", json: startBody).body["collaborationId"]!.string!
             let stranger = SimulatedPerson(collaborationId: id, devices: 1)
             var statuses: [HTTPResponse.Status] = []

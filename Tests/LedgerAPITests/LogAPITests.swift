@@ -1,4 +1,5 @@
 import Foundation
+import LedgerConfiguration
 import HTTPTypes
 import LedgerAPI
 import LedgerDeviceSimulator
@@ -7,6 +8,7 @@ import LedgerStore
 import LedgerTestSupport
 import LedgerWire
 import Testing
+import TransparencyLog
 
 /// The verifiable log's endpoints through the real router, checked as an auditor would:
 /// with the verifier key and the RFC 9162 verifier, and every bad input a clear 400.

@@ -1,4 +1,5 @@
 import Foundation
+import LedgerConfiguration
 import HTTPTypes
 import LedgerAPI
 import LedgerDomain
@@ -18,7 +19,7 @@ struct PagingTests {
 
     /// Appends `events` to the collaboration through the command loop (its inline state kept).
     static func append(_ api: API, _ id: String, _ events: [CollaborationEvent]) async throws -> Int64 {
-        let store = PostgresEventStore(client: api.db, logger: Logger(label: "test"))
+        let store = EventStore(client: api.db, logger: Logger(label: "test"))
         return try await Collaborations(store: store).decideAndAppend(id) { _ in
             .init(events: events, metadata: EventMetadata(actor: "devin"))
         }.position
@@ -72,7 +73,7 @@ struct PagingTests {
 
     /// The members as the domain folds the stream up to `position`: root hash → "state account".
     static func fold(_ api: API, _ id: String, upTo position: Int64) async throws -> [String: String] {
-        let store = PostgresEventStore(client: api.db, logger: Logger(label: "test"))
+        let store = EventStore(client: api.db, logger: Logger(label: "test"))
         var state: CollaborationState?
         for recorded in try await store.readStream(Streams.collaboration(id), afterVersion: 0) where recorded.position <= position {
             let event = try CollaborationEvent(recorded)
@@ -147,7 +148,7 @@ struct PagingTests {
     func logOrderedLists() async throws {
         try await withAPI { api in
             let (id, hashes, _) = try await Self.large(api, identities: 1_200)
-            let store = PostgresEventStore(client: api.db, logger: Logger(label: "test"))
+            let store = EventStore(client: api.db, logger: Logger(label: "test"))
             for (path, key, account) in [
                 ("/v1/collaborations/\(id)/history", "events", "devin"), ("/v1/collaborations/\(id)/highlights", "highlights", "devin"),
                 ("/v1/audit/access?collaboration=\(id)", "records", "auditor"),

@@ -1,4 +1,6 @@
 import Foundation
+import LedgerDomain
+import LedgerConfiguration
 import Hummingbird
 @testable import LedgerAPI
 import LedgerPostgres

@@ -1,5 +1,8 @@
 import Crypto
 import Foundation
+import LedgerDomain
+import LedgerConfiguration
+import LedgerTestSupport
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting

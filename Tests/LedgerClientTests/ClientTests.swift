@@ -1,33 +1,12 @@
 import Foundation
+import LedgerConfiguration
 import LedgerAPI
 import LedgerClient
 import LedgerDeviceSimulator
 import LedgerDomain
 import LedgerTestSupport
 import Testing
-
-/// A device answering a challenge through the SDK, as the seeds' `application(_:open:)` does.
-func verify(_ client: LedgerClient, _ person: SimulatedPerson, device: Int = 0, in collaboration: String, der: Bool = true)
-    async throws -> ProofResult
-{
-    let challenge = try await client.challenge(for: collaboration)
-    let proof = person.signedProof(challenge: challenge.data, device: device, der: der)
-    return try await client.submitProof(
-        publicKey: proof.publicKey, publicKeyIndex: proof.publicKeyIndex, inclusionHashes: proof.inclusionHashes,
-        signature: proof.signature, challenge: challenge)
-}
-
-func rejection(_ body: () async throws -> Void) async -> LedgerError? {
-    do {
-        try await body()
-        return nil
-    } catch let error as LedgerError {
-        return error
-    } catch {
-        Issue.record("expected a LedgerError, got \(error)")
-        return nil
-    }
-}
+import TransparencyLog
 
 let tripOptions = ShareOptions(summary: "Anyone can edit", groups: [
     .init(identifier: "permission", title: "Permission", kind: .picker, options: [
@@ -128,7 +107,7 @@ struct ClientTests {
 
     @Test("without a verifier the proof is pending; its status URL answers through the SDK, to its submitter only")
     func pendingProof() async throws {
-        var configuration = APIConfiguration.testing()
+        var configuration = LedgerConfiguration.testing()
         configuration.verdictWait = .milliseconds(200)
         try await LiveServer.run(.apiOnly, configuration: configuration) { server in
             let devin = server.client("devin")

@@ -1,6 +1,8 @@
 import Foundation
+import LedgerTestSupport
 @testable import LedgerClient
 import LedgerDeviceSimulator
+import LedgerWire
 import Testing
 
 @Suite("LedgerClient pages")

@@ -1,4 +1,5 @@
 import Foundation
+import LedgerConfiguration
 import LedgerAPI
 import LedgerClient
 import LedgerDeviceSimulator
@@ -44,11 +45,11 @@ struct ReplicaTests {
         service: DatabaseSettings, standbyOwner: DatabaseSettings, standbyService: DatabaseSettings, standby: EmbeddedPostgres, logger: Logger
     ) async throws {
         let authority = try await TokenAuthority(secret: "replica-test-secret-\(UUID())")
-        let configuration = APIConfiguration.testing()
+        let configuration = LedgerConfiguration.testing()
         try await withClient(service) { client in
             try await withClient(standbyService) { replica in
                 try await withClient(standbyOwner) { replicaAdmin in
-                    let store = PostgresEventStore(client: client, logger: logger)
+                    let store = EventStore(client: client, logger: logger)
                     try await LedgerServer.serving(logger: logger) { onRunning in
                         LedgerServer.allInOne(
                             client: client, store: store, authority: authority, configuration: configuration, standby: replica, logger: logger,

@@ -2,6 +2,7 @@ import Foundation
 import LedgerDomain
 import LedgerWire
 import Testing
+import TransparencyLog
 
 func hash(_ n: UInt8) -> RootHash { try! RootHash(bytes: Array(repeating: n, count: 32)) }
 

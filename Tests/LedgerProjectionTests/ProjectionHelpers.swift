@@ -15,7 +15,7 @@ let logger = Logger(label: "projection-test")
 // What the projection tests share: writers, the fold and the views to compare, the projections' rows.
 
 /// Appends simulated collaborations, `writers` at a time, each collaboration in a few appends.
-func writeCollaborations(_ store: PostgresEventStore, count: Int, seed: UInt64, writers: Int = 4) async throws {
+func writeCollaborations(_ store: EventStore, count: Int, seed: UInt64, writers: Int = 4) async throws {
     try await withThrowingTaskGroup(of: Void.self) { group in
         for w in 0..<writers {
             group.addTask {
@@ -38,7 +38,7 @@ func writeCollaborations(_ store: PostgresEventStore, count: Int, seed: UInt64, 
 }
 
 /// The members of every collaboration as a fold of the log (the domain's own fold) at a position.
-func foldedMembers(_ store: PostgresEventStore, upTo position: Int64? = nil) async throws -> [String: [String: CollaborationState.Identity]] {
+func foldedMembers(_ store: EventStore, upTo position: Int64? = nil) async throws -> [String: [String: CollaborationState.Identity]] {
     try await ViewAudit.fold(store, upTo: position ?? .max).mapValues(\.identities)
 }
 
@@ -50,7 +50,12 @@ func viewMembers(_ client: PostgresClient, at position: Int64? = nil) async thro
     if let position {
         for id in result.keys {
             let rows = try await client.query(
-                "SELECT root_hash, state, account FROM ledger_members_at(\(id), \(position))")
+                """
+                SELECT f.root_hash, f.state, f.account
+                FROM (SELECT max(root_hash) AS last FROM proj_access_history WHERE collaboration_id = \(id)) m,
+                     ledger_member_fold(\(id), '', m.last, \(position)) f
+                WHERE f.state <> 'removed'
+                """)
             for try await (hash, state, account) in rows.decode((String, String, String?).self) {
                 result[id]![hash] = .init(status: .init(rawValue: state)!, account: account)
             }

@@ -33,7 +33,7 @@ struct ProjectionTests {
     @Test("views equal a fold of the log after concurrent writers, now and at earlier positions (time travel)")
     func viewsEqualFold() async throws {
         try await withTestStore { store, client, _ in
-            let events = NotificationHub(client: client, channel: "ledger_events", logger: logger)
+            let events = NotificationHub(client: client, channel: EventStore.channel, logger: logger)
             let worker = ProjectorWorker(client: client, events: events, logger: logger, batchSize: 97)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await events.run() }
@@ -67,7 +67,7 @@ struct ProjectionTests {
     @Test("the view audit finds views equal to the fold, and names each view row that a bug changed or lost")
     func viewAudit() async throws {
         try await withTestStore { store, client, _ in
-            let events = NotificationHub(client: client, channel: "ledger_events", logger: logger)
+            let events = NotificationHub(client: client, channel: EventStore.channel, logger: logger)
             let worker = ProjectorWorker(client: client, events: events, logger: logger)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await events.run() }
@@ -107,7 +107,7 @@ struct ProjectionTests {
     func crashAndTakeover() async throws {
         try await withTestStore { store, client, _ in
             try await writeCollaborations(store, count: 8, seed: 2)
-            let events = NotificationHub(client: client, channel: "ledger_events", logger: logger)
+            let events = NotificationHub(client: client, channel: EventStore.channel, logger: logger)
             struct Died: Error {}
             let dying = ProjectorWorker(
                 client: client, events: events, logger: logger, id: "dying", batchSize: 50, leaseDuration: .seconds(60),
@@ -141,7 +141,7 @@ struct ProjectionTests {
             let hooks = ProjectorWorker.Hooks(committed: { worker, projection, from, to in
                 ranges.withLock { $0[projection, default: []].append((worker, from, to)) }
             })
-            let events = NotificationHub(client: client, channel: "ledger_events", logger: logger)
+            let events = NotificationHub(client: client, channel: EventStore.channel, logger: logger)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await events.run() }
                 for w in 0..<3 {
@@ -178,7 +178,7 @@ struct ProjectionTests {
                 streamId: stream, expectedVersion: .any,
                 events: [NewEvent(type: "IdentityAdded", data: #"{"note":"no root hash"}"#, metadata: "{}")]))
             try await writeCollaborations(store, count: 4, seed: 5)
-            let events = NotificationHub(client: client, channel: "ledger_events", logger: logger)
+            let events = NotificationHub(client: client, channel: EventStore.channel, logger: logger)
             let worker = ProjectorWorker(client: client, events: events, logger: logger, batchSize: 40)
             for _ in 0..<200 {
                 var busy = false
@@ -201,7 +201,7 @@ struct ProjectionTests {
     func rebuildUnderWrites() async throws {
         try await withTestStore { store, client, _ in
             try await writeCollaborations(store, count: 30, seed: 6)
-            let events = NotificationHub(client: client, channel: "ledger_events", logger: logger)
+            let events = NotificationHub(client: client, channel: EventStore.channel, logger: logger)
             let worker = ProjectorWorker(client: client, events: events, logger: logger, batchSize: 200, pollInterval: .milliseconds(50))
             let readerErrors = Tally()
             let reads = Tally()
@@ -241,7 +241,7 @@ extension ProjectionTests {
     func rebuildEqualsIncremental() async throws {
         try await withTestStore { store, client, _ in
             try await writeCollaborations(store, count: 40, seed: 11)
-            let events = NotificationHub(client: client, channel: "ledger_events", logger: logger)
+            let events = NotificationHub(client: client, channel: EventStore.channel, logger: logger)
             let worker = ProjectorWorker(client: client, events: events, logger: logger, batchSize: 37, pollInterval: .milliseconds(50))
             let tables = ["proj_collaborations", "proj_access_history", "proj_members", "proj_highlights"]
             func snapshot() async throws -> [String: [String]] {

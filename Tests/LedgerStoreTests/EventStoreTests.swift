@@ -1,19 +1,10 @@
 import Foundation
 import LedgerDomain
+import LedgerLog
 import LedgerStore
 import LedgerTestSupport
 import PostgresNIO
 import Testing
-
-func event(_ type: String = "Tested", _ n: Int = 0) -> NewEvent {
-    NewEvent(type: type, data: #"{"n":\#(n)}"#, metadata: #"{"actor":"test"}"#)
-}
-
-func count(_ client: PostgresClient) async throws -> Int64 {
-    let rows = try await client.query("SELECT count(*) FROM ledger_events")
-    for try await n in rows.decode(Int64.self) { return n }
-    return -1
-}
 
 @Suite("Event store")
 struct EventStoreTests {

@@ -39,16 +39,16 @@ struct OrderingTests {
         let settings = try await TestCluster.shared.makeDatabase()
         try await withClient(settings) { client in
             // Store A pauses inside its transaction, after writing, before COMMIT.
-            let slow = PostgresEventStore(
+            let slow = EventStore(
                 client: client, logger: Logger(label: "slow"),
                 hooks: .init(beforeCommit: { _ in
                     entered.open()
                     await release.wait()
                 }))
             // Stores B and C stand for other processes (their own queues and connections).
-            let fastB = PostgresEventStore(client: client, logger: Logger(label: "b"))
-            let fastC = PostgresEventStore(client: client, logger: Logger(label: "c"))
-            let reader = PostgresEventStore(client: client, logger: Logger(label: "reader"))
+            let fastB = EventStore(client: client, logger: Logger(label: "b"))
+            let fastC = EventStore(client: client, logger: Logger(label: "c"))
+            let reader = EventStore(client: client, logger: Logger(label: "reader"))
 
             let a = Task { try await slow.append(.init(streamId: "a", expectedVersion: .noStream, events: [event("A")])) }
             await entered.wait()
@@ -83,7 +83,7 @@ struct OrderingTests {
         let writers = 8
         let perWriter = 60
         try await withTestStore { store, client, _ in
-            let stores = (0..<4).map { PostgresEventStore(client: client, logger: Logger(label: "w\($0)")) }
+            let stores = (0..<4).map { EventStore(client: client, logger: Logger(label: "w\($0)")) }
             let seen = try await withThrowingTaskGroup(of: [RecordedEvent].self) { group in
                 for w in 0..<writers {
                     group.addTask {

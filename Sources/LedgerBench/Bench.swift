@@ -1,0 +1,39 @@
+import ArgumentParser
+import Foundation
+import LedgerPostgres
+import LedgerStore
+import Logging
+
+public struct Bench: AsyncParsableCommand {
+    public init() {}
+
+    public static let configuration = CommandConfiguration(
+        abstract: "Benchmarks that print their figures next to a baseline measured in the same run.",
+        subcommands: [BenchAppend.self, BenchVerify.self, BenchReplay.self, BenchProofs.self, BenchFeed.self, BenchFeedClients.self, BenchReplica.self])
+}
+
+/// Options shared by benchmarks: where to run them.
+struct BenchTarget: ParsableArguments {
+    @Option(help: "Run against this PostgreSQL URL (a database named ledger_bench is recreated there). Default: a throwaway embedded cluster.")
+    var databaseURL: String?
+
+    /// Runs `body` on a fresh, migrated bench database; a throwaway cluster (stopped and
+    /// deleted afterwards) unless a URL was given.
+    func run(logger: Logger, _ body: (DatabaseSettings) async throws -> Void) async throws {
+        try await ThrowawayDatabase.run(serverURL: databaseURL, logger: logger, body)
+    }
+}
+
+/// Small statistics helpers for benchmark output.
+enum Stats {
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return 0 }
+        let mid = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+    }
+
+    static func format(_ value: Double) -> String {
+        String(format: "%10.0f", value)
+    }
+}

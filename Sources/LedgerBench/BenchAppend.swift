@@ -1,0 +1,186 @@
+import ArgumentParser
+import Foundation
+import LedgerAPI
+import TransparencyLog
+import LedgerLog
+import LedgerDomain
+import LedgerPostgres
+import LedgerStore
+import Logging
+import PostgresNIO
+
+struct BenchAppend: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "append",
+        abstract: "Append throughput (1 and 16 writers, batches of 100) next to pgbench single-row inserts on an equivalent table, with the checkpointer signing as in `ledger serve`; the lag from an append's acknowledgement to the first checkpoint covering it.")
+
+    @OptionGroup var target: BenchTarget
+    @Option(help: "Rounds; medians are reported.") var rounds = 3
+    @Option(help: "Seconds per measurement.") var seconds = 3.0
+    @Option(help: "Concurrent writers of 100-event batches.") var batchWriters = 16
+    @Flag(help: "Run without the checkpointer (the log's tree and checkpoints), for an A/B.") var noCheckpointer = false
+
+    func run() async throws {
+        let quiet = Logs.quiet()
+        try await target.run(logger: quiet) { settings in
+            try await measure(settings, logger: quiet)
+        }
+    }
+
+    private func measure(_ settings: DatabaseSettings, logger: Logger) async throws {
+        guard let pgbench = Self.pgbenchPath() else {
+            throw ValidationError("pgbench not found (Debian: apt-get install postgresql-client)")
+        }
+        try await settings.withClient(logger: logger, maxConnections: 40) { client in
+            if noCheckpointer { return try await measurePhases(client, settings, pgbench: pgbench, logger: logger) }
+            // As in `ledger serve`: the checkpointer grows the tree and signs while the writers append.
+            let hub = NotificationHub(client: client, channel: EventStore.channel, logger: logger)
+            let signer = try NoteSigner(name: "bench.local/ledger")
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await hub.run() }
+                group.addTask { try await Checkpointer(client: client, signer: signer, events: hub, logger: logger).run() }
+                defer { group.cancelAll() }
+                try await measurePhases(client, settings, pgbench: pgbench, logger: logger)
+            }
+        }
+    }
+
+    private func measurePhases(_ client: PostgresClient, _ settings: DatabaseSettings, pgbench: String, logger: Logger) async throws {
+        try await client.query(
+            """
+            CREATE TABLE bench_insert (
+                position bigserial PRIMARY KEY, stream_id text NOT NULL, version bigint NOT NULL,
+                event_id uuid NOT NULL UNIQUE, event_type text NOT NULL, data json NOT NULL,
+                metadata json NOT NULL, recorded_at timestamptz NOT NULL, hash bytea NOT NULL,
+                UNIQUE (stream_id, version))
+            """)
+        let store = EventStore(client: client, logger: logger)
+        var results: [String: [Double]] = [:]
+        var cpu: [String: [CPUTime.PerOperation]] = [:]
+        var acknowledged: [(position: Int64, at: Date)] = []
+        let phases = [("single-1", 1, 1, "a"), ("single-16", 16, 1, "b"), ("batch-100", batchWriters, 100, "c")]
+        print(
+            "ledger bench append: \(rounds) rounds of \(seconds)s each on \(settings.host):\(settings.port), checkpointer \(noCheckpointer ? "off" : "on")")
+        for round in 1...rounds {
+            for (name, writers, batch, tag) in phases {
+                let (rate, perEvent, acks) = try await appendRate(store, writers: writers, batch: batch, tag: "r\(round)\(tag)")
+                results[name, default: []].append(rate)
+                cpu[name, default: []].append(perEvent)
+                if name == "single-16" { acknowledged += acks }
+            }
+            results["pgbench-1", default: []].append(try await pgbenchRate(pgbench, settings, clients: 1))
+            results["pgbench-16", default: []].append(try await pgbenchRate(pgbench, settings, clients: 16))
+            print("  round \(round): " + results.keys.sorted().map { "\($0)=\(Int(results[$0]!.last!))" }.joined(separator: " "))
+        }
+        let m = results.mapValues(Stats.median)
+        print("")
+        print("medians of \(rounds) rounds (events/s; pgbench: single-row INSERT transactions/s)")
+        print("  single-event appends, 1 writer     \(Stats.format(m["single-1"]!))   pgbench 1 client   \(Stats.format(m["pgbench-1"]!))   ratio \(String(format: "%.2f", m["single-1"]! / m["pgbench-1"]!))")
+        print("  single-event appends, 16 writers   \(Stats.format(m["single-16"]!))   pgbench 16 clients \(Stats.format(m["pgbench-16"]!))   ratio \(String(format: "%.2f", m["single-16"]! / m["pgbench-16"]!))")
+        print("  batched appends (100/append, \(batchWriters) writers) \(Stats.format(m["batch-100"]!))")
+        print("  CPU per event, medians (machine: all processes, PostgreSQL's included; process: this one):")
+        for (name, _, _, _) in phases {
+            let machine = cpu[name]!.compactMap(\.machine)
+            print(
+                "    \(name.padding(toLength: 10, withPad: " ", startingAt: 0)) machine "
+                    + (machine.isEmpty ? "?" : String(format: "%.4f ms", Stats.median(machine)))
+                    + String(format: "   process %.4f ms", Stats.median(cpu[name]!.map(\.process))))
+        }
+        if !noCheckpointer { try await printCheckpointLag(client, store: store, acknowledged: acknowledged) }
+        let verified = try await LogVerification(store: store, tree: LogTree(client: client, logger: logger)).run()
+        print(
+            "  log verify after the run: \(verified.failure == nil && verified.checkpointFailure == nil ? "OK" : "FAILED") (\(verified.checked) events)")
+    }
+
+    /// For every single-event append of the 16-writer phases: the time from its acknowledgement
+    /// to the signing of the first checkpoint that covers it (`signed_at`, the same machine's clock).
+    private func printCheckpointLag(_ client: PostgresClient, store: EventStore, acknowledged: [(position: Int64, at: Date)]) async throws {
+        let tree = LogTree(client: client, logger: Logger(label: "bench"))
+        let head = try await store.head().position
+        _ = try await tree.checkpoint(atLeast: head, within: .seconds(60))
+        var signed: [(size: Int64, at: Double)] = []
+        for try await (size, at) in try await client.query(
+            "SELECT tree_size, extract(epoch FROM signed_at)::float8 FROM ledger_checkpoints ORDER BY tree_size"
+        ).decode((Int64, Double).self) { signed.append((size, at)) }
+        var lags: [Double] = []
+        for ack in acknowledged {
+            // The first checkpoint at or past the append's position (binary search).
+            var (low, high) = (0, signed.count - 1)
+            while low < high {
+                let mid = (low + high) / 2
+                if signed[mid].size >= ack.position { high = mid } else { low = mid + 1 }
+            }
+            lags.append((signed[low].at - ack.at.timeIntervalSince1970) * 1000)
+        }
+        lags.sort()
+        guard !lags.isEmpty else { return }
+        func percentile(_ p: Double) -> Double { lags[min(lags.count - 1, Int(Double(lags.count) * p))] }
+        print(
+            String(
+                format: "  acknowledgement to first covering checkpoint, 16 writers: p50 %.0f ms, p99 %.0f ms, max %.0f ms (%d appends, %d checkpoints signed)",
+                percentile(0.5), percentile(0.99), lags.last!, lags.count, signed.count))
+    }
+
+    /// Events per second appended by `writers` concurrent tasks for `seconds`, and the CPU per event.
+    private func appendRate(
+        _ store: EventStore, writers: Int, batch: Int, tag: String
+    ) async throws -> (Double, CPUTime.PerOperation, [(position: Int64, at: Date)]) {
+        let data = #"{"rootHash":"q83vEjRWeJq83vEjRWeJq83vEjRWeJq83vEjRWeJq80=","kind":"bench"}"#
+        let meta = EventMetadata(actor: "bench", requestId: UUID().uuidString).json()
+        let clock = ContinuousClock()
+        let cpu = CPUTime.now()
+        let start = clock.now
+        let deadline = start + .milliseconds(Int(seconds * 1000))
+        let (total, acks) = try await withThrowingTaskGroup(of: (Int, [(position: Int64, at: Date)]).self) { group in
+            for w in 0..<writers {
+                group.addTask {
+                    var count = 0
+                    var version: Int64 = 0
+                    var acks: [(position: Int64, at: Date)] = []
+                    let stream = "bench-\(tag)-\(w)"
+                    while clock.now < deadline {
+                        let events = (0..<batch).map { _ in NewEvent(type: "BenchEvent", data: data, metadata: meta) }
+                        let result = try await store.append(.init(streamId: stream, expectedVersion: .exact(version), events: events))
+                        acks.append((result.lastPosition, Date()))
+                        version = result.version
+                        count += batch
+                    }
+                    return (count, acks)
+                }
+            }
+            return try await group.reduce((0, [])) { ($0.0 + $1.0, $0.1 + $1.1) }
+        }
+        let elapsed = clock.now - start
+        return (
+            Double(total) / elapsed.seconds,
+            CPUTime.since(cpu, operations: total), acks
+        )
+    }
+
+    /// pgbench's single-row insert rate into an equivalent table (tps excluding connection time).
+    private func pgbenchRate(_ pgbench: String, _ settings: DatabaseSettings, clients: Int) async throws -> Double {
+        let script = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-pgbench-\(UUID().uuidString).sql")
+        try """
+            INSERT INTO bench_insert (stream_id, version, event_id, event_type, data, metadata, recorded_at, hash) VALUES ('pgbench-' || :client_id || '-' || random(), 1, gen_random_uuid(), 'BenchEvent', '{"rootHash":"q83vEjRWeJq83vEjRWeJq83vEjRWeJq83vEjRWeJq80=","kind":"bench"}', '{"actor":"bench"}', now(), sha256('x'));
+            """.write(to: script, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: script) }
+        var env = ProcessInfo.processInfo.environment
+        env["PGPASSWORD"] = settings.password ?? ""
+        let output = try await ProcessRunner.check(
+            pgbench,
+            ["-n", "-f", script.path, "-c", "\(clients)", "-j", "\(min(clients, 2))", "-T", "\(Int(seconds.rounded(.up)))",
+             "-h", settings.host, "-p", "\(settings.port)", "-U", settings.username, settings.database],
+            environment: env)
+        guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix("tps = ") }),
+            let value = Double(line.dropFirst(6).prefix(while: { $0 != " " }))
+        else { throw ValidationError("could not read pgbench output:\n\(output)") }
+        return value
+    }
+
+    static func pgbenchPath() -> String? {
+        if let bin = try? EmbeddedPostgres.binaries(), FileManager.default.isExecutableFile(atPath: bin + "/pgbench") {
+            return bin + "/pgbench"
+        }
+        return ProcessRunner.which("pgbench")
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+
+/// Every setting, read once at start into one typed value (`LedgerSettings` lists them with
+/// their defaults). The roles read its fields; a command's flags overwrite the fields they set.
+public struct LedgerConfiguration: Sendable {
+    // HTTP
+    public var host: String
+    public var port: Int
+    /// Base of universal links; nil: this server, `http://HOST:PORT`.
+    public var publicBaseURL: String?
+    public var bodyLimit: Int
+    public var challengeLifetime: Duration
+    public var verdictWait: Duration
+    public var readWait: Duration
+    public var shutdownDrain: Duration
+    public var webhooksAllowHTTP: Bool
+    /// Proofs decided in one group (one commit).
+    public var verifierGroup: Int
+    // Database
+    public var dataDir: String
+    public var databaseURL: String?
+    public var readDatabaseURL: String?
+    public var pgBin: String?
+    // Tokens
+    public var jwtSecret: String?
+    public var jwksURL: String?
+    public var jwksFile: String?
+    public var jwtIssuer: String?
+    public var jwtAudience: String?
+    public var jwtAccountClaim: String
+    public var jwtRolesClaim: String
+    // Logs
+    public var logLevel: String
+    public var jsonLogs: Bool
+    // The verifiable log
+    public var signingKeyFile: String?
+    public var logOrigin: String?
+    public var logKey: String?
+    /// The ledger `ledger demo` drives; nil: one in the process.
+    public var url: String?
+
+    /// Every setting from `environment`, its default where unset; throws `LedgerSettings.Malformed`
+    /// naming every malformed value.
+    public init(environment: [String: String]) throws {
+        try LedgerSettings.check(environment)
+        func value(_ setting: Setting) -> String? {
+            environment[setting.variable].flatMap { $0.isEmpty ? nil : $0 } ?? setting.defaultValue
+        }
+        func seconds(_ setting: Setting) -> Duration { .milliseconds(Int64(Double(value(setting)!)! * 1000)) }
+        host = value(.host)!
+        port = Int(value(.port)!)!
+        publicBaseURL = value(.publicBaseURL)
+        bodyLimit = Int(value(.bodyLimit)!)!
+        challengeLifetime = seconds(.challengeTTL)
+        verdictWait = seconds(.verdictWait)
+        readWait = seconds(.readWait)
+        shutdownDrain = seconds(.shutdownDrain)
+        webhooksAllowHTTP = Setting.yesNo(value(.webhooksAllowHTTP)!)!
+        verifierGroup = Int(value(.verifierGroup)!)!
+        dataDir = value(.dataDir)!
+        databaseURL = value(.databaseURL)
+        readDatabaseURL = value(.readDatabaseURL)
+        pgBin = value(.pgBin)
+        jwtSecret = value(.jwtSecret)
+        jwksURL = value(.jwksURL)
+        jwksFile = value(.jwksFile)
+        jwtIssuer = value(.jwtIssuer)
+        jwtAudience = value(.jwtAudience)
+        jwtAccountClaim = value(.jwtAccountClaim)!
+        jwtRolesClaim = value(.jwtRolesClaim)!
+        logLevel = value(.logLevel)!.lowercased()
+        jsonLogs = value(.logFormat)!.lowercased() == "json"
+        signingKeyFile = value(.signingKeyFile)
+        logOrigin = value(.logOrigin)
+        logKey = value(.logKey)
+        url = value(.url)
+    }
+
+    /// The process's environment.
+    public static func fromEnvironment() throws -> LedgerConfiguration {
+        try LedgerConfiguration(environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// Every default (tests, benchmarks, the demo's ledger in the process).
+    public init() {
+        // The defaults are valid values (a test reads them), so this cannot throw.
+        try! self.init(environment: [:])
+    }
+
+    /// Where universal links point: the public base URL, else this server.
+    public var baseURL: String { publicBaseURL ?? "http://\(host):\(port)" }
+
+    /// The embedded cluster's data folder, relative to the working directory.
+    public var dataDirectory: URL {
+        URL(fileURLWithPath: dataDir, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).standardizedFileURL
+    }
+
+    /// Whether the deployment's token keys are set (not a development secret).
+    public var tokenKeysConfigured: Bool { jwtSecret != nil || jwksURL != nil || jwksFile != nil }
+
+    /// The log's name in its checkpoints: `LEDGER_LOG_ORIGIN`, else the public base URL's host
+    /// followed by `/ledger`.
+    public var origin: String { logOrigin ?? ((URL(string: baseURL)?.host ?? "localhost") + "/ledger") }
+}

@@ -1,0 +1,89 @@
+/// Every setting of the ledger, in one list: `LedgerConfiguration` reads them, every role
+/// refuses to start while one is malformed (naming the variable and the value), and the
+/// README's configuration table is `markdownTable` (a test keeps the two equal).
+public enum LedgerSettings {
+    public static let all: [Setting] = [
+        .host, .port, .dataDir, .databaseURL, .readDatabaseURL, .jwtSecret, .jwksURL, .jwksFile, .jwtIssuer, .jwtAudience,
+        .jwtAccountClaim, .jwtRolesClaim, .publicBaseURL, .bodyLimit, .challengeTTL, .verdictWait, .readWait, .shutdownDrain,
+        .verifierGroup, .webhooksAllowHTTP, .logLevel, .logFormat, .pgBin, .signingKeyFile, .logOrigin, .logKey, .url,
+    ]
+
+    public struct Malformed: Error, CustomStringConvertible {
+        public var problems: [String]
+        public var description: String { "refusing to start: " + problems.joined(separator: "; ") }
+    }
+
+    /// Every problem of the settings set in `environment`, in one error.
+    public static func check(_ environment: [String: String]) throws {
+        let problems = all.compactMap { setting in environment[setting.variable].flatMap { $0.isEmpty ? nil : setting.problem(with: $0) } }
+        if !problems.isEmpty { throw Malformed(problems: problems) }
+    }
+
+    /// The README's configuration table.
+    public static var markdownTable: String {
+        let rows = all.map { "| \($0.flag.map { "`\($0)`" } ?? "") | `\($0.variable)` | \($0.defaultText) | \($0.meaning) |" }
+        return (["| flag | environment | default | what |", "|---|---|---|---|"] + rows).joined(separator: "\n") + "\n"
+    }
+}
+
+extension Setting {
+    public static let host = Setting(flag: "--host", "LEDGER_HOST", default: "127.0.0.1", "listen address", .text)
+    public static let port = Setting(flag: "--port", "LEDGER_PORT", default: "8080", "listen port", .count(0...65535))
+    public static let dataDir = Setting(
+        flag: "--data-dir", "LEDGER_DATA_DIR", default: "./.ledger", "embedded cluster and development secrets", .text)
+    public static let databaseURL = Setting(
+        flag: "--database-url", "LEDGER_DATABASE_URL", unset: "unset: embedded", "`postgres://user:pass@host:5432/db?sslmode=disable`",
+        .databaseURL)
+    public static let readDatabaseURL = Setting(
+        "LEDGER_READ_DATABASE_URL", unset: "unset: reads on the primary",
+        "a streaming-replication hot standby for the reads (`minPosition` reads it cannot serve go to the primary)", .databaseURL)
+    public static let jwtSecret = Setting(
+        "LEDGER_JWT_SECRET", unset: "generated in the data folder (`serve` only)", "HS256 secret, at least 32 bytes",
+        .secret(minimumBytes: 32))
+    public static let jwksURL = Setting(
+        "LEDGER_JWKS_URL",
+        "the identity provider's keys (JWKS): RS256, ES256 and EdDSA tokens instead of HS256; fetched at start and on an unknown `kid`, at most once a minute",
+        .httpURL)
+    public static let jwksFile = Setting("LEDGER_JWKS_FILE", "the same keys from a file, read at start", .text)
+    public static let jwtIssuer = Setting("LEDGER_JWT_ISSUER", unset: "unset: not checked", "the `iss` every token must carry", .text)
+    public static let jwtAudience = Setting("LEDGER_JWT_AUDIENCE", unset: "unset: not checked", "an `aud` every token must carry", .text)
+    public static let jwtAccountClaim = Setting("LEDGER_JWT_ACCOUNT_CLAIM", default: "sub", "the claim that holds the account", .text)
+    public static let jwtRolesClaim = Setting(
+        "LEDGER_JWT_ROLES_CLAIM", default: "roles", "the claim that holds the roles (an array; `auditor` reads the audit)", .text)
+    public static let publicBaseURL = Setting(
+        flag: "--public-base-url", "LEDGER_PUBLIC_BASE_URL", unset: "`http://HOST:PORT`", "base of universal links", .httpURL)
+    public static let bodyLimit = Setting("LEDGER_BODY_LIMIT", default: "1048576", "request body limit in bytes", .count(1024...(1 << 30)))
+    public static let challengeTTL = Setting("LEDGER_CHALLENGE_TTL", default: "120", "challenge lifetime in seconds", .seconds(1...86_400))
+    public static let verdictWait = Setting(
+        "LEDGER_VERDICT_WAIT", default: "5", "seconds a proof submission waits for a verifier's verdict before 202", .seconds(0...600))
+    public static let readWait = Setting(
+        "LEDGER_READ_WAIT", default: "2",
+        "seconds a read waits for the views to reach its `minPosition`; still behind then: 503 `view_behind` with `Retry-After`",
+        .seconds(0...600))
+    public static let shutdownDrain = Setting(
+        "LEDGER_SHUTDOWN_DRAIN", default: "0",
+        "seconds after SIGTERM during which `/ready` answers 503 and everything else is still served (your load balancer's time to notice)",
+        .seconds(0...20))
+    public static let verifierGroup = Setting(
+        flag: "--verifier-concurrency", "LEDGER_VERIFIER_CONCURRENCY", default: "64",
+        "proofs decided in one group (one commit), by the API of `ledger serve` or a verifier worker", .count(1...256))
+    public static let webhooksAllowHTTP = Setting(
+        "LEDGER_WEBHOOKS_ALLOW_HTTP", default: "no", "`yes`: webhook URLs may be plain http (development, tests); otherwise https only",
+        .yesNo)
+    public static let logLevel = Setting(
+        "LEDGER_LOG_LEVEL", default: "info", "least severe level logged",
+        .choice(["trace", "debug", "info", "notice", "warning", "error", "critical"]))
+    public static let logFormat = Setting(
+        "LEDGER_LOG_FORMAT", default: "text", "`json`: one JSON object per log line (with the request's id), for log shippers",
+        .choice(["text", "json"]))
+    public static let pgBin = Setting(
+        "LEDGER_PG_BIN", unset: "newest `/usr/lib/postgresql/*/bin`", "PostgreSQL binaries for the embedded cluster", .text)
+    public static let signingKeyFile = Setting(
+        "LEDGER_SIGNING_KEY_FILE", unset: "generated in the data folder",
+        "checkpoint signing key (`ledger log keygen`); its name must be the origin", .text)
+    public static let logOrigin = Setting(
+        "LEDGER_LOG_ORIGIN", unset: "host of the public base URL + `/ledger`", "the log's name in its checkpoints", .text)
+    public static let logKey = Setting(flag: "--key", "LEDGER_LOG_KEY", "verifier key for `log verify --checkpoint` and `audit verify`", .text)
+    public static let url = Setting(
+        flag: "--url", "LEDGER_URL", unset: "unset: a ledger in the process", "the ledger `ledger demo` drives", .httpURL)
+}

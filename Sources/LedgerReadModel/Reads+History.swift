@@ -1,0 +1,177 @@
+import Foundation
+import LedgerDomain
+import LedgerPostgres
+import LedgerWire
+import LedgerProjections
+import LedgerStore
+import NIOCore
+import PostgresNIO
+
+/// The reads of what happened: a collaboration's events, its notices, and the access audit.
+extension Reads {
+    /// A page of the collaboration's events, in order: the stream itself, not a view. The
+    /// first page pins the stream's last position; later pages read no further.
+    public func history(_ id: String, caller: Caller, limit: Int = PageCursors.defaultLimit, cursor: String? = nil) async throws -> History {
+        let collaborationId = try Identifiers.collaborationId(id)
+        let stream = Streams.collaboration(collaborationId)
+        let resumed = try await cursors.decode(cursor, kind: .history, scope: collaborationId)
+        let afterVersion = Int64(resumed?.after ?? "0") ?? 0
+        // The started event (the owner) and the stream's last position, then the page.
+        let (started, last) = try await client.queryUnlessClosed(
+            """
+            SELECT e.data::text, s.position FROM ledger_streams s JOIN ledger_events e ON e.stream_id = s.stream_id AND e.version = 1
+            WHERE s.stream_id = \(stream)
+            """, logger: logger
+        ) { rows -> (CollaborationEvent.Started?, Int64) in
+            for try await (data, position) in rows.decode((String, Int64).self) {
+                return (try? CanonicalJSON.decode(CollaborationEvent.Started.self, from: data), position)
+            }
+            return (nil, 0)
+        }
+        guard let started else { throw DomainError.collaborationNotFound }
+        guard caller.account == started.owner || caller.isAuditor else {
+            throw DomainError(.notOwnerOrAuditor, "history is for the owner and auditors")
+        }
+        let pinned = resumed?.position ?? last
+        let recorded = try await client.queryUnlessClosed(
+            """
+            SELECT position, stream_id, version, event_id, event_type, data::text, metadata::text,
+                   (extract(epoch FROM recorded_at) * 1000000)::int8, hash
+            FROM ledger_events WHERE stream_id = \(stream) AND version > \(afterVersion) AND position <= \(pinned)
+            ORDER BY version LIMIT \(Int64(limit + 1))
+            """, logger: logger, EventStore.decodeEvents)
+        let entries = try recorded.map(History.Entry.init)
+        let (page, next) = try await self.page(entries, limit: limit) {
+            PageCursors.Cursor(kind: .history, scope: collaborationId, position: pinned, after: String($0.version))
+        }
+        return History(collaborationId: collaborationId, events: page, nextCursor: next)
+    }
+
+    /// Notices the caller may see: change and persistence notices for everyone with access,
+    /// mentions only for the account holding the mentioned identity, and membership notices
+    /// per account (SPEC, highlight events): `addedCollaborator` when an account first gains
+    /// access, `removedCollaborator` when it has lost it. Another device of the same person
+    /// (a second grant of an identity the account holds) is not a new collaborator: an account's
+    /// identities held are counted over its grants (an identity's first grant since it was
+    /// last revoked: +1) and revocations (-1), and a notice marks 0 -> 1 and 1 -> 0.
+    /// In log order, a page at a time; the first page pins the views' position.
+    public func highlights(
+        _ id: String, caller: Caller, limit: Int = PageCursors.defaultLimit, cursor: String? = nil
+    ) async throws -> Highlights {
+        let row = try await collaborationRow(try Identifiers.collaborationId(id))
+        try await requireReader(row, caller, auditorToo: false)
+        let resumed = try await cursors.decode(cursor, kind: .highlights, scope: row.id)
+        let (after, pinned) = (Int64(resumed?.after ?? "0") ?? 0, resumed?.position ?? row.viewPosition)
+        let mine = try await grantedIdentity(row.id, account: caller.account)
+        let notices = try await client.queryUnlessClosed(
+            """
+            WITH changes AS (
+                SELECT position, account, at,
+                       CASE WHEN change = 'revoked' THEN -1
+                            WHEN lag(change) OVER (PARTITION BY account, root_hash ORDER BY position) IS DISTINCT FROM 'granted' THEN 1
+                            ELSE 0 END AS step
+                FROM proj_access_history WHERE collaboration_id = \(row.id) AND change IN ('granted', 'revoked')),
+            held AS (
+                SELECT position, account, at, step, sum(step) OVER (PARTITION BY account ORDER BY position) AS identities
+                FROM changes WHERE step <> 0)
+            SELECT * FROM (
+                SELECT position, kind, trigger, mentioned_root_hash, account, (extract(epoch FROM at) * 1000000)::int8
+                FROM proj_highlights
+                WHERE collaboration_id = \(row.id) AND (kind <> 'mention' OR mentioned_root_hash = \(mine))
+                UNION ALL
+                SELECT position, 'membership', CASE step WHEN 1 THEN 'addedCollaborator' ELSE 'removedCollaborator' END,
+                       NULL, account, (extract(epoch FROM at) * 1000000)::int8
+                FROM held WHERE (step = 1 AND identities = 1) OR (step = -1 AND identities = 0)
+            ) n
+            WHERE position > \(after) AND position <= \(pinned)
+            ORDER BY 1 LIMIT \(Int64(limit + 1))
+            """, logger: logger
+        ) { rows in
+            var notices: [Highlights.Notice] = []
+            for try await (position, kind, trigger, mentioned, account, micros)
+                in rows.decode((Int64, String, String?, String?, String, Int64).self)
+            {
+                notices.append(Highlights.Notice(
+                    position: position, kind: kind, trigger: trigger, mentionedRootHash: mentioned, accountId: account,
+                    time: Self.date(micros)))
+            }
+            return notices
+        }
+        let (page, next) = try await self.page(notices, limit: limit) {
+            PageCursors.Cursor(kind: .highlights, scope: row.id, position: pinned, after: String($0.position))
+        }
+        return Highlights(collaborationId: row.id, highlights: page, nextCursor: next)
+    }
+
+    /// Who gained and lost access when, from the access history, in log order a page at a time;
+    /// the first page pins the views' position, and its cursor is bound to the filters.
+    public func auditAccess(
+        caller: Caller, account: String?, collaborationId: String?, from: Date?, to: Date?, limit: Int = PageCursors.defaultLimit,
+        cursor: String? = nil
+    ) async throws -> AccessAudit {
+        guard caller.isAuditor else { throw DomainError(.notAuditor, "the access audit is for auditors") }
+        // A filter, not a lookup: a well-formed id that matches nothing gives no records.
+        let collaboration = try collaborationId.map { id in
+            guard let uuid = UUID(uuidString: id) else {
+                throw DomainError.invalid("collaboration must be a collaboration id (a UUID)", code: .invalidQuery)
+            }
+            return uuid.uuidString.lowercased()
+        }
+        let filters = [account, collaboration, from.map { String(Self.micros($0)) }, to.map { String(Self.micros($0)) }]
+        let scope = filters.map { $0.map { "\($0.utf8.count):\($0)" } ?? "-" }.joined(separator: ",")
+        let resumed = try await cursors.decode(cursor, kind: .audit, scope: scope)
+        let after = Int64(resumed?.after ?? "0") ?? 0
+        let pinned: Int64
+        if let resumed { pinned = resumed.position } else { pinned = try await viewPosition() }
+        let records = try await client.queryUnlessClosed(
+            """
+            SELECT position, (extract(epoch FROM at) * 1000000)::int8, collaboration_id, account, root_hash, change, reason, actor
+            FROM proj_access_history
+            WHERE change IN ('granted', 'revoked')
+              AND (\(account)::text IS NULL OR account = \(account))
+              AND (\(collaboration)::text IS NULL OR collaboration_id = \(collaboration))
+              AND (\(from.map(Self.micros))::int8 IS NULL OR at >= to_timestamp(\(from.map(Self.micros))::float8 / 1000000))
+              AND (\(to.map(Self.micros))::int8 IS NULL OR at <= to_timestamp(\(to.map(Self.micros))::float8 / 1000000))
+              AND position > \(after) AND position <= \(pinned)
+            ORDER BY position LIMIT \(Int64(limit + 1))
+            """, logger: logger
+        ) { rows in
+            var records: [AccessAudit.Record] = []
+            for try await (position, micros, collab, account, hash, change, reason, actor)
+                in rows.decode((Int64, Int64, String, String?, String, String, String?, String?).self)
+            {
+                records.append(AccessAudit.Record(
+                    position: position, time: Self.date(micros), collaborationId: collab, accountId: account ?? "",
+                    rootHash: hash, change: change, reason: reason, actor: actor))
+            }
+            return records
+        }
+        let (page, next) = try await self.page(records, limit: limit) {
+            PageCursors.Cursor(kind: .audit, scope: scope, position: pinned, after: String($0.position))
+        }
+        return AccessAudit(records: page, nextCursor: next)
+    }
+
+    /// What `account` owned and held at `position` (the views must have reached it): where its
+    /// change feed starts from.
+    public func feedAudience(account: String, at position: Int64) async throws -> FeedAudience {
+        try await client.queryUnlessClosed(
+            """
+            SELECT collaboration_id, NULL::text FROM proj_collaborations WHERE owner = \(account) AND started_position <= \(position)
+            UNION ALL
+            SELECT collaboration_id, root_hash FROM (
+                SELECT DISTINCT ON (collaboration_id, root_hash) collaboration_id, root_hash, change
+                FROM proj_access_history
+                WHERE account = \(account) AND change IN ('granted', 'revoked') AND position <= \(position)
+                ORDER BY collaboration_id, root_hash, position DESC) g
+            WHERE change = 'granted'
+            """, logger: logger
+        ) { rows in
+            var (owned, held): (Set<String>, [String: Set<String>]) = ([], [:])
+            for try await (collaboration, rootHash) in rows.decode((String, String?).self) {
+                if let rootHash { held[collaboration, default: []].insert(rootHash) } else { owned.insert(collaboration) }
+            }
+            return FeedAudience(account: account, owned: owned, held: held)
+        }
+    }
+}

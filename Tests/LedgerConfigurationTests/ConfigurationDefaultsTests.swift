@@ -1,0 +1,47 @@
+import Foundation
+import LedgerConfiguration
+import Testing
+
+/// Every setting read once into one typed value: defaults written once, malformed values named.
+struct ConfigurationDefaultsTests {
+    @Test("the defaults parse, and each lands in its field")
+    func defaults() throws {
+        let configuration = try LedgerConfiguration(environment: [:])
+        #expect(configuration.host == "127.0.0.1" && configuration.port == 8080)
+        #expect(configuration.baseURL == "http://127.0.0.1:8080")
+        #expect(configuration.origin == "127.0.0.1/ledger")
+        #expect(configuration.bodyLimit == 1_048_576 && configuration.readWait == .seconds(2) && configuration.verdictWait == .seconds(5))
+        #expect(configuration.challengeLifetime == .seconds(120) && configuration.verifierGroup == 64)
+        #expect(configuration.databaseURL == nil && !configuration.tokenKeysConfigured && !configuration.webhooksAllowHTTP)
+        #expect(configuration.jwtAccountClaim == "sub" && configuration.jwtRolesClaim == "roles" && configuration.logLevel == "info")
+        // Each default is the catalogue's: the table and the value cannot disagree.
+        for setting in LedgerSettings.all where setting.defaultValue != nil {
+            #expect(setting.problem(with: setting.defaultValue!) == nil, "\(setting.variable)")
+            #expect(setting.defaultText == "`\(setting.defaultValue!)`")
+        }
+    }
+
+    @Test("values from the environment override the defaults; an empty one counts as unset")
+    func environment() throws {
+        let configuration = try LedgerConfiguration(environment: [
+            "LEDGER_PORT": "9000", "LEDGER_READ_WAIT": "0.5", "LEDGER_WEBHOOKS_ALLOW_HTTP": "yes", "LEDGER_HOST": "",
+            "LEDGER_PUBLIC_BASE_URL": "https://ledger.example.com", "LEDGER_LOG_FORMAT": "JSON",
+        ])
+        #expect(configuration.port == 9000 && configuration.readWait == .milliseconds(500) && configuration.webhooksAllowHTTP)
+        #expect(configuration.host == "127.0.0.1")
+        #expect(configuration.origin == "ledger.example.com/ledger" && configuration.jsonLogs)
+    }
+
+    @Test("every malformed value is named at once, secrets and URLs without their value")
+    func malformed() {
+        #expect {
+            try LedgerConfiguration(environment: [
+                "LEDGER_PORT": "80x", "LEDGER_JWT_SECRET": "short", "LEDGER_DATABASE_URL": "mysql://u:secret@h/db",
+            ])
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains("LEDGER_PORT='80x'") && text.contains("LEDGER_JWT_SECRET is 5 bytes long")
+                && text.contains("LEDGER_DATABASE_URL is not a PostgreSQL URL") && !text.contains("secret@")
+        }
+    }
+}
