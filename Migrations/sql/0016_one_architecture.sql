@@ -312,18 +312,15 @@ BEGIN
 END;
 $$;
 
--- The member fold, written once: each identity of a collaboration with a root hash after
--- `p_after` and up to `p_through`, in root hash order, as it stood at position `p_position`,
--- folded from its access history. The
+-- The member fold, written once: each identity of a collaboration after root hash `p_after`, in
+-- root hash order, as it stood at position `p_position`, folded from its access history. The
 -- state is the last of invited/granted/removed; a re-invitation clears the grant and removal
 -- before it; the account is the last grant's unless an invitation or revocation came after it.
 -- Each "last X" is max([position, value]) (positions are unique). The members page, the
 -- projection (the identities a batch touched) and a rebuild (every collaboration) read it;
 -- inlined by the planner, it is one range scan of proj_access_history_identity, folded as it
--- streams by. Both bounds are real root hashes (a page ends at the collaboration's last one):
--- with an open end, a planner that took a large collaboration in a small table for a third of
--- it scanned the table for every identity.
-CREATE FUNCTION ledger_member_fold(p_collaboration text, p_after text, p_through text, p_position int8)
+-- streams by (a page stops after its last identity).
+CREATE FUNCTION ledger_member_fold(p_collaboration text, p_after text, p_position int8)
 RETURNS TABLE (root_hash text, state text, account text, invited_at timestamptz, invited_position int8,
                granted_at timestamptz, granted_position int8, removed_at timestamptz, removed_position int8, last_position int8)
 LANGUAGE sql STABLE AS $$
@@ -348,17 +345,31 @@ LANGUAGE sql STABLE AS $$
             max(h.position) FILTER (WHERE h.change IN ('invited', 'granted', 'revoked')) AS account_pos,
             max(h.position) AS last_pos
         FROM proj_access_history h
-        WHERE h.collaboration_id = p_collaboration AND h.root_hash > p_after AND h.root_hash <= p_through
-          AND h.position <= p_position
+        WHERE h.collaboration_id = p_collaboration AND h.root_hash > p_after AND h.position <= p_position
         GROUP BY h.root_hash
     ) a
 $$;
 
+-- A page of a collaboration's members at a position (the identities not removed, after root hash
+-- `p_after`, in root hash order): the fold cut off after `p_limit`. Planned without sorts or
+-- bitmap scans, so the fold streams from the identity index and stops with the page (planned
+-- for the whole collaboration, it read and sorted every row of its history: 2.4 ms on 10,000
+-- events against 0.7 ms).
+CREATE FUNCTION ledger_members_page(p_collaboration text, p_after text, p_position int8, p_limit int8)
+RETURNS TABLE (root_hash text, state text, account text, invited_at timestamptz, granted_at timestamptz)
+LANGUAGE sql STABLE SET enable_sort = off SET enable_bitmapscan = off AS $$
+    SELECT f.root_hash, f.state, f.account, f.invited_at, f.granted_at
+    FROM ledger_member_fold(p_collaboration, p_after, p_position) f
+    WHERE f.state <> 'removed' ORDER BY f.root_hash LIMIT p_limit
+$$;
+
 -- Membership, step 2: every identity the range (p_from, p_to] touched, folded again from its
 -- whole history up to p_to: one step of the identity index finds the root hash before it, and
--- the fold runs from there through the identity.
+-- the fold's first identity from there is it. Index scans only: a planner that takes a large
+-- collaboration in a small table for a third of it otherwise scans and sorts the table for
+-- every identity (seen: 2 s for 3,000 identities, 34 ms this way).
 CREATE FUNCTION ledger_fold_touched_members(p_from int8, p_to int8) RETURNS void
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SET enable_seqscan = off SET enable_sort = off AS $$
 BEGIN
     INSERT INTO proj_members AS m (collaboration_id, root_hash, state, account, invited_at, invited_position,
                                    granted_at, granted_position, removed_at, removed_position, position)
@@ -368,7 +379,8 @@ BEGIN
     CROSS JOIN LATERAL (
         SELECT coalesce(max(p.root_hash), '') AS before FROM proj_access_history p
         WHERE p.collaboration_id = c.collaboration_id AND p.root_hash < c.root_hash) b
-    CROSS JOIN LATERAL ledger_member_fold(c.collaboration_id, b.before, c.root_hash, p_to) f
+    CROSS JOIN LATERAL (
+        SELECT * FROM ledger_member_fold(c.collaboration_id, b.before, p_to) f ORDER BY f.root_hash LIMIT 1) f
     ON CONFLICT (collaboration_id, root_hash) DO UPDATE SET
         state = excluded.state, account = excluded.account, invited_at = excluded.invited_at,
         invited_position = excluded.invited_position, granted_at = excluded.granted_at,
@@ -386,16 +398,16 @@ END;
 $$;
 
 -- A rebuild's fold of the whole history onto an empty members table, part `p_part` of
--- `p_parts` of the collaborations (run every part, on as many connections).
+-- `p_parts` of the collaborations (run every part, on as many connections); index scans only,
+-- as above.
 CREATE FUNCTION ledger_fold_all_members(p_to int8, p_part int, p_parts int) RETURNS void
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SET enable_seqscan = off SET enable_sort = off AS $$
 BEGIN
     INSERT INTO proj_members (collaboration_id, root_hash, state, account, invited_at, invited_position,
                               granted_at, granted_position, removed_at, removed_position, position)
     SELECT c.collaboration_id, f.*
-    FROM (SELECT collaboration_id, max(root_hash) AS last FROM proj_access_history
-          WHERE p_parts = 1 OR abs(hashtext(collaboration_id) % p_parts) = p_part
-          GROUP BY collaboration_id) c
-    CROSS JOIN LATERAL ledger_member_fold(c.collaboration_id, '', c.last, p_to) f;
+    FROM (SELECT DISTINCT collaboration_id FROM proj_access_history
+          WHERE p_parts = 1 OR abs(hashtext(collaboration_id) % p_parts) = p_part) c
+    CROSS JOIN LATERAL ledger_member_fold(c.collaboration_id, '', p_to) f;
 END;
 $$;

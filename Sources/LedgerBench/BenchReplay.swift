@@ -146,7 +146,7 @@ struct BenchReplay: AsyncParsableCommand {
             let position = first.position
             let all = try await timed(2) {
                 var hashes: [String] = []
-                let rows = try await client.query("SELECT f.root_hash FROM (SELECT max(root_hash) AS last FROM proj_access_history WHERE collaboration_id = \(id)) m, ledger_member_fold(\(id), '', m.last, \(position)) f WHERE f.state <> 'removed' ORDER BY f.root_hash", logger: logger)
+                let rows = try await client.query("SELECT root_hash FROM ledger_member_fold(\(id), '', \(position)) WHERE state <> 'removed' ORDER BY root_hash", logger: logger)
                 for try await row in rows { hashes.append(try PostgresRandomAccessRow(row)[0].decode(String.self)) }
                 return hashes
             }

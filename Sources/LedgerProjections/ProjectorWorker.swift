@@ -139,15 +139,18 @@ public struct ProjectorWorker: Service {
     func applyRange(_ projections: [Projection], limit: Int64) async throws -> Bool {
         let started = ContinuousClock.now
         let applied = try await client.transaction(logger: logger) { connection -> [(Projection, Int64, Int64)] in
+            // The commit need not wait for its WAL flush (`synchronous_commit` off for this
+            // transaction): views and checkpoints are derived, and a crash that loses the commit
+            // loses both together, so the batch is applied again, once. It saves a flush per batch.
             let rows = try await connection.queryUnlessClosed(
                 """
                 UPDATE ledger_projections SET owner = \(id), lease_until = now() + \(Self.interval(leaseDuration))::interval
                 WHERE name = ANY(\(projections.map(\.rawValue))) AND status = 'running'
                   AND (owner IS NULL OR owner = \(id) OR lease_until < now())
-                RETURNING name, position, (SELECT h.position FROM ledger_head h)
+                RETURNING name, position, (SELECT h.position FROM ledger_head h), set_config('synchronous_commit', 'off', true)
                 """, logger: logger)
             var ranges: [(Projection, Int64, Int64)] = []
-            for try await (name, position, head) in rows.decode((String, Int64, Int64).self) {
+            for try await (name, position, head, _) in rows.decode((String, Int64, Int64, String).self) {
                 guard let projection = Projection(rawValue: name), head > position else { continue }
                 ranges.append((projection, position, min(head, position + limit)))
             }

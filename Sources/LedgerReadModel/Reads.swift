@@ -103,7 +103,7 @@ public struct Reads: Sendable {
     }
 
     /// A page of identities (`limit`, in root hash order, after the cursor's), current or (time
-    /// travel) as they stood at a position or a time: the member fold (`ledger_member_fold`,
+    /// travel) as they stood at a position or a time: the member fold (`ledger_members_page`,
     /// Migrations/sql/0016), one range scan of the access history in root hash order, cut off
     /// after the page. The first page's position (the views', `atPosition` capped at them, or the
     /// last membership change at or before `asOf`) is pinned in the cursor, so every page of a
@@ -126,16 +126,11 @@ public struct Reads: Sendable {
                     SELECT position FROM proj_access_history
                     WHERE collaboration_id = \(row.id) AND at <= timestamptz 'epoch' + \(micros)::int8 * interval '1 microsecond'
                     ORDER BY at DESC, position DESC LIMIT 1
-                ), 0) END AS position,
-                -- The page runs to the collaboration's last identity at most.
-                (SELECT max(root_hash) FROM proj_access_history WHERE collaboration_id = \(row.id)) AS last
+                ), 0) END AS position
             )
             SELECT p.position, m.root_hash, m.state, m.account, (extract(epoch FROM m.invited_at) * 1000000)::int8,
                    (extract(epoch FROM m.granted_at) * 1000000)::int8
-            FROM p LEFT JOIN LATERAL (
-                SELECT * FROM ledger_member_fold(\(row.id), \(resumed?.after ?? ""), p.last, p.position) f
-                WHERE f.state <> 'removed' ORDER BY f.root_hash LIMIT \(Int64(limit + 1))
-            ) m ON true
+            FROM p LEFT JOIN LATERAL ledger_members_page(\(row.id), \(resumed?.after ?? ""), p.position, \(Int64(limit + 1))) m ON true
             """, logger: logger
         ) { rows in
             // Cell by cell: decoding each row as a tuple (`rows.decode((…).self)`) cost ~2 ms

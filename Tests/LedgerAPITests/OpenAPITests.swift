@@ -4,6 +4,7 @@ import LedgerConfiguration
 import LedgerTestSupport
 import HTTPTypes
 import LedgerAPI
+import LedgerWire
 import Testing
 
 @Suite("OpenAPI document")
@@ -44,6 +45,19 @@ struct OpenAPITests {
                 #expect(r.body.errorCode != "route_not_found", "\(method) \(path) is documented but not routed")
                 #expect(r.status.code < 500, "\(method) \(path): \(r.raw)")
             }
+        }
+    }
+
+    @Test("the document's error codes are the catalogue's, each with its status and meaning")
+    func errorCatalogue() throws {
+        let text = OpenAPIDocument.text
+        let enumLine = try #require(text.split(separator: "\n").first { $0.hasPrefix("              enum: [invalid_request") })
+        let documented = enumLine.drop { $0 != "[" }.dropFirst().dropLast().split(separator: ",").map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
+        #expect(documented == ErrorCode.served.map(\.rawValue))
+        for code in ErrorCode.served {
+            #expect(text.contains("- `\(code.rawValue)` (\(code.status)): \(code.meaning)\n"), "\(code.rawValue)")
         }
     }
 }

@@ -50,12 +50,7 @@ func viewMembers(_ client: PostgresClient, at position: Int64? = nil) async thro
     if let position {
         for id in result.keys {
             let rows = try await client.query(
-                """
-                SELECT f.root_hash, f.state, f.account
-                FROM (SELECT max(root_hash) AS last FROM proj_access_history WHERE collaboration_id = \(id)) m,
-                     ledger_member_fold(\(id), '', m.last, \(position)) f
-                WHERE f.state <> 'removed'
-                """)
+                "SELECT root_hash, state, account FROM ledger_member_fold(\(id), '', \(position)) WHERE state <> 'removed'")
             for try await (hash, state, account) in rows.decode((String, String, String?).self) {
                 result[id]![hash] = .init(status: .init(rawValue: state)!, account: account)
             }
