@@ -249,6 +249,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "LedgerWireTests",
+            dependencies: ["LedgerWire"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "TransparencyLogTests",
             dependencies: ["TransparencyLog", .product(name: "Crypto", package: "swift-crypto")],
             // RFC 6962 Merkle vectors: a clone passes without ../shared.
