@@ -239,7 +239,7 @@ let package = Package(
             name: "LedgerTestSupport",
             dependencies: [
                 "LedgerStore", "LedgerPostgres", "LedgerAPI", "LedgerConfiguration", "LedgerDomain", "LedgerWire", "LedgerLog",
-                "LedgerDeviceSimulator", "TransparencyLog", "LedgerClient", "LedgerVerifier", "LedgerProjections",
+                "LedgerDeviceSimulator", "TransparencyLog", "LedgerClient", "LedgerVerifier", "LedgerProjections", "LedgerWebhooks",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -347,6 +347,7 @@ let package = Package(
             dependencies: [
                 "LedgerAPI", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog", "LedgerVerifier", "LedgerProjections",
                 "LedgerReadModel", "LedgerTestSupport", "LedgerDomain", "LedgerWire", "TransparencyLog", "LedgerDeviceSimulator",
+                "LedgerClient", "LedgerWebhooks",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),

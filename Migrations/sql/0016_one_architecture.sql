@@ -146,6 +146,8 @@ DROP TABLE ledger_throttle_claims;
 --     limit is named in `throttled`, with how many more it may have recorded (`allowed`) and
 --     the seconds until its oldest leaves the window, and nothing is written: the engine answers
 --     the account's rejections past `allowed` 429 and commits the rest;
+--   * each request's subject (its account's pseudonym, Migrations/sql/0017) must still be there
+--     (else LP004);
 --   * each challenge a decision used must still be unused and unexpired (else LP001);
 --   * the verdicts are appended at the versions read (else LP002);
 --   * fresh requests are stored decided; stored ones must still be pending (else LP003), and
@@ -184,6 +186,12 @@ BEGIN
     IF throttled IS NOT NULL THEN
         COMMIT;
         RETURN;
+    END IF;
+
+    -- Each request's subject still there (LP004): one erased since the read is made anew.
+    IF EXISTS (SELECT 1 FROM json_to_recordset(p_requests) AS r(account text)
+               WHERE NOT EXISTS (SELECT 1 FROM ledger_subjects s WHERE s.pseudonym = r.account)) THEN
+        RAISE EXCEPTION 'a subject was erased since it was read' USING ERRCODE = 'LP004';
     END IF;
 
     UPDATE ledger_challenges c SET used_by_request = r.id

@@ -57,11 +57,14 @@ public func buildRouter(
     ProofController(service: proofs, bodyLimit: configuration.bodyLimit).addRoutes(to: v1)
     FeedController(reads: reads, store: store, tail: feed).addRoutes(to: v1)
     WebhookController(
-        registry: WebhookRegistry(client: client, logger: logger), collaborations: collaborations, bodyLimit: configuration.bodyLimit,
+        registry: WebhookRegistry(client: client, logger: logger), collaborations: collaborations, subjects: Subjects(store: store),
+        bodyLimit: configuration.bodyLimit,
         allowHTTP: configuration.webhooksAllowHTTP
     ).addRoutes(to: v1)
+    PrivacyController(office: PrivacyOffice(store: store), bodyLimit: configuration.bodyLimit).addRoutes(to: v1)
     let tree = LogTree(client: client, logger: logger)
-    LogController(tree: tree, store: store, collaborations: collaborations, latestCheckpoint: LatestCheckpoint(tree: tree))
+    LogController(
+        tree: tree, store: store, collaborations: collaborations, subjects: Subjects(store: store), latestCheckpoint: LatestCheckpoint(tree: tree))
         .addRoutes(to: v1)
     // Last: wraps only the not-found responder (405 + Allow for a known path, wrong method).
     router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes))

@@ -45,7 +45,8 @@ struct FeedController {
         }
         // What the caller owned and held at `after`, from views that have reached it.
         try await reads.waitFor(position: after)
-        let audience = try await reads.reads().feedAudience(account: caller.account, at: after)
+        let subject = try await Subjects(store: store).pseudonym(for: caller.account)
+        let audience = try await reads.reads().feedAudience(account: caller.account, subject: subject, at: after)
         let (store, tail) = (store, tail)
         return Response(
             status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],

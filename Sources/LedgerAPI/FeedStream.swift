@@ -49,7 +49,8 @@ struct FeedStream {
                 if batch.isEmpty {
                     try await Task.sleep(for: .milliseconds(50))  // the tail has not read the head yet (starting)
                 } else {
-                    try await send(batch.map(FeedItem.init), to: &writer)
+                    let disclosure = try await Subjects(store: store).disclosure(for: batch)
+                    try await send(batch.map { FeedItem($0, disclosure: disclosure) }, to: &writer)
                 }
             }
         }

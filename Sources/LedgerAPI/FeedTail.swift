@@ -82,7 +82,8 @@ public final class FeedTail: Service, Sendable {
             do {
                 let batch = try await self.store.readAll(after: from, limit: 1000)
                 if let last = batch.last {
-                    self.publish(batch.map(FeedItem.init), head: last.position, generation: generation)
+                    let disclosure = try await Subjects(store: store).disclosure(for: batch)
+                    self.publish(batch.map { FeedItem($0, disclosure: disclosure) }, head: last.position, generation: generation)
                 }
                 if batch.count == 1000 { continue }
             } catch {

@@ -4,9 +4,10 @@ import LedgerPostgres
 import LedgerStore
 import Logging
 import PostgresNIO
+import TransparencyLog
 
-/// A ledger running inside this process (the services of `ledger serve`, without the
-/// checkpointer) on a free port, for the demo and the benchmarks: the HTTP path is the real one,
+/// A ledger running inside this process (the services of `ledger serve`; the checkpointer only
+/// when given a signer) on a free port, for the demo and the benchmarks: the HTTP path is the real one,
 /// over loopback.
 public enum LocalLedger {
     public struct Running: Sendable {
@@ -17,7 +18,7 @@ public enum LocalLedger {
 
     public static func run<T: Sendable>(
         _ settings: DatabaseSettings, logger: Logger, configuration: LedgerConfiguration = LedgerConfiguration(), maxConnections: Int = 40,
-        standby: PostgresClient? = nil, _ body: @Sendable (Running) async throws -> T
+        standby: PostgresClient? = nil, signer: NoteSigner? = nil, _ body: @Sendable (Running) async throws -> T
     ) async throws -> T {
         try await settings.withClient(logger: logger, maxConnections: maxConnections) { client in
             try await Migrator(client: client, logger: logger).migrate()
@@ -30,8 +31,8 @@ public enum LocalLedger {
             configuration.publicBaseURL = nil
             return try await LedgerServer.serving(logger: logger) { [configuration] onRunning in
                 LedgerServer.allInOne(
-                    client: client, store: store, authority: authority, configuration: configuration, standby: standby, logger: logger,
-                    onRunning: onRunning)
+                    client: client, store: store, authority: authority, configuration: configuration, signer: signer, standby: standby,
+                    logger: logger, onRunning: onRunning)
             } _: { port in
                 try await body(Running(baseURL: URL(string: "http://127.0.0.1:\(port)")!, authority: authority, client: client))
             }

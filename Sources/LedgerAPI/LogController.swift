@@ -14,6 +14,7 @@ struct LogController {
     let tree: LogTree
     let store: EventStore
     let collaborations: Collaborations
+    let subjects: Subjects
     let latestCheckpoint: LatestCheckpoint
     /// How long evidence waits for a checkpoint that covers its event.
     var checkpointWait: Duration = .seconds(2)
@@ -79,18 +80,26 @@ struct LogController {
         guard let event = try await store.readAll(after: position - 1, limit: 1).first, event.position == position else {
             throw APIError.notFound("event at position \(position)")
         }
-        if !caller.isAuditor, try await owner(of: event) != caller.account {
-            throw DomainError(.notOwnerOrAuditor, "evidence is for auditors and the collaboration's owner")
+        if !caller.isAuditor {
+            // The inline state names the owner by its pseudonym (or, before pseudonyms, its account).
+            let owner = try await owner(of: event)
+            guard let owner, try await [caller.account, try await subjects.existing(caller.account)].contains(owner) else {
+                throw DomainError(.notOwnerOrAuditor, "evidence is for auditors and the collaboration's owner")
+            }
         }
         let checkpoint = try await covering(position)
         let leaf = EventLeaf.bytes(event)
+        let references = Disclosure.references([event])
         return Evidence(
             event: .init(
                 position: event.position, streamId: event.streamId, version: event.version,
                 eventId: event.eventId.uuidString.lowercased(), type: event.type, data: event.data, metadata: event.metadata,
                 recordedAt: RecordedTime.text(micros: event.recordedAtMicros)),
             leaf: Base64.encode(leaf), inclusion: try await proof(position: position, size: checkpoint.size),
-            checkpoint: checkpoint.note)
+            checkpoint: checkpoint.note,
+            // The openings of the event's commitments still kept: each plaintext checks against its commitment.
+            openings: try await subjects.openings(Array(references.commitments).sorted()),
+            accounts: try await subjects.disclosure(pseudonyms: references.pseudonyms, commitments: []).accounts)
     }
 
     /// The owner of the collaboration whose stream holds `event`, from the stream's inline

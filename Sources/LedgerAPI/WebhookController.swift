@@ -11,6 +11,7 @@ import LedgerWire
 struct WebhookController {
     let registry: WebhookRegistry
     let collaborations: Collaborations
+    let subjects: Subjects
     let bodyLimit: Int
     /// `LEDGER_WEBHOOKS_ALLOW_HTTP`: plain http URLs accepted (development, tests).
     let allowHTTP: Bool
@@ -25,12 +26,14 @@ struct WebhookController {
         let caller = try context.requireCaller()
         let body = try await BodyDecoder.decode(WebhookRequest.self, from: request, context: context, limit: bodyLimit)
         try WebhookRegistry.validate(url: body.url, allowHTTP: allowHTTP)
+        // The collaborations' states and the webhooks table name the owner by its pseudonym.
+        let subject = try await subjects.pseudonym(for: caller.account)
         if let collaborationId = body.collaborationId {
-            guard try await collaborations.current(try Identifiers.collaborationId(collaborationId)).state.owner == caller.account else {
+            guard try await collaborations.current(try Identifiers.collaborationId(collaborationId)).state.owner == subject else {
                 throw DomainError(.notOwner, "only the collaboration's owner may register a webhook for it")
             }
         }
-        guard let webhook = try await registry.register(account: caller.account, url: body.url, collaborationId: body.collaborationId)
+        guard let webhook = try await registry.register(subject: subject, url: body.url, collaborationId: body.collaborationId)
         else {
             throw DomainError(.tooManyWebhooks, "an account may hold \(WebhookRegistry.limitPerAccount) webhooks; delete one first")
         }

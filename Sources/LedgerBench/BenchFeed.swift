@@ -76,8 +76,10 @@ struct BenchFeed: AsyncParsableCommand {
         var ids: [String] = []
         for i in 0..<count {
             let id = UUID().uuidString.lowercased()
-            let started = StartCollaboration(localIdentifier: "doc-\(i)", title: "Doc \(i)", initiatorHandle: "owner-\(i)@example.com")
-                .started(collaborationId: id, owner: "owner-\(i)", universalLink: "https://ledger.example.com/collaborations/\(id)")
+            let command = StartCollaboration(localIdentifier: "doc-\(i)", title: "Doc \(i)", initiatorHandle: "owner-\(i)@example.com")
+            let started = command.started(
+                collaborationId: id, owner: "owner-\(i)", universalLink: "https://ledger.example.com/collaborations/\(id)",
+                commitments: command.commitments())
             guard case .started(let event) = started else { continue }
             _ = try await store.append(.init(
                 streamId: Streams.collaboration(id), expectedVersion: .noStream, events: [started.newEvent(metadata: .init(actor: "owner-\(i)"))],

@@ -126,7 +126,7 @@ extension Audit {
     struct VerifyEvidence: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "verify",
-            abstract: "Check an evidence document offline: checkpoint signature, leaf, inclusion proof, and a grant's device proof.")
+            abstract: "Check an evidence document offline: checkpoint signature, leaf, inclusion proof, a grant's device proof, and each personal value against its commitment.")
         @Argument(help: "The evidence document (JSON).") var file: String
         @Option(help: "The log's verifier key (name+id+key) (env LEDGER_LOG_KEY).") var key: String?
 
@@ -140,7 +140,8 @@ extension Audit {
                 let report = try EvidenceVerifier.verify(evidence, key: verifier)
                 print(
                     "audit verify: OK, \(report.type) at position \(report.position) is in the log of \(report.treeSize) events signed by \(verifier.name)"
-                        + (report.deviceProofChecked ? "; the device's proof verifies" : ""))
+                        + (report.deviceProofChecked ? "; the device's proof verifies" : "")
+                        + (report.openingsChecked > 0 ? "; \(report.openingsChecked) personal value(s) open their commitments" : ""))
             } catch {
                 print("audit verify: FAILED: \(error)")
                 throw ExitCode(2)

@@ -5,6 +5,7 @@ import LedgerConfiguration
 import LedgerAPI
 import LedgerStore
 import LedgerClient
+import LedgerDomain
 import LedgerDeviceSimulator
 import Logging
 
@@ -32,7 +33,8 @@ struct Demo: AsyncParsableCommand {
         } else {
             print("starting a throwaway ledger (embedded PostgreSQL)…")
             try await ThrowawayDatabase.run(serverURL: nil, logger: quiet) { settings in
-                try await LocalLedger.run(settings, logger: quiet) { ledger in
+                // A checkpointer with a throwaway key, for the evidence at the end.
+                try await LocalLedger.run(settings, logger: quiet, signer: try NoteSigner(name: "demo.invalid/ledger")) { ledger in
                     try await DemoScript(baseURL: ledger.baseURL, authority: ledger.authority).play()
                 }
             }
@@ -132,7 +134,29 @@ struct DemoScript {
         }).print()
 
         step("who gained and lost access when (auditor)")
-        let audit = try await client("auditor", roles: ["auditor"]).auditAccess(collaboration: id, minPosition: removed.position)
+        try await printAccess(id, minPosition: removed.position)
+
+        step("bob asks to be forgotten: first what is held about him, then the erasure (role privacy)")
+        let auditor = client("auditor", roles: ["auditor"])
+        let bobsGrant = try await auditor.auditAccess(account: "bob", collaboration: id).records.first?.position ?? 1
+        let savedEvidence = try await auditor.evidence(position: bobsGrant)
+        let privacy = client("privacy-officer", roles: ["privacy"])
+        let held = try await privacy.exportPersonalData(account: "bob")
+        say("held for bob: pseudonym \(held.pseudonym), named by the events at \(held.positions.map(String.init).joined(separator: ", "))")
+        let erasure = try await privacy.erasePersonalData(account: "bob", reason: "demo: erasure request #1")
+        say("erased at position \(erasure.position): the log keeps \(erasure.pseudonym), no one can say whose it was")
+
+        step("the same audit trail after the erasure")
+        try await printAccess(id, minPosition: erasure.position)
+        let key = try NoteVerifier(try await auditor.logKey())
+        for (when, evidence) in [("saved before", savedEvidence), ("fetched after", try await auditor.evidence(position: bobsGrant))] {
+            let report = try EvidenceVerifier.verify(evidence, key: key)
+            say("evidence of bob's grant \(when) the erasure: in the signed log of \(report.treeSize) events, device proof verified: \(report.deviceProofChecked)")
+        }
+    }
+
+    func printAccess(_ id: String, minPosition: Int64) async throws {
+        let audit = try await client("auditor", roles: ["auditor"]).auditAccess(collaboration: id, minPosition: minPosition)
         Table(["pos", "time", "account", "change", "reason", "identity"], audit.records.map { r in
             [String(r.position), Self.time(r.time), r.accountId, r.change, r.reason ?? "", String(r.rootHash.prefix(12)) + "…"]
         }).print()

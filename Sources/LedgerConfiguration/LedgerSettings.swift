@@ -49,7 +49,7 @@ extension Setting {
     public static let jwtAudience = Setting("LEDGER_JWT_AUDIENCE", unset: "unset: not checked", "an `aud` every token must carry", .text)
     public static let jwtAccountClaim = Setting("LEDGER_JWT_ACCOUNT_CLAIM", default: "sub", "the claim that holds the account", .text)
     public static let jwtRolesClaim = Setting(
-        "LEDGER_JWT_ROLES_CLAIM", default: "roles", "the claim that holds the roles (an array; `auditor` reads the audit)", .text)
+        "LEDGER_JWT_ROLES_CLAIM", default: "roles", "the claim that holds the roles (an array; `auditor` reads the audit, `privacy` erases and exports personal data)", .text)
     public static let publicBaseURL = Setting(
         flag: "--public-base-url", "LEDGER_PUBLIC_BASE_URL", unset: "`http://HOST:PORT`", "base of universal links", .httpURL)
     public static let bodyLimit = Setting("LEDGER_BODY_LIMIT", default: "1048576", "request body limit in bytes", .count(1024...(1 << 30)))

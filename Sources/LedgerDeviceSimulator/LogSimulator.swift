@@ -21,17 +21,19 @@ public struct LogSimulator: Sendable {
     public mutating func collaboration(events target: Int = 24) -> Collaboration {
         let id = UUID(uuid: random.uuidBytes()).uuidString.lowercased()
         let owner = "owner-\(random.next() % 1000)"
+        let start = StartCollaboration(
+            localIdentifier: "doc-\(random.next() % 100_000)", title: "Document \(random.next() % 10_000)",
+            initiatorHandle: "\(owner)@example.com", initiatorName: "Owner",
+            shareOptions: ShareOptions(summary: "Anyone can edit", groups: [
+                .init(identifier: "permission", title: "Permission", kind: .picker, options: [
+                    .init(identifier: "rw", title: "Can make changes", selected: true),
+                    .init(identifier: "ro", title: "Read only", selected: false),
+                ]),
+            ]))
         var events: [CollaborationEvent] = [
-            StartCollaboration(
-                localIdentifier: "doc-\(random.next() % 100_000)", title: "Document \(random.next() % 10_000)",
-                initiatorHandle: "\(owner)@example.com", initiatorName: "Owner",
-                shareOptions: ShareOptions(summary: "Anyone can edit", groups: [
-                    .init(identifier: "permission", title: "Permission", kind: .picker, options: [
-                        .init(identifier: "rw", title: "Can make changes", selected: true),
-                        .init(identifier: "ro", title: "Read only", selected: false),
-                    ]),
-                ])
-            ).started(collaborationId: id, owner: owner, universalLink: "https://ledger.example.com/collaborations/\(id)"),
+            start.started(
+                collaborationId: id, owner: owner, universalLink: "https://ledger.example.com/collaborations/\(id)",
+                commitments: start.commitments())
         ]
         var current: [(RootHash, String?)] = []  // identity, granted account
         var people = 0

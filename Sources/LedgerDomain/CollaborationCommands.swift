@@ -54,12 +54,31 @@ public struct StartCollaboration: Sendable, Hashable, Codable {
         }
     }
 
-    /// The first event of a new collaboration stream.
-    public func started(collaborationId: String, owner: String, universalLink: String) -> CollaborationEvent {
-        .started(.init(
-            collaborationId: collaborationId, localIdentifier: localIdentifier, title: title,
-            initiatorHandle: initiatorHandle, initiatorName: initiatorName, shareOptions: shareOptions,
+    /// The personal values of the command, each committed to with a fresh opening: the title,
+    /// the initiator's handle and (if given) name.
+    public func commitments() -> [PersonalData.Commitment] {
+        [.init(kind: .title, value: title), .init(kind: .handle, value: initiatorHandle)]
+            + (initiatorName.map { [.init(kind: .name, value: $0)] } ?? [])
+    }
+
+    /// The first event of a new collaboration stream: the owner as a pseudonym, the personal
+    /// values as `commitments()` made them.
+    public func started(
+        collaborationId: String, owner: String, universalLink: String, commitments: [PersonalData.Commitment]
+    ) -> CollaborationEvent {
+        func committed(_ kind: PersonalData.Commitment.Kind) -> String? { commitments.first { $0.kind == kind }?.text }
+        return .started(.init(
+            collaborationId: collaborationId, localIdentifier: localIdentifier, title: committed(.title) ?? "",
+            initiatorHandle: committed(.handle) ?? "", initiatorName: committed(.name), shareOptions: shareOptions,
             owner: owner, universalLink: universalLink))
+    }
+
+    /// Whether a stored start (its values as disclosed) is this command's: a retry with the same
+    /// idempotency key.
+    public func isRepeated(by stored: CollaborationEvent.Started, disclosure: Disclosure) -> Bool {
+        stored.localIdentifier == localIdentifier && disclosure.value(stored.title) == title
+            && disclosure.value(stored.initiatorHandle) == initiatorHandle
+            && stored.initiatorName.flatMap(disclosure.value) == initiatorName && stored.shareOptions == shareOptions
     }
 }
 

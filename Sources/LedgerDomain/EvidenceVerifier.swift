@@ -13,6 +13,8 @@ public enum EvidenceVerifier {
         public var treeSize: Int64
         /// True when the event was a grant and its device proof checked.
         public var deviceProofChecked: Bool
+        /// Committed values whose plaintext checked against the event's commitment.
+        public var openingsChecked: Int = 0
     }
 
     public struct Failure: Error, Equatable, CustomStringConvertible {
@@ -63,7 +65,10 @@ public enum EvidenceVerifier {
             try checkDeviceProof(e.data)
             deviceProofChecked = true
         }
-        return Report(position: e.position, type: e.type, treeSize: checkpoint.size, deviceProofChecked: deviceProofChecked)
+        try checkOpenings(evidence.openings ?? [], data: e.data, type: e.type)
+        return Report(
+            position: e.position, type: e.type, treeSize: checkpoint.size, deviceProofChecked: deviceProofChecked,
+            openingsChecked: evidence.openings?.count ?? 0)
     }
 
     /// A grant's device proof, as the verifier checked it when it granted.
@@ -90,6 +95,22 @@ public enum EvidenceVerifier {
         }
         guard root == grant.rootHash else {
             throw Failure("grant: the device's key and path lead to \(root.base64), not the granted identity \(grant.rootHash.base64)")
+        }
+    }
+
+    /// Each opening must open a commitment the event holds: HMAC-SHA256(key: opening, message:
+    /// value) is the commitment (SPEC "Personal data and erasure").
+    public static func checkOpenings(_ openings: [Evidence.Opening], data: String, type: String) throws {
+        let event = RecordedEvent(
+            position: 0, streamId: "", version: 0, eventId: UUID(), type: type, data: data, metadata: "{}", recordedAtMicros: 0, hash: [])
+        let held = Disclosure.references([event]).commitments
+        for opening in openings {
+            guard held.contains(opening.commitment) else {
+                throw Failure("openings: \(opening.commitment) is not a commitment of the event")
+            }
+            guard let key = Base64.decode(opening.opening), key.count == 32,
+                PersonalData.Commitment.opens(opening.commitment, value: opening.value, opening: key)
+            else { throw Failure("openings: the value given for \(opening.commitment) does not open it (the value or the opening was altered)") }
         }
     }
 }

@@ -22,7 +22,7 @@ public struct IssuedChallenge: Sendable, Hashable {
     /// account for its collaboration, unexpired, and unused (or used by this very request: a
     /// decision taken again after its decider died). Nil when it may; otherwise why not.
     public func refusal(for submission: ProofSubmission) -> ProofRejection? {
-        if account != submission.account { return .challengeWrongAccount }
+        if account != submission.named { return .challengeWrongAccount }
         if collaborationId != submission.collaborationId { return .challengeWrongCollaboration }
         if let usedBy, usedBy != submission.requestId { return .challengeUsed }
         if expired { return .challengeExpired }

@@ -4,7 +4,8 @@ import LedgerWire
 import TransparencyLog
 
 /// Personal values in the log (SPEC "Personal data and erasure"): an account appears in events as
-/// a pseudonym (`psn-<uuid>`, the mapping kept in an erasable table), and a handle, name or title
+/// a pseudonym (`psn-<random uuid>`, made by `ledger_subject` in Migrations/sql/0017, the mapping
+/// kept in an erasable table), and a handle, name or title
 /// as a commitment (`commitment:<base64 of HMAC-SHA256(key: opening, message: value)>`, the
 /// construction of the IETF Key Transparency draft), its opening and plaintext kept in an erasable
 /// table under the subject they belong to. Leaves, chain hashes and checkpoints cover only these.
@@ -12,9 +13,6 @@ public enum PersonalData {
     public static let pseudonymPrefix = "psn-"
     public static let commitmentPrefix = "commitment:"
     public static let erasedPrefix = "erased:"
-
-    /// A new subject's pseudonym: random, so it says nothing of the account.
-    public static func newPseudonym() -> String { pseudonymPrefix + UUID().uuidString.lowercased() }
 
     public static func isPseudonym(_ text: String) -> Bool { text.hasPrefix(pseudonymPrefix) }
 
@@ -51,9 +49,10 @@ public enum PersonalData {
             return digest == Self.digest(value: value, opening: opening)
         }
 
+        /// 32 bytes from the system's CSPRNG, drawn 8 at a time.
         static func randomOpening() -> [UInt8] {
             var generator = SystemRandomNumberGenerator()
-            return (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            return (0..<4).flatMap { _ in withUnsafeBytes(of: generator.next() as UInt64) { Array($0) } }
         }
     }
 

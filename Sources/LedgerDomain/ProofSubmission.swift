@@ -6,6 +6,9 @@ public struct ProofSubmission: Sendable, Hashable {
     public var requestId: UUID
     public var collaborationId: String
     public var account: String
+    /// The account's pseudonym, as events and challenges name it (SPEC "Personal data"); the
+    /// proof engine sets it when it reads the request's premises.
+    public var subject: String?
     public var challengeId: UUID
     /// As sent: DER or raw r||s.
     public var signature: [UInt8]
@@ -21,4 +24,7 @@ public struct ProofSubmission: Sendable, Hashable {
         self.signature = signature
         self.proof = proof
     }
+
+    /// The name events give the account: its pseudonym once known.
+    public var named: String { subject ?? account }
 }

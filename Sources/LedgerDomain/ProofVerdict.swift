@@ -46,19 +46,19 @@ public enum ProofVerdict {
         let submission = checked.submission
         var rejection = checked.rejection
         if rejection == nil, let rootHash = checked.rootHash {
-            rejection = CollaborationDecisions.decideAccess(state: state, rootHash: rootHash, account: submission.account)
+            rejection = CollaborationDecisions.decideAccess(state: state, rootHash: rootHash, account: submission.named)
         }
         let requestText = submission.requestId.uuidString.lowercased()
         let challengeText = submission.challengeId.uuidString.lowercased()
         guard rejection == nil, let rootHash = checked.rootHash, let challenge = checked.challenge else {
             return .proofRejected(
                 .init(
-                    account: submission.account, proofRequestId: requestText, challengeId: challengeText,
+                    account: submission.named, proofRequestId: requestText, challengeId: challengeText,
                     reason: (rejection ?? .challengeUnknown).reason, rootHash: checked.rootHash))
         }
         return .accessGranted(
             .init(
-                rootHash: rootHash, account: submission.account, proofRequestId: requestText, challengeId: challengeText,
+                rootHash: rootHash, account: submission.named, proofRequestId: requestText, challengeId: challengeText,
                 proof: submission.proof, challenge: challenge, signature: submission.signature))
     }
 
@@ -68,7 +68,7 @@ public enum ProofVerdict {
     }
 
     public static func metadata(_ submission: ProofSubmission) -> EventMetadata {
-        EventMetadata(actor: submission.account, causationId: submission.requestId.uuidString.lowercased())
+        EventMetadata(actor: submission.named, causationId: submission.requestId.uuidString.lowercased())
     }
 
     /// The verdict event's id: whichever decider appends a request's verdict, it is this one.

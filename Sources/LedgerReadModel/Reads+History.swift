@@ -16,20 +16,20 @@ extension Reads {
         let stream = Streams.collaboration(collaborationId)
         let resumed = try await cursors.decode(cursor, kind: .history, scope: collaborationId)
         let afterVersion = Int64(resumed?.after ?? "0") ?? 0
-        // The started event (the owner) and the stream's last position, then the page.
-        let (started, last) = try await client.queryUnlessClosed(
+        // Whether the caller owns it (its first event names the owner) and the stream's last
+        // position, then the page.
+        let (found, owns, last) = try await client.queryUnlessClosed(
             """
-            SELECT e.data::text, s.position FROM ledger_streams s JOIN ledger_events e ON e.stream_id = s.stream_id AND e.version = 1
+            SELECT true, (e.data::json->>'owner') = ANY(ledger_account_names(\(caller.account))), s.position
+            FROM ledger_streams s JOIN ledger_events e ON e.stream_id = s.stream_id AND e.version = 1
             WHERE s.stream_id = \(stream)
             """, logger: logger
-        ) { rows -> (CollaborationEvent.Started?, Int64) in
-            for try await (data, position) in rows.decode((String, Int64).self) {
-                return (try? CanonicalJSON.decode(CollaborationEvent.Started.self, from: data), position)
-            }
-            return (nil, 0)
+        ) { rows -> (Bool, Bool, Int64) in
+            for try await row in rows.decode((Bool, Bool?, Int64).self) { return (row.0, row.1 ?? false, row.2) }
+            return (false, false, 0)
         }
-        guard let started else { throw DomainError.collaborationNotFound }
-        guard caller.account == started.owner || caller.isAuditor else {
+        guard found else { throw DomainError.collaborationNotFound }
+        guard owns || caller.isAuditor else {
             throw DomainError(.notOwnerOrAuditor, "history is for the owner and auditors")
         }
         let pinned = resumed?.position ?? last
@@ -40,7 +40,8 @@ extension Reads {
             FROM ledger_events WHERE stream_id = \(stream) AND version > \(afterVersion) AND position <= \(pinned)
             ORDER BY version LIMIT \(Int64(limit + 1))
             """, logger: logger, EventStore.decodeEvents)
-        let entries = try recorded.map(History.Entry.init)
+        let disclosure = try await Subjects(client: client, logger: logger).disclosure(for: recorded)
+        let entries = try recorded.map { try History.Entry($0, disclosure: disclosure) }
         let (page, next) = try await self.page(entries, limit: limit) {
             PageCursors.Cursor(kind: .history, scope: collaborationId, position: pinned, after: String($0.version))
         }
@@ -58,11 +59,11 @@ extension Reads {
     public func highlights(
         _ id: String, caller: Caller, limit: Int = PageCursors.defaultLimit, cursor: String? = nil
     ) async throws -> Highlights {
-        let row = try await collaborationRow(try Identifiers.collaborationId(id))
-        try await requireReader(row, caller, auditorToo: false)
+        let row = try await collaborationRow(try Identifiers.collaborationId(id), caller: caller)
+        try requireReader(row, caller, auditorToo: false)
         let resumed = try await cursors.decode(cursor, kind: .highlights, scope: row.id)
         let (after, pinned) = (Int64(resumed?.after ?? "0") ?? 0, resumed?.position ?? row.viewPosition)
-        let mine = try await grantedIdentity(row.id, account: caller.account)
+        let mine = row.callerIdentity
         let notices = try await client.queryUnlessClosed(
             """
             WITH changes AS (
@@ -75,12 +76,12 @@ extension Reads {
                 SELECT position, account, at, step, sum(step) OVER (PARTITION BY account ORDER BY position) AS identities
                 FROM changes WHERE step <> 0)
             SELECT * FROM (
-                SELECT position, kind, trigger, mentioned_root_hash, account, (extract(epoch FROM at) * 1000000)::int8
+                SELECT position, kind, trigger, mentioned_root_hash, ledger_account(account), (extract(epoch FROM at) * 1000000)::int8
                 FROM proj_highlights
                 WHERE collaboration_id = \(row.id) AND (kind <> 'mention' OR mentioned_root_hash = \(mine))
                 UNION ALL
                 SELECT position, 'membership', CASE step WHEN 1 THEN 'addedCollaborator' ELSE 'removedCollaborator' END,
-                       NULL, account, (extract(epoch FROM at) * 1000000)::int8
+                       NULL, ledger_account(account), (extract(epoch FROM at) * 1000000)::int8
                 FROM held WHERE (step = 1 AND identities = 1) OR (step = -1 AND identities = 0)
             ) n
             WHERE position > \(after) AND position <= \(pinned)
@@ -125,10 +126,11 @@ extension Reads {
         if let resumed { pinned = resumed.position } else { pinned = try await viewPosition() }
         let records = try await client.queryUnlessClosed(
             """
-            SELECT position, (extract(epoch FROM at) * 1000000)::int8, collaboration_id, account, root_hash, change, reason, actor
+            SELECT position, (extract(epoch FROM at) * 1000000)::int8, collaboration_id, ledger_account(account), root_hash, change,
+                   reason, ledger_account(actor)
             FROM proj_access_history
             WHERE change IN ('granted', 'revoked')
-              AND (\(account)::text IS NULL OR account = \(account))
+              AND (\(account)::text IS NULL OR account = ANY(ledger_account_names(\(account))))
               AND (\(collaboration)::text IS NULL OR collaboration_id = \(collaboration))
               AND (\(from.map(Self.micros))::int8 IS NULL OR at >= to_timestamp(\(from.map(Self.micros))::float8 / 1000000))
               AND (\(to.map(Self.micros))::int8 IS NULL OR at <= to_timestamp(\(to.map(Self.micros))::float8 / 1000000))
@@ -153,25 +155,27 @@ extension Reads {
     }
 
     /// What `account` owned and held at `position` (the views must have reached it): where its
-    /// change feed starts from.
-    public func feedAudience(account: String, at position: Int64) async throws -> FeedAudience {
+    /// change feed starts from. The audience goes by the account's pseudonym (`subject`), as the
+    /// events do.
+    public func feedAudience(account: String, subject: String, at position: Int64) async throws -> FeedAudience {
         try await client.queryUnlessClosed(
             """
-            SELECT collaboration_id, NULL::text FROM proj_collaborations WHERE owner = \(account) AND started_position <= \(position)
+            WITH me AS MATERIALIZED (SELECT ledger_account_names(\(account)) AS names)
+            SELECT collaboration_id, NULL::text, NULL::text FROM proj_collaborations, me WHERE owner = ANY(me.names) AND started_position <= \(position)
             UNION ALL
-            SELECT collaboration_id, root_hash FROM (
+            SELECT collaboration_id, root_hash, NULL FROM (
                 SELECT DISTINCT ON (collaboration_id, root_hash) collaboration_id, root_hash, change
-                FROM proj_access_history
-                WHERE account = \(account) AND change IN ('granted', 'revoked') AND position <= \(position)
+                FROM proj_access_history, me
+                WHERE account = ANY(me.names) AND change IN ('granted', 'revoked') AND position <= \(position)
                 ORDER BY collaboration_id, root_hash, position DESC) g
             WHERE change = 'granted'
             """, logger: logger
         ) { rows in
             var (owned, held): (Set<String>, [String: Set<String>]) = ([], [:])
-            for try await (collaboration, rootHash) in rows.decode((String, String?).self) {
+            for try await (collaboration, rootHash, _) in rows.decode((String, String?, String?).self) {
                 if let rootHash { held[collaboration, default: []].insert(rootHash) } else { owned.insert(collaboration) }
             }
-            return FeedAudience(account: account, owned: owned, held: held)
+            return FeedAudience(account: subject, owned: owned, held: held)
         }
     }
 }

@@ -25,63 +25,62 @@ public struct Reads: Sendable {
     struct CollaborationRow {
         var id: String
         var localIdentifier: String
-        var title: String
-        var initiatorHandle: String
+        /// Personal values as reads show them: nil once erased.
+        var title: String?
+        var initiatorHandle: String?
         var initiatorName: String?
+        /// The owner's account (`erased:<pseudonym>` once erased).
         var owner: String
         var universalLink: String
         var shareOptions: ShareOptions?
         var startedAt: Date
         /// The position every view had reached, read in the same statement as the row.
         var viewPosition: Int64
+        /// Whether the caller owns it, and the identity granted to it there, if any.
+        var callerOwns: Bool
+        var callerIdentity: String?
     }
 
-    /// The collaboration's row and the views' position, in one round trip (two cost ~1 ms
-    /// more per read, measured on `members?asOf`).
-    func collaborationRow(_ id: String) async throws -> CollaborationRow {
+    /// The collaboration's row as the caller may see it, the views' position and the caller's
+    /// standing there (whether it owns it; else, unless an auditor, the identity granted to it), in one round trip (two cost ~1 ms more per read, measured on
+    /// `members?asOf`). The caller goes by its pseudonym, or (rows older than pseudonyms) its
+    /// account: `ledger_account_names`.
+    func collaborationRow(_ id: String, caller: Caller) async throws -> CollaborationRow {
         try await client.queryUnlessClosed(
             """
-            SELECT local_identifier, title, initiator_handle, initiator_name, owner, universal_link, share_options::text,
-                   (extract(epoch FROM started_at) * 1000000)::int8,
-                   (SELECT coalesce(min(position), 0) FROM ledger_projections WHERE name = ANY(\(Projection.allCases.map(\.rawValue))))
-            FROM proj_collaborations WHERE collaboration_id = \(id)
+            WITH caller AS (SELECT ledger_account_names(\(caller.account)) AS names)
+            SELECT local_identifier, ledger_value(title), ledger_value(initiator_handle), ledger_value(initiator_name),
+                   ledger_account(owner), universal_link, share_options::text, (extract(epoch FROM started_at) * 1000000)::int8,
+                   (SELECT coalesce(min(position), 0) FROM ledger_projections WHERE name = ANY(\(Projection.allCases.map(\.rawValue)))),
+                   owner = ANY(caller.names),
+                   CASE WHEN owner = ANY(caller.names) OR \(caller.isAuditor) THEN NULL ELSE
+                       (SELECT m.root_hash FROM proj_members m
+                        WHERE m.collaboration_id = \(id) AND m.account = ANY(caller.names) AND m.state = 'granted' LIMIT 1) END
+            FROM proj_collaborations, caller WHERE collaboration_id = \(id)
             """, logger: logger
         ) { rows in
-            for try await (local, title, handle, name, owner, link, options, micros, position)
-                in rows.decode((String, String, String, String?, String, String, String?, Int64, Int64).self)
+            for try await (local, title, handle, name, owner, link, options, micros, position, owns, identity)
+                in rows.decode((String, String?, String?, String?, String, String, String?, Int64, Int64, Bool, String?).self)
             {
                 return CollaborationRow(
                     id: id, localIdentifier: local, title: title, initiatorHandle: handle, initiatorName: name, owner: owner,
                     universalLink: link, shareOptions: try options.map { try CanonicalJSON.decode(ShareOptions.self, from: $0) },
-                    startedAt: Self.date(micros), viewPosition: position)
+                    startedAt: Self.date(micros), viewPosition: position, callerOwns: owns, callerIdentity: identity)
             }
             throw DomainError.collaborationNotFound
         }
     }
 
     /// The owner, accounts granted through a current identity, and (where allowed) auditors.
-    func requireReader(_ collaboration: CollaborationRow, _ caller: Caller, auditorToo: Bool = true) async throws {
-        if caller.account == collaboration.owner || (auditorToo && caller.isAuditor) { return }
-        guard try await grantedIdentity(collaboration.id, account: caller.account) != nil else {
-            throw DomainError(.noAccess, "the caller has no access to this collaboration")
-        }
-    }
-
-    func grantedIdentity(_ id: String, account: String) async throws -> String? {
-        try await client.queryUnlessClosed(
-            """
-            SELECT root_hash FROM proj_members WHERE collaboration_id = \(id) AND account = \(account) AND state = 'granted' LIMIT 1
-            """, logger: logger
-        ) { rows in
-            for try await hash in rows.decode(String.self) { return hash }
-            return nil
-        }
+    func requireReader(_ collaboration: CollaborationRow, _ caller: Caller, auditorToo: Bool = true) throws {
+        if collaboration.callerOwns || (auditorToo && caller.isAuditor) || collaboration.callerIdentity != nil { return }
+        throw DomainError(.noAccess, "the caller has no access to this collaboration")
     }
 
     public func collaboration(_ id: String, caller: Caller) async throws -> Collaboration {
-        let row = try await collaborationRow(try Identifiers.collaborationId(id))
+        let row = try await collaborationRow(try Identifiers.collaborationId(id), caller: caller)
         let position = row.viewPosition
-        try await requireReader(row, caller)
+        try requireReader(row, caller)
         let memberCounts = try await client.queryUnlessClosed(
             """
             SELECT count(*) FILTER (WHERE state = 'invited'), count(*) FILTER (WHERE state = 'granted'),
@@ -112,8 +111,8 @@ public struct Reads: Sendable {
         _ id: String, caller: Caller, atPosition: Int64? = nil, asOf: Date? = nil, limit: Int = PageCursors.defaultLimit,
         cursor: String? = nil
     ) async throws -> Members {
-        let row = try await collaborationRow(try Identifiers.collaborationId(id))
-        try await requireReader(row, caller)
+        let row = try await collaborationRow(try Identifiers.collaborationId(id), caller: caller)
+        try requireReader(row, caller)
         let resumed = try await cursors.decode(cursor, kind: .members, scope: row.id)
         let target = resumed?.position ?? atPosition.map { min($0, row.viewPosition) } ?? row.viewPosition
         // asOf: the change recorded last at or before it (the later in the log of changes recorded
@@ -128,7 +127,7 @@ public struct Reads: Sendable {
                     ORDER BY at DESC, position DESC LIMIT 1
                 ), 0) END AS position
             )
-            SELECT p.position, m.root_hash, m.state, m.account, (extract(epoch FROM m.invited_at) * 1000000)::int8,
+            SELECT p.position, m.root_hash, m.state, ledger_account(m.account), (extract(epoch FROM m.invited_at) * 1000000)::int8,
                    (extract(epoch FROM m.granted_at) * 1000000)::int8
             FROM p LEFT JOIN LATERAL ledger_members_page(\(row.id), \(resumed?.after ?? ""), p.position, \(Int64(limit + 1))) m ON true
             """, logger: logger
@@ -167,16 +166,17 @@ public struct Reads: Sendable {
     public func myCollaborations(caller: Caller) async throws -> MyCollaborations {
         let result = try await client.queryUnlessClosed(
             """
-            SELECT collaboration_id, title, 'owner', started_position FROM proj_collaborations WHERE owner = \(caller.account)
+            WITH me AS MATERIALIZED (SELECT ledger_account_names(\(caller.account)) AS names)
+            SELECT collaboration_id, ledger_value(title), 'owner', started_position FROM proj_collaborations, me WHERE owner = ANY(me.names)
             UNION ALL
-            SELECT DISTINCT c.collaboration_id, c.title, 'member', c.started_position
-            FROM proj_members m JOIN proj_collaborations c USING (collaboration_id)
-            WHERE m.account = \(caller.account) AND m.state = 'granted' AND c.owner <> \(caller.account)
+            SELECT DISTINCT c.collaboration_id, ledger_value(c.title), 'member', c.started_position
+            FROM me, proj_members m JOIN proj_collaborations c USING (collaboration_id)
+            WHERE m.account = ANY(me.names) AND m.state = 'granted' AND c.owner <> ALL(me.names)
             ORDER BY 4
             """, logger: logger
         ) { rows in
             var result: [MyCollaborations.Entry] = []
-            for try await (id, title, role, _) in rows.decode((String, String, String, Int64).self) {
+            for try await (id, title, role, _) in rows.decode((String, String?, String, Int64).self) {
                 result.append(MyCollaborations.Entry(collaborationId: id, title: title, role: role))
             }
             return result

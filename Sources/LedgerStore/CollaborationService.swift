@@ -8,54 +8,51 @@ import LedgerWire
 public struct CollaborationService: Sendable {
     let store: EventStore
     let collaborations: Collaborations
+    let subjects: Subjects
     /// Where universal links point.
     let publicBaseURL: String
 
     public init(store: EventStore, publicBaseURL: String) {
         self.store = store
         self.collaborations = Collaborations(store: store)
+        self.subjects = Subjects(store: store)
         self.publicBaseURL = publicBaseURL.hasSuffix("/") ? String(publicBaseURL.dropLast()) : publicBaseURL
     }
 
     // MARK: Commands
 
-    /// Starts a collaboration owned by the caller. With an idempotency key, the collaboration
-    /// id and event id derive from (account, key), so a retry meets its first append.
+    /// Starts a collaboration owned by the caller: the owner as the caller's pseudonym, the title,
+    /// handle and name as commitments whose plaintexts and openings are kept with the event. With an
+    /// idempotency key, the collaboration id and event id derive from (pseudonym, key), so a retry
+    /// meets its first append.
     public func start(_ command: StartCollaboration, caller: Caller, idempotencyKey: String?, requestId: String) async throws -> StartResponse {
         try command.validate()
-        let eventId: UUID
-        if let key = idempotencyKey {
-            guard !key.isEmpty, key.count <= 255 else {
-                throw DomainError.invalid("Idempotency-Key must be 1 to 255 characters", code: .invalidIdempotencyKey)
-            }
-            eventId = Identifiers.derivedUUID("start\u{0}\(caller.account)\u{0}\(key)")
-        } else {
-            eventId = UUID()
+        if let key = idempotencyKey, key.isEmpty || key.count > 255 {
+            throw DomainError.invalid("Idempotency-Key must be 1 to 255 characters", code: .invalidIdempotencyKey)
         }
+        let (subject, key) = (try await subjects.pseudonym(for: caller.account), idempotencyKey)
+        let eventId = key.map { Identifiers.derivedUUID("start\u{0}\(subject)\u{0}\($0)") } ?? UUID()
         let id = eventId.uuidString.lowercased()
         let link = "\(publicBaseURL)/collaborations/\(id)"
-        let started = command.started(collaborationId: id, owner: caller.account, universalLink: link)
+        let commitments = command.commitments()
+        let started = command.started(collaborationId: id, owner: subject, universalLink: link, commitments: commitments)
         guard case .started(let payload) = started else { preconditionFailure() }
-        let state = CollaborationState(started: payload)
-        let metadata = EventMetadata(actor: caller.account, correlationId: idempotencyKey, requestId: requestId)
+        let metadata = EventMetadata(actor: subject, correlationId: key, requestId: requestId)
         let stream = Streams.collaboration(id)
         do {
             let result = try await store.append(.init(
                 streamId: stream, expectedVersion: .noStream, events: [started.newEvent(metadata: metadata, id: eventId)],
-                state: state.json))
-            if result.duplicate {
-                // A retry: answer as the first time, if it really is the same request.
-                let first = try await store.readStream(stream, afterVersion: 0).first
-                guard let first, case .started(let stored) = try CollaborationEvent(first),
-                    stored.localIdentifier == command.localIdentifier, stored.title == command.title,
-                    stored.initiatorHandle == command.initiatorHandle, stored.initiatorName == command.initiatorName,
-                    stored.shareOptions == command.shareOptions
-                else {
-                    throw DomainError(.idempotencyKeyReused, "this Idempotency-Key was used for a different request")
-                }
-                return StartResponse(collaborationId: id, universalLink: stored.universalLink, position: result.firstPosition)
+                state: CollaborationState(started: payload).json, values: KeptValues(subject: subject, commitments: commitments)))
+            guard result.duplicate else { return StartResponse(collaborationId: id, universalLink: link, position: result.firstPosition) }
+            // A retry: answer as the first time, if it really is the same request (its values
+            // were kept with the first; these were not).
+            let first = try await store.readStream(stream, afterVersion: 0).first
+            guard let first, case .started(let stored) = try CollaborationEvent(first),
+                command.isRepeated(by: stored, disclosure: try await subjects.disclosure(for: [first]))
+            else {
+                throw DomainError(.idempotencyKeyReused, "this Idempotency-Key was used for a different request")
             }
-            return StartResponse(collaborationId: id, universalLink: link, position: result.firstPosition)
+            return StartResponse(collaborationId: id, universalLink: stored.universalLink, position: result.firstPosition)
         } catch let error as StoreError where error.isVersionConflict || error.isIdempotencyMismatch {
             throw DomainError(.idempotencyKeyReused, "this Idempotency-Key was used for a different request")
         }
@@ -66,24 +63,26 @@ public struct CollaborationService: Sendable {
     ) async throws -> ParticipantsResponse {
         var decision: ParticipantsDecision?
         let id = try Identifiers.collaborationId(collaborationId)
-        let outcome = try await collaborations.decideAndAppend(id) { state in
-            decision = try CollaborationDecisions.updateParticipants(
-                state: state, actor: caller.account, added: added, removed: removed)
-            return .init(events: decision!.events, metadata: EventMetadata(actor: caller.account, requestId: requestId))
+        let outcome = try await collaborations.decideAndAppend(id, actor: caller.account) { state, subject in
+            decision = try CollaborationDecisions.updateParticipants(state: state, actor: subject, added: added, removed: removed)
+            return .init(events: decision!.events, metadata: EventMetadata(actor: subject, requestId: requestId))
         }
+        // The revoked accounts as the caller knows them (the state names their pseudonyms).
+        let revoked = decision!.revokedAccounts
+        let shown = try await subjects.disclosure(pseudonyms: Set(revoked), commitments: [])
         return ParticipantsResponse(
             added: decision!.added.map(\.base64), removed: decision!.removed.map(\.base64),
-            revokedAccounts: decision!.revokedAccounts, position: outcome.position)
+            revokedAccounts: revoked.map(shown.account), position: outcome.position)
     }
 
     public func postHighlight(
         collaborationId: String, kind: HighlightKind, trigger: String?, mentioned: RootHash?, caller: Caller, requestId: String
     ) async throws -> PositionResponse {
         let id = try Identifiers.collaborationId(collaborationId)
-        let outcome = try await collaborations.decideAndAppend(id) { state in
+        let outcome = try await collaborations.decideAndAppend(id, actor: caller.account) { state, subject in
             let event = try CollaborationDecisions.postHighlight(
-                state: state, actor: caller.account, kind: kind, trigger: trigger, mentioned: mentioned)
-            return .init(events: [event], metadata: EventMetadata(actor: caller.account, requestId: requestId))
+                state: state, actor: subject, kind: kind, trigger: trigger, mentioned: mentioned)
+            return .init(events: [event], metadata: EventMetadata(actor: subject, requestId: requestId))
         }
         return PositionResponse(position: outcome.position)
     }

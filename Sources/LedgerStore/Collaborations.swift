@@ -1,6 +1,8 @@
 import Foundation
 import LedgerDomain
+import LedgerPostgres
 import LedgerWire
+import PostgresNIO
 
 /// Collaboration streams as command handlers use them: the current inline state, and the
 /// decide → append-at-that-version → retry-on-conflict loop every command runs.
@@ -67,14 +69,48 @@ public struct Collaborations: Sendable {
         public var events: [CollaborationEvent]
     }
 
+    /// The collaboration and the pseudonym of `account` (made on its first use), in one
+    /// statement: a command's one read before it decides.
+    public func current(_ collaborationId: String, subjectOf account: String) async throws -> (Current, subject: String) {
+        let stream = Streams.collaboration(collaborationId)
+        return try await store.client.queryUnlessClosed(
+            """
+            SELECT s.version, s.state::text, s.position, ledger_subject(\(account))
+            FROM (SELECT 1) AS one LEFT JOIN ledger_streams s ON s.stream_id = \(stream)
+            """, logger: store.logger
+        ) { rows in
+            for try await (version, state, position, subject) in rows.decode((Int64?, String?, Int64?, String).self) {
+                guard let version, let position, let current = try Current(StreamState(version: version, state: state, position: position))
+                else { break }
+                return (current, subject)
+            }
+            throw DomainError.collaborationNotFound
+        }
+    }
+
     /// Loads the inline state, decides, appends at the version read; a concurrent change makes
     /// it read and decide again. A repeated fixed event id returns what was stored first.
     public func decideAndAppend(
         _ collaborationId: String, _ decide: (CollaborationState) throws -> Decision
     ) async throws -> Outcome {
+        try await loop(collaborationId, actor: nil) { state, _ in try decide(state) }
+    }
+
+    /// The same, for a command by `account`: `decide` gets its pseudonym, read with the state.
+    public func decideAndAppend(
+        _ collaborationId: String, actor account: String, _ decide: (CollaborationState, _ subject: String) throws -> Decision
+    ) async throws -> Outcome {
+        try await loop(collaborationId, actor: account) { state, subject in try decide(state, subject!) }
+    }
+
+    private func loop(
+        _ collaborationId: String, actor account: String?, _ decide: (CollaborationState, String?) throws -> Decision
+    ) async throws -> Outcome {
         for attempt in 1...Self.attempts {
-            let current = try await current(collaborationId)
-            let decision = try decide(current.state)
+            let (current, subject): (Current, String?)
+            if let account { (current, subject) = try await self.current(collaborationId, subjectOf: account) }
+            else { (current, subject) = (try await self.current(collaborationId), nil) }
+            let decision = try decide(current.state, subject)
             guard !decision.entries.isEmpty else { return Outcome(result: nil, position: current.position, stored: [], events: []) }
             var next = current.state
             for entry in decision.entries { next.apply(entry.event) }

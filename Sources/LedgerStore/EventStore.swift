@@ -168,6 +168,8 @@ public final class EventStore: Sendable {
                         \(streams), \(s.map(\.version)), \(s.map(\.state)), \(s.map(\.position)))
                     """, logger: logger)
             }
+            try await Self.keep(
+                KeptValues.Columns(requests), outcomes: results.map { (try? $0.get()) == nil ? "conflict" : "ok" }, connection, logger)
             return results
         }
     }
@@ -211,17 +213,19 @@ public final class EventStore: Sendable {
             FROM ledger_append(\(streams), \(expected), \(states), \(counts),
                                \(events.map(\.eventId)), \(events.map(\.type)), \(events.map(\.data)), \(events.map(\.metadata)))
             """
+        let values = KeptValues.Columns(requests)
         let rows: [(Int, String, Int64?, Int64?, Int64?)]
         if let hook = hooks.beforeCommit {
             rows = try await client.transaction(logger: logger) { connection in
                 let rows = try await Self.collect(try await connection.queryUnlessClosed(query, logger: logger))
+                try await Self.keep(values, outcomes: rows.map(\.1), connection, logger)
                 try await hook(requests)
                 return rows
             }
         } else {
             // The results are answered to the appenders, so they must come after the commit:
-            // the procedure commits before it answers (see 0007_append_committed.sql).
-            rows = try await committed(streams, expected, states, counts, events)
+            // the procedure commits before it answers (see 0007_append_committed.sql, 0017).
+            rows = try await committed(streams, expected, states, counts, events, values)
         }
         return rows.map { (index, outcome, first, last, version) in
             let request = requests[index - 1]
@@ -241,16 +245,17 @@ public final class EventStore: Sendable {
         }
     }
 
-    /// `ledger_append` through `ledger_append_committed`: one round trip, answered after the commit.
-    /// Through `queryUnlessClosed`: the group's leader must not wait for good on a connection
-    /// closed under it, or every later append of the process would wait too.
+    /// `ledger_append` and `ledger_keep_values` through `ledger_append_and_keep`: one round trip,
+    /// answered after the commit. Through `queryUnlessClosed`: the group's leader must not wait
+    /// for good on a connection closed under it, or every later append of the process would wait too.
     private func committed(
-        _ streams: [String], _ expected: [Int64], _ states: [String], _ counts: [Int32], _ events: [NewEvent]
+        _ streams: [String], _ expected: [Int64], _ states: [String], _ counts: [Int32], _ events: [NewEvent], _ values: KeptValues.Columns
     ) async throws -> [(Int, String, Int64?, Int64?, Int64?)] {
         try await client.queryUnlessClosed(
             """
-            CALL ledger_append_committed(\(streams), \(expected), \(states), \(counts),
-                \(events.map(\.eventId)), \(events.map(\.type)), \(events.map(\.data)), \(events.map(\.metadata)))
+            CALL ledger_append_and_keep(\(streams), \(expected), \(states), \(counts),
+                \(events.map(\.eventId)), \(events.map(\.type)), \(events.map(\.data)), \(events.map(\.metadata)),
+                \(values.requests), \(values.commitments), \(values.subjects), \(values.kinds), \(values.values), \(values.openings)::bytea[])
             """, logger: logger
         ) { answer in
             for try await (outcomes, first, last, versions) in answer.decode(([String], [Int64], [Int64], [Int64]).self) {
@@ -260,6 +265,16 @@ public final class EventStore: Sendable {
             }
             throw StoreError.invalidRequest("ledger_append_committed answered nothing")
         }
+    }
+
+    /// The appended requests' personal values, in the append's transaction (`ledger_keep_values`).
+    private static func keep(_ values: KeptValues.Columns, outcomes: [String], _ connection: PostgresConnection, _ logger: Logger) async throws {
+        guard !values.requests.isEmpty else { return }
+        try await connection.queryUnlessClosed(
+            """
+            SELECT ledger_keep_values(\(outcomes), \(values.requests), \(values.commitments), \(values.subjects), \(values.kinds),
+                                      \(values.values), \(values.openings)::bytea[])
+            """, logger: logger)
     }
 
     private static func collect(_ rows: PostgresRowSequence) async throws -> [(Int, String, Int64?, Int64?, Int64?)] {

@@ -5,6 +5,7 @@ import LedgerClient
 import LedgerDomain
 import LedgerPostgres
 import LedgerStore
+import LedgerWebhooks
 import TransparencyLog
 import Logging
 import PostgresNIO
@@ -15,6 +16,8 @@ public struct LiveServer: Sendable {
     public let baseURL: URL
     public let authority: TokenAuthority
     public let db: PostgresClient
+    /// The database, as its owner reaches it (for pg_dump and the like).
+    public let settings: DatabaseSettings
 
     public func client(_ account: String, roles: [String] = []) -> LedgerClient {
         let authority = authority
@@ -24,7 +27,8 @@ public struct LiveServer: Sendable {
     public enum Roles: Sendable { case allInOne, apiOnly }
 
     public static func run(
-        _ roles: Roles = .allInOne, configuration: LedgerConfiguration = .testing(), _ body: @Sendable (LiveServer) async throws -> Void
+        _ roles: Roles = .allInOne, configuration: LedgerConfiguration = .testing(),
+        deliveries: WebhookDeliverer.Settings = .init(), _ body: @Sendable (LiveServer) async throws -> Void
     ) async throws {
         LedgerMetrics.bootstrap()  // as `ledger serve` does: /metrics shows what the services record
         try await withTestStore { _, owner, settings in
@@ -39,14 +43,15 @@ public struct LiveServer: Sendable {
                     case .allInOne:
                         LedgerServer.allInOne(
                             client: client, store: store, authority: authority, configuration: configuration,
-                            signer: try! NoteSigner(name: "live.test/ledger"), logger: logger, onRunning: onRunning)
+                            signer: try! NoteSigner(name: "live.test/ledger"), deliveries: deliveries, logger: logger,
+                            onRunning: onRunning)
                     case .apiOnly:
                         LedgerServer.apiOnly(
                             client: client, store: store, authority: authority, configuration: configuration, logger: logger,
                             onRunning: onRunning)
                     }
                 } _: { port in
-                    try await body(LiveServer(baseURL: URL(string: "http://127.0.0.1:\(port)")!, authority: authority, db: owner))
+                    try await body(LiveServer(baseURL: URL(string: "http://127.0.0.1:\(port)")!, authority: authority, db: owner, settings: settings))
                 }
             }
         }

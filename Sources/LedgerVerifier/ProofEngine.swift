@@ -109,7 +109,8 @@ public final class ProofEngine: Sendable {
             if answer.throttled.isEmpty {
                 for (index, verdict) in try plan.verdicts(firstPositions: answer.firstPositions) {
                     verdict.count()
-                    results[index] = .success(verdict)
+                    // Answered with the account as the caller knows it (the event names its pseudonym).
+                    results[index] = .success(verdict.answering(group[index].submission.account))
                 }
                 return []
             }
@@ -122,18 +123,20 @@ public final class ProofEngine: Sendable {
                 retryAfter: answer.retryAfter)
             for index in refused { results[index] = .failure(error) }
             return plan.decided.filter { !refused.contains($0) }
-        } catch let error as PSQLError where ["LP001", "LP002", "LP003"].contains(error.serverInfo?[.sqlState]) {
+        } catch let error as PSQLError where ["LP001", "LP002", "LP003", "LP004"].contains(error.serverInfo?[.sqlState]) {
             // Nothing written: a premise moved since the read.
             logger.debug("verifier: a group's commit was refused", metadata: ["attempt": "\(number)", "error": "\(error)"])
             return plan.decided
         }
     }
 
-    /// Step 1: the collaborations' states, the challenges, and the stored requests that are no
-    /// longer pending, in one statement.
+    /// Step 1: the collaborations' states, the challenges, the stored requests that are no longer
+    /// pending, and each fresh request's subject (its account's pseudonym, made on first use), in
+    /// one statement.
     private func read(_ requests: [Request]) async throws -> ProofPlan.Premises {
         let streams = Array(Set(requests.map { Streams.collaboration($0.submission.collaborationId) }))
         let stored = requests.filter(\.stored).map(\.submission.requestId)
+        let accounts = Array(Set(requests.filter { !$0.stored }.map(\.submission.account)))
         return try await client.queryUnlessClosed(
             """
             SELECT s.stream_id, s.version, s.position, s.state::text, NULL::uuid, NULL::bytea, NULL::text, NULL::text, false, NULL::uuid
@@ -144,6 +147,8 @@ public final class ProofEngine: Sendable {
             UNION ALL
             SELECT NULL, 0, 0, q.status, q.request_id, NULL, NULL, NULL, false, NULL
             FROM ledger_proof_requests q WHERE q.request_id = ANY(\(stored)) AND q.status <> 'pending'
+            UNION ALL
+            SELECT NULL, 1, 0, NULL, NULL, NULL, a.account, ledger_subject(a.account), false, NULL FROM unnest(\(accounts)::text[]) AS a(account)
             """, logger: logger
         ) { rows in
             var premises = ProofPlan.Premises()
@@ -159,6 +164,8 @@ public final class ProofEngine: Sendable {
                         bytes: Array(buffer: challenge), collaborationId: collaboration, account: account, expired: expired, usedBy: usedBy)
                 } else if let id {
                     premises.decidedElsewhere.insert(id)
+                } else if version == 1, let collaboration, let account {
+                    premises.subjects[collaboration] = account
                 }
             }
             return premises

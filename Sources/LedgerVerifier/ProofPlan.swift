@@ -14,6 +14,8 @@ struct ProofPlan {
         var challenges: [UUID: IssuedChallenge] = [:]
         /// Stored requests another worker has decided since they were listed.
         var decidedElsewhere: Set<UUID> = []
+        /// Each fresh request's account → its pseudonym (a stored request holds its own).
+        var subjects: [String: String] = [:]
     }
 
     /// One request's verdict: where it is among the appends' events.
@@ -46,7 +48,8 @@ struct ProofPlan {
     /// Decides request `index` of the group. A challenge used by an earlier request of the group
     /// is used for the later ones.
     mutating func add(_ index: Int, _ request: ProofEngine.Request) {
-        let submission = request.submission
+        var submission = request.submission
+        submission.subject = request.stored ? submission.account : premises.subjects[submission.account]
         if request.stored && premises.decidedElsewhere.contains(submission.requestId) {
             settled.append((index, .success(nil)))
             return
@@ -64,7 +67,8 @@ struct ProofPlan {
         }
         let event = ProofVerdict.event(checked, state: appends[number].state)
         appends[number].state.apply(event)
-        appends[number].decisions.append(Decision(index: index, request: request, checked: checked, event: event))
+        appends[number].decisions.append(
+            Decision(index: index, request: ProofEngine.Request(submission, stored: request.stored), checked: checked, event: event))
     }
 
     /// The requests the appends decide.
@@ -75,9 +79,10 @@ struct ProofPlan {
     func rejectionsPast(_ allowed: [String: Int]) -> [Int] {
         var seen: [String: Int] = [:]
         return appends.flatMap(\.decisions).sorted { $0.index < $1.index }.filter { decision in
-            guard case .proofRejected = decision.event, let limit = allowed[decision.request.submission.account] else { return false }
-            seen[decision.request.submission.account, default: 0] += 1
-            return seen[decision.request.submission.account]! > limit
+            let named = decision.request.submission.named
+            guard case .proofRejected = decision.event, let limit = allowed[named] else { return false }
+            seen[named, default: 0] += 1
+            return seen[named]! > limit
         }.map(\.index)
     }
 
@@ -117,7 +122,7 @@ struct ProofPlan {
                 let submission = decision.request.submission
                 let verdict = Verdict.columns(of: decision.event)
                 rows.append(Row(
-                    id: submission.requestId, collaboration: submission.collaborationId, account: submission.account,
+                    id: submission.requestId, collaboration: submission.collaborationId, account: submission.named,
                     challenge: submission.challengeId, consumes: decision.checked.consumesChallenge, stored: decision.request.stored,
                     signature: Base64.encode(submission.signature), publicKey: Base64.encode(submission.proof.publicKey),
                     index: submission.proof.publicKeyIndex, hashes: submission.proof.inclusionHashes.map(Base64.encode),

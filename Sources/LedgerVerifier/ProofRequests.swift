@@ -27,7 +27,7 @@ public struct ProofRequests: Sendable {
         public var expiresAt: Date
     }
 
-    /// 32 random bytes bound to the account and collaboration, single use, expiring.
+    /// 32 random bytes bound to the account (by its pseudonym) and collaboration, single use, expiring.
     public func issueChallenge(collaborationId: String, account: String) async throws -> Challenge {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
@@ -39,15 +39,16 @@ public struct ProofRequests: Sendable {
             _ = try await connection.queryUnlessClosed(
                 """
                 INSERT INTO ledger_challenges (challenge_id, collaboration_id, account, challenge, expires_at)
-                VALUES (\(challengeId), \(collaborationId), \(account), \(ByteBuffer(bytes: bytes)),
+                VALUES (\(challengeId), \(collaborationId), ledger_subject(\(account)), \(ByteBuffer(bytes: bytes)),
                         to_timestamp(\(micros)::float8 / 1000000))
                 """, logger: logger)
         }
         return Challenge(challengeId: challengeId, challenge: bytes, expiresAt: expires)
     }
 
-    /// Stores a request for the verifier workers and tells them (the NOTIFY is delivered at
-    /// commit); answered after the commit, so the caller may promise its id. Refused with 429,
+    /// Stores a request for the verifier workers, under its account's pseudonym, and tells them
+    /// (the NOTIFY is delivered at commit); answered after the commit, so the caller may promise
+    /// its id. Refused with 429,
     /// nothing stored, while the account's rejections in the window have reached `limit` (the
     /// commit checks again, atomically: this spares the table a flood).
     public func store(_ submission: ProofSubmission, limit: Int, window: Duration) async throws {
@@ -55,17 +56,18 @@ public struct ProofRequests: Sendable {
         let retryAfter = try await client.transaction(logger: logger) { connection -> Int? in
             let rows = try await connection.queryUnlessClosed(
                 """
-                WITH recent AS (
-                    SELECT count(*) AS n, min(recorded_at) AS oldest FROM ledger_events
-                    WHERE event_type = 'ProofRejected' AND data->>'account' = \(submission.account)
+                WITH subject AS MATERIALIZED (SELECT ledger_subject(\(submission.account)) AS pseudonym),
+                recent AS (
+                    SELECT count(*) AS n, min(recorded_at) AS oldest FROM ledger_events, subject
+                    WHERE event_type = 'ProofRejected' AND data->>'account' = subject.pseudonym
                       AND recorded_at > now() - \(window.seconds) * interval '1 second'
                 ), stored AS (
                     INSERT INTO ledger_proof_requests
                         (request_id, collaboration_id, account, challenge_id, signature, public_key, public_key_index, inclusion_hashes)
-                    SELECT \(submission.requestId), \(submission.collaborationId), \(submission.account), \(submission.challengeId),
+                    SELECT \(submission.requestId), \(submission.collaborationId), subject.pseudonym, \(submission.challengeId),
                            \(ByteBuffer(bytes: submission.signature)), \(ByteBuffer(bytes: proof.publicKey)), \(Int64(proof.publicKeyIndex)),
                            \(proof.inclusionHashes.map { ByteBuffer(bytes: $0) })::bytea[]
-                    FROM recent WHERE recent.n < \(Int64(limit))
+                    FROM recent, subject WHERE recent.n < \(Int64(limit))
                     RETURNING request_id)
                 SELECT (SELECT count(*) FROM (SELECT pg_notify(\(VerifierChannels.requests), request_id::text) FROM stored) n),
                        greatest(1, ceil(extract(epoch FROM coalesce(oldest + \(window.seconds) * interval '1 second' - now(),
@@ -111,19 +113,20 @@ public struct ProofRequests: Sendable {
         }
     }
 
-    /// The request's verdict, or `.pending`; nil for a request unknown to this account. A
-    /// request the throttle refused throws 429.
+    /// The request's verdict, or `.pending`; nil for a request unknown to this account (whose
+    /// pseudonym, or plaintext before pseudonyms, it names). A request the throttle refused
+    /// throws 429.
     public func status(requestId: UUID, account: String) async throws -> Verdict? {
         try await client.queryUnlessClosed(
             """
-            SELECT account, status, reason, root_hash, decided_position FROM ledger_proof_requests WHERE request_id = \(requestId)
+            SELECT status, reason, root_hash, decided_position FROM ledger_proof_requests
+            WHERE request_id = \(requestId) AND account = ANY(ledger_account_names(\(account)))
             """, logger: logger
         ) { rows in
-            for try await (owner, status, reason, rootHash, position) in rows.decode((String, String, String?, ByteBuffer?, Int64?).self) {
-                guard owner == account else { return nil }
+            for try await (status, reason, rootHash, position) in rows.decode((String, String?, ByteBuffer?, Int64?).self) {
                 switch status {
                 case "granted":
-                    return .granted(rootHash: Base64.encode(Array(buffer: rootHash!)), account: owner, position: position!)
+                    return .granted(rootHash: Base64.encode(Array(buffer: rootHash!)), account: account, position: position!)
                 case "rejected":
                     let reason = reason ?? "rejected"
                     return .rejected(reason: reason, message: ProofRejection.named(reason).description, position: position)

@@ -22,6 +22,12 @@ public enum Verdict: Sendable, Equatable {
         }
     }
 
+    /// This verdict answered to `account` (a grant's event names the account's pseudonym).
+    func answering(_ account: String) -> Verdict {
+        guard case .granted(let rootHash, _, let position) = self else { return self }
+        return .granted(rootHash: rootHash, account: account, position: position)
+    }
+
     /// The request row's columns for a verdict event: status, reason, root hash.
     static func columns(of event: CollaborationEvent) -> (status: String, reason: String?, rootHash: RootHash?) {
         switch event {

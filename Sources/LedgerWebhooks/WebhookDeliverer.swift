@@ -143,12 +143,13 @@ public struct WebhookDeliverer: Service {
         var renewed = renewed
         let batch = try await store.readAll(after: lease.position, limit: settings.batchSize)
         let owners = try await leases.owners(of: Set(batch.map(\.streamId)))
+        let disclosure = try await Subjects(store: store).disclosure(for: batch)
         let encoder = APIJSON.encoder()
         var done = lease.position
         for recorded in batch {
             if lease.wants(recorded, owner: owners[recorded.streamId]) {
                 guard ContinuousClock.now + settings.timeout < renewed + settings.lease else { break }
-                let body = try encoder.encode(try History.Entry(recorded))
+                let body = try encoder.encode(try History.Entry(recorded, disclosure: disclosure))
                 if let failure = await post(body, of: recorded.position, for: lease, http) {
                     // Stopping is not the receiver's failure: the lease lapses and the event is
                     // delivered again, as after a crash.

@@ -18,9 +18,10 @@ public struct WebhookRegistry: Sendable {
         self.logger = logger
     }
 
-    /// Registers a webhook that delivers the events appended from now on; the answer is the
-    /// only one that carries its secret. Nil if the account holds `limitPerAccount` already.
-    public func register(account: String, url: String, collaborationId: String?) async throws -> Webhook? {
+    /// Registers a webhook of the account `subject` (its pseudonym: the table names accounts so)
+    /// that delivers the events appended from now on; the answer is the only one that carries its
+    /// secret. Nil if the account holds `limitPerAccount` already.
+    public func register(subject account: String, url: String, collaborationId: String?) async throws -> Webhook? {
         let id = UUID()
         let secret = Self.newSecret()
         let rows = try await client.queryUnlessClosed(
@@ -37,7 +38,10 @@ public struct WebhookRegistry: Sendable {
     /// The account's webhooks, oldest first.
     public func list(account: String) async throws -> [Webhook] {
         try await client.queryUnlessClosed(
-            "SELECT \(unescaped: Self.columns) FROM ledger_webhooks WHERE account = \(account) ORDER BY created_at, id",
+            """
+            SELECT \(unescaped: Self.columns) FROM ledger_webhooks WHERE account = ANY(ledger_account_names(\(account)))
+            ORDER BY created_at, id
+            """,
             logger: logger
         ) { rows in try await Self.webhooks(rows) }
     }
@@ -46,7 +50,8 @@ public struct WebhookRegistry: Sendable {
     /// may still arrive once.
     public func delete(id: UUID, account: String) async throws -> Bool {
         try await client.queryUnlessClosed(
-            "DELETE FROM ledger_webhooks WHERE id = \(id) AND account = \(account) RETURNING id", logger: logger
+            "DELETE FROM ledger_webhooks WHERE id = \(id) AND account = ANY(ledger_account_names(\(account))) RETURNING id",
+            logger: logger
         ) { rows in try await rows.decode(UUID.self).reduce(0) { n, _ in n + 1 } > 0 }
     }
 

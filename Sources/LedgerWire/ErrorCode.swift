@@ -29,6 +29,7 @@ public enum ErrorCode: String, CaseIterable, Sendable, Codable {
     case notOwnerOrAuditor = "not_owner_or_auditor"
     case notAuditor = "not_auditor"
     case noAccess = "no_access"
+    case notPrivacyOfficer = "not_privacy_officer"
     case proofRejected = "proof_rejected"
     // 404
     case notFound = "not_found"
@@ -61,7 +62,7 @@ public enum ErrorCode: String, CaseIterable, Sendable, Codable {
             .invalidInclusionPath, .invalidSignatureEncoding, .invalidWebhookURL, .httpError:
             400
         case .unauthorized, .invalidToken: 401
-        case .notOwner, .notOwnerOrAuditor, .notAuditor, .noAccess, .proofRejected: 403
+        case .notOwner, .notOwnerOrAuditor, .notAuditor, .noAccess, .notPrivacyOfficer, .proofRejected: 403
         case .notFound, .routeNotFound, .noCheckpoint: 404
         case .methodNotAllowed: 405
         case .concurrentUpdate, .tooManyWebhooks: 409
@@ -101,8 +102,9 @@ public enum ErrorCode: String, CaseIterable, Sendable, Codable {
         case .notOwnerOrAuditor: "only the owner or an auditor may read this"
         case .notAuditor: "only an auditor may read this"
         case .noAccess: "the caller has no access to this collaboration"
+        case .notPrivacyOfficer: "only a caller with the role privacy may erase or export personal data"
         case .proofRejected: "the identity proof was refused; `reason` says why, and the refusal is recorded"
-        case .notFound: "no such collaboration, event, checkpoint or request"
+        case .notFound: "no such collaboration, event, checkpoint, request or account"
         case .routeNotFound: "no such endpoint"
         case .noCheckpoint: "no checkpoint has been published yet"
         case .methodNotAllowed: "the endpoint exists but not with this method (see Allow)"

@@ -65,17 +65,43 @@ public struct Evidence: Codable, Sendable, Equatable {
         }
     }
 
+    /// A committed value's opening (SPEC "Personal data and erasure"): the plaintext and the
+    /// 32-byte opening (base64) that give `commitment` (`commitment:<base64 HMAC-SHA256(key:
+    /// opening, message: value)>`), as the event holds it.
+    public struct Opening: Codable, Sendable, Equatable {
+        public var commitment: String
+        public var value: String
+        public var opening: String
+
+        public init(commitment: String, value: String, opening: String) {
+            self.commitment = commitment
+            self.value = value
+            self.opening = opening
+        }
+    }
+
     public var event: Event
     /// The event's canonical bytes (the leaf data), base64.
     public var leaf: String
     public var inclusion: InclusionProof
     /// The signed checkpoint the inclusion proof leads to.
     public var checkpoint: String
+    /// The openings of the event's commitments not erased (none for an event with none; absent in
+    /// evidence from before commitments).
+    public var openings: [Opening]?
+    /// Pseudonym → account, for the event's pseudonyms whose subjects are not erased (absent in
+    /// evidence from before pseudonyms).
+    public var accounts: [String: String]?
 
-    public init(event: Event, leaf: String, inclusion: InclusionProof, checkpoint: String) {
+    public init(
+        event: Event, leaf: String, inclusion: InclusionProof, checkpoint: String, openings: [Opening]? = nil,
+        accounts: [String: String]? = nil
+    ) {
         self.event = event
         self.leaf = leaf
         self.inclusion = inclusion
         self.checkpoint = checkpoint
+        self.openings = openings
+        self.accounts = accounts
     }
 }

@@ -18,8 +18,10 @@ public struct Collaboration: Codable, Sendable, Hashable {
     }
     public var collaborationId: String
     public var localIdentifier: String
-    public var title: String
-    public var initiatorHandle: String
+    /// Personal values (the title, the initiator's handle and name): null once their subject is
+    /// erased. The owner is then `erased:<pseudonym>`.
+    public var title: String?
+    public var initiatorHandle: String?
     public var initiatorName: String?
     public var owner: String
     public var universalLink: String
@@ -31,7 +33,7 @@ public struct Collaboration: Codable, Sendable, Hashable {
     public var position: Int64
 
     public init(
-        collaborationId: String, localIdentifier: String, title: String, initiatorHandle: String, initiatorName: String?, owner: String,
+        collaborationId: String, localIdentifier: String, title: String?, initiatorHandle: String?, initiatorName: String?, owner: String,
         universalLink: String, shareOptions: ShareOptions?, selectedOptions: [String: [String]], memberCounts: MemberCounts,
         startedAt: Date, position: Int64
     ) {
@@ -47,6 +49,25 @@ public struct Collaboration: Codable, Sendable, Hashable {
         self.memberCounts = memberCounts
         self.startedAt = startedAt
         self.position = position
+    }
+}
+
+extension Collaboration {
+    /// An erased value is written as null, not left out.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(collaborationId, forKey: .collaborationId)
+        try c.encode(localIdentifier, forKey: .localIdentifier)
+        try c.encode(title, forKey: .title)
+        try c.encode(initiatorHandle, forKey: .initiatorHandle)
+        try c.encode(initiatorName, forKey: .initiatorName)
+        try c.encode(owner, forKey: .owner)
+        try c.encode(universalLink, forKey: .universalLink)
+        try c.encodeIfPresent(shareOptions, forKey: .shareOptions)
+        try c.encode(selectedOptions, forKey: .selectedOptions)
+        try c.encode(memberCounts, forKey: .memberCounts)
+        try c.encode(startedAt, forKey: .startedAt)
+        try c.encode(position, forKey: .position)
     }
 }
 
@@ -161,11 +182,20 @@ public struct Highlights: Codable, Sendable, Hashable {
 public struct MyCollaborations: Codable, Sendable, Hashable {
     public struct Entry: Codable, Sendable, Hashable {
         public var collaborationId: String
-        public var title: String
+        /// Null once the owner's personal data is erased.
+        public var title: String?
         /// `owner` or `participant`.
         public var role: String
 
-        public init(collaborationId: String, title: String, role: String) {
+        /// An erased title is written as null, not left out.
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(collaborationId, forKey: .collaborationId)
+            try c.encode(title, forKey: .title)
+            try c.encode(role, forKey: .role)
+        }
+
+        public init(collaborationId: String, title: String?, role: String) {
             self.collaborationId = collaborationId
             self.title = title
             self.role = role

@@ -19,7 +19,8 @@ struct FeedTailTests {
         return FeedItem(
             RecordedEvent(
                 position: position, streamId: Streams.collaboration(collaborationId), version: position, eventId: new.eventId,
-                type: new.type, data: new.data, metadata: new.metadata, recordedAtMicros: 0, hash: []))
+                type: new.type, data: new.data, metadata: new.metadata, recordedAtMicros: 0, hash: []),
+            disclosure: Disclosure())
     }
 
     static func notice(_ account: String) -> CollaborationEvent {

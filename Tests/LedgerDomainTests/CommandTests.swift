@@ -10,7 +10,8 @@ func hash(_ n: UInt8) -> RootHash { try! RootHash(bytes: Array(repeating: n, cou
 struct CommandTests {
     func started(owner: String = "owner") -> CollaborationState {
         let command = StartCollaboration(localIdentifier: "l", title: "t", initiatorHandle: "h")
-        guard case .started(let s) = command.started(collaborationId: "c", owner: owner, universalLink: "u") else { fatalError() }
+        guard case .started(let s) = command.started(collaborationId: "c", owner: owner, universalLink: "u", commitments: command.commitments())
+        else { fatalError() }
         return CollaborationState(started: s)
     }
 

@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import LedgerTestSupport
 import LedgerWire
 import Logging
 import NIOCore
@@ -11,28 +10,30 @@ import Synchronization
 /// An app backend's webhook endpoint on loopback: records every delivery it gets at
 /// `/<path>`, answers the statuses scripted for that path (then 200), and can hang one
 /// request (the delivery of a given position, the first time) to catch a worker mid-delivery.
-final class WebhookReceiver: Sendable {
-    struct Delivery: Sendable {
-        var path: String
-        var signature: String
-        var deliveryId: String
-        var body: Data
-        var entry: History.Entry
+public final class WebhookReceiver: Sendable {
+    public struct Delivery: Sendable {
+        public var path: String
+        public var signature: String
+        public var deliveryId: String
+        public var body: Data
+        public var entry: History.Entry
         /// What the receiver answered (nil while hanging).
-        var status: Int?
+        public var status: Int?
     }
 
     private let state = Mutex<(deliveries: [Delivery], scripts: [String: [Int]], hangAt: Int64?)>(([], [:], nil))
-    let hang = Hang()
+    public let hang = Hang()
 
-    var deliveries: [Delivery] { state.withLock { $0.deliveries } }
+    public init() {}
+
+    public var deliveries: [Delivery] { state.withLock { $0.deliveries } }
     /// The deliveries to `path` answered 2xx, in the order they came.
-    func accepted(_ path: String) -> [Delivery] { deliveries.filter { $0.path == path && ($0.status ?? 0) < 300 && $0.status != nil } }
-    func script(_ path: String, _ statuses: [Int]) { state.withLock { $0.scripts[path] = statuses } }
-    func hang(at position: Int64) { state.withLock { $0.hangAt = position } }
+    public func accepted(_ path: String) -> [Delivery] { deliveries.filter { $0.path == path && ($0.status ?? 0) < 300 && $0.status != nil } }
+    public func script(_ path: String, _ statuses: [Int]) { state.withLock { $0.scripts[path] = statuses } }
+    public func hang(at position: Int64) { state.withLock { $0.hangAt = position } }
 
     /// Runs the receiver on a free port for `body`.
-    func serving<T: Sendable>(_ body: @Sendable (URL) async throws -> T) async throws -> T {
+    public func serving<T: Sendable>(_ body: @Sendable (URL) async throws -> T) async throws -> T {
         let router = Router()
         router.post(":path") { request, context -> Response in
             let path = try context.parameters.require("path")
