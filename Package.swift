@@ -50,6 +50,16 @@ let package = Package(
             dependencies: [.product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
+        // `ledger witness`: a C2SP tlog-witness for others to run for our log.
+        .target(
+            name: "LedgerWitness",
+            dependencies: [
+                "TransparencyLog",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // Pure domain: events, commands, the hash chain's leaf bytes, proof rules. No I/O.
         .target(
             name: "LedgerDomain",
@@ -99,6 +109,8 @@ let package = Package(
             name: "LedgerLog",
             dependencies: [
                 "TransparencyLog", "LedgerDomain", "LedgerStore", "LedgerPostgres",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -200,7 +212,7 @@ let package = Package(
             dependencies: [
                 "LedgerDomain", "LedgerWire", "TransparencyLog", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog",
                 "LedgerAPI", "LedgerReadModel", "LedgerVerifier", "LedgerProjections", "LedgerWebhooks", "LedgerClient",
-                "LedgerDeviceSimulator", "LedgerBench",
+                "LedgerDeviceSimulator", "LedgerBench", "LedgerWitness",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -230,7 +242,7 @@ let package = Package(
         // Client SDK for apps: Foundation, the wire types and the log's math only, no server targets.
         .target(
             name: "LedgerClient",
-            dependencies: ["LedgerWire"],
+            dependencies: ["LedgerWire", "LedgerDomain", "TransparencyLog"],
             swiftSettings: swiftSettings
         ),
         // Test support: a throwaway PostgreSQL cluster and per-test databases, the router harness,
@@ -347,7 +359,7 @@ let package = Package(
             dependencies: [
                 "LedgerAPI", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog", "LedgerVerifier", "LedgerProjections",
                 "LedgerReadModel", "LedgerTestSupport", "LedgerDomain", "LedgerWire", "TransparencyLog", "LedgerDeviceSimulator",
-                "LedgerClient", "LedgerWebhooks",
+                "LedgerClient", "LedgerWebhooks", "LedgerWitness",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -355,6 +367,7 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
+            exclude: ["Go"],
             swiftSettings: swiftSettings
         ),
         // The SDK against a live server (the services `ledger serve` runs, on a real port).

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the system packages the ledger needs when they are missing: the PostgreSQL server
-# and client (initdb, pg_ctl, postgres, pgbench), Prometheus (tests only) and the usual build
-# headers. Debian/Ubuntu.
+# and client (initdb, pg_ctl, postgres, pgbench), Prometheus and Go's x/mod (tests only) and the
+# usual build headers. Debian/Ubuntu.
 set -euo pipefail
 
 need=()
@@ -14,7 +14,9 @@ command -v pgbench >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/pgbench >/dev
 # Prometheus and promtool: the monitoring tests check the shipped alert rules and dashboard
 # against a real Prometheus.
 command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1 || need+=(prometheus)
-for pkg in libpq-dev libssl-dev; do
+# Go and golang.org/x/mod (sumdb/tlog): the tiles are checked by a verifier no one here wrote.
+command -v go >/dev/null 2>&1 || need+=(golang-go)
+for pkg in libpq-dev libssl-dev golang-golang-x-mod-dev; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 

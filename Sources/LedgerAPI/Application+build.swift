@@ -63,9 +63,11 @@ public func buildRouter(
     ).addRoutes(to: v1)
     PrivacyController(office: PrivacyOffice(store: store), bodyLimit: configuration.bodyLimit).addRoutes(to: v1)
     let tree = LogTree(client: client, logger: logger)
-    LogController(
-        tree: tree, store: store, collaborations: collaborations, subjects: Subjects(store: store), latestCheckpoint: LatestCheckpoint(tree: tree))
+    let latest = LatestCheckpoint(tree: tree)
+    LogController(tree: tree, store: store, collaborations: collaborations, subjects: Subjects(store: store), latestCheckpoint: latest)
         .addRoutes(to: v1)
+    TileController(tiles: TileStore(tree: tree, latest: latest), latest: latest, publicEntries: configuration.publicEntries)
+        .addRoutes(to: router.group("tlog").add(middleware: AuthMiddleware(authority: authority, optional: true)))
     // Last: wraps only the not-found responder (405 + Allow for a known path, wrong method).
     router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes))
     return router

@@ -26,15 +26,18 @@ public struct LedgerRequestContext: RequestContext {
     }
 }
 
-/// Checks `Authorization: Bearer <JWT>`; missing, expired and forged tokens get 401.
+/// Checks `Authorization: Bearer <JWT>`; missing, expired and forged tokens get 401 (a missing
+/// one passes, without a caller, where the token is `optional`).
 struct AuthMiddleware: RouterMiddleware {
     let authority: TokenAuthority
+    var optional = false
 
     func handle(
         _ request: Request, context: LedgerRequestContext,
         next: (Request, LedgerRequestContext) async throws -> Response
     ) async throws -> Response {
         guard let header = request.headers[.authorization] else {
+            if optional { return try await next(request, context) }
             throw APIError(.unauthorized, "missing Authorization: Bearer <token>")
         }
         guard header.lowercased().hasPrefix("bearer "), header.count > 7 else {

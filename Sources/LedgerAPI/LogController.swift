@@ -81,10 +81,15 @@ struct LogController {
             throw APIError.notFound("event at position \(position)")
         }
         if !caller.isAuditor {
-            // The inline state names the owner by its pseudonym (or, before pseudonyms, its account).
-            let owner = try await owner(of: event)
-            guard let owner, try await [caller.account, try await subjects.existing(caller.account)].contains(owner) else {
-                throw DomainError(.notOwnerOrAuditor, "evidence is for auditors and the collaboration's owner")
+            // The owner, or the account a grant names (a device checking its own grant); the
+            // events name them by pseudonym (or, before pseudonyms, by account).
+            let names = [caller.account, try await subjects.existing(caller.account)].compactMap { $0 }
+            var granted: String?
+            if event.type == "AccessGranted", case .string(let account)? = (try? CanonicalJSON.decode(JSONValue.self, from: event.data))?["account"] {
+                granted = account
+            }
+            guard try await owner(of: event).map(names.contains) == true || granted.map(names.contains) == true else {
+                throw DomainError(.notOwnerOrAuditor, "evidence is for auditors, the collaboration's owner and the account a grant names")
             }
         }
         let checkpoint = try await covering(position)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LedgerAPI
+import LedgerClient
 import LedgerConfiguration
 import LedgerLog
 import LedgerDomain
@@ -50,11 +51,16 @@ struct Log: AsyncParsableCommand {
             abstract: "Walk the hash chain and recompute the Merkle tree from the events; with --checkpoint and --key, check that today's log extends a saved checkpoint. Exits non-zero naming what is wrong.")
 
         @OptionGroup var database: DatabaseOptions
-        @Option(help: "A signed checkpoint saved earlier (`ledger log checkpoint`, `GET /v1/log/checkpoint`).") var checkpoint: String?
+        @Option(help: "A signed checkpoint saved earlier (`ledger log checkpoint`, `GET /tlog/checkpoint`).") var checkpoint: String?
         @Option(help: "The log's verifier key (name+id+key), needed with --checkpoint (env LEDGER_LOG_KEY).") var key: String?
+        @Option(help: "Verify over HTTP from the log's public tiles at this base URL (no database access; needs --checkpoint).")
+        var url: String?
+        @Option(help: "With --url: a witness policy (C2SP tlog-policy) whose quorum must have cosigned the published checkpoint.")
+        var policy: String?
 
         func run() async throws {
             let saved = try savedCheckpoint()
+            if let url { return try await verifyRemote(url, saved: saved) }
             let report = try await database.withClient { client, logger in
                 let store = EventStore(client: client, logger: logger)
                 return try await LogVerification(store: store, tree: LogTree(client: client, logger: logger)).run(saved: saved)
@@ -72,6 +78,26 @@ struct Log: AsyncParsableCommand {
             if failed { throw ExitCode(2) }
             print("log verify: OK, \(report.checked) events, head position \(report.headPosition), root \(Base64.encode(report.root))")
             if let saved { print("the log extends the saved checkpoint of size \(saved.size) (same root at that size)") }
+        }
+
+        /// From tiles alone: the published checkpoint (signature, quorum), its root from the tiles,
+        /// and its consistency with the saved checkpoint. Exit 2 naming what does not hold.
+        func verifyRemote(_ url: String, saved: TransparencyLog.Checkpoint?) async throws {
+            guard let saved, let keyText = try key ?? loadConfiguration().logKey, let base = URL(string: url) else {
+                throw ValidationError("--url needs --checkpoint FILE and --key VKEY (or LEDGER_LOG_KEY), and a URL")
+            }
+            let policy = try self.policy.map { try WitnessPolicy(String(contentsOfFile: $0, encoding: .utf8)) }
+            let client = LedgerClient(baseURL: base, token: "")
+            do {
+                let published = try await client.verifyPublishedTree(extends: saved, key: NoteVerifier(keyText), policy: policy)
+                print(
+                    "log verify: OK, the published tree of size \(published.checkpoint.size) (root \(Base64.encode(published.checkpoint.rootHash))) "
+                        + "extends the saved checkpoint of size \(saved.size), from tiles alone"
+                        + (policy == nil ? "" : "; cosigned by \(published.cosigners.joined(separator: ", "))"))
+            } catch {
+                print("log verify: FAILED: \(error)")
+                throw ExitCode(2)
+            }
         }
 
         /// The saved checkpoint, its signature checked with the key; exit 2 if it does not check.

@@ -51,11 +51,12 @@ struct Serve: AsyncParsableCommand {
         http.apply(to: &configuration)
         verifier.apply(to: &configuration)
         let signer = try SigningKey.resolve(configuration).signer
+        let witnesses = try configuration.witnessPolicy.map { try WitnessClient.policy(file: $0, log: signer.verifier) }
         try await Role(name: "serve", configuration: configuration, migrate: true).run { context in
             let (authority, onRunning) = try await context.authority(printGeneratedToken: true, verifierKey: signer.verifier.text)
             return LedgerServer.allInOne(
                 client: context.client, store: context.store, authority: authority, configuration: configuration,
-                signer: signer, standby: context.standby, logger: context.logger, onRunning: onRunning)
+                signer: signer, witnesses: witnesses, standby: context.standby, logger: context.logger, onRunning: onRunning)
         }
     }
 }
@@ -125,9 +126,10 @@ struct CheckpointerRole: AsyncParsableCommand {
         var configuration = try database.configuration()
         if let publicBaseURL { configuration.publicBaseURL = publicBaseURL }
         let signer = try SigningKey.resolve(configuration).signer
+        let witnesses = try configuration.witnessPolicy.map { try WitnessClient.policy(file: $0, log: signer.verifier) }
         try await Role(name: "checkpointer", configuration: configuration, migrate: false).run { context in
             let events = context.hub(EventStore.channel)
-            return [events, Checkpointer(client: context.client, signer: signer, events: events, logger: context.logger)]
+            return [events, LedgerServer.checkpointer(context.client, signer: signer, witnesses: witnesses, events: events, context.logger)]
         }
     }
 }

@@ -2,6 +2,8 @@ import Foundation
 // The wire types (the reads' bodies, ShareOptions, HighlightKind, JSONValue): apps see them
 // through `import LedgerClient`, defined once in LedgerWire for the server and the SDK.
 @_exported import LedgerWire
+// The log's math and keys (NoteVerifier, WitnessPolicy, Tile), to verify it from its tiles.
+@_exported import TransparencyLog
 
 // What the handlers' calls answer in the app's terms: root hashes, keys, signatures and
 // challenges are `Data` here; on the wire they are standard base64.

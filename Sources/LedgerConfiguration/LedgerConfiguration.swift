@@ -36,6 +36,10 @@ public struct LedgerConfiguration: Sendable {
     public var signingKeyFile: String?
     public var logOrigin: String?
     public var logKey: String?
+    /// A witness policy file; nil: checkpoints are published as they are signed.
+    public var witnessPolicy: String?
+    /// Entry bundles under /tlog without a token.
+    public var publicEntries: Bool
     /// The ledger `ledger demo` drives; nil: one in the process.
     public var url: String?
 
@@ -73,6 +77,8 @@ public struct LedgerConfiguration: Sendable {
         signingKeyFile = value(.signingKeyFile)
         logOrigin = value(.logOrigin)
         logKey = value(.logKey)
+        witnessPolicy = value(.witnessPolicy)
+        publicEntries = Setting.yesNo(value(.publicEntries)!)!
         url = value(.url)
     }
 

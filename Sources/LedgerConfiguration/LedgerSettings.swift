@@ -5,7 +5,7 @@ public enum LedgerSettings {
     public static let all: [Setting] = [
         .host, .port, .dataDir, .databaseURL, .readDatabaseURL, .jwtSecret, .jwksURL, .jwksFile, .jwtIssuer, .jwtAudience,
         .jwtAccountClaim, .jwtRolesClaim, .publicBaseURL, .bodyLimit, .challengeTTL, .verdictWait, .readWait, .shutdownDrain,
-        .verifierGroup, .webhooksAllowHTTP, .logLevel, .logFormat, .pgBin, .signingKeyFile, .logOrigin, .logKey, .url,
+        .verifierGroup, .webhooksAllowHTTP, .logLevel, .logFormat, .pgBin, .signingKeyFile, .logOrigin, .witnessPolicy, .publicEntries, .logKey, .url,
     ]
 
     public struct Malformed: Error, CustomStringConvertible {
@@ -83,6 +83,11 @@ extension Setting {
         "checkpoint signing key (`ledger log keygen`); its name must be the origin", .text)
     public static let logOrigin = Setting(
         "LEDGER_LOG_ORIGIN", unset: "host of the public base URL + `/ledger`", "the log's name in its checkpoints", .text)
+    public static let witnessPolicy = Setting(
+        "LEDGER_WITNESS_POLICY", unset: "unset: published as signed",
+        "a witness policy file (C2SP `tlog-policy`): checkpoints are published once its quorum has cosigned them", .text)
+    public static let publicEntries = Setting(
+        "LEDGER_PUBLIC_ENTRIES", default: "no", "`yes`: `/tlog/tile/entries/…` needs no token; otherwise an auditor's", .yesNo)
     public static let logKey = Setting(flag: "--key", "LEDGER_LOG_KEY", "verifier key for `log verify --checkpoint` and `audit verify`", .text)
     public static let url = Setting(
         flag: "--url", "LEDGER_URL", unset: "unset: a ledger in the process", "the ledger `ledger demo` drives", .httpURL)

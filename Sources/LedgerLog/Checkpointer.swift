@@ -31,10 +31,12 @@ public struct Checkpointer: Service {
     /// At most one checkpoint per interval while appends go on.
     let interval: Duration
     let batchSize: Int64
+    /// With a witness policy, a checkpoint is published once its quorum has cosigned it.
+    let witnesses: WitnessClient?
 
     public init(
         client: PostgresClient, signer: NoteSigner, events: NotificationHub, logger: Logger,
-        interval: Duration = .milliseconds(200), batchSize: Int64 = 50_000
+        interval: Duration = .milliseconds(200), batchSize: Int64 = 50_000, witnesses: WitnessClient? = nil
     ) {
         self.client = client
         self.signer = signer
@@ -42,6 +44,7 @@ public struct Checkpointer: Service {
         self.logger = logger
         self.interval = interval
         self.batchSize = batchSize
+        self.witnesses = witnesses
     }
 
     /// Any number serves, as long as it is the same everywhere ("CHKPT").
@@ -102,6 +105,7 @@ public struct Checkpointer: Service {
                 Gauge(label: "ledger_checkpoint_signed_seconds").record(Date().timeIntervalSince1970)
             }
             signedSize = frontier.size
+            if witnesses != nil { try await publish(connection) }
             // Wait for the next append, then let appends gather for the rest of the interval.
             if try await headPosition(connection) == frontier.size { _ = await wake.wait(timeout: .seconds(1)) }
             let next = signed + interval
@@ -175,17 +179,53 @@ public struct Checkpointer: Service {
     }
 
     /// Signs the frontier's tree unless a checkpoint of that size exists; true if it signed.
+    /// Without witnesses it is published in the same statement.
     private func sign(_ connection: PostgresConnection, _ frontier: MerkleFrontier) async throws -> Bool {
         let root = frontier.root
         let note = try signer.sign(Checkpoint(origin: signer.name, size: frontier.size, rootHash: root).text)
         let rows = try await connection.queryUnlessClosed(
             """
-            INSERT INTO ledger_checkpoints (tree_size, root_hash, note)
-            VALUES (\(frontier.size), \(ByteBuffer(bytes: root)), \(note)) ON CONFLICT (tree_size) DO NOTHING
-            RETURNING tree_size
+            WITH signed AS (
+                INSERT INTO ledger_checkpoints (tree_size, root_hash, note)
+                VALUES (\(frontier.size), \(ByteBuffer(bytes: root)), \(note)) ON CONFLICT (tree_size) DO NOTHING
+                RETURNING tree_size, note),
+            published AS (
+                INSERT INTO ledger_published_checkpoints (tree_size, note) SELECT tree_size, note FROM signed WHERE \(witnesses == nil)
+                RETURNING tree_size)
+            SELECT tree_size FROM signed
             """, logger: logger)
         for try await _ in rows.decode(Int64.self) { return true }
         return false
+    }
+
+    /// With witnesses: the latest signed checkpoint, if newer than the latest published, sent to
+    /// them; published with their cosignatures once they meet the quorum. A round that does not
+    /// leaves it unpublished (served nowhere) and is tried again within a second, or with the
+    /// next, larger checkpoint.
+    private func publish(_ connection: PostgresConnection) async throws {
+        guard let witnesses else { return }
+        var pending: (size: Int64, note: String)?
+        for try await (size, note) in try await connection.queryUnlessClosed(
+            """
+            SELECT c.tree_size, c.note FROM ledger_checkpoints c
+            WHERE c.tree_size > (SELECT coalesce(max(tree_size), -1) FROM ledger_published_checkpoints)
+            ORDER BY c.tree_size DESC LIMIT 1
+            """, logger: logger
+        ).decode((Int64, String).self) { pending = (size, note) }
+        guard let (size, note) = pending else { return }
+        let (text, _) = try SignedNote.parse(note)
+        let lines = await witnesses.cosignatures(of: note, checkpoint: try Checkpoint(text: text), text: text)
+        guard witnesses.policy.isMet(by: Set(lines.keys)) else {
+            logger.warning(
+                "checkpoint not published: the witnesses' quorum did not cosign it",
+                metadata: ["size": "\(size)", "cosigned by": "\(lines.keys.sorted())"])
+            return
+        }
+        let published = note + lines.keys.sorted().map { lines[$0]! }.joined()
+        try await connection.queryUnlessClosed(
+            "INSERT INTO ledger_published_checkpoints (tree_size, note) VALUES (\(size), \(published)) ON CONFLICT DO NOTHING",
+            logger: logger)
+        Gauge(label: "ledger_checkpoint_published_size").record(size)
     }
 }
 

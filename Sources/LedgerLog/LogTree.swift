@@ -7,8 +7,8 @@ import Logging
 import PostgresNIO
 
 /// The log's Merkle tree and signed checkpoints as PostgreSQL keeps them
-/// (`Migrations/sql/0011_verifiable_log.sql`): full subtree nodes, written by the
-/// checkpointer, read back for proofs; one checkpoint per signed tree size.
+/// (`Migrations/sql/0011_verifiable_log.sql`, `0018`): full subtree nodes, written by the
+/// checkpointer, read back for proofs; one checkpoint per signed tree size, served once published.
 public struct LogTree: Sendable {
     let client: PostgresClient
     let logger: Logger
@@ -18,12 +18,13 @@ public struct LogTree: Sendable {
         self.logger = logger
     }
 
-    /// A signed checkpoint as stored.
+    /// A published checkpoint as stored.
     public struct StoredCheckpoint: Sendable, Equatable {
         public var size: Int64
         public var rootHash: [UInt8]
-        /// The signed note, exactly as signed.
+        /// The signed note as published: the log's signature, then any witnesses' cosignatures.
         public var note: String
+        public var publishedAt: Date
     }
 
     // MARK: Proofs
@@ -115,14 +116,41 @@ public struct LogTree: Sendable {
         }
     }
 
+    /// The leaves (canonical bytes, `ledger_leaf`) of the events at positions `after + 1 ...
+    /// through`, in order; throws unless every position is there.
+    public func leaves(after: Int64, through: Int64) async throws -> [[UInt8]] {
+        try await client.queryUnlessClosed(
+            """
+            SELECT ledger_leaf(e.position, e.stream_id, e.version, e.event_id, e.event_type, e.data::text, e.metadata::text, e.recorded_at)
+            FROM ledger_events e WHERE e.position > \(after) AND e.position <= \(through) ORDER BY e.position
+            """, logger: logger
+        ) { rows in
+            var leaves: [[UInt8]] = []
+            for try await leaf in rows.decode(ByteBuffer.self) { leaves.append(Array(buffer: leaf)) }
+            guard leaves.count == Int(through - after) else {
+                throw CheckpointError("the log holds \(leaves.count) of the events \(after + 1) through \(through)")
+            }
+            return leaves
+        }
+    }
+
     // MARK: Checkpoints
 
+    /// The latest published checkpoint (Migrations/sql/0018): the only kind served anywhere.
     public func latestCheckpoint() async throws -> StoredCheckpoint? {
-        try await checkpoints("SELECT tree_size, root_hash, note FROM ledger_checkpoints ORDER BY tree_size DESC LIMIT 1")
+        try await checkpoints(
+            """
+            SELECT p.tree_size, c.root_hash, p.note, (extract(epoch FROM p.published_at) * 1000000)::int8
+            FROM ledger_published_checkpoints p JOIN ledger_checkpoints c USING (tree_size) ORDER BY p.tree_size DESC LIMIT 1
+            """)
     }
 
     public func checkpoint(size: Int64) async throws -> StoredCheckpoint? {
-        try await checkpoints("SELECT tree_size, root_hash, note FROM ledger_checkpoints WHERE tree_size = \(size)")
+        try await checkpoints(
+            """
+            SELECT p.tree_size, c.root_hash, p.note, (extract(epoch FROM p.published_at) * 1000000)::int8
+            FROM ledger_published_checkpoints p JOIN ledger_checkpoints c USING (tree_size) WHERE p.tree_size = \(size)
+            """)
     }
 
     /// Waits until a checkpoint of at least `size` is signed (polling every 20 ms); throws
@@ -148,8 +176,9 @@ public struct LogTree: Sendable {
 
     private func checkpoints(_ query: PostgresQuery) async throws -> StoredCheckpoint? {
         try await client.queryUnlessClosed(query, logger: logger) { rows in
-            for try await (size, root, note) in rows.decode((Int64, ByteBuffer, String).self) {
-                return StoredCheckpoint(size: size, rootHash: Array(buffer: root), note: note)
+            for try await (size, root, note, micros) in rows.decode((Int64, ByteBuffer, String, Int64).self) {
+                return StoredCheckpoint(
+                    size: size, rootHash: Array(buffer: root), note: note, publishedAt: Date(timeIntervalSince1970: Double(micros) / 1e6))
             }
             return nil
         }

@@ -86,6 +86,16 @@ public enum ProcessRunner {
         return decode(status)
     }
 
+    /// Marks every descriptor past stderr close-on-exec (the ones NIO opens are not).
+    private static func closeOnExec() {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return }
+        for name in names {
+            guard let fd = Int32(name), fd > 2 else { continue }
+            let flags = fcntl(fd, F_GETFD)
+            if flags >= 0 { _ = fcntl(fd, F_SETFD, flags | FD_CLOEXEC) }
+        }
+    }
+
     private static func spawn(
         _ executable: String, _ arguments: [String], environment: [String: String]?, outputPath: String, errorPath: String? = nil
     ) throws -> pid_t {
@@ -99,6 +109,9 @@ public enum ProcessRunner {
         } else {
             posix_spawn_file_actions_adddup2(&actions, 1, 2)
         }
+        // Nothing else of this process's: a child that inherited a listening socket (a server
+        // this process runs) would keep it open, and take its connections, for as long as it runs.
+        closeOnExec()
 
         let env = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]

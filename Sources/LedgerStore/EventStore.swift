@@ -1,5 +1,6 @@
 import Foundation
 import LedgerDomain
+import LedgerWire
 import LedgerPostgres
 import Logging
 import NIOCore
@@ -293,6 +294,12 @@ public final class EventStore: Sendable {
         guard !request.streamId.isEmpty else { throw StoreError.invalidRequest("empty stream id") }
         for event in request.events {
             try check(event.type, "event type")
+            // An entry of the tiles' bundles is at most 65,535 bytes (C2SP tlog-tiles): EventLeaf's
+            // fixed fields are 56 bytes.
+            let leaf = 56 + request.streamId.utf8.count + event.type.utf8.count + event.data.utf8.count + event.metadata.utf8.count
+            guard leaf <= Int(UInt16.max) else {
+                throw DomainError(.payloadTooLarge, "the event would be \(leaf) bytes in the log; an event is at most 65,535 bytes")
+            }
             for (json, what) in [(event.data, "data"), (event.metadata, "metadata")] {
                 try check(json, what)
                 guard JSONSyntax.isValid(json) else {

@@ -18,6 +18,8 @@ public struct LiveServer: Sendable {
     public let db: PostgresClient
     /// The database, as its owner reaches it (for pg_dump and the like).
     public let settings: DatabaseSettings
+    /// The checkpointer's key.
+    public let signer: NoteSigner
 
     public func client(_ account: String, roles: [String] = []) -> LedgerClient {
         let authority = authority
@@ -28,7 +30,8 @@ public struct LiveServer: Sendable {
 
     public static func run(
         _ roles: Roles = .allInOne, configuration: LedgerConfiguration = .testing(),
-        deliveries: WebhookDeliverer.Settings = .init(), _ body: @Sendable (LiveServer) async throws -> Void
+        deliveries: WebhookDeliverer.Settings = .init(), signer: NoteSigner = try! NoteSigner(name: "live.test/ledger"),
+        witnesses: WitnessPolicy? = nil, _ body: @Sendable (LiveServer) async throws -> Void
     ) async throws {
         LedgerMetrics.bootstrap()  // as `ledger serve` does: /metrics shows what the services record
         try await withTestStore { _, owner, settings in
@@ -43,15 +46,14 @@ public struct LiveServer: Sendable {
                     case .allInOne:
                         LedgerServer.allInOne(
                             client: client, store: store, authority: authority, configuration: configuration,
-                            signer: try! NoteSigner(name: "live.test/ledger"), deliveries: deliveries, logger: logger,
-                            onRunning: onRunning)
+                            signer: signer, witnesses: witnesses, deliveries: deliveries, logger: logger, onRunning: onRunning)
                     case .apiOnly:
                         LedgerServer.apiOnly(
                             client: client, store: store, authority: authority, configuration: configuration, logger: logger,
                             onRunning: onRunning)
                     }
                 } _: { port in
-                    try await body(LiveServer(baseURL: URL(string: "http://127.0.0.1:\(port)")!, authority: authority, db: owner, settings: settings))
+                    try await body(LiveServer(baseURL: URL(string: "http://127.0.0.1:\(port)")!, authority: authority, db: owner, settings: settings, signer: signer))
                 }
             }
         }

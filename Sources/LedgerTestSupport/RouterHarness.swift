@@ -93,7 +93,9 @@ public func withAPI(
             proofs: proofs?(client, store) ?? .inProcess(client, store, configuration: configuration), feed: feed, logger: logger)
         let routes = Set(
             router.routes.map { route in
-                let path = route.path.description.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
+                let path = route.path.description.split(separator: "/").map {
+                    $0.hasPrefix(":") ? "{\($0.dropFirst())}" : $0 == "**" ? "{path}" : String($0)
+                }
                 return "\(route.method.rawValue.lowercased()) /\(path.joined(separator: "/"))"
             })
         let app = Application(router: router)

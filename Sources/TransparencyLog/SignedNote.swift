@@ -7,9 +7,18 @@ public enum SignedNote {
     /// More signature lines than this is refused (the specification asks for at least 16).
     static let maxSignatures = 64
 
-    /// Returns the note's text (ending in its newline) once a signature by `verifier` checks.
-    /// Signatures by other keys are ignored; one by `verifier` that fails rejects the note.
-    public static func open(_ note: String, verifier: NoteVerifier) throws -> String {
+    /// A signature line: the key's name, its 4-byte id, and the signature bytes after the id.
+    public struct Signature: Sendable, Equatable {
+        public var name: String
+        public var keyID: UInt32
+        public var bytes: [UInt8]
+        /// The line as the note holds it (with its newline).
+        public var line: String
+    }
+
+    /// Splits a note into its text (ending in its newline) and its signature lines, checking
+    /// only their form.
+    public static func parse(_ note: String) throws -> (text: String, signatures: [Signature]) {
         guard note.hasSuffix("\n") else { throw NoteError("a signed note ends with a newline") }
         try checkCharacters(note)
         // The text ends at the last blank line; the signature lines follow it.
@@ -19,16 +28,26 @@ public enum SignedNote {
         let text = String(note[..<split.lowerBound]) + "\n"
         let lines = note[split.upperBound...].dropLast().split(separator: "\n", omittingEmptySubsequences: false)
         guard lines.count <= maxSignatures else { throw NoteError("more than \(maxSignatures) signatures") }
-        var verified = false
-        for line in lines {
+        let signatures = try lines.map { line in
             guard line.hasPrefix("\u{2014} ") else { throw NoteError("malformed signature line: \(String(line).debugDescription)") }
             let fields = line.dropFirst(2).split(separator: " ", omittingEmptySubsequences: false)
             guard fields.count == 2, !fields[0].isEmpty, let blob = Base64.decode(String(fields[1])), blob.count > 4 else {
                 throw NoteError("malformed signature line: \(String(line).debugDescription)")
             }
-            let id = blob[0 ..< 4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-            guard fields[0] == verifier.name && id == verifier.keyID else { continue }
-            guard verifier.verify(Array(blob[4...]), of: Array(text.utf8)) else {
+            return Signature(
+                name: String(fields[0]), keyID: blob[0 ..< 4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }, bytes: Array(blob[4...]),
+                line: String(line) + "\n")
+        }
+        return (text, signatures)
+    }
+
+    /// Returns the note's text (ending in its newline) once a signature by `verifier` checks.
+    /// Signatures by other keys are ignored; one by `verifier` that fails rejects the note.
+    public static func open(_ note: String, verifier: NoteVerifier) throws -> String {
+        let (text, signatures) = try parse(note)
+        var verified = false
+        for signature in signatures where signature.name == verifier.name && signature.keyID == verifier.keyID {
+            guard verifier.verify(signature.bytes, of: Array(text.utf8)) else {
                 throw NoteError("the signature by \(verifier.name) does not verify: the note was altered or signed by another key")
             }
             verified = true

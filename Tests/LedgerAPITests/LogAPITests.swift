@@ -113,9 +113,10 @@ struct LogAPITests {
             #expect(report.type == "AccessGranted" && report.position == position && report.deviceProofChecked)
             #expect(evidence.event.streamId == Streams.collaboration(id))
 
-            // The owner may fetch it; someone else may not.
+            // The owner and the account granted (its device checks its own grant) may fetch it; no one else.
             #expect(try await api.call(.get, "/v1/audit/evidence/\(position)", as: "devin").status == .ok)
-            #expect(try await api.call(.get, "/v1/audit/evidence/\(position)", as: "alice").status == .forbidden)
+            #expect(try await api.call(.get, "/v1/audit/evidence/\(position)", as: "alice").status == .ok)
+            #expect(try await api.call(.get, "/v1/audit/evidence/\(position)", as: "mallory").status == .forbidden)
 
             func refused(_ what: String, key: NoteVerifier = key, _ change: (inout Evidence) throws -> Void) throws {
                 var forged = evidence

@@ -1,0 +1,50 @@
+import Foundation
+import Hummingbird
+import LedgerDomain
+import LedgerLog
+import LedgerWire
+import NIOCore
+import TransparencyLog
+
+/// The log for anyone, as C2SP `tlog-tiles` serves it under `/tlog`: the latest published
+/// checkpoint, hash tiles and entry bundles. The checkpoint and hash tiles need no token; entry
+/// bundles (the events' leaves) need an auditor's unless `LEDGER_PUBLIC_ENTRIES=yes`. A full
+/// tile never changes and is cached for a year; a partial tile and the checkpoint are not cached.
+struct TileController {
+    let tiles: TileStore
+    let latest: LatestCheckpoint
+    let publicEntries: Bool
+
+    func addRoutes(to group: RouterGroup<LedgerRequestContext>) {
+        group.get("checkpoint", use: checkpoint)
+        group.get("tile/**", use: tile)
+    }
+
+    @Sendable func checkpoint(_ request: Request, context: LedgerRequestContext) async throws -> Response {
+        guard let published = try await latest.get() else { throw APIError(.noCheckpoint, "no checkpoint has been published yet") }
+        return Response(
+            status: .ok, headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-cache"],
+            body: .init(byteBuffer: ByteBuffer(string: published.note)))
+    }
+
+    @Sendable func tile(_ request: Request, context: LedgerRequestContext) async throws -> Response {
+        let path = "tile/" + context.parameters.getCatchAll().joined(separator: "/")
+        guard let tile = Tile(path: path) else {
+            throw APIError(.invalidRequest, "\(path) is not a tile path: tile/<L>/<N>[.p/<W>] or tile/entries/<N>[.p/<W>], N in x-prefixed 3-digit groups")
+        }
+        if tile.isEntries, !publicEntries {
+            let caller = try context.requireCaller()
+            guard caller.isAuditor else { throw DomainError(.notAuditor, "entry bundles are for auditors (LEDGER_PUBLIC_ENTRIES is not set)") }
+        }
+        guard let bytes = try await tiles.read(tile) else {
+            throw APIError(.notFound, "\(tile.path) is past the latest published checkpoint")
+        }
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: "application/octet-stream",
+                .cacheControl: tile.isFull ? "public, max-age=31536000, immutable" : "no-cache",
+            ],
+            body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import LedgerAPI
+import LedgerClient
+import LedgerConfiguration
+import LedgerDomain
+import LedgerLog
+import LedgerPostgres
+import LedgerStore
+import LedgerTestSupport
+import Logging
+import PostgresNIO
+import Testing
+import TransparencyLog
+
+/// SPEC "Public verification": the log's C2SP tiles under /tlog over real HTTP, checked by Go's
+/// `sumdb/tlog` and `note` (a verifier no one here wrote), their headers and refusals, and
+/// `ledger log verify --url` from tiles alone.
+@Suite("Tiles")
+struct TilesTests {
+    /// `count` events appended straight to the log, and the published checkpoint covering them.
+    static func fill(_ server: LiveServer, _ count: Int) async throws -> Checkpoint {
+        let store = EventStore(client: server.db, logger: Logger(label: "tiles-test"))
+        for batch in stride(from: 0, to: count, by: 100) {
+            _ = try await store.append(.init(
+                streamId: "tiles-\(UUID())", expectedVersion: .noStream, events: (batch ..< min(count, batch + 100)).map { event("Tiled", $0) }))
+        }
+        let head = try await store.head().position
+        let key = server.signer.verifier
+        let client = server.client("anyone")
+        try await waitUntil(timeout: .seconds(30), "a published checkpoint of \(head)") {
+            (try? await client.publishedCheckpoint(key: key).checkpoint.size) ?? 0 >= head
+        }
+        return try await client.publishedCheckpoint(key: key).checkpoint
+    }
+
+    static func get(_ server: LiveServer, _ path: String, token: String? = nil) async throws -> (status: Int, body: Data, headers: [String: String]) {
+        var request = URLRequest(url: URL(string: server.baseURL.absoluteString + path)!)
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let http = response as! HTTPURLResponse
+        var headers: [String: String] = [:]
+        for (name, value) in http.allHeaderFields { headers[String(describing: name).lowercased()] = String(describing: value) }
+        return (http.statusCode, data, headers)
+    }
+
+    @Test("Go's sumdb/tlog and note verify our tiles: the tree hash, record and tree proofs, entry bundles against level 0")
+    func goVerifiesTiles() async throws {
+        let go = try #require(ProcessRunner.which("go"), "Go is installed by scripts/setup-system.sh (golang-go, golang-golang-x-mod-dev)")
+        let program = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Go/tilecheck/main.go").path
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("tilecheck-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        try await LiveServer.run(configuration: .testing { $0.publicEntries = true }) { server in
+            let checkpoint = try await Self.fill(server, 700)
+            let environment = ProcessInfo.processInfo.environment.merging([
+                "GOPATH": "/usr/share/gocode", "GO111MODULE": "off", "GOFLAGS": "", "GOCACHE": home + "/cache", "HOME": home,
+            ]) { $1 }
+            let output = try await ProcessRunner.run(go, ["run", program, server.baseURL.absoluteString, server.signer.verifier.text], environment: environment)
+            #expect(output.status == 0, "\(output.output)")
+            #expect(output.output.contains("OK size \(checkpoint.size) root \(Base64.encode(checkpoint.rootHash))"), "\(output.output)")
+        }
+    }
+
+    @Test("headers, 404s past the published tree, 400s, who may read entry bundles, and a 413 for an event over 65,535 bytes")
+    func headersAndRefusals() async throws {
+        try await LiveServer.run { server in
+            let checkpoint = try await Self.fill(server, 700)
+            let size = checkpoint.size
+            let note = try await Self.get(server, "/tlog/checkpoint")
+            #expect(note.status == 200 && note.headers["content-type"] == "text/plain; charset=utf-8" && note.headers["cache-control"] == "no-cache")
+            #expect(try Checkpoint.open(String(decoding: note.body, as: UTF8.self), verifier: server.signer.verifier).size >= size)
+            let full = try await Self.get(server, "/tlog/tile/0/000")
+            #expect(full.status == 200 && full.body.count == 8192 && full.headers["cache-control"] == "public, max-age=31536000, immutable")
+            #expect(full.headers["content-type"] == "application/octet-stream")
+            let (last, width) = (size / 256, Int(size % 256))
+            let partial = try await Self.get(server, "/tlog/" + Tile(level: 0, index: last, width: width).path)
+            #expect(partial.status == 200 && partial.body.count == width * 32 && partial.headers["cache-control"] == "no-cache")
+            #expect(try await Self.get(server, "/tlog/" + Tile(level: 1, index: 0, width: Int(last)).path).status == 200)
+            let auditor = try await server.authority.issue(account: "a", roles: ["auditor"])
+            for past in [
+                Tile(level: 0, index: last + 1, width: 256), Tile(level: 0, index: last, width: 256), Tile(level: 0, index: last, width: width + 1),
+                Tile(level: 1, index: 0, width: 256), Tile(level: 2, index: 0, width: 1), Tile(level: nil, index: last + 1, width: 1),
+            ] {
+                #expect(try await Self.get(server, "/tlog/" + past.path, token: auditor).status == 404, "\(past)")
+            }
+            for bad in ["/tlog/tile/0/1", "/tlog/tile/0/x000/001", "/tlog/tile/0/000.p/256", "/tlog/tile/64/000"] {
+                #expect(try await Self.get(server, bad).status == 400, "\(bad)")
+            }
+            // Entry bundles: an auditor's token (none: 401, another role: 403); they hash to level 0.
+            #expect(try await Self.get(server, "/tlog/tile/entries/000").status == 401)
+            #expect(try await Self.get(server, "/tlog/tile/entries/000", token: try await server.authority.issue(account: "a")).status == 403)
+            let bundle = try await Self.get(server, "/tlog/tile/entries/000", token: try await server.authority.issue(account: "a", roles: ["auditor"]))
+            #expect(bundle.status == 200 && Tile.leafHashes(ofBundle: Array(bundle.body)) == Array(full.body))
+            // An event whose leaf would pass 65,535 bytes: 413, and nothing appended.
+            let events = try await count(server.db)
+            let options = ShareOptions(summary: nil, groups: (0 ..< 4).map { g in
+                .init(identifier: "g\(g)", title: "", kind: .switches, options: (0 ..< 64).map {
+                    .init(identifier: "o\($0)", title: String(repeating: "x", count: 300), selected: false)
+                })
+            })
+            let refused = await rejection {
+                _ = try await server.client("devin").prepareCollaboration(
+                    localIdentifier: "big", title: "Big", initiator: Initiator(handle: "devin@example.com"), options: options)
+            }
+            #expect(refused?.status == 413 && refused?.code == "payload_too_large", "\(String(describing: refused))")
+            #expect(try await count(server.db) == events)
+        }
+    }
+
+    @Test("ledger log verify --url passes from tiles alone on an intact log, and fails naming why on a rewritten one")
+    func verifyOverHTTP() async throws {
+        let ledger = DeploymentTests.ledgerBinary()
+        try #require(FileManager.default.isExecutableFile(atPath: ledger), "build the ledger executable first: \(ledger)")
+        try await LiveServer.run { server in
+            let saved = try await Self.fill(server, 300)
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("checkpoint-\(UUID()).txt")
+            defer { try? FileManager.default.removeItem(at: file) }
+            try await server.client("anyone").publishedCheckpoint(key: server.signer.verifier).note.write(to: file, atomically: true, encoding: .utf8)
+            _ = try await Self.fill(server, 50)
+            let arguments = ["log", "verify", "--url", server.baseURL.absoluteString, "--checkpoint", file.path, "--key", server.signer.verifier.text]
+            let intact = try await ProcessRunner.run(ledger, arguments)
+            #expect(intact.status == 0 && intact.output.contains("log verify: OK"), "\(intact.output)")
+            #expect(intact.output.contains("extends the saved checkpoint of size \(saved.size)"), "\(intact.output)")
+            // A superuser rewrites an event inside the saved tree (the partial tiles are read afresh).
+            try await server.db.query("ALTER TABLE ledger_events DISABLE TRIGGER USER")
+            try await server.db.query("UPDATE ledger_events SET data = '{\"rewritten\":true}' WHERE position = \(saved.size - 1)")
+            try await server.db.query("ALTER TABLE ledger_events ENABLE TRIGGER USER")
+            let rewritten = try await ProcessRunner.run(ledger, arguments)
+            #expect(rewritten.status == 2 && rewritten.output.contains("log verify: FAILED"), "\(rewritten.output)")
+            #expect(rewritten.output.contains("rewritten"), "\(rewritten.output)")
+        }
+    }
+}
