@@ -192,6 +192,7 @@ let package = Package(
         .target(
             name: "LedgerBench",
             dependencies: [
+                "LedgerWitness",
                 "LedgerDomain", "LedgerWire", "TransparencyLog", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog",
                 "LedgerAPI", "LedgerReadModel", "LedgerProjections", "LedgerClient", "LedgerDeviceSimulator",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -252,6 +253,7 @@ let package = Package(
             dependencies: [
                 "LedgerStore", "LedgerPostgres", "LedgerAPI", "LedgerConfiguration", "LedgerDomain", "LedgerWire", "LedgerLog",
                 "LedgerDeviceSimulator", "TransparencyLog", "LedgerClient", "LedgerVerifier", "LedgerProjections", "LedgerWebhooks",
+                "LedgerWitness",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -45,6 +45,6 @@ struct TileController {
                 .contentType: "application/octet-stream",
                 .cacheControl: tile.isFull ? "public, max-age=31536000, immutable" : "no-cache",
             ],
-            body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+            body: .init(byteBuffer: bytes))
     }
 }

@@ -9,7 +9,7 @@ public struct Bench: AsyncParsableCommand {
 
     public static let configuration = CommandConfiguration(
         abstract: "Benchmarks that print their figures next to a baseline measured in the same run.",
-        subcommands: [BenchAppend.self, BenchVerify.self, BenchReplay.self, BenchProofs.self, BenchFeed.self, BenchFeedClients.self, BenchReplica.self, BenchCommands.self, BenchErase.self])
+        subcommands: [BenchAppend.self, BenchVerify.self, BenchReplay.self, BenchProofs.self, BenchFeed.self, BenchFeedClients.self, BenchReplica.self, BenchCommands.self, BenchErase.self, BenchTiles.self])
 }
 
 /// Options shared by benchmarks: where to run them.

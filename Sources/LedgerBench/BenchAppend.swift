@@ -8,6 +8,7 @@ import LedgerPostgres
 import LedgerStore
 import Logging
 import PostgresNIO
+import ServiceLifecycle
 
 struct BenchAppend: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -19,6 +20,8 @@ struct BenchAppend: AsyncParsableCommand {
     @Option(help: "Seconds per measurement.") var seconds = 3.0
     @Option(help: "Concurrent writers of 100-event batches.") var batchWriters = 16
     @Flag(help: "Run without the checkpointer (the log's tree and checkpoints), for an A/B.") var noCheckpointer = false
+    @Option(help: "Witnesses (in this process, on loopback) whose quorum (all) must cosign before a checkpoint is published.")
+    var witnesses = 0
 
     func run() async throws {
         let quiet = Logs.quiet()
@@ -38,9 +41,12 @@ struct BenchAppend: AsyncParsableCommand {
             let signer = try NoteSigner(name: "bench.local/ledger")
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await hub.run() }
-                group.addTask { try await Checkpointer(client: client, signer: signer, events: hub, logger: logger).run() }
+                let (policy, witnessServers) = try await BenchWitnesses.start(witnesses, log: signer.verifier, in: &group, logger: logger)
+                let witnessClient = policy.map { WitnessClient(policy: $0, tree: LogTree(client: client, logger: logger), logger: logger) }
+                group.addTask { try await Checkpointer(client: client, signer: signer, events: hub, logger: logger, witnesses: witnessClient).run() }
                 defer { group.cancelAll() }
                 try await measurePhases(client, settings, pgbench: pgbench, logger: logger)
+                for server in witnessServers { await server.triggerGracefulShutdown() }
             }
         }
     }
@@ -60,7 +66,8 @@ struct BenchAppend: AsyncParsableCommand {
         var acknowledged: [(position: Int64, at: Date)] = []
         let phases = [("single-1", 1, 1, "a"), ("single-16", 16, 1, "b"), ("batch-100", batchWriters, 100, "c")]
         print(
-            "ledger bench append: \(rounds) rounds of \(seconds)s each on \(settings.host):\(settings.port), checkpointer \(noCheckpointer ? "off" : "on")")
+            "ledger bench append: \(rounds) rounds of \(seconds)s each on \(settings.host):\(settings.port), checkpointer \(noCheckpointer ? "off" : "on")"
+                + (witnesses > 0 ? ", \(witnesses) witnesses" : ""))
         for round in 1...rounds {
             for (name, writers, batch, tag) in phases {
                 let (rate, perEvent, acks) = try await appendRate(store, writers: writers, batch: batch, tag: "r\(round)\(tag)")
@@ -93,14 +100,15 @@ struct BenchAppend: AsyncParsableCommand {
     }
 
     /// For every single-event append of the 16-writer phases: the time from its acknowledgement
-    /// to the signing of the first checkpoint that covers it (`signed_at`, the same machine's clock).
+    /// to the publication of the first checkpoint that covers it (`published_at`, the same
+    /// machine's clock): signed, and with witnesses cosigned by their quorum.
     private func printCheckpointLag(_ client: PostgresClient, store: EventStore, acknowledged: [(position: Int64, at: Date)]) async throws {
         let tree = LogTree(client: client, logger: Logger(label: "bench"))
         let head = try await store.head().position
         _ = try await tree.checkpoint(atLeast: head, within: .seconds(60))
         var signed: [(size: Int64, at: Double)] = []
         for try await (size, at) in try await client.query(
-            "SELECT tree_size, extract(epoch FROM signed_at)::float8 FROM ledger_checkpoints ORDER BY tree_size"
+            "SELECT tree_size, extract(epoch FROM published_at)::float8 FROM ledger_published_checkpoints ORDER BY tree_size"
         ).decode((Int64, Double).self) { signed.append((size, at)) }
         var lags: [Double] = []
         for ack in acknowledged {
@@ -117,7 +125,7 @@ struct BenchAppend: AsyncParsableCommand {
         func percentile(_ p: Double) -> Double { lags[min(lags.count - 1, Int(Double(lags.count) * p))] }
         print(
             String(
-                format: "  acknowledgement to first covering checkpoint, 16 writers: p50 %.0f ms, p99 %.0f ms, max %.0f ms (%d appends, %d checkpoints signed)",
+                format: "  acknowledgement to first covering checkpoint, 16 writers: p50 %.0f ms, p99 %.0f ms, max %.0f ms (%d appends, %d checkpoints published)",
                 percentile(0.5), percentile(0.99), lags.last!, lags.count, signed.count))
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import Synchronization
 import TransparencyLog
 
@@ -13,7 +14,7 @@ public final class TileStore: Sendable {
     let tree: LogTree
     let latest: LatestCheckpoint
     let budget: Int
-    private let cache = Mutex<(tiles: [Tile: [UInt8]], order: [Tile], bytes: Int)>(([:], [], 0))
+    private let cache = Mutex<(tiles: [Tile: ByteBuffer], order: [Tile], bytes: Int)>(([:], [], 0))
 
     public init(tree: LogTree, latest: LatestCheckpoint, budget: Int = 64 << 20) {
         self.tree = tree
@@ -21,8 +22,9 @@ public final class TileStore: Sendable {
         self.budget = budget
     }
 
-    /// The tile's bytes, or nil when the published tree does not reach that far.
-    public func read(_ tile: Tile) async throws -> [UInt8]? {
+    /// The tile's bytes, or nil when the published tree does not reach that far. A kept tile is
+    /// answered without a copy (a `ByteBuffer` shares its storage).
+    public func read(_ tile: Tile) async throws -> ByteBuffer? {
         if tile.isFull, let kept = cache.withLock({ $0.tiles[tile] }) { return kept }
         guard let published = try await latest.get(), tile.width <= Tile.width(level: tile.level, index: tile.index, treeSize: published.size)
         else { return nil }
@@ -44,19 +46,20 @@ public final class TileStore: Sendable {
             }
             bytes = nodes.flatMap { $0! }
         }
-        if tile.isFull { keep(tile, bytes) }
-        return bytes
+        let buffer = ByteBuffer(bytes: bytes)
+        if tile.isFull { keep(tile, buffer) }
+        return buffer
     }
 
-    private func keep(_ tile: Tile, _ bytes: [UInt8]) {
+    private func keep(_ tile: Tile, _ bytes: ByteBuffer) {
         cache.withLock { cache in
-            guard cache.tiles[tile] == nil, bytes.count <= budget else { return }
+            guard cache.tiles[tile] == nil, bytes.readableBytes <= budget else { return }
             cache.tiles[tile] = bytes
             cache.order.append(tile)
-            cache.bytes += bytes.count
+            cache.bytes += bytes.readableBytes
             while cache.bytes > budget, !cache.order.isEmpty {
                 let oldest = cache.order.removeFirst()
-                cache.bytes -= cache.tiles.removeValue(forKey: oldest)?.count ?? 0
+                cache.bytes -= cache.tiles.removeValue(forKey: oldest)?.readableBytes ?? 0
             }
         }
     }

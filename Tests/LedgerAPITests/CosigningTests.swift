@@ -25,52 +25,6 @@ import TransparencyLog
 /// superuser that no witness cosigns and no reader is ever shown.
 @Suite("Cosigning")
 struct CosigningTests {
-    /// A witness on a fixed port, stoppable and restartable on the same port and state.
-    final class RunningWitness: Sendable {
-        let cosigner: Cosigner
-        let directory: String
-        let port: Int
-        let log: NoteVerifier
-        private let running = Mutex<(group: ServiceGroup, task: Task<Void, any Error>)?>(nil)
-
-        init(_ name: String, log: NoteVerifier) throws {
-            cosigner = try Cosigner(name: name)
-            // On tmpfs where there is one: a witness syncs its state on every cosignature, and a
-            // sync on a disk the test cluster fills with unsynced pages can take seconds.
-            let scratch = FileManager.default.fileExists(atPath: "/dev/shm") ? URL(fileURLWithPath: "/dev/shm") : FileManager.default.temporaryDirectory
-            directory = scratch.appendingPathComponent("witness-\(UUID())").path
-            port = try EmbeddedPostgres.freePort()
-            self.log = log
-        }
-
-        var url: String { "http://127.0.0.1:\(port)" }
-        func policyLine(_ name: String) -> String { "witness \(name) \(cosigner.verifier.text) \(url)" }
-
-        func start() async throws {
-            let state = try WitnessState(directory: directory, logs: [log], cosigner: cosigner)
-            let (ports, listening) = AsyncStream.makeStream(of: Int.self)
-            let app = WitnessServer.application(state: state, host: "127.0.0.1", port: port, logger: Logger(label: "witness")) {
-                listening.yield($0)
-            }
-            let group = ServiceGroup(configuration: .init(services: [app], logger: Logger(label: "witness")))
-            running.withLock { $0 = (group, Task { try await group.run() }) }
-            var iterator = ports.makeAsyncIterator()
-            _ = await iterator.next()
-        }
-
-        /// Stops it (a graceful shutdown: its listening socket and connections closed).
-        func stop() async {
-            guard let (group, task) = running.withLock({ running in defer { running = nil }; return running }) else { return }
-            await group.triggerGracefulShutdown()
-            _ = await task.result
-        }
-
-        /// The size it last cosigned, from its state file.
-        func size(_ origin: String) throws -> Int64? {
-            try WitnessState(directory: directory, logs: [log], cosigner: cosigner).record(origin)?.size
-        }
-    }
-
     static func append(_ server: LiveServer, _ count: Int) async throws -> Int64 {
         let store = EventStore(client: server.db, logger: Logger(label: "cosigning-test"))
         return try await store.append(.init(streamId: "w-\(UUID())", expectedVersion: .noStream, events: (0 ..< count).map { event("W", $0) }))
@@ -92,7 +46,7 @@ struct CosigningTests {
     @Test("two witnesses: published once both cosign; one down, the old checkpoint stays published and served; back, publishing resumes")
     func quorum() async throws {
         let signer = try NoteSigner(name: "cosign.test/ledger")
-        let (w1, w2) = (try RunningWitness("w1.test", log: signer.verifier), try RunningWitness("w2.test", log: signer.verifier))
+        let (w1, w2) = (try TestWitness("w1.test", log: signer.verifier), try TestWitness("w2.test", log: signer.verifier))
         try await w1.start()
         try await w2.start()
         let policy = try WitnessPolicy(
@@ -131,7 +85,7 @@ struct CosigningTests {
     @Test("a checkpointer that does not know a witness's size learns it from the 409 and sends again from there")
     func resynchronisation() async throws {
         let signer = try NoteSigner(name: "resync.test/ledger")
-        let w1 = try RunningWitness("w1.test", log: signer.verifier)
+        let w1 = try TestWitness("w1.test", log: signer.verifier)
         try await w1.start()
         let policy = try WitnessPolicy("log \(signer.verifier.text)\n\(w1.policyLine("W1"))\nquorum W1\n")
         try await LiveServer.run(signer: signer, witnesses: policy) { server in
@@ -161,7 +115,7 @@ struct CosigningTests {
     @Test("a fork by a superuser (the log truncated below a cosigned size, new events appended): the witnesses refuse, and only checkpoints consistent with the published one are ever served")
     func forkAttempt() async throws {
         let signer = try NoteSigner(name: "fork.test/ledger")
-        let (w1, w2) = (try RunningWitness("w1.test", log: signer.verifier), try RunningWitness("w2.test", log: signer.verifier))
+        let (w1, w2) = (try TestWitness("w1.test", log: signer.verifier), try TestWitness("w2.test", log: signer.verifier))
         try await w1.start()
         try await w2.start()
         let policy = try WitnessPolicy(

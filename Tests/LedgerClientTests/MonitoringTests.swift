@@ -81,7 +81,13 @@ struct MonitoringTests {
         let expressions = try Self.ruleExpressions() + Self.dashboardExpressions()
         let names = expressions.reduce(into: Set<String>()) { $0.formUnion(Self.metricNames($1)) }
         #expect(names.count >= 10, "\(names.sorted())")
-        try await LiveServer.run { server in
+        // A witness, so the witness client's series exist too.
+        let signer = try NoteSigner(name: "monitoring.test/ledger")
+        let witness = try TestWitness("w.test", log: signer.verifier)
+        try await witness.start()
+        defer { Task { await witness.stop() } }
+        let policy = try WitnessPolicy("log \(signer.verifier.text)\n\(witness.policyLine("W"))\nquorum W\n")
+        try await LiveServer.run(signer: signer, witnesses: policy) { server in
             // Activity, so that every series exists: an append, a verdict, a checkpoint, requests.
             let devin = server.client("devin")
             let prepared = try await devin.prepareCollaboration(localIdentifier: "doc", title: "Doc", initiator: Initiator(handle: "d@example.com"))
