@@ -185,7 +185,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            resources: [.copy("openapi.yaml")],
+            resources: [.copy("openapi.yaml"), .copy("Console")],
             swiftSettings: swiftSettings
         ),
         // Benchmarks (`ledger bench …`): each prints its figures beside a baseline measured in the same run.
@@ -369,7 +369,7 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
-            exclude: ["Go"],
+            exclude: ["Go", "Console"],
             swiftSettings: swiftSettings
         ),
         // The SDK against a live server (the services `ledger serve` runs, on a real port).

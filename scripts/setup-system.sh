@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the system packages the ledger needs when they are missing: the PostgreSQL server
-# and client (initdb, pg_ctl, postgres, pgbench), Prometheus and Go's x/mod (tests only) and the
+# and client (initdb, pg_ctl, postgres, pgbench), Prometheus, Go's x/mod, Chromium and Selenium (tests only) and the
 # usual build headers. Debian/Ubuntu.
 set -euo pipefail
 
@@ -16,9 +16,18 @@ command -v pgbench >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/pgbench >/dev
 command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1 || need+=(prometheus)
 # Go and golang.org/x/mod (sumdb/tlog): the tiles are checked by a verifier no one here wrote.
 command -v go >/dev/null 2>&1 || need+=(golang-go)
+# Chromium and its driver: the console is tested in a real browser (Selenium, from PyPI, below).
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)
 for pkg in libpq-dev libssl-dev golang-golang-x-mod-dev; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
+
+# Selenium from PyPI (Debian's is older than Chromium's driver protocol wants).
+if ! python3 -c "import selenium" >/dev/null 2>&1; then
+    echo "setup: installing selenium (pip)" >&2
+    python3 -m pip install -q selenium 2>/dev/null || python3 -m pip install -q --break-system-packages selenium
+fi
 
 if [ ${#need[@]} -eq 0 ]; then exit 0; fi
 echo "setup: installing ${need[*]}" >&2

@@ -49,6 +49,7 @@ public func buildRouter(
             status: .ok, headers: [.contentType: "application/yaml"],
             body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.text)))
     }
+    ConsoleController().addRoutes(to: router)
     let reads = ReadClient(primary: client, standby: standby, store: store, logger: logger, readWait: configuration.readWait)
     let commands = CollaborationService(store: store, publicBaseURL: configuration.baseURL)
     let collaborations = Collaborations(store: store)
@@ -64,7 +65,9 @@ public func buildRouter(
     PrivacyController(office: PrivacyOffice(store: store), bodyLimit: configuration.bodyLimit).addRoutes(to: v1)
     let tree = LogTree(client: client, logger: logger)
     let latest = LatestCheckpoint(tree: tree)
-    LogController(tree: tree, store: store, collaborations: collaborations, subjects: Subjects(store: store), latestCheckpoint: latest)
+    LogController(
+        tree: tree, store: store, collaborations: collaborations, subjects: Subjects(store: store), latestCheckpoint: latest, client: client,
+        logger: logger)
         .addRoutes(to: v1)
     TileController(tiles: TileStore(tree: tree, latest: latest), latest: latest, publicEntries: configuration.publicEntries)
         .addRoutes(to: router.group("tlog").add(middleware: AuthMiddleware(authority: authority, optional: true)))

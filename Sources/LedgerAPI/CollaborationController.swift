@@ -15,6 +15,7 @@ struct CollaborationController {
 
     func addRoutes(to group: RouterGroup<LedgerRequestContext>) {
         group.post("collaborations", use: start)
+        group.get("collaborations", use: list)
         group.get("collaborations/:id", use: collaboration)
         group.post("collaborations/:id/participants", use: participants)
         group.get("collaborations/:id/members", use: members)
@@ -57,6 +58,15 @@ struct CollaborationController {
         let response = try await commands.postHighlight(
             collaborationId: id, kind: kind, trigger: body.trigger, mentioned: mentioned, caller: caller, requestId: context.id)
         return EditedResponse(status: .created, response: response)
+    }
+
+    @Sendable func list(_ request: Request, context: LedgerRequestContext) async throws -> CollaborationList {
+        let caller = try context.requireCaller()
+        let reads = try await reads.reads(minPosition: try Query.position(request, "minPosition"))
+        let query = try Query.text(request, "q")
+        if let query, query.count > 256 { throw DomainError.invalid("q is at most 256 characters", code: .invalidQuery) }
+        return try await reads.collaborations(
+            caller: caller, query: query?.isEmpty == true ? nil : query, limit: try Query.limit(request), cursor: try Query.cursor(request))
     }
 
     @Sendable func collaboration(_ request: Request, context: LedgerRequestContext) async throws -> Collaboration {

@@ -2,9 +2,12 @@ import Foundation
 import Hummingbird
 import LedgerDomain
 import LedgerLog
+import LedgerProjections
 import LedgerStore
 import LedgerWire
+import Logging
 import NIOCore
+import PostgresNIO
 import TransparencyLog
 
 /// The verifiable log's endpoints (SPEC "Verifiable log"): the verifier key, signed
@@ -16,12 +19,15 @@ struct LogController {
     let collaborations: Collaborations
     let subjects: Subjects
     let latestCheckpoint: LatestCheckpoint
+    let client: PostgresClient
+    let logger: Logger
     /// How long evidence waits for a checkpoint that covers its event.
     var checkpointWait: Duration = .seconds(2)
 
     func addRoutes(to group: RouterGroup<LedgerRequestContext>) {
         group.get("log/key", use: key)
         group.get("log/checkpoint", use: checkpoint)
+        group.get("log/status", use: status)
         group.get("log/proofs/inclusion", use: inclusion)
         group.get("log/proofs/consistency", use: consistency)
         group.get("audit/evidence/:position", use: evidence)
@@ -44,6 +50,29 @@ struct LogController {
             return Self.text(stored.note)
         }
         return Self.text(try await latest(fresh: true).note)
+    }
+
+    /// The log's health: its head, the published checkpoint (who cosigned it), how far behind it
+    /// and the views are.
+    @Sendable func status(_ request: Request, context: LedgerRequestContext) async throws -> LogStatus {
+        _ = try context.requireCaller()
+        let (head, signedAt, lagSeconds) = try await tree.status()
+        let published = try await latestCheckpoint.get()
+        var checkpoint: LogStatus.PublishedCheckpoint?
+        if let published, let signedAt {
+            let signatures = (try? SignedNote.parse(published.note).signatures) ?? []
+            // The log signs with the checkpoint's origin as its key's name; the others are witnesses.
+            let origin = try? Checkpoint(text: SignedNote.parse(published.note).text).origin
+            checkpoint = .init(
+                size: published.size, rootHash: Base64.encode(published.rootHash), signedAt: signedAt, publishedAt: published.publishedAt,
+                cosigners: signatures.map(\.name).filter { $0 != origin })
+        }
+        let projections = try await ProjectionQueries.status(client: client, logger: logger).map {
+            LogStatus.Projection(name: $0.name, position: $0.position, lagEvents: $0.lagEvents, lagSeconds: $0.lagSeconds, status: $0.status)
+        }
+        return LogStatus(
+            head: head, checkpoint: checkpoint, checkpointLagEvents: max(0, head - (published?.size ?? 0)),
+            checkpointLagSeconds: lagSeconds, projections: projections)
     }
 
     @Sendable func inclusion(_ request: Request, context: LedgerRequestContext) async throws -> InclusionProof {

@@ -29,8 +29,9 @@ struct TileController {
 
     @Sendable func tile(_ request: Request, context: LedgerRequestContext) async throws -> Response {
         let path = "tile/" + context.parameters.getCatchAll().joined(separator: "/")
+        // A path that names no tile names no resource: 404, as for a tile past the tree.
         guard let tile = Tile(path: path) else {
-            throw APIError(.invalidRequest, "\(path) is not a tile path: tile/<L>/<N>[.p/<W>] or tile/entries/<N>[.p/<W>], N in x-prefixed 3-digit groups")
+            throw APIError(.notFound, "\(path) is not a tile path: tile/<L>/<N>[.p/<W>] or tile/entries/<N>[.p/<W>], N in x-prefixed 3-digit groups")
         }
         if tile.isEntries, !publicEntries {
             let caller = try context.requireCaller()

@@ -17,3 +17,5 @@ extension MyCollaborations: ResponseEncodable {}
 extension AccessAudit: ResponseEncodable {}
 extension Webhook: ResponseEncodable {}
 extension Webhooks: ResponseEncodable {}
+extension CollaborationList: ResponseEncodable {}
+extension LogStatus: ResponseEncodable {}

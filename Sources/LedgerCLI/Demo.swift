@@ -153,6 +153,9 @@ struct DemoScript {
             let report = try EvidenceVerifier.verify(evidence, key: key)
             say("evidence of bob's grant \(when) the erasure: in the signed log of \(report.treeSize) events, device proof verified: \(report.deviceProofChecked)")
         }
+
+        step("the same, seen in the auditor's console (sign in with a token: `ledger token --account devin`, or --role auditor)")
+        say(baseURL.appendingPathComponent("console").absoluteString + "#/collaborations/\(id)")
     }
 
     func printAccess(_ id: String, minPosition: Int64) async throws {

@@ -164,6 +164,25 @@ public struct LogTree: Sendable {
         }
     }
 
+    /// The log's head, when the latest published checkpoint was signed, and the age of the oldest
+    /// event it does not cover yet (0 when it covers them all).
+    public func status() async throws -> (head: Int64, signedAt: Date?, lagSeconds: Double) {
+        try await client.queryUnlessClosed(
+            """
+            WITH p AS (SELECT tree_size FROM ledger_published_checkpoints ORDER BY tree_size DESC LIMIT 1)
+            SELECT h.position, (SELECT (extract(epoch FROM c.signed_at) * 1000000)::int8 FROM ledger_checkpoints c, p WHERE c.tree_size = p.tree_size),
+                   coalesce(extract(epoch FROM now() - (SELECT e.recorded_at FROM ledger_events e
+                       WHERE e.position = coalesce((SELECT tree_size FROM p), 0) + 1)), 0)::float8
+            FROM ledger_head h
+            """, logger: logger
+        ) { rows in
+            for try await (head, micros, lag) in rows.decode((Int64, Int64?, Double).self) {
+                return (head, micros.map { Date(timeIntervalSince1970: Double($0) / 1e6) }, lag)
+            }
+            throw CheckpointError("ledger_head row missing: run migrations")
+        }
+    }
+
     /// The newest verifier key the checkpointer has signed with.
     public func verifierKey() async throws -> String? {
         try await client.queryUnlessClosed(

@@ -17,7 +17,7 @@ import Synchronization
 /// page reads at that position, so a page sequence neither skips nor repeats an item while
 /// writes go on.
 public final class PageCursors: Sendable {
-    public enum Kind: String, Codable, Sendable { case members, history, highlights, audit }
+    public enum Kind: String, Codable, Sendable { case members, history, highlights, audit, collaborations }
 
     public struct Cursor: Codable, Sendable, Equatable {
         public var kind: Kind

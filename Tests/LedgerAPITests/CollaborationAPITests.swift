@@ -150,7 +150,7 @@ struct CollaborationAPITests {
         try await withAPI { api in
             let id = UUID().uuidString.lowercased()
             let cases: [(HTTPRequest.Method, String, String?)] = [
-                (.trace, "/v1/collaborations", "POST"),
+                (.trace, "/v1/collaborations", "GET, POST"),
                 (.delete, "/v1/collaborations/\(id)", "GET"),
                 (.put, "/v1/collaborations/\(id)/highlights", "GET, POST"),
                 (.post, "/health", "GET"),

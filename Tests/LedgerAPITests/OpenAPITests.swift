@@ -40,6 +40,7 @@ struct OpenAPITests {
                     .replacingOccurrences(of: "{requestId}", with: UUID().uuidString.lowercased())
                     .replacingOccurrences(of: "{position}", with: "1")
                     .replacingOccurrences(of: "{path}", with: "0/000")
+                    .replacingOccurrences(of: "{file}", with: "console.js")
                     // The feed's answer never ends: ask from past the head, a 400 before the stream.
                     + (path == "/v1/feed" ? "?after=9223372036854775807" : "")
                 let r = try await api.call(method == "get" ? .get : .post, uri, as: "auditor", roles: ["auditor"], json: method == "post" ? "{}" : nil)

@@ -1,0 +1,99 @@
+import Foundation
+
+// The bodies the console reads besides the others (issue 31): the list of collaborations and
+// the log's health.
+
+/// `GET /v1/collaborations?q=`: the collaborations the caller may see, newest first, a page at a time.
+public struct CollaborationList: Codable, Sendable, Hashable {
+    public struct Entry: Codable, Sendable, Hashable {
+        public var collaborationId: String
+        public var localIdentifier: String
+        /// Null once the owner's personal data is erased.
+        public var title: String?
+        public var owner: String
+        public var startedAt: Date
+        public var memberCounts: Collaboration.MemberCounts
+
+        public init(
+            collaborationId: String, localIdentifier: String, title: String?, owner: String, startedAt: Date,
+            memberCounts: Collaboration.MemberCounts
+        ) {
+            self.collaborationId = collaborationId
+            self.localIdentifier = localIdentifier
+            self.title = title
+            self.owner = owner
+            self.startedAt = startedAt
+            self.memberCounts = memberCounts
+        }
+
+        /// An erased title is written as null, not left out.
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(collaborationId, forKey: .collaborationId)
+            try c.encode(localIdentifier, forKey: .localIdentifier)
+            try c.encode(title, forKey: .title)
+            try c.encode(owner, forKey: .owner)
+            try c.encode(startedAt, forKey: .startedAt)
+            try c.encode(memberCounts, forKey: .memberCounts)
+        }
+    }
+    public var collaborations: [Entry]
+    public var nextCursor: String?
+    /// The log position the views reflect.
+    public var position: Int64
+
+    public init(collaborations: [Entry], nextCursor: String?, position: Int64) {
+        self.collaborations = collaborations
+        self.nextCursor = nextCursor
+        self.position = position
+    }
+}
+
+/// `GET /v1/log/status`: how far the log, its published checkpoint and the views are.
+public struct LogStatus: Codable, Sendable, Hashable {
+    public struct PublishedCheckpoint: Codable, Sendable, Hashable {
+        public var size: Int64
+        public var rootHash: String
+        public var signedAt: Date
+        public var publishedAt: Date
+        /// The names of the other keys that signed the published note (the witnesses).
+        public var cosigners: [String]
+
+        public init(size: Int64, rootHash: String, signedAt: Date, publishedAt: Date, cosigners: [String]) {
+            self.size = size
+            self.rootHash = rootHash
+            self.signedAt = signedAt
+            self.publishedAt = publishedAt
+            self.cosigners = cosigners
+        }
+    }
+    public struct Projection: Codable, Sendable, Hashable {
+        public var name: String
+        public var position: Int64
+        public var lagEvents: Int64
+        public var lagSeconds: Double
+        public var status: String
+
+        public init(name: String, position: Int64, lagEvents: Int64, lagSeconds: Double, status: String) {
+            self.name = name
+            self.position = position
+            self.lagEvents = lagEvents
+            self.lagSeconds = lagSeconds
+            self.status = status
+        }
+    }
+    public var head: Int64
+    public var checkpoint: PublishedCheckpoint?
+    /// Events past the published checkpoint, and the age of the oldest of them.
+    public var checkpointLagEvents: Int64
+    public var checkpointLagSeconds: Double
+    public var projections: [Projection]
+
+    public init(head: Int64, checkpoint: PublishedCheckpoint?, checkpointLagEvents: Int64, checkpointLagSeconds: Double, projections: [Projection]) {
+        self.head = head
+        self.checkpoint = checkpoint
+        self.checkpointLagEvents = checkpointLagEvents
+        self.checkpointLagSeconds = checkpointLagSeconds
+        self.projections = projections
+    }
+}
