@@ -25,7 +25,7 @@ public enum LedgerServer {
     /// checkpointer (with a signing key), and their LISTEN hubs.
     public static func allInOne(
         client: PostgresClient, store: EventStore, authority: TokenAuthority, configuration: LedgerConfiguration,
-        signer: NoteSigner? = nil, witnesses: WitnessPolicy? = nil, deliveries: WebhookDeliverer.Settings = .init(),
+        signer: NoteSigner? = nil, witnesses: WitnessPolicy? = nil, publishedFile: URL? = nil, deliveries: WebhookDeliverer.Settings = .init(),
         standby: PostgresClient? = nil, logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> [any Service] {
         let requests = NotificationHub(client: client, channel: VerifierChannels.requests, logger: logger)
@@ -42,7 +42,7 @@ public enum LedgerServer {
         let app = application(
             client: client, store: store, authority: authority, configuration: configuration, proofs: proofs, feed: feed,
             readiness: readiness, standby: standby, logger: logger, onRunning: onRunning)
-        let checkpointer: [any Service] = signer.map { [Self.checkpointer(client, signer: $0, witnesses: witnesses, events: events, logger)] } ?? []
+        let checkpointer: [any Service] = signer.map { [Self.checkpointer(client, signer: $0, witnesses: witnesses, publishedFile: publishedFile, events: events, logger)] } ?? []
         return [requests, events, worker, projector, feed, deliverer] + checkpointer + [app, readiness]
     }
 
@@ -72,13 +72,15 @@ public enum LedgerServer {
         return [requests, VerifierWorker(engine: engine, requests: proofRequests(client, configuration, logger), wake: requests, logger: logger)]
     }
 
-    /// The checkpointer, publishing through the policy's witnesses if one is given.
+    /// The checkpointer, publishing through the policy's witnesses if one is given, and keeping
+    /// the last published checkpoint in `publishedFile` if one is given.
     public static func checkpointer(
-        _ client: PostgresClient, signer: NoteSigner, witnesses: WitnessPolicy?, events: NotificationHub, _ logger: Logger
+        _ client: PostgresClient, signer: NoteSigner, witnesses: WitnessPolicy?, publishedFile: URL?, events: NotificationHub, _ logger: Logger
     ) -> Checkpointer {
         Checkpointer(
             client: client, signer: signer, events: events, logger: logger,
-            witnesses: witnesses.map { WitnessClient(policy: $0, tree: LogTree(client: client, logger: logger), logger: logger) })
+            witnesses: witnesses.map { WitnessClient(policy: $0, tree: LogTree(client: client, logger: logger), logger: logger) },
+            publishedFile: publishedFile)
     }
 
     static func proofRequests(_ client: PostgresClient, _ configuration: LedgerConfiguration, _ logger: Logger) -> ProofRequests {

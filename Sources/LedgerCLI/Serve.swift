@@ -56,7 +56,7 @@ struct Serve: AsyncParsableCommand {
             let (authority, onRunning) = try await context.authority(printGeneratedToken: true, verifierKey: signer.verifier.text)
             return LedgerServer.allInOne(
                 client: context.client, store: context.store, authority: authority, configuration: configuration,
-                signer: signer, witnesses: witnesses, standby: context.standby, logger: context.logger, onRunning: onRunning)
+                signer: signer, witnesses: witnesses, publishedFile: configuration.checkpointFileURL, standby: context.standby, logger: context.logger, onRunning: onRunning)
         }
     }
 }
@@ -129,7 +129,8 @@ struct CheckpointerRole: AsyncParsableCommand {
         let witnesses = try configuration.witnessPolicy.map { try WitnessClient.policy(file: $0, log: signer.verifier) }
         try await Role(name: "checkpointer", configuration: configuration, migrate: false).run { context in
             let events = context.hub(EventStore.channel)
-            return [events, LedgerServer.checkpointer(context.client, signer: signer, witnesses: witnesses, events: events, context.logger)]
+            return [events, LedgerServer.checkpointer(
+                context.client, signer: signer, witnesses: witnesses, publishedFile: configuration.checkpointFileURL, events: events, context.logger)]
         }
     }
 }

@@ -38,6 +38,8 @@ public struct LedgerConfiguration: Sendable {
     public var logKey: String?
     /// A witness policy file; nil: checkpoints are published as they are signed.
     public var witnessPolicy: String?
+    /// The file keeping the last published checkpoint; nil: `published-checkpoint` in the data folder.
+    public var checkpointFile: String?
     /// Entry bundles under /tlog without a token.
     public var publicEntries: Bool
     /// The ledger `ledger demo` drives; nil: one in the process.
@@ -78,6 +80,7 @@ public struct LedgerConfiguration: Sendable {
         logOrigin = value(.logOrigin)
         logKey = value(.logKey)
         witnessPolicy = value(.witnessPolicy)
+        checkpointFile = value(.checkpointFile)
         publicEntries = Setting.yesNo(value(.publicEntries)!)!
         url = value(.url)
     }
@@ -99,6 +102,12 @@ public struct LedgerConfiguration: Sendable {
     /// The embedded cluster's data folder, relative to the working directory.
     public var dataDirectory: URL {
         URL(fileURLWithPath: dataDir, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).standardizedFileURL
+    }
+
+    /// Where the checkpointer keeps the last published checkpoint.
+    public var checkpointFileURL: URL {
+        checkpointFile.map { URL(fileURLWithPath: $0, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).standardizedFileURL }
+            ?? dataDirectory.appendingPathComponent("published-checkpoint")
     }
 
     /// Whether the deployment's token keys are set (not a development secret).

@@ -5,7 +5,7 @@ public enum LedgerSettings {
     public static let all: [Setting] = [
         .host, .port, .dataDir, .databaseURL, .readDatabaseURL, .jwtSecret, .jwksURL, .jwksFile, .jwtIssuer, .jwtAudience,
         .jwtAccountClaim, .jwtRolesClaim, .publicBaseURL, .bodyLimit, .challengeTTL, .verdictWait, .readWait, .shutdownDrain,
-        .verifierGroup, .webhooksAllowHTTP, .logLevel, .logFormat, .pgBin, .signingKeyFile, .logOrigin, .witnessPolicy, .publicEntries, .logKey, .url,
+        .verifierGroup, .webhooksAllowHTTP, .logLevel, .logFormat, .pgBin, .signingKeyFile, .logOrigin, .witnessPolicy, .checkpointFile, .publicEntries, .logKey, .url,
     ]
 
     public struct Malformed: Error, CustomStringConvertible {
@@ -86,6 +86,9 @@ extension Setting {
     public static let witnessPolicy = Setting(
         "LEDGER_WITNESS_POLICY", unset: "unset: published as signed",
         "a witness policy file (C2SP `tlog-policy`): checkpoints are published once its quorum has cosigned them", .text)
+    public static let checkpointFile = Setting(
+        "LEDGER_CHECKPOINT_FILE", unset: "`published-checkpoint` in the data folder",
+        "the last published checkpoint, kept outside the database: the checkpointer never signs a tree that does not extend it", .text)
     public static let publicEntries = Setting(
         "LEDGER_PUBLIC_ENTRIES", default: "no", "`yes`: `/tlog/tile/entries/…` needs no token; otherwise an auditor's", .yesNo)
     public static let logKey = Setting(flag: "--key", "LEDGER_LOG_KEY", "verifier key for `log verify --checkpoint` and `audit verify`", .text)

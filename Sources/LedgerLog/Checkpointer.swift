@@ -23,6 +23,12 @@ import ServiceLifecycle
 ///
 /// **Backfill.** A log older than the tree (an upgrade) is integrated in batches, with progress
 /// in the log, then signed once caught up.
+///
+/// **Replicated, and extending what was published** (SPEC "High availability"). Each tree built
+/// waits, with the WAL position of its events, until every promotable standby has flushed them
+/// (`ReplicationGate`); the largest such tree is signed. Before the first signature of a run,
+/// the tree must extend the last published checkpoint kept in a file (`LastPublishedCheckpoint`);
+/// each later tree grows from that one.
 public struct Checkpointer: Service {
     let client: PostgresClient
     let signer: NoteSigner
@@ -33,10 +39,13 @@ public struct Checkpointer: Service {
     let batchSize: Int64
     /// With a witness policy, a checkpoint is published once its quorum has cosigned it.
     let witnesses: WitnessClient?
+    /// The file keeping the last published checkpoint; nil: none (tests and benchmarks).
+    let lastPublished: LastPublishedCheckpoint?
+    let gate: ReplicationGate
 
     public init(
         client: PostgresClient, signer: NoteSigner, events: NotificationHub, logger: Logger,
-        interval: Duration = .milliseconds(200), batchSize: Int64 = 50_000, witnesses: WitnessClient? = nil
+        interval: Duration = .milliseconds(200), batchSize: Int64 = 50_000, witnesses: WitnessClient? = nil, publishedFile: URL? = nil
     ) {
         self.client = client
         self.signer = signer
@@ -45,12 +54,24 @@ public struct Checkpointer: Service {
         self.interval = interval
         self.batchSize = batchSize
         self.witnesses = witnesses
+        self.lastPublished = publishedFile.map {
+            LastPublishedCheckpoint(file: $0, origin: signer.name, tree: LogTree(client: client, logger: logger), logger: logger)
+        }
+        self.gate = ReplicationGate(logger: logger)
+    }
+
+    /// A tree built and not signed yet: its size, root, and the WAL position covering its events.
+    struct Built {
+        var size: Int64
+        var root: MerkleTree.Hash
+        var wal: Int64
     }
 
     /// Any number serves, as long as it is the same everywhere ("CHKPT").
     static let leaseKey: Int64 = 0x43_484B_5054
 
     public func run() async throws {
+        Counter(label: LastPublishedCheckpoint.refusals).increment(by: 0)
         let wake = events.register()
         defer { wake.cancel() }
         try await cancelWhenGracefulShutdown {
@@ -92,25 +113,63 @@ public struct Checkpointer: Service {
         var frontier = try await load(connection)
         var signed = ContinuousClock.now - interval
         var signedSize: Int64 = -1
+        var built: [Built] = []  // oldest first; at most `maxBuilt`
+        var checkedPublished = lastPublished == nil
+        var held = 0  // rounds in a row with trees waiting for the standbys
         while !Task.isCancelled {
-            let head = try await headPosition(connection)
-            guard head >= frontier.size else {
-                throw CheckpointError("the log ends at position \(head) but its tree holds \(frontier.size) events: events were removed; not signing")
+            let head = try await gate.head(connection)
+            guard head.position >= frontier.size else {
+                throw CheckpointError("the log ends at position \(head.position) but its tree holds \(frontier.size) events: events were removed; not signing")
             }
-            if head > frontier.size { try await integrate(connection, &frontier, through: head) }
-            // Signed once per size (a size signed by an earlier run is not signed again either).
-            if frontier.size != signedSize, try await sign(connection, frontier) {
-                signed = ContinuousClock.now
-                Gauge(label: "ledger_checkpoint_size").record(frontier.size)
-                Gauge(label: "ledger_checkpoint_signed_seconds").record(Date().timeIntervalSince1970)
+            if head.position > frontier.size { try await integrate(connection, &frontier, through: head.position) }
+            if frontier.size > (built.last?.size ?? signedSize) {
+                built.append(Built(size: frontier.size, root: frontier.root, wal: head.wal))
+                if built.count > Self.maxBuilt { built.removeFirst() }
             }
-            signedSize = frontier.size
+            if let tree = try await replicated(&built, connection) {
+                if !checkedPublished, let lastPublished {
+                    try await lastPublished.checkExtended(size: tree.size, root: tree.root)
+                    checkedPublished = true
+                }
+                // Signed once per size (a size signed by an earlier run is not signed again either).
+                if tree.size != signedSize, let note = try await sign(connection, tree) {
+                    signed = ContinuousClock.now
+                    Gauge(label: "ledger_checkpoint_size").record(tree.size)
+                    Gauge(label: "ledger_checkpoint_signed_seconds").record(Date().timeIntervalSince1970)
+                    if witnesses == nil { try lastPublished?.write(note) }
+                }
+                signedSize = tree.size
+            }
             if witnesses != nil { try await publish(connection) }
-            // Wait for the next append, then let appends gather for the rest of the interval.
-            if try await headPosition(connection) == frontier.size { _ = await wake.wait(timeout: .seconds(1)) }
+            held = built.isEmpty ? 0 : held + 1
+            if held == Self.holdLogged {
+                logger.warning("checkpointer: waiting for the standbys to flush the log's newest events before signing", metadata: ["tree": "\(frontier.size)", "signed": "\(signedSize)"])
+            }
+            if held > 0 {
+                // A standby has yet to flush the newest events: look again soon, then less often.
+                try await Task.sleep(for: .milliseconds(min(1000, 10 << min(held, 7))))
+            } else if try await gate.head(connection).position == frontier.size {
+                // Wait for the next append, then let appends gather for the rest of the interval.
+                _ = await wake.wait(timeout: .seconds(1))
+            }
             let next = signed + interval
             if next > .now { try await Task.sleep(until: next) }
         }
+    }
+
+    /// Trees kept while the standbys lag (the oldest dropped beyond it: a later one is signed).
+    static let maxBuilt = 1_000
+    /// Rounds of waiting for the standbys before it is logged (about 5 s).
+    static let holdLogged = 12
+
+    /// The largest built tree whose events every promotable standby has flushed, removed from
+    /// `built` with the smaller ones; nil while none is.
+    private func replicated(_ built: inout [Built], _ connection: PostgresConnection) async throws -> Built? {
+        guard !built.isEmpty else { return nil }
+        let flushed = try await gate.replicated(connection)
+        guard let tree = built.last(where: { flushed == nil || $0.wal <= flushed! }) else { return nil }
+        built.removeAll { $0.size <= tree.size }
+        return tree
     }
 
     /// The frontier of the stored tree, checked against the checkpoint of its size if any. Only
@@ -130,13 +189,6 @@ public struct Checkpointer: Service {
             throw CheckpointError("the stored tree of size \(size) does not give the root of its checkpoint; not signing")
         }
         return frontier
-    }
-
-    private func headPosition(_ connection: PostgresConnection) async throws -> Int64 {
-        for try await position in try await connection.queryUnlessClosed("SELECT position FROM ledger_head", logger: logger)
-            .decode(Int64.self)
-        { return position }
-        throw CheckpointError("ledger_head row missing: run migrations")
     }
 
     /// Adds the events after the frontier through `through` to the tree, a batch at a time, in
@@ -170,32 +222,36 @@ public struct Checkpointer: Service {
             try await storing?.value
             if end < through { logger.info("building the log's tree", metadata: ["events": "\(end)", "of": "\(through)"]) }
             let (l, i, h) = (levels, indexes, hashes)
+            // Nodes derive from the events (one lost in a failover is built again from them):
+            // their commit waits for no standby, so the tree grows while one is away.
             storing = Task {
                 try await connection.queryUnlessClosed(
-                    "INSERT INTO ledger_tree_nodes (level, index, hash) SELECT * FROM unnest(\(l), \(i), \(h))", logger: logger)
+                    """
+                    WITH local AS (SELECT set_config('synchronous_commit', 'local', true))
+                    INSERT INTO ledger_tree_nodes (level, index, hash) SELECT n.* FROM unnest(\(l), \(i), \(h)) AS n, local
+                    """, logger: logger)
             }
         }
         try await storing?.value
     }
 
-    /// Signs the frontier's tree unless a checkpoint of that size exists; true if it signed.
-    /// Without witnesses it is published in the same statement.
-    private func sign(_ connection: PostgresConnection, _ frontier: MerkleFrontier) async throws -> Bool {
-        let root = frontier.root
-        let note = try signer.sign(Checkpoint(origin: signer.name, size: frontier.size, rootHash: root).text)
+    /// Signs the tree unless a checkpoint of its size exists; its note if it signed. Without
+    /// witnesses it is published in the same statement.
+    private func sign(_ connection: PostgresConnection, _ tree: Built) async throws -> String? {
+        let note = try signer.sign(Checkpoint(origin: signer.name, size: tree.size, rootHash: tree.root).text)
         let rows = try await connection.queryUnlessClosed(
             """
             WITH signed AS (
                 INSERT INTO ledger_checkpoints (tree_size, root_hash, note)
-                VALUES (\(frontier.size), \(ByteBuffer(bytes: root)), \(note)) ON CONFLICT (tree_size) DO NOTHING
+                VALUES (\(tree.size), \(ByteBuffer(bytes: tree.root)), \(note)) ON CONFLICT (tree_size) DO NOTHING
                 RETURNING tree_size, note),
             published AS (
                 INSERT INTO ledger_published_checkpoints (tree_size, note) SELECT tree_size, note FROM signed WHERE \(witnesses == nil)
                 RETURNING tree_size)
             SELECT tree_size FROM signed
             """, logger: logger)
-        for try await _ in rows.decode(Int64.self) { return true }
-        return false
+        for try await _ in rows.decode(Int64.self) { return note }
+        return nil
     }
 
     /// With witnesses: the latest signed checkpoint, if newer than the latest published, sent to
@@ -225,6 +281,7 @@ public struct Checkpointer: Service {
         try await connection.queryUnlessClosed(
             "INSERT INTO ledger_published_checkpoints (tree_size, note) VALUES (\(size), \(published)) ON CONFLICT DO NOTHING",
             logger: logger)
+        try lastPublished?.write(published)
         Gauge(label: "ledger_checkpoint_published_size").record(size)
     }
 }

@@ -114,8 +114,10 @@ public actor EmbeddedPostgres {
 
     /// Starts a streaming-replication hot standby of `primary` in this folder (`pg_basebackup -R`
     /// on first use): the primary's data and roles, read-only, following its WAL. For tests and
-    /// benchmarks of read replicas; `stop()` stops it like any cluster.
-    public func startStandby(of primary: DatabaseSettings) async throws -> DatabaseSettings {
+    /// benchmarks of read replicas; `stop()` stops it like any cluster, and this starts it again.
+    /// With `slot`, it streams through a physical replication slot of that name on the primary
+    /// (created by the base backup), which keeps how far it flushed while it is away.
+    public func startStandby(of primary: DatabaseSettings, slot: String? = nil) async throws -> DatabaseSettings {
         if let settings { return settings }
         binDirectory = try Self.findBinaries()
         runAs = try await Self.unprivilegedUserIfRoot()
@@ -125,7 +127,8 @@ public actor EmbeddedPostgres {
             environment["PGPASSWORD"] = primary.password
             let (exe, args) = command(
                 binDirectory! + "/pg_basebackup",
-                ["-D", clusterPath, "-R", "-X", "stream", "--checkpoint=fast", "-h", primary.host, "-p", "\(primary.port)", "-U", primary.username])
+                ["-D", clusterPath, "-R", "-X", "stream", "--checkpoint=fast", "-h", primary.host, "-p", "\(primary.port)", "-U", primary.username]
+                    + (slot.map { ["-C", "-S", $0] } ?? []))
             try await ProcessRunner.check(exe, args, environment: environment)
         }
         let port = try await startServer()

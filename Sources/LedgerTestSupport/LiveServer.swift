@@ -31,7 +31,7 @@ public struct LiveServer: Sendable {
     public static func run(
         _ roles: Roles = .allInOne, configuration: LedgerConfiguration = .testing(),
         deliveries: WebhookDeliverer.Settings = .init(), signer: NoteSigner = try! NoteSigner(name: "live.test/ledger"),
-        witnesses: WitnessPolicy? = nil, _ body: @Sendable (LiveServer) async throws -> Void
+        witnesses: WitnessPolicy? = nil, publishedFile: URL? = nil, _ body: @Sendable (LiveServer) async throws -> Void
     ) async throws {
         LedgerMetrics.bootstrap()  // as `ledger serve` does: /metrics shows what the services record
         try await withTestStore { _, owner, settings in
@@ -46,7 +46,7 @@ public struct LiveServer: Sendable {
                     case .allInOne:
                         LedgerServer.allInOne(
                             client: client, store: store, authority: authority, configuration: configuration,
-                            signer: signer, witnesses: witnesses, deliveries: deliveries, logger: logger, onRunning: onRunning)
+                            signer: signer, witnesses: witnesses, publishedFile: publishedFile, deliveries: deliveries, logger: logger, onRunning: onRunning)
                     case .apiOnly:
                         LedgerServer.apiOnly(
                             client: client, store: store, authority: authority, configuration: configuration, logger: logger,

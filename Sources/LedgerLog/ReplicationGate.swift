@@ -1,0 +1,56 @@
+import LedgerPostgres
+import Logging
+import PostgresNIO
+
+/// How far the log is safe to sign on a primary with standbys (SPEC "High availability"): a
+/// checkpoint may cover an event only once every standby that could be promoted has flushed the
+/// WAL of its commit, so no failover can leave a signed tree naming events the new primary lacks.
+///
+/// - **Synchronous** (`synchronous_standby_names` set): the synchronous standbys (`sync_state`
+///   `sync` or `quorum`), at least one of them connected. A commit cancelled while it waited
+///   for them is visible on the primary but not replicated: it waits here until they have it.
+/// - **Asynchronous**: every connected standby, and every physical replication slot (a standby
+///   that is away keeps its slot, and its `restart_lsn` is how far it flushed; Patroni keeps a
+///   slot per member and drops it when the member leaves).
+/// - **No standbys and no slots**: everything, as on a single server.
+/// A base backup in progress (`pg_basebackup`) is not a standby yet.
+///
+/// WAL positions are bytes (`pg_lsn - '0/0'`). The target of a head is the primary's flushed WAL
+/// read after the head: appends commit with `synchronous_commit` on (the ledger never lowers it
+/// for them), so an event visible to that read has its commit record in the flushed WAL.
+struct ReplicationGate {
+    let logger: Logger
+
+    /// The log's head, and the WAL position that covers every event up to it.
+    func head(_ connection: PostgresConnection) async throws -> (position: Int64, wal: Int64) {
+        let rows = try await connection.queryUnlessClosed(
+            "SELECT h.position, (pg_current_wal_flush_lsn() - '0/0')::int8 FROM ledger_head h", logger: logger)
+        for try await head in rows.decode((Int64, Int64).self) { return head }
+        throw CheckpointError("ledger_head row missing: run migrations")
+    }
+
+    /// The WAL position every promotable standby has flushed; nil when there are none (sign
+    /// everything). Throws when the role cannot see its standbys' positions.
+    func replicated(_ connection: PostgresConnection) async throws -> Int64? {
+        let rows = try await connection.queryUnlessClosed(
+            """
+            WITH s AS (SELECT state, sync_state, (coalesce(flush_lsn, '0/0') - '0/0')::int8 AS flushed FROM pg_stat_replication
+                       WHERE state IS DISTINCT FROM 'backup' AND application_name <> 'pg_basebackup'),
+                 slots AS (SELECT (coalesce(restart_lsn, '0/0') - '0/0')::int8 AS flushed FROM pg_replication_slots WHERE slot_type = 'physical')
+            SELECT current_setting('synchronous_standby_names') <> '',
+                   (SELECT count(*) FROM pg_stat_replication WHERE state IS NULL),
+                   (SELECT min(flushed) FROM s WHERE sync_state IN ('sync', 'quorum')),
+                   (SELECT min(flushed) FROM (SELECT flushed FROM s UNION ALL SELECT flushed FROM slots) a)
+            """, logger: logger)
+        for try await (synchronous, hidden, sync, all) in rows.decode((Bool, Int64, Int64?, Int64?).self) {
+            guard hidden == 0 else {
+                throw CheckpointError(
+                    "the checkpointer's role cannot see its standbys' WAL positions (pg_stat_replication): GRANT pg_read_all_stats TO ledger_service; not signing")
+            }
+            // No synchronous standby connected: nothing is replicated where a commit waits.
+            if synchronous { return sync ?? 0 }
+            return all
+        }
+        return nil
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import LedgerDomain
+import LedgerPostgres
+import LedgerLog
+import LedgerStore
+import LedgerTestSupport
+import Logging
+import PostgresNIO
+import Testing
+import TransparencyLog
+
+/// Checkpoints cover only replicated events (SPEC "High availability"), on a real primary with a
+/// real streaming standby (`pg_basebackup -R`, through a replication slot), both on loopback; the
+/// checkpointer connects as a service login, as in production.
+@Suite("Checkpoints and replication")
+struct ReplicationGateTests {
+    static let logger = Logger(label: "replication-gate-test")
+
+    @Test("synchronous: a commit cancelled while it waited for the stopped standby is visible but not signed; once the standby has its WAL it is")
+    func cancelledCommit() async throws {
+        try await Self.withStandby(synchronous: true) { stage in
+            let store = EventStore(client: stage.owner, logger: Self.logger)
+            let before = try await stage.appendEven(store)
+            try await stage.waitForCheckpoint(before)
+
+            try await stage.standby.stop()
+            // The commit waits for the synchronous standby that is gone; cancelled, it stays
+            // committed on the primary only (PostgreSQL: "the transaction has already committed
+            // locally, but might not have been replicated to the standby").
+            let cancelled = Task { try await store.append(.init(streamId: "cancelled", expectedVersion: .any, events: [event(), event()])) }
+            try await waitUntil(timeout: .seconds(30), "the append waits for the synchronous standby") {
+                try await stage.cancelSyncRepWait()
+            }
+            let appended = try await cancelled.value
+            #expect(appended.lastPosition == before + 2)
+            #expect(try await store.head().position == before + 2, "committed on the primary")
+
+            try await stage.expectNoCheckpoint(beyond: before, whileTreeReaches: before + 2)
+
+            _ = try await stage.standby.startStandby(of: stage.ownerSettings)
+            try await stage.waitForCheckpoint(before + 2)
+        }
+    }
+
+    @Test("asynchronous: with a standby away (its slot kept), checkpoints stop at what it flushed; back, they resume")
+    func laggingStandby() async throws {
+        try await Self.withStandby(synchronous: false) { stage in
+            let store = EventStore(client: stage.owner, logger: Self.logger)
+            let flushed = try await stage.appendEven(store)
+            try await stage.waitForCheckpoint(flushed)
+
+            try await stage.standby.stop()
+            let later = try await stage.appendEven(store, at: flushed + 10)
+            try await stage.expectNoCheckpoint(beyond: flushed, whileTreeReaches: later)
+
+            _ = try await stage.standby.startStandby(of: stage.ownerSettings)
+            try await stage.waitForCheckpoint(later)
+        }
+    }
+
+    /// A primary and its standby, migrated, with a checkpointer running as a service login.
+    struct Stage: Sendable {
+        let owner: PostgresClient
+        let ownerSettings: DatabaseSettings
+        let standby: EmbeddedPostgres
+        let tree: LogTree
+
+        /// Appends until the head is even and past `at` (so the last event completes a level-1
+        /// node, which shows the checkpointer has built the tree through it); the head.
+        func appendEven(_ store: EventStore, at least: Int64 = 10) async throws -> Int64 {
+            var head = try await store.head().position
+            while head < least || head % 2 != 0 {
+                head = try await store.append(.init(streamId: "s\(head % 3)", expectedVersion: .any, events: [event()])).lastPosition
+            }
+            return head
+        }
+
+        func waitForCheckpoint(_ size: Int64) async throws {
+            try await waitUntil(timeout: .seconds(60), "a checkpoint of size \(size)") {
+                (try await tree.latestCheckpoint()?.size ?? 0) >= size
+            }
+        }
+
+        /// Waits until the checkpointer has built the tree through `head` (the level-1 node its
+        /// last two events complete), then watches it for a second (the checkpointer looks again
+        /// every 20 ms): the latest checkpoint stays at `beyond`, and no commit waits for the
+        /// synchronous standby (a checkpoint signed would: it shows only once the standby has it).
+        func expectNoCheckpoint(beyond size: Int64, whileTreeReaches head: Int64) async throws {
+            try await waitUntil(timeout: .seconds(30), "the tree built through \(head)") {
+                try await tree.storedNodes(level: 1, from: head / 2 - 1, count: 1)[0] != nil
+            }
+            let watchUntil = ContinuousClock.now + .seconds(1)
+            while ContinuousClock.now < watchUntil {
+                let latest = try await tree.latestCheckpoint()?.size
+                #expect(latest == size, "a checkpoint covers events the standby has not flushed")
+                var waiting: Int64 = 0
+                for try await n in try await owner.query("SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'").decode(Int64.self) {
+                    waiting = n
+                }
+                #expect(waiting == 0, "the checkpointer signs a tree the synchronous standby lacks (its commit waits for it)")
+                if latest != size || waiting != 0 { return }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+
+        /// Cancels a backend waiting for the synchronous standby; whether there was one.
+        func cancelSyncRepWait() async throws -> Bool {
+            let rows = try await owner.query("SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE wait_event = 'SyncRep'")
+            for try await cancelled in rows.decode(Bool.self) where cancelled { return true }
+            return false
+        }
+    }
+
+    static func withStandby(synchronous: Bool, _ body: @Sendable (Stage) async throws -> Void) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-gate-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let primary = EmbeddedPostgres(options: .init(dataDirectory: folder.appendingPathComponent("primary")), logger: logger)
+        let standby = EmbeddedPostgres(options: .init(dataDirectory: folder.appendingPathComponent("standby")), logger: logger)
+        let ownerSettings = try await primary.start()
+        do {
+            try await withClient(ownerSettings) { owner in
+                try await Migrator(client: owner, logger: logger).migrate()
+                _ = try await standby.startStandby(of: ownerSettings, slot: "gate_test")
+                if synchronous {
+                    try await owner.query("ALTER SYSTEM SET synchronous_standby_names = '*'")
+                    try await owner.query("SELECT pg_reload_conf()")
+                }
+                let service = try await PostgresAdmin.serviceLogin("ledger_app", on: ownerSettings, logger: logger)
+                try await withClient(service) { client in
+                    let events = NotificationHub(client: client, channel: EventStore.channel, logger: logger)
+                    let checkpointer = Checkpointer(
+                        client: client, signer: try NoteSigner(name: "gate.test/ledger"), events: events, logger: logger,
+                        interval: .milliseconds(20))
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        group.addTask { try await events.run() }
+                        group.addTask { try await checkpointer.run() }
+                        defer { group.cancelAll() }
+                        try await body(Stage(owner: owner, ownerSettings: ownerSettings, standby: standby, tree: LogTree(client: owner, logger: logger)))
+                    }
+                }
+            }
+        } catch {
+            try? await standby.stop()
+            try? await primary.stop()
+            throw error
+        }
+        try? await standby.stop()
+        try await primary.stop()
+    }
+}
