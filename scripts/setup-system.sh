@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the system packages the ledger needs when they are missing: the PostgreSQL server
-# and client (initdb, pg_ctl, postgres, pgbench), Prometheus, Go's x/mod, Chromium and Selenium (tests only) and the
-# usual build headers. Debian/Ubuntu.
+# and client (initdb, pg_ctl, postgres, pgbench), Prometheus, Go's x/mod, Chromium and Selenium, Patroni, etcd and
+# HAProxy (tests only) and the usual build headers. Debian/Ubuntu.
 set -euo pipefail
 
 need=()
@@ -19,7 +19,11 @@ command -v go >/dev/null 2>&1 || need+=(golang-go)
 # Chromium and its driver: the console is tested in a real browser (Selenium, from PyPI, below).
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)
-for pkg in libpq-dev libssl-dev golang-golang-x-mod-dev; do
+# Patroni, etcd and HAProxy: the failover soak (scripts/failover) runs the cluster of deploy/patroni.
+command -v patroni >/dev/null 2>&1 || need+=(patroni)
+command -v etcd >/dev/null 2>&1 || need+=(etcd-server)
+command -v haproxy >/dev/null 2>&1 || need+=(haproxy)
+for pkg in libpq-dev libssl-dev golang-golang-x-mod-dev python3-etcd; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 

@@ -91,6 +91,10 @@ public struct Checkpointer: Service {
                         }
                         _ = try? await connection.queryUnlessClosed("SELECT pg_advisory_unlock(\(Self.leaseKey))", logger: logger)
                     }
+                } catch is ForkRefusal {
+                    // Logged and counted where it was refused.
+                    try? await Task.sleep(for: LastPublishedCheckpoint.retry)
+                    continue
                 } catch {
                     if Task.isCancelled { break }
                     logger.warning("checkpointer: stopped; retrying", metadata: ["error": "\(String(reflecting: error))"])

@@ -17,6 +17,8 @@ struct LastPublishedCheckpoint {
     let logger: Logger
 
     static let refusals = "ledger_checkpoint_fork_refusals_total"
+    /// How long a refusal stands before the checkpointer looks again (appends do not wake it).
+    static let retry: Duration = .seconds(10)
 
     /// The checkpoint in the file; nil when there is none yet.
     func read() throws -> Checkpoint? {
@@ -53,6 +55,12 @@ struct LastPublishedCheckpoint {
         logger.critical(
             "checkpointer: refusing to sign a tree that does not extend the last published checkpoint (a fork)",
             metadata: ["why": "\(problem)", "published": "\(last.size)", "file": "\(file.path)"])
-        throw CheckpointError("not signing: \(problem)")
+        throw ForkRefusal(description: "not signing: \(problem)")
     }
+}
+
+/// The checkpointer's refusal to sign a tree that would fork the log; it tries again after
+/// `LastPublishedCheckpoint.retry`, in case an operator restored the missing events.
+public struct ForkRefusal: Error, CustomStringConvertible {
+    public var description: String
 }
