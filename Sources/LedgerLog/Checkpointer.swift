@@ -71,7 +71,7 @@ public struct Checkpointer: Service {
     static let leaseKey: Int64 = 0x43_484B_5054
 
     public func run() async throws {
-        Counter(label: LastPublishedCheckpoint.refusals).increment(by: 0)
+        Counter(label: ForkRefusal.metric).increment(by: 0)
         let wake = events.register()
         defer { wake.cancel() }
         try await cancelWhenGracefulShutdown {
@@ -93,7 +93,7 @@ public struct Checkpointer: Service {
                     }
                 } catch is ForkRefusal {
                     // Logged and counted where it was refused.
-                    try? await Task.sleep(for: LastPublishedCheckpoint.retry)
+                    try? await Task.sleep(for: ForkRefusal.retry)
                     continue
                 } catch {
                     if Task.isCancelled { break }
@@ -136,15 +136,14 @@ public struct Checkpointer: Service {
                     checkedPublished = true
                 }
                 // Signed once per size (a size signed by an earlier run is not signed again either).
-                if tree.size != signedSize, let note = try await sign(connection, tree) {
+                if tree.size != signedSize, try await sign(connection, tree) {
                     signed = ContinuousClock.now
                     Gauge(label: "ledger_checkpoint_size").record(tree.size)
                     Gauge(label: "ledger_checkpoint_signed_seconds").record(Date().timeIntervalSince1970)
-                    if witnesses == nil { try lastPublished?.write(note) }
                 }
                 signedSize = tree.size
             }
-            if witnesses != nil { try await publish(connection) }
+            if witnesses != nil, checkedPublished { try await publish(connection) }
             held = built.isEmpty ? 0 : held + 1
             if held == Self.holdLogged {
                 logger.warning("checkpointer: waiting for the standbys to flush the log's newest events before signing", metadata: ["tree": "\(frontier.size)", "signed": "\(signedSize)"])
@@ -239,10 +238,22 @@ public struct Checkpointer: Service {
         try await storing?.value
     }
 
-    /// Signs the tree unless a checkpoint of its size exists; its note if it signed. Without
-    /// witnesses it is published in the same statement.
-    private func sign(_ connection: PostgresConnection, _ tree: Built) async throws -> String? {
+    /// Signs the tree unless a checkpoint of its size exists; true if it signed. A checkpoint of
+    /// that size with another root is a `ForkRefusal`. Without witnesses the checkpoint is
+    /// published in the same statement, the file kept first.
+    private func sign(_ connection: PostgresConnection, _ tree: Built) async throws -> Bool {
+        for try await existing in try await connection.queryUnlessClosed(
+            "SELECT root_hash FROM ledger_checkpoints WHERE tree_size = \(tree.size)", logger: logger
+        ).decode(ByteBuffer.self) {
+            guard Array(buffer: existing) == tree.root else {
+                throw ForkRefusal.refuse(
+                    "a checkpoint of size \(tree.size) with another root is stored: the log's first \(tree.size) events changed",
+                    logger: logger, metadata: [:])
+            }
+            return false
+        }
         let note = try signer.sign(Checkpoint(origin: signer.name, size: tree.size, rootHash: tree.root).text)
+        if witnesses == nil { try lastPublished?.write(note) }
         let rows = try await connection.queryUnlessClosed(
             """
             WITH signed AS (
@@ -254,8 +265,8 @@ public struct Checkpointer: Service {
                 RETURNING tree_size)
             SELECT tree_size FROM signed
             """, logger: logger)
-        for try await _ in rows.decode(Int64.self) { return note }
-        return nil
+        for try await _ in rows.decode(Int64.self) { return true }
+        return false
     }
 
     /// With witnesses: the latest signed checkpoint, if newer than the latest published, sent to
@@ -282,10 +293,10 @@ public struct Checkpointer: Service {
             return
         }
         let published = note + lines.keys.sorted().map { lines[$0]! }.joined()
+        try lastPublished?.write(published)
         try await connection.queryUnlessClosed(
             "INSERT INTO ledger_published_checkpoints (tree_size, note) VALUES (\(size), \(published)) ON CONFLICT DO NOTHING",
             logger: logger)
-        try lastPublished?.write(published)
         Gauge(label: "ledger_checkpoint_published_size").record(size)
     }
 }

@@ -1,24 +1,22 @@
 import Foundation
 import Logging
-import Metrics
 import TransparencyLog
 
 /// The last checkpoint the checkpointer published, kept outside the database (SPEC "High
-/// availability"): a file holding its note. Before it signs, the checkpointer checks that its
-/// tree extends this checkpoint; a database that lost or rewrote published events (a failover
-/// to a standby that lacked them, a restored backup, a hand edit) gives a tree that does not,
-/// and signing it would fork the log under its key. Then it refuses: it logs why, counts the
-/// refusal in `ledger_checkpoint_fork_refusals_total` (alert `LedgerCheckpointForkRefused`) and
-/// signs nothing until an operator acts (docs/OPERATIONS.md, "Failover").
+/// availability"): a file holding its note, written before the checkpoint is published (so the
+/// file is never behind what was served) and never replaced by a smaller one. Before its first
+/// signature the checkpointer checks that its tree extends this checkpoint; a database that lost
+/// or rewrote published events (a failover to a standby that lacked them, a restored backup, a
+/// hand edit) gives a tree that does not, and signing it would fork the log: a `ForkRefusal`.
+///
+/// One file per log, on the checkpointer's durable disk. Where checkpointers on several hosts
+/// take the lease in turn, give them one file on shared storage: each checks against the file
+/// it has, which an older one only makes weaker.
 struct LastPublishedCheckpoint {
     let file: URL
     let origin: String
     let tree: LogTree
     let logger: Logger
-
-    static let refusals = "ledger_checkpoint_fork_refusals_total"
-    /// How long a refusal stands before the checkpointer looks again (appends do not wake it).
-    static let retry: Duration = .seconds(10)
 
     /// The checkpoint in the file; nil when there is none yet.
     func read() throws -> Checkpoint? {
@@ -27,18 +25,34 @@ struct LastPublishedCheckpoint {
         return try Checkpoint(text: SignedNote.parse(note).text)
     }
 
-    /// Replaces the file's note with `note` (written beside it, then renamed over it, so a
-    /// crash leaves the old note or the new one, never half of one).
+    /// Replaces the file's note with `note` unless the file holds a larger checkpoint (written
+    /// beside it, then renamed over it, so a crash leaves the old note or the new one).
     func write(_ note: String) throws {
+        let size = try Checkpoint(text: SignedNote.parse(note).text).size
+        if let last = try? read(), last.size > size { return }
         try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data(note.utf8).write(to: file, options: .atomic)
     }
 
-    /// Throws, after logging and counting the refusal, unless the tree of `size` with `root`
-    /// extends the file's checkpoint: same origin, at least as large, and the stored tree's
-    /// root at the file's size is the file's root.
+    /// Throws a `ForkRefusal` unless the tree of `size` with `root` extends the file's
+    /// checkpoint: same origin, at least as large, and the stored tree's root at the file's size
+    /// is the file's root. A file that cannot be read is refused too.
     func checkExtended(size: Int64, root: MerkleTree.Hash) async throws {
-        guard let last = try read() else { return }
+        let metadata: Logger.Metadata = ["file": "\(file.path)"]
+        let last: Checkpoint
+        do {
+            guard let read = try read() else {
+                if let published = try await tree.latestCheckpoint() {
+                    logger.warning(
+                        "checkpointer: no last published checkpoint in the file, though the database has published one; checking from the next one",
+                        metadata: ["file": "\(file.path)", "published": "\(published.size)"])
+                }
+                return
+            }
+            last = read
+        } catch {
+            throw ForkRefusal.refuse("\(file.path) does not hold a checkpoint: \(error)", logger: logger, metadata: metadata)
+        }
         var problem: String?
         if last.origin != origin {
             problem = "\(file.path) holds a checkpoint of the log \(last.origin), not of \(origin)"
@@ -50,17 +64,8 @@ struct LastPublishedCheckpoint {
                 problem = "the log's first \(last.size) events do not give the root of the last published checkpoint: they differ from the published ones"
             }
         }
-        guard let problem else { return }
-        Counter(label: Self.refusals).increment()
-        logger.critical(
-            "checkpointer: refusing to sign a tree that does not extend the last published checkpoint (a fork)",
-            metadata: ["why": "\(problem)", "published": "\(last.size)", "file": "\(file.path)"])
-        throw ForkRefusal(description: "not signing: \(problem)")
+        if let problem {
+            throw ForkRefusal.refuse(problem, logger: logger, metadata: metadata.merging(["published": "\(last.size)"]) { $1 })
+        }
     }
-}
-
-/// The checkpointer's refusal to sign a tree that would fork the log; it tries again after
-/// `LastPublishedCheckpoint.retry`, in case an operator restored the missing events.
-public struct ForkRefusal: Error, CustomStringConvertible {
-    public var description: String
 }

@@ -15,16 +15,26 @@ import PostgresNIO
 /// - **No standbys and no slots**: everything, as on a single server.
 /// A base backup in progress (`pg_basebackup`) is not a standby yet.
 ///
-/// WAL positions are bytes (`pg_lsn - '0/0'`). The target of a head is the primary's flushed WAL
-/// read after the head: appends commit with `synchronous_commit` on (the ledger never lowers it
-/// for them), so an event visible to that read has its commit record in the flushed WAL.
+/// Not counted: temporary slots (a base backup's), slots no standby has used yet (no
+/// `restart_lsn`) or whose WAL is lost (their standby must be rebuilt, so it cannot be promoted
+/// as it is), logical replication.
+///
+/// WAL positions are bytes (`pg_lsn - '0/0'`). The target of a head is read after the head, in
+/// the same statement: the primary's flushed WAL, since with `synchronous_commit` on or `local`
+/// a commit is flushed before it is visible; where it is `off` for the ledger's login, the WAL
+/// inserted so far (a commit record is inserted before it is visible; signing may then wait
+/// for the next commit to flush it).
 struct ReplicationGate {
     let logger: Logger
 
     /// The log's head, and the WAL position that covers every event up to it.
     func head(_ connection: PostgresConnection) async throws -> (position: Int64, wal: Int64) {
         let rows = try await connection.queryUnlessClosed(
-            "SELECT h.position, (pg_current_wal_flush_lsn() - '0/0')::int8 FROM ledger_head h", logger: logger)
+            """
+            SELECT h.position, (CASE WHEN current_setting('synchronous_commit') = 'off' THEN pg_current_wal_insert_lsn()
+                                     ELSE pg_current_wal_flush_lsn() END - '0/0')::int8
+            FROM ledger_head h
+            """, logger: logger)
         for try await head in rows.decode((Int64, Int64).self) { return head }
         throw CheckpointError("ledger_head row missing: run migrations")
     }
@@ -35,8 +45,10 @@ struct ReplicationGate {
         let rows = try await connection.queryUnlessClosed(
             """
             WITH s AS (SELECT state, sync_state, (coalesce(flush_lsn, '0/0') - '0/0')::int8 AS flushed FROM pg_stat_replication
-                       WHERE state IS DISTINCT FROM 'backup' AND application_name <> 'pg_basebackup'),
-                 slots AS (SELECT (coalesce(restart_lsn, '0/0') - '0/0')::int8 AS flushed FROM pg_replication_slots WHERE slot_type = 'physical')
+                       WHERE state IS DISTINCT FROM 'backup' AND application_name <> 'pg_basebackup'
+                         AND pid NOT IN (SELECT active_pid FROM pg_replication_slots WHERE slot_type = 'logical' AND active_pid IS NOT NULL)),
+                 slots AS (SELECT (restart_lsn - '0/0')::int8 AS flushed FROM pg_replication_slots
+                           WHERE slot_type = 'physical' AND NOT temporary AND restart_lsn IS NOT NULL AND wal_status IS DISTINCT FROM 'lost')
             SELECT current_setting('synchronous_standby_names') <> '',
                    (SELECT count(*) FROM pg_stat_replication WHERE state IS NULL),
                    (SELECT min(flushed) FROM s WHERE sync_state IN ('sync', 'quorum')),

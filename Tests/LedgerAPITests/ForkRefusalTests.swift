@@ -14,7 +14,7 @@ import TransparencyLog
 /// The checkpointer never signs a tree that does not extend the last published checkpoint, kept
 /// in a file outside the database (SPEC "High availability"); here the database loses published
 /// events as a failover to a standby that lacked them would, then takes new ones in their place.
-@Suite("Fork refusal")
+@Suite("Fork refusal", .serialized)  // the refusals metric is the process's
 struct ForkRefusalTests {
     /// `ledger_checkpoint_fork_refusals_total` from /metrics.
     static func refusals(_ server: LiveServer) async throws -> Double {
@@ -49,18 +49,7 @@ struct ForkRefusalTests {
 
             // The database as a standby that had only 30 events would be after a failover: the
             // rest of the log, its tree and the checkpoints over it are gone.
-            for statement in [
-                "ALTER TABLE ledger_events DISABLE TRIGGER USER", "ALTER TABLE ledger_tree_nodes DISABLE TRIGGER USER",
-                "ALTER TABLE ledger_head DISABLE TRIGGER USER", "ALTER TABLE ledger_checkpoints DISABLE TRIGGER USER",
-                "ALTER TABLE ledger_published_checkpoints DISABLE TRIGGER USER",
-                "DELETE FROM ledger_events WHERE position > 30",
-                "DELETE FROM ledger_tree_nodes WHERE (index + 1) * (1::int8 << level) > 30",
-                "UPDATE ledger_head SET position = 30, hash = (SELECT hash FROM ledger_events WHERE position = 30)",
-                "DELETE FROM ledger_published_checkpoints WHERE tree_size > 30", "DELETE FROM ledger_checkpoints WHERE tree_size > 30",
-                "ALTER TABLE ledger_events ENABLE TRIGGER USER", "ALTER TABLE ledger_tree_nodes ENABLE TRIGGER USER",
-                "ALTER TABLE ledger_head ENABLE TRIGGER USER", "ALTER TABLE ledger_checkpoints ENABLE TRIGGER USER",
-                "ALTER TABLE ledger_published_checkpoints ENABLE TRIGGER USER",
-            ] { try await server.db.query(PostgresQuery(unsafeSQL: statement)) }
+            try await Self.truncate(server, keepingCheckpoints: false)
             try await waitUntil(timeout: .seconds(30), "a refusal: 30 events, fewer than the published 40") {
                 try await Self.refusals(server) > before
             }
@@ -78,6 +67,76 @@ struct ForkRefusalTests {
             #expect((try await tree.latestCheckpoint()?.size ?? 0) <= 30)
             let kept = try Checkpoint(text: SignedNote.parse(try String(contentsOf: file, encoding: .utf8)).text)
             #expect(kept.size == published, "the file still holds the published checkpoint")
+        }
+    }
+
+    /// The superuser's rewrite of `ForkRefusalTests.refused`, keeping the checkpoints: the log as
+    /// a restored backup of 30 events would leave it beside checkpoints signed after it.
+    static func truncate(_ server: LiveServer, keepingCheckpoints: Bool) async throws {
+        var statements = [
+            "ALTER TABLE ledger_events DISABLE TRIGGER USER", "ALTER TABLE ledger_tree_nodes DISABLE TRIGGER USER",
+            "ALTER TABLE ledger_head DISABLE TRIGGER USER",
+            "DELETE FROM ledger_events WHERE position > 30",
+            "DELETE FROM ledger_tree_nodes WHERE (index + 1) * (1::int8 << level) > 30",
+            "UPDATE ledger_head SET position = 30, hash = (SELECT hash FROM ledger_events WHERE position = 30)",
+            "ALTER TABLE ledger_events ENABLE TRIGGER USER", "ALTER TABLE ledger_tree_nodes ENABLE TRIGGER USER",
+            "ALTER TABLE ledger_head ENABLE TRIGGER USER",
+        ]
+        if !keepingCheckpoints {
+            statements += [
+                "ALTER TABLE ledger_checkpoints DISABLE TRIGGER USER", "ALTER TABLE ledger_published_checkpoints DISABLE TRIGGER USER",
+                "DELETE FROM ledger_published_checkpoints WHERE tree_size > 30", "DELETE FROM ledger_checkpoints WHERE tree_size > 30",
+                "ALTER TABLE ledger_checkpoints ENABLE TRIGGER USER", "ALTER TABLE ledger_published_checkpoints ENABLE TRIGGER USER",
+            ]
+        }
+        for statement in statements { try await server.db.query(PostgresQuery(unsafeSQL: statement)) }
+    }
+
+    @Test("without a file: a tree whose size already has a checkpoint with another root is refused, and nothing larger is signed")
+    func sameSizeOtherRoot() async throws {
+        try await LiveServer.run(signer: try NoteSigner(name: "samesize.test/ledger")) { server in
+            let store = EventStore(client: server.db, logger: Logger(label: "fork-test"))
+            _ = try await store.append(.init(streamId: "f", expectedVersion: .noStream, events: (0 ..< 40).map { event("F", $0) }))
+            try await waitUntil(timeout: .seconds(30), "a checkpoint of 40") { try await Self.maxSigned(server) == 40 }
+            let before = try await Self.refusals(server)
+            try await Self.truncate(server, keepingCheckpoints: true)
+            // The checkpointer sees the log end before its tree, builds it again from the 30 events
+            // and signs 30 (40 was signed in one piece); then other events at 31 ... 40 in one
+            // append: its next tree is of 40, whose checkpoint has the old root.
+            try await waitUntil(timeout: .seconds(30), "a checkpoint of 30") {
+                for try await n in try await server.db.query("SELECT count(*) FROM ledger_checkpoints WHERE tree_size = 30").decode(Int64.self) {
+                    return n == 1
+                }
+                return false
+            }
+            _ = try await store.append(.init(streamId: "g", expectedVersion: .noStream, events: (0 ..< 10).map { event("G", $0) }))
+            try await waitUntil(timeout: .seconds(30), "a refusal: the checkpoint of 40 has another root") {
+                try await Self.refusals(server) > before
+            }
+            _ = try await store.append(.init(streamId: "h", expectedVersion: .noStream, events: (0 ..< 5).map { event("H", $0) }))
+            let watchUntil = ContinuousClock.now + .seconds(1)
+            while ContinuousClock.now < watchUntil {
+                let signed = try await Self.maxSigned(server)
+                #expect(signed == 40, "a tree past the forked 40 was signed: \(signed)")
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+    }
+
+    @Test("a file that does not hold a checkpoint is refused and counted; nothing is signed")
+    func unreadableFile() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-fork-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let file = folder.appendingPathComponent("published-checkpoint")
+        try Data("not a note".utf8).write(to: file)
+        try await LiveServer.run(signer: try NoteSigner(name: "badfile.test/ledger"), publishedFile: file) { server in
+            let before = try await Self.refusals(server)
+            let store = EventStore(client: server.db, logger: Logger(label: "fork-test"))
+            _ = try await store.append(.init(streamId: "f", expectedVersion: .noStream, events: [event("F", 0)]))
+            try await waitUntil(timeout: .seconds(30), "a refusal") { try await Self.refusals(server) > before }
+            #expect(try await Self.maxSigned(server) == 0)
+            #expect(try String(contentsOf: file, encoding: .utf8) == "not a note", "the file is left for the operator")
         }
     }
 }

@@ -82,14 +82,15 @@ struct ReplicationGateTests {
         }
 
         /// Waits until the checkpointer has built the tree through `head` (the level-1 node its
-        /// last two events complete), then watches it for a second (the checkpointer looks again
-        /// every 20 ms): the latest checkpoint stays at `beyond`, and no commit waits for the
-        /// synchronous standby (a checkpoint signed would: it shows only once the standby has it).
+        /// last two events complete), then watches it for two seconds (a held checkpointer looks
+        /// again after 20 ms, 40 ms, … at most 1 s): the latest checkpoint stays at `beyond`, and no
+        /// commit waits for the synchronous standby (a checkpoint signed would: it shows only once
+        /// the standby has it).
         func expectNoCheckpoint(beyond size: Int64, whileTreeReaches head: Int64) async throws {
             try await waitUntil(timeout: .seconds(30), "the tree built through \(head)") {
                 try await tree.storedNodes(level: 1, from: head / 2 - 1, count: 1)[0] != nil
             }
-            let watchUntil = ContinuousClock.now + .seconds(1)
+            let watchUntil = ContinuousClock.now + .seconds(2)
             while ContinuousClock.now < watchUntil {
                 let latest = try await tree.latestCheckpoint()?.size
                 #expect(latest == size, "a checkpoint covers events the standby has not flushed")

@@ -78,7 +78,8 @@ class Soak:
     def __init__(self, port, token, mode):
         self.port, self.token, self.mode = port, token, mode
         self.lock = threading.Lock()
-        self.acked = {}  # collaboration id -> (position, ack time)
+        self.acked = {}  # collaboration id -> (position, Idempotency-Key)
+        self.failures = []  # what a writer saw that it should not have
         self.acks = []  # ack times
         self.stale = self.reads = self.unresolved = 0
         self.checkpoints = {}  # size -> root (base64)
@@ -100,14 +101,16 @@ class Soak:
                 if status == 201:
                     answer = json.loads(raw)
                     with self.lock:
-                        self.acked[answer["collaborationId"]] = answer["position"]
+                        self.acked[answer["collaborationId"]] = (answer["position"], key)
                         self.acks.append(time.monotonic())
                         n = len(self.acked)
                     if n % 5 == 0:
                         self.read(answer["collaborationId"], answer["position"])
                     break
                 if status is not None and status < 500 and status != 429:
-                    raise SystemExit(f"failover: a write was refused with {status}: {raw[:300]!r}")
+                    with self.lock:
+                        self.failures.append(f"a write refused with {status}: {raw[:200]!r}")
+                    return
                 if self.stopping.is_set():
                     give_up = give_up or time.monotonic() + 60
                     if time.monotonic() > give_up:
@@ -125,8 +128,8 @@ class Soak:
         with self.lock:
             if status == 200:
                 self.reads += 1
-            elif status == 404:
-                self.stale += 1  # the write it follows is not there
+            elif status in (400, 404):
+                self.stale += 1  # the write it follows is not there (404), or past the log's head (400)
 
     def watcher(self):
         while not self.stopping.is_set():
@@ -145,8 +148,12 @@ class Soak:
     def prober(self):
         """The cluster's own write outage, for comparison: a psql write through HAProxy, again and again."""
         while not self.stopping.is_set():
-            probe = subprocess.run(["psql", DB + "&connect_timeout=1", "-XAtqc", "SELECT pg_current_wal_lsn()"],
-                                   capture_output=True, timeout=30)
+            try:
+                # Answers only on a leader (a standby is in recovery).
+                probe = subprocess.run(["psql", DB + "&connect_timeout=1", "-XAtqc", "SELECT pg_current_wal_lsn()"],
+                                       capture_output=True, timeout=5)
+            except subprocess.TimeoutExpired:
+                continue
             if probe.returncode == 0:
                 with self.lock:
                     self.probes.append(time.monotonic())
@@ -263,14 +270,23 @@ def soak(args, port, work):
     with s.lock:
         acked = dict(s.acked)
         observed = dict(s.checkpoints)
+    # The last checkpoint the checkpointer published, which the watcher may have missed.
+    with open(os.path.join(work, "published-checkpoint")) as f:
+        lines = f.read().split("\n")
+    if observed.setdefault(int(lines[1]), lines[2]) != lines[2]:
+        observed[int(lines[1])] = "the file and /tlog/checkpoint disagree"
     ids = os.path.join(work, "acked.csv")
     with open(ids, "w") as f:
-        f.writelines(f"collaboration-{cid},{pos}\n" for cid, pos in acked.items())
+        f.writelines(f"collaboration-{cid},{pos},{key}\n" for cid, (pos, key) in acked.items())
+    # Each acknowledged start: its stream's CollaborationStarted events, and every event carrying
+    # its Idempotency-Key (the metadata's correlationId): exactly one of each, at its position.
     counts = psql(
-        "CREATE TEMP TABLE acked (stream_id text, position int8);\n"
+        "CREATE TEMP TABLE acked (stream_id text, position int8, key text);\n"
         f"\\copy acked FROM '{ids}' WITH (FORMAT csv)\n"
-        "SELECT count(*) FILTER (WHERE n = 0), count(*) FILTER (WHERE n > 1), count(*) FILTER (WHERE n = 1 AND moved) FROM ("
-        " SELECT a.stream_id, count(e.position) AS n, bool_or(e.position <> a.position) AS moved FROM acked a"
+        "WITH keyed AS (SELECT metadata->>'correlationId' AS key, count(*) AS k FROM ledger_events GROUP BY 1)"
+        " SELECT count(*) FILTER (WHERE n = 0), count(*) FILTER (WHERE n > 1 OR k > 1), count(*) FILTER (WHERE n = 1 AND moved) FROM ("
+        " SELECT a.stream_id, count(e.position) AS n, bool_or(e.position <> a.position) AS moved, max(coalesce(keyed.k, 0)) AS k"
+        " FROM acked a LEFT JOIN keyed ON keyed.key = a.key"
         " LEFT JOIN ledger_events e ON e.stream_id = a.stream_id AND e.event_type = 'CollaborationStarted' GROUP BY a.stream_id) c")
     lost, twice, moved = (int(x) for x in counts.strip().split("\n")[-1].split("|"))
     leaves = [bytes.fromhex(h) for h in psql(
@@ -297,7 +313,7 @@ def soak(args, port, work):
     log(f"{args.mode}: write outage p50 {median(outages):.1f} s, max {max(outages):.1f} s;"
         f" the cluster's own (psql through HAProxy) p50 {median(cluster_outages):.1f} s, max {max(cluster_outages):.1f} s")
     log(f"{args.mode}: ledger log verify: {'OK' if verify.returncode == 0 else 'FAILED: ' + (verify.stdout + verify.stderr)[-500:]}")
-    failures = []
+    failures = list(s.failures)
     if not signed_final:
         failures.append("no checkpoint of the final log")
     if forks:
