@@ -268,37 +268,6 @@ public struct Checkpointer: Service {
         for try await _ in rows.decode(Int64.self) { return true }
         return false
     }
-
-    /// With witnesses: the latest signed checkpoint, if newer than the latest published, sent to
-    /// them; published with their cosignatures once they meet the quorum. A round that does not
-    /// leaves it unpublished (served nowhere) and is tried again within a second, or with the
-    /// next, larger checkpoint.
-    private func publish(_ connection: PostgresConnection) async throws {
-        guard let witnesses else { return }
-        var pending: (size: Int64, note: String)?
-        for try await (size, note) in try await connection.queryUnlessClosed(
-            """
-            SELECT c.tree_size, c.note FROM ledger_checkpoints c
-            WHERE c.tree_size > (SELECT coalesce(max(tree_size), -1) FROM ledger_published_checkpoints)
-            ORDER BY c.tree_size DESC LIMIT 1
-            """, logger: logger
-        ).decode((Int64, String).self) { pending = (size, note) }
-        guard let (size, note) = pending else { return }
-        let (text, _) = try SignedNote.parse(note)
-        let lines = await witnesses.cosignatures(of: note, checkpoint: try Checkpoint(text: text), text: text)
-        guard witnesses.policy.isMet(by: Set(lines.keys)) else {
-            logger.warning(
-                "checkpoint not published: the witnesses' quorum did not cosign it",
-                metadata: ["size": "\(size)", "cosigned by": "\(lines.keys.sorted())"])
-            return
-        }
-        let published = note + lines.keys.sorted().map { lines[$0]! }.joined()
-        try lastPublished?.write(published)
-        try await connection.queryUnlessClosed(
-            "INSERT INTO ledger_published_checkpoints (tree_size, note) VALUES (\(size), \(published)) ON CONFLICT DO NOTHING",
-            logger: logger)
-        Gauge(label: "ledger_checkpoint_published_size").record(size)
-    }
 }
 
 public struct CheckpointError: Error, CustomStringConvertible {

@@ -49,7 +49,7 @@ struct ForkRefusalTests {
 
             // The database as a standby that had only 30 events would be after a failover: the
             // rest of the log, its tree and the checkpoints over it are gone.
-            try await Self.truncate(server, keepingCheckpoints: false)
+            try await truncateLog(server.db, to: 30, keepingCheckpoints: false)
             try await waitUntil(timeout: .seconds(30), "a refusal: 30 events, fewer than the published 40") {
                 try await Self.refusals(server) > before
             }
@@ -70,28 +70,6 @@ struct ForkRefusalTests {
         }
     }
 
-    /// The superuser's rewrite of `ForkRefusalTests.refused`, keeping the checkpoints: the log as
-    /// a restored backup of 30 events would leave it beside checkpoints signed after it.
-    static func truncate(_ server: LiveServer, keepingCheckpoints: Bool) async throws {
-        var statements = [
-            "ALTER TABLE ledger_events DISABLE TRIGGER USER", "ALTER TABLE ledger_tree_nodes DISABLE TRIGGER USER",
-            "ALTER TABLE ledger_head DISABLE TRIGGER USER",
-            "DELETE FROM ledger_events WHERE position > 30",
-            "DELETE FROM ledger_tree_nodes WHERE (index + 1) * (1::int8 << level) > 30",
-            "UPDATE ledger_head SET position = 30, hash = (SELECT hash FROM ledger_events WHERE position = 30)",
-            "ALTER TABLE ledger_events ENABLE TRIGGER USER", "ALTER TABLE ledger_tree_nodes ENABLE TRIGGER USER",
-            "ALTER TABLE ledger_head ENABLE TRIGGER USER",
-        ]
-        if !keepingCheckpoints {
-            statements += [
-                "ALTER TABLE ledger_checkpoints DISABLE TRIGGER USER", "ALTER TABLE ledger_published_checkpoints DISABLE TRIGGER USER",
-                "DELETE FROM ledger_published_checkpoints WHERE tree_size > 30", "DELETE FROM ledger_checkpoints WHERE tree_size > 30",
-                "ALTER TABLE ledger_checkpoints ENABLE TRIGGER USER", "ALTER TABLE ledger_published_checkpoints ENABLE TRIGGER USER",
-            ]
-        }
-        for statement in statements { try await server.db.query(PostgresQuery(unsafeSQL: statement)) }
-    }
-
     @Test("without a file: a tree whose size already has a checkpoint with another root is refused, and nothing larger is signed")
     func sameSizeOtherRoot() async throws {
         try await LiveServer.run(signer: try NoteSigner(name: "samesize.test/ledger")) { server in
@@ -99,7 +77,7 @@ struct ForkRefusalTests {
             _ = try await store.append(.init(streamId: "f", expectedVersion: .noStream, events: (0 ..< 40).map { event("F", $0) }))
             try await waitUntil(timeout: .seconds(30), "a checkpoint of 40") { try await Self.maxSigned(server) == 40 }
             let before = try await Self.refusals(server)
-            try await Self.truncate(server, keepingCheckpoints: true)
+            try await truncateLog(server.db, to: 30, keepingCheckpoints: true)
             // The checkpointer sees the log end before its tree, builds it again from the 30 events
             // and signs 30 (40 was signed in one piece); then other events at 31 ... 40 in one
             // append: its next tree is of 40, whose checkpoint has the old root.

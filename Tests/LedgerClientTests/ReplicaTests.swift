@@ -20,25 +20,12 @@ struct ReplicaTests {
     )
     func hotStandby() async throws {
         let logger = Logger(label: "replica-test")
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-replica-\(UUID().uuidString.prefix(8))")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let primary = EmbeddedPostgres(options: .init(dataDirectory: folder.appendingPathComponent("primary")), logger: logger)
-        let standby = EmbeddedPostgres(options: .init(dataDirectory: folder.appendingPathComponent("standby")), logger: logger)
-        let owner = try await primary.start()
-        do {
-            try await withClient(owner) { try await Migrator(client: $0, logger: logger).migrate() }
+        try await withPrimaryAndStandby(logger: logger) { owner, standby, standbyOwner in
             let service = try await PostgresAdmin.serviceLogin("ledger_app", on: owner, logger: logger)
-            let standbyOwner = try await standby.startStandby(of: owner)
             var standbyService = standbyOwner
             (standbyService.username, standbyService.password) = (service.username, service.password)
             try await Self.run(service: service, standbyOwner: standbyOwner, standbyService: standbyService, standby: standby, logger: logger)
-        } catch {
-            try? await standby.stop()
-            try? await primary.stop()
-            throw error
         }
-        try? await standby.stop()
-        try await primary.stop()
     }
 
     static func run(

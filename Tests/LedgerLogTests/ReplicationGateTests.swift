@@ -113,15 +113,8 @@ struct ReplicationGateTests {
     }
 
     static func withStandby(synchronous: Bool, _ body: @Sendable (Stage) async throws -> Void) async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-gate-\(UUID().uuidString.prefix(8))")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let primary = EmbeddedPostgres(options: .init(dataDirectory: folder.appendingPathComponent("primary")), logger: logger)
-        let standby = EmbeddedPostgres(options: .init(dataDirectory: folder.appendingPathComponent("standby")), logger: logger)
-        let ownerSettings = try await primary.start()
-        do {
+        try await withPrimaryAndStandby(slot: "gate_test", logger: logger) { ownerSettings, standby, _ in
             try await withClient(ownerSettings) { owner in
-                try await Migrator(client: owner, logger: logger).migrate()
-                _ = try await standby.startStandby(of: ownerSettings, slot: "gate_test")
                 if synchronous {
                     try await owner.query("ALTER SYSTEM SET synchronous_standby_names = '*'")
                     try await owner.query("SELECT pg_reload_conf()")
@@ -140,12 +133,6 @@ struct ReplicationGateTests {
                     }
                 }
             }
-        } catch {
-            try? await standby.stop()
-            try? await primary.stop()
-            throw error
         }
-        try? await standby.stop()
-        try await primary.stop()
     }
 }
