@@ -69,20 +69,15 @@ public struct Cosigner: Sendable {
     }
 
     public init(_ text: String) throws {
-        let parts = text.trimmingCharacters(in: .whitespacesAndNewlines).split(
-            separator: "+", maxSplits: 4, omittingEmptySubsequences: false)
-        guard parts.count == 5, parts[0] == "PRIVATE", parts[1] == "KEY", let id = UInt32(parts[3], radix: 16),
-            let seed = Base64.decode(String(parts[4])), seed.count == 33, seed[0] == CosignatureVerifier.type,
-            let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: seed[1...])
-        else { throw NoteError("a witness signing key looks like PRIVATE+KEY+name+<8 hex digits>+<base64 of 0x04 and 32 seed bytes>") }
-        try self.init(name: String(parts[2]), key: key)
-        guard verifier.keyID == id else { throw NoteError("witness signing key id \(parts[3]) does not match its name and key") }
+        let (name, id, idText, key) = try PrivateKeyText.parse(
+            text, type: CosignatureVerifier.type,
+            usage: "a witness signing key looks like PRIVATE+KEY+name+<8 hex digits>+<base64 of 0x04 and 32 seed bytes>")
+        try self.init(name: name, key: key)
+        guard verifier.keyID == id else { throw NoteError("witness signing key id \(idText) does not match its name and key") }
     }
 
     public var name: String { verifier.name }
-    public var text: String {
-        "PRIVATE+KEY+\(name)+\(NoteVerifier.hex(verifier.keyID))+\(Base64.encode([CosignatureVerifier.type] + Array(key.rawRepresentation)))"
-    }
+    public var text: String { PrivateKeyText.format(name: name, keyID: verifier.keyID, type: CosignatureVerifier.type, key: key) }
 
     /// The cosignature line (ending in a newline) of the note text `text` at `time`.
     public func cosign(_ text: String, time: UInt64) throws -> String {

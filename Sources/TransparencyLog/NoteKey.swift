@@ -66,20 +66,14 @@ public struct NoteSigner: Sendable {
     }
 
     public init(_ text: String) throws {
-        let parts = text.trimmingCharacters(in: .whitespacesAndNewlines).split(
-            separator: "+", maxSplits: 4, omittingEmptySubsequences: false)
-        guard parts.count == 5, parts[0] == "PRIVATE", parts[1] == "KEY", let id = UInt32(parts[3], radix: 16),
-            let seed = Base64.decode(String(parts[4])), seed.count == 33, seed[0] == 0x01,
-            let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: seed[1...])
-        else { throw NoteError("a signing key looks like PRIVATE+KEY+name+<8 hex digits>+<base64 of 0x01 and 32 seed bytes>") }
-        try self.init(name: String(parts[2]), key: key)
-        guard verifier.keyID == id else { throw NoteError("signing key id \(parts[3]) does not match its name and key") }
+        let (name, id, idText, key) = try PrivateKeyText.parse(
+            text, type: 0x01, usage: "a signing key looks like PRIVATE+KEY+name+<8 hex digits>+<base64 of 0x01 and 32 seed bytes>")
+        try self.init(name: name, key: key)
+        guard verifier.keyID == id else { throw NoteError("signing key id \(idText) does not match its name and key") }
     }
 
     public var name: String { verifier.name }
-    public var text: String {
-        "PRIVATE+KEY+\(name)+\(NoteVerifier.hex(verifier.keyID))+\(Base64.encode([0x01] + Array(key.rawRepresentation)))"
-    }
+    public var text: String { PrivateKeyText.format(name: name, keyID: verifier.keyID, type: 0x01, key: key) }
 
     /// The signed note: `text` (which must end in a newline), a blank line, the signature line.
     public func sign(_ text: String) throws -> String {

@@ -38,6 +38,17 @@ struct CosigningTests {
             .compactMap { Double($0.split(separator: " ").last!) }.reduce(0, +)
     }
 
+    /// Two witnesses W1 and W2 of `signer`'s log, started, and a policy whose quorum is both of
+    /// them (`group` "all") or either (`group` "any").
+    static func twoWitnesses(for signer: NoteSigner, group: String) async throws -> (TestWitness, TestWitness, WitnessPolicy) {
+        let (w1, w2) = (try TestWitness("w1.test", log: signer.verifier), try TestWitness("w2.test", log: signer.verifier))
+        try await w1.start()
+        try await w2.start()
+        let policy = try WitnessPolicy(
+            "log \(signer.verifier.text)\n\(w1.policyLine("W1"))\n\(w2.policyLine("W2"))\ngroup pair \(group) W1 W2\nquorum pair\n")
+        return (w1, w2, policy)
+    }
+
     static func published(_ server: LiveServer, _ policy: WitnessPolicy) async throws -> (checkpoint: Checkpoint, cosigners: [String]) {
         let note = try await server.client("anyone").publishedCheckpoint(key: server.signer.verifier).note
         return try policy.verify(note)
@@ -46,11 +57,7 @@ struct CosigningTests {
     @Test("two witnesses: published once both cosign; one down, the old checkpoint stays published and served; back, publishing resumes")
     func quorum() async throws {
         let signer = try NoteSigner(name: "cosign.test/ledger")
-        let (w1, w2) = (try TestWitness("w1.test", log: signer.verifier), try TestWitness("w2.test", log: signer.verifier))
-        try await w1.start()
-        try await w2.start()
-        let policy = try WitnessPolicy(
-            "log \(signer.verifier.text)\n\(w1.policyLine("W1"))\n\(w2.policyLine("W2"))\ngroup both all W1 W2\nquorum both\n")
+        let (w1, w2, policy) = try await Self.twoWitnesses(for: signer, group: "all")
         try await LiveServer.run(signer: signer, witnesses: policy) { server in
             let first = try await Self.append(server, 30)
             try await waitUntil(timeout: .seconds(30), "a cosigned checkpoint of \(first)") {
@@ -115,11 +122,7 @@ struct CosigningTests {
     @Test("a fork by a superuser (the log truncated below a cosigned size, new events appended): the witnesses refuse, and only checkpoints consistent with the published one are ever served")
     func forkAttempt() async throws {
         let signer = try NoteSigner(name: "fork.test/ledger")
-        let (w1, w2) = (try TestWitness("w1.test", log: signer.verifier), try TestWitness("w2.test", log: signer.verifier))
-        try await w1.start()
-        try await w2.start()
-        let policy = try WitnessPolicy(
-            "log \(signer.verifier.text)\n\(w1.policyLine("W1"))\n\(w2.policyLine("W2"))\ngroup any1 any W1 W2\nquorum any1\n")
+        let (w1, w2, policy) = try await Self.twoWitnesses(for: signer, group: "any")
         try await LiveServer.run(signer: signer, witnesses: policy) { server in
             let cosigned = try await Self.append(server, 40)
             try await waitUntil(timeout: .seconds(30), "cosigned \(cosigned)") {
