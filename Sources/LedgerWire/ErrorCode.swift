@@ -24,6 +24,7 @@ public enum ErrorCode: String, CaseIterable, Sendable, Codable {
     // 401
     case unauthorized
     case invalidToken = "invalid_token"
+    case reservedAccount = "reserved_account"
     // 403
     case notOwner = "not_owner"
     case notOwnerOrAuditor = "not_owner_or_auditor"
@@ -61,7 +62,7 @@ public enum ErrorCode: String, CaseIterable, Sendable, Codable {
             .invalidCursor, .invalidShareOptions, .invalidHighlight, .conflictingIdentities, .invalidIdempotencyKey, .invalidPublicKey,
             .invalidInclusionPath, .invalidSignatureEncoding, .invalidWebhookURL, .httpError:
             400
-        case .unauthorized, .invalidToken: 401
+        case .unauthorized, .invalidToken, .reservedAccount: 401
         case .notOwner, .notOwnerOrAuditor, .notAuditor, .noAccess, .notPrivacyOfficer, .proofRejected: 403
         case .notFound, .routeNotFound, .noCheckpoint: 404
         case .methodNotAllowed: 405
@@ -94,10 +95,11 @@ public enum ErrorCode: String, CaseIterable, Sendable, Codable {
         case .invalidPublicKey: "the proof's key is not a 65-byte uncompressed P-256 point"
         case .invalidInclusionPath: "the proof's inclusion hashes or key index are malformed"
         case .invalidSignatureEncoding: "the signature is neither DER nor 64 raw bytes"
-        case .invalidWebhookURL: "the webhook URL is not an absolute https URL without credentials"
+        case .invalidWebhookURL: "the webhook URL is not an absolute https URL without credentials, or its host is not a public address"
         case .httpError: "the HTTP layer refused the request"
         case .unauthorized: "no bearer token was sent"
         case .invalidToken: "the bearer token was refused (the message says why)"
+        case .reservedAccount: "the token's account begins with psn- or erased: (any case), the namespace of pseudonyms"
         case .notOwner: "only the collaboration's owner may do this"
         case .notOwnerOrAuditor: "only the owner or an auditor may read this"
         case .notAuditor: "only an auditor may read this"
