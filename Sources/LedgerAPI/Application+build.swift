@@ -60,7 +60,7 @@ public func buildRouter(
     WebhookController(
         registry: WebhookRegistry(client: client, logger: logger), collaborations: collaborations, subjects: Subjects(store: store),
         bodyLimit: configuration.bodyLimit,
-        allowHTTP: configuration.webhooksAllowHTTP
+        allowHTTP: configuration.webhooksAllowHTTP, allowPrivate: configuration.webhooksAllowPrivate
     ).addRoutes(to: v1)
     PrivacyController(office: PrivacyOffice(store: store), bodyLimit: configuration.bodyLimit).addRoutes(to: v1)
     let tree = LogTree(client: client, logger: logger)

@@ -34,6 +34,8 @@ public enum LedgerServer {
         let events = NotificationHub(client: client, channel: EventStore.channel, logger: logger)
         let projector = ProjectorWorker(client: client, events: events, logger: logger)
         let feed = FeedTail(store: store, events: events, logger: logger)
+        var deliveries = deliveries
+        deliveries.allowPrivate = configuration.webhooksAllowPrivate
         let deliverer = WebhookDeliverer(client: client, store: store, events: events, logger: logger, settings: deliveries)
         let readiness = Readiness(drain: configuration.shutdownDrain)
         let proofs = ProofService(

@@ -1,23 +1,29 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LedgerDomain
 import LedgerWire
 import Logging
 
 /// Gives every request an id and writes one access-log line per request.
 ///
 /// The id is the caller's `X-Request-Id` when it is a plain token (1–128 of `A-Z a-z 0-9 . _ : -`),
-/// otherwise the one Hummingbird generated. It is in the logger's metadata (`hb.request.id`) of
-/// every line logged for the request, in the `requestId` of the events the request appends, and
-/// in the response's `X-Request-Id`, so a client's report, a log line and a log entry meet.
+/// otherwise the one Hummingbird generated. A caller's id is free text it chose, so the ledger
+/// keeps only its SHA-256 (lowercase hex, `PersonalData.clientTextDigest`; SPEC "Personal data and
+/// erasure"): that is the id (`context.id`) in the logger's metadata (`hb.request.id`) of every line
+/// logged for the request and in the `requestId` of the events the request appends. The response's
+/// `X-Request-Id` echoes what the caller sent (or the generated id), so a client's report, a log
+/// line and a log entry meet once the client hashes its id.
 struct RequestIdMiddleware: RouterMiddleware {
     typealias Context = LedgerRequestContext
     static let header = HTTPField.Name("X-Request-Id")!
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
+        var echoed: String?
         if let incoming = request.headers[Self.header], Self.isAcceptable(incoming) {
-            context.logger[metadataKey: "hb.request.id"] = .string(incoming)
+            context.logger[metadataKey: "hb.request.id"] = .string(PersonalData.clientTextDigest(incoming))
+            echoed = incoming
         }
         let started = ContinuousClock.now
         var response: Response
@@ -26,7 +32,7 @@ struct RequestIdMiddleware: RouterMiddleware {
         } catch let error as any HTTPResponseError {
             response = try error.response(from: request, context: context)
         }
-        response.headers[Self.header] = context.id
+        response.headers[Self.header] = echoed ?? context.id
         let elapsed = ContinuousClock.now - started
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         context.logger.log(

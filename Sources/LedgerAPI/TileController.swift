@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import LedgerDomain
 import LedgerLog
@@ -9,7 +10,8 @@ import TransparencyLog
 /// The log for anyone, as C2SP `tlog-tiles` serves it under `/tlog`: the latest published
 /// checkpoint, hash tiles and entry bundles. The checkpoint and hash tiles need no token; entry
 /// bundles (the events' leaves) need an auditor's unless `LEDGER_PUBLIC_ENTRIES=yes`. A full
-/// tile never changes and is cached for a year; a partial tile and the checkpoint are not cached.
+/// tile anyone may read never changes and is cached for a year; a bundle that needs a token is
+/// `private, no-store` with `Vary: Authorization`; a partial tile and the checkpoint are not cached.
 struct TileController {
     let tiles: TileStore
     let latest: LatestCheckpoint
@@ -40,12 +42,15 @@ struct TileController {
         guard let bytes = try await tiles.read(tile) else {
             throw APIError(.notFound, "\(tile.path) is past the latest published checkpoint")
         }
-        return Response(
-            status: .ok,
-            headers: [
-                .contentType: "application/octet-stream",
-                .cacheControl: tile.isFull ? "public, max-age=31536000, immutable" : "no-cache",
-            ],
-            body: .init(byteBuffer: bytes))
+        var headers: HTTPFields = [.contentType: "application/octet-stream", .cacheControl: Self.cacheControl(tile, publicEntries: publicEntries)]
+        if tile.isEntries, !publicEntries { headers[.vary] = "Authorization" }
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: bytes))
+    }
+
+    /// A bundle that needs a token is never kept by a shared cache (the first auditor's fetch
+    /// would publish every leaf behind a CDN); what anyone may read is immutable once full.
+    static func cacheControl(_ tile: Tile, publicEntries: Bool) -> String {
+        if tile.isEntries, !publicEntries { return "private, no-store" }
+        return tile.isFull ? "public, max-age=31536000, immutable" : "no-cache"
     }
 }

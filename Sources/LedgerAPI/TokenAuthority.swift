@@ -35,11 +35,27 @@ public struct TokenAuthority: Sendable {
         public var description: String { "LEDGER_JWT_SECRET must be at least 32 bytes (HS256 key size)" }
     }
 
-    /// A token refused, and why (the 401's message).
+    /// An identity provider's keys without an audience to check: its tokens for every other
+    /// application it serves would be accepted here.
+    public struct MissingAudience: Error, CustomStringConvertible {
+        public init() {}
+        public var description: String {
+            "LEDGER_JWT_AUDIENCE must be set with LEDGER_JWKS_URL or LEDGER_JWKS_FILE: the audience the identity provider issues this ledger's tokens for, so a token it issued for another application is refused"
+        }
+    }
+
+    /// A token refused, and why (the 401's message); `code` is `invalid_token` but for an account
+    /// in the pseudonyms' namespace (`reserved_account`).
     public struct Refusal: Error, CustomStringConvertible, Equatable {
         public var reason: String
+        public var code: ErrorCode = .invalidToken
         public var description: String { reason }
     }
+
+    /// The refusal of an account in the pseudonyms' namespace (`Caller.isReserved`).
+    static let reserved = Refusal(
+        reason: "the token's account begins with psn- or erased:, the namespace of pseudonyms, which no account may use",
+        code: .reservedAccount)
 
     /// A fresh secret: 32 random bytes, hex (development secrets, throwaway ledgers).
     public static func randomSecret() -> String {
@@ -55,7 +71,10 @@ public struct TokenAuthority: Sendable {
         self.claims = claims
     }
 
-    public init(provider: JWKSKeys, claims: Claims = Claims()) {
+    /// Throws `MissingAudience` unless `claims` names an audience (SPEC "Authentication in
+    /// production": with provider keys an audience is required).
+    public init(provider: JWKSKeys, claims: Claims) throws {
+        guard let audience = claims.audience, !audience.isEmpty else { throw MissingAudience() }
         self.keys = .provider(provider)
         self.claims = claims
     }
@@ -63,7 +82,10 @@ public struct TokenAuthority: Sendable {
     /// Whether this authority can issue tokens (only with a shared secret).
     public var canIssue: Bool { if case .secret = keys { true } else { false } }
 
+    /// A token for `account`; refused for an account in the pseudonyms' namespace, which the
+    /// API would refuse anyway.
     public func issue(account: String, roles: [String] = [], validFor: TimeInterval = 30 * 24 * 3600) async throws -> String {
+        guard !Caller.isReserved(account) else { throw Self.reserved }
         guard case .secret(let keys) = keys else {
             throw Refusal(reason: "tokens come from the identity provider (LEDGER_JWKS_URL or LEDGER_JWKS_FILE), not from the ledger")
         }
@@ -121,6 +143,9 @@ public struct TokenAuthority: Sendable {
         guard case .string(let account)? = values[claims.account], !account.isEmpty, account.count <= 256,
             !account.unicodeScalars.contains(where: { $0.value == 0 })
         else { throw Refusal(reason: "the token has no usable account in its \(claims.account) claim") }
+        // Whatever claim holds it: an account that looks like a pseudonym would be matched to
+        // that subject's events.
+        guard !Caller.isReserved(account) else { throw Self.reserved }
         var roles: Set<String> = []
         if case .array(let list)? = values[claims.roles] {
             for case .string(let role) in list { roles.insert(role) }

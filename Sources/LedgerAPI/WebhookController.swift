@@ -15,6 +15,9 @@ struct WebhookController {
     let bodyLimit: Int
     /// `LEDGER_WEBHOOKS_ALLOW_HTTP`: plain http URLs accepted (development, tests).
     let allowHTTP: Bool
+    /// `LEDGER_WEBHOOKS_ALLOW_PRIVATE`: URLs whose host is or resolves to a loopback, private or
+    /// other non-public address accepted (development, tests).
+    let allowPrivate: Bool
 
     func addRoutes(to group: RouterGroup<LedgerRequestContext>) {
         group.post("webhooks", use: register)
@@ -25,7 +28,7 @@ struct WebhookController {
     @Sendable func register(_ request: Request, context: LedgerRequestContext) async throws -> EditedResponse<Webhook> {
         let caller = try context.requireCaller()
         let body = try await BodyDecoder.decode(WebhookRequest.self, from: request, context: context, limit: bodyLimit)
-        try WebhookRegistry.validate(url: body.url, allowHTTP: allowHTTP)
+        try await WebhookRegistry.validate(url: body.url, allowHTTP: allowHTTP, allowPrivate: allowPrivate)
         // The collaborations' states and the webhooks table name the owner by its pseudonym.
         let subject = try await subjects.pseudonym(for: caller.account)
         if let collaborationId = body.collaborationId {

@@ -19,6 +19,10 @@ struct Token: AsyncParsableCommand {
     @Option(name: .long, help: "Data folder holding the development secret (env LEDGER_DATA_DIR, default ./.ledger).") var dataDir: String?
 
     func run() async throws {
+        // The API would refuse the token (401 reserved_account): no account may pass for a pseudonym.
+        guard !Caller.isReserved(account) else {
+            throw ValidationError("--account must not begin with psn- or erased: (in any case): that is the namespace of pseudonyms")
+        }
         var configuration = try loadConfiguration()
         if let dataDir { configuration.dataDir = dataDir }
         let (authority, _) = try await Tokens.authority(configuration, createIfMissing: false)

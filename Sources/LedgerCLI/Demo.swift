@@ -143,11 +143,13 @@ struct DemoScript {
         let privacy = client("privacy-officer", roles: ["privacy"])
         let held = try await privacy.exportPersonalData(account: "bob")
         say("held for bob: pseudonym \(held.pseudonym), named by the events at \(held.positions.map(String.init).joined(separator: ", "))")
-        let erasure = try await privacy.erasePersonalData(account: "bob", reason: "demo: erasure request #1")
-        say("erased at position \(erasure.position): the log keeps \(erasure.pseudonym), no one can say whose it was")
+        let erased = try await privacy.erasePersonalData(account: "bob", reason: "DEMO-1").position ?? 0
+        say("erased at position \(erased): the log keeps \(held.pseudonym), and nothing the ledger keeps says whose it was")
+        let again = try await privacy.erasePersonalData(account: "bob", reason: "DEMO-1")
+        say("asked again: held \(again.held) (nothing is left to find bob by)")
 
         step("the same audit trail after the erasure")
-        try await printAccess(id, minPosition: erasure.position)
+        try await printAccess(id, minPosition: erased)
         let key = try NoteVerifier(try await auditor.logKey())
         for (when, evidence) in [("saved before", savedEvidence), ("fetched after", try await auditor.evidence(position: bobsGrant))] {
             let report = try EvidenceVerifier.verify(evidence, key: key)

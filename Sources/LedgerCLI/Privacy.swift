@@ -14,11 +14,20 @@ struct Privacy: AsyncParsableCommand {
 
     struct Erase: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Erase an account: its pseudonym mapping, plaintexts and openings; every proof stays valid. Prints the answer as JSON.")
+            abstract: """
+                Erase an account: its pseudonym mapping, plaintexts and openings; every proof stays valid. Prints the answer as JSON \
+                ({"held":false} when nothing is held: never known, or erased before).
+                """)
         @Option(help: "The account to erase.") var account: String
-        @Option(help: "Why (kept in the PersonalDataErased event; no personal data here).") var reason: String
+        @Option(help: "Why: a short reference such as a ticket id, ^[A-Za-z0-9._:/#-]{1,64}$ (kept in the PersonalDataErased event).")
+        var reason: String
         @Option(help: "Who asks for it, recorded as the event's actor.") var requester: String = "operator"
         @OptionGroup var database: DatabaseOptions
+
+        /// Refused before the database is opened, with the message the API gives.
+        func validate() throws {
+            guard ErasureRequest.isValidReason(reason) else { throw ValidationError(ErasureRequest.reasonRule) }
+        }
 
         func run() async throws {
             let (account, reason, requester) = (account, reason, requester)

@@ -19,11 +19,17 @@ enum Tokens {
             throw ValidationError("refusing to start: set one of LEDGER_JWKS_URL, LEDGER_JWKS_FILE and LEDGER_JWT_SECRET, not several")
         }
         if let source = url.map(JWKSKeys.Source.url) ?? file.map(JWKSKeys.Source.file) {
+            // Checked before the keys are fetched (LedgerSettings checks it too, at start).
+            guard configuration.jwtAudience != nil else {
+                throw ValidationError("refusing to start: \(TokenAuthority.MissingAudience())")
+            }
+            let keys: JWKSKeys
             do {
-                return (TokenAuthority(provider: try await JWKSKeys(source), claims: claims(configuration)), false)
+                keys = try await JWKSKeys(source)
             } catch {
                 throw ValidationError("refusing to start: cannot load the identity provider's keys from \(JWKSKeys.name(source)): \(error)")
             }
+            return (try TokenAuthority(provider: keys, claims: claims(configuration)), false)
         }
         let (secret, generated) = try JWTSecret.resolve(configuration, createIfMissing: createIfMissing)
         return (try await TokenAuthority(secret: secret, claims: claims(configuration)), generated)

@@ -56,7 +56,8 @@ struct Serve: AsyncParsableCommand {
             let (authority, onRunning) = try await context.authority(printGeneratedToken: true, verifierKey: signer.verifier.text)
             return LedgerServer.allInOne(
                 client: context.client, store: context.store, authority: authority, configuration: configuration,
-                signer: signer, witnesses: witnesses, publishedFile: configuration.checkpointFileURL, standby: context.standby, logger: context.logger, onRunning: onRunning)
+                signer: signer, witnesses: witnesses, publishedFile: configuration.checkpointFileURL,
+                standby: context.standby, logger: context.logger, onRunning: onRunning)
         }
     }
 }
@@ -106,10 +107,24 @@ struct Deliver: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOptions
 
     func run() async throws {
-        try await Role(name: "deliver", configuration: try database.configuration(), migrate: false).run { context in
+        let configuration = try database.configuration()
+        try await Role(name: "deliver", configuration: configuration, migrate: false).run { context in
             let events = context.hub(EventStore.channel)
-            return [events, WebhookDeliverer(client: context.client, store: context.store, events: events, logger: context.logger)]
+            return [
+                events,
+                WebhookDeliverer(
+                    client: context.client, store: context.store, events: events, logger: context.logger, settings: .configured(configuration)),
+            ]
         }
+    }
+}
+
+extension WebhookDeliverer.Settings {
+    /// The defaults, with what the configuration says of webhooks (`LEDGER_WEBHOOKS_ALLOW_PRIVATE`).
+    static func configured(_ configuration: LedgerConfiguration) -> WebhookDeliverer.Settings {
+        var settings = WebhookDeliverer.Settings()
+        settings.allowPrivate = configuration.webhooksAllowPrivate
+        return settings
     }
 }
 
@@ -213,6 +228,9 @@ struct Role {
                 if let standby { group.addTask { await standby.run() } }
                 defer { group.cancelAll() }
                 try await Migrator(client: client, logger: logger).ensureCurrent()
+                if configuration.publicEntries, let refusal = try await PrivacyFormat(client: client, logger: logger).publicEntriesRefusal() {
+                    throw ValidationError(refusal)
+                }
                 let context = Context(
                     client: client, store: EventStore(client: client, logger: logger), logger: logger, configuration: configuration,
                     standby: standby)

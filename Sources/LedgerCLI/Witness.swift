@@ -33,13 +33,14 @@ struct Witness: AsyncParsableCommand {
         @Option(help: "Listen port.") var port: Int
         @Option(help: "The witness's signing key file (`ledger witness keygen`).") var key: String
         @Option(help: "A log's verifier key (name+id+key); repeat for several logs.") var log: [String]
-        @Option(help: "Where the witness keeps its state (witness-state.json).") var dataDir: String
+        @Option(help: "Where the witness keeps its state (witness-state.json); one witness per folder (witness.lock).") var dataDir: String
 
         func run() async throws {
             guard !log.isEmpty else { throw ValidationError("--log VKEY is required: the logs this witness cosigns") }
             let cosigner = try Cosigner(String(contentsOfFile: key, encoding: .utf8))
             let logs = try log.map { try NoteVerifier($0) }
             let logger = Logs.bootstrap(try loadConfiguration())
+            // Refuses (FolderInUse, a non-zero exit naming the folder) while another witness holds it.
             let state = try WitnessState(directory: dataDir, logs: logs, cosigner: cosigner)
             let app = WitnessServer.application(state: state, host: host, port: port, logger: logger)
             logger.info("witness serving", metadata: ["key": "\(cosigner.verifier.text)", "logs": "\(logs.map(\.name))"])

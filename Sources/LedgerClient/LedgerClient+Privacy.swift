@@ -4,8 +4,11 @@ import Foundation
 // app's privacy tooling, signed in with a token that carries the role `privacy`.
 extension LedgerClient {
     /// Erases `account`'s personal data: its pseudonym mapping and the plaintexts and openings of
-    /// its values. Every proof stays valid; reads show the account as `erased:<pseudonym>`.
-    /// Repeating it answers the first erasure; an unknown account throws `.notFound`.
+    /// its values. Every proof stays valid; reads show the account as `erased:<pseudonym>`. The
+    /// answer says when, at which position, and the kinds and counts of values erased, never the
+    /// pseudonym. An account with nothing held (never known, or erased before) answers
+    /// `held == false`, so a retry is safe. `reason` is a short reference such as a ticket id
+    /// (`ErasureRequest.isValidReason`); anything else throws `.invalidValue` (400).
     public func erasePersonalData(account: String, reason: String) async throws -> Erasure {
         try await send("POST", "/v1/privacy/erasures", body: ErasureRequest(account: account, reason: reason))
     }

@@ -14,6 +14,8 @@ public struct LedgerConfiguration: Sendable {
     public var readWait: Duration
     public var shutdownDrain: Duration
     public var webhooksAllowHTTP: Bool
+    /// `LEDGER_WEBHOOKS_ALLOW_PRIVATE`: webhooks may reach non-public addresses (development, tests).
+    public var webhooksAllowPrivate: Bool
     /// Proofs decided in one group (one commit).
     public var verifierGroup: Int
     // Database
@@ -46,7 +48,7 @@ public struct LedgerConfiguration: Sendable {
     public var url: String?
 
     /// Every setting from `environment`, its default where unset; throws `LedgerSettings.Malformed`
-    /// naming every malformed value.
+    /// naming every malformed value and every setting missing beside another that needs it.
     public init(environment: [String: String]) throws {
         try LedgerSettings.check(environment)
         func value(_ setting: Setting) -> String? {
@@ -62,6 +64,7 @@ public struct LedgerConfiguration: Sendable {
         readWait = seconds(.readWait)
         shutdownDrain = seconds(.shutdownDrain)
         webhooksAllowHTTP = Setting.yesNo(value(.webhooksAllowHTTP)!)!
+        webhooksAllowPrivate = Setting.yesNo(value(.webhooksAllowPrivate)!)!
         verifierGroup = Int(value(.verifierGroup)!)!
         dataDir = value(.dataDir)!
         databaseURL = value(.databaseURL)

@@ -5,7 +5,7 @@ public enum LedgerSettings {
     public static let all: [Setting] = [
         .host, .port, .dataDir, .databaseURL, .readDatabaseURL, .jwtSecret, .jwksURL, .jwksFile, .jwtIssuer, .jwtAudience,
         .jwtAccountClaim, .jwtRolesClaim, .publicBaseURL, .bodyLimit, .challengeTTL, .verdictWait, .readWait, .shutdownDrain,
-        .verifierGroup, .webhooksAllowHTTP, .logLevel, .logFormat, .pgBin, .signingKeyFile, .logOrigin, .witnessPolicy, .checkpointFile, .publicEntries, .logKey, .url,
+        .verifierGroup, .webhooksAllowHTTP, .webhooksAllowPrivate, .logLevel, .logFormat, .pgBin, .signingKeyFile, .logOrigin, .witnessPolicy, .checkpointFile, .publicEntries, .logKey, .url,
     ]
 
     public struct Malformed: Error, CustomStringConvertible {
@@ -13,10 +13,26 @@ public enum LedgerSettings {
         public var description: String { "refusing to start: " + problems.joined(separator: "; ") }
     }
 
-    /// Every problem of the settings set in `environment`, in one error.
+    /// Every problem of the settings set in `environment`, in one error: each value's, then
+    /// those of settings that need another (`requirements`).
     public static func check(_ environment: [String: String]) throws {
         let problems = all.compactMap { setting in environment[setting.variable].flatMap { $0.isEmpty ? nil : setting.problem(with: $0) } }
+            + requirements(environment)
         if !problems.isEmpty { throw Malformed(problems: problems) }
+    }
+
+    /// Settings that are valid alone but not together. An identity provider's keys
+    /// (`LEDGER_JWKS_URL`, `LEDGER_JWKS_FILE`) need the audience its tokens for this ledger carry:
+    /// without it, a token the provider issued for any other application would be accepted.
+    static func requirements(_ environment: [String: String]) -> [String] {
+        func isSet(_ setting: Setting) -> Bool {
+            environment[setting.variable].map { !$0.allSatisfy(\.isWhitespace) } ?? false
+        }
+        guard isSet(.jwksURL) || isSet(.jwksFile), !isSet(.jwtAudience) else { return [] }
+        let provider = [Setting.jwksURL, .jwksFile].filter(isSet).map(\.variable).joined(separator: " and ")
+        return [
+            "\(provider) is set but LEDGER_JWT_AUDIENCE is not: with an identity provider's keys every token must carry this ledger's audience, so one issued for another application is refused"
+        ]
     }
 
     /// The README's configuration table.
@@ -46,7 +62,9 @@ extension Setting {
         .httpURL)
     public static let jwksFile = Setting("LEDGER_JWKS_FILE", "the same keys from a file, read at start", .text)
     public static let jwtIssuer = Setting("LEDGER_JWT_ISSUER", unset: "unset: not checked", "the `iss` every token must carry", .text)
-    public static let jwtAudience = Setting("LEDGER_JWT_AUDIENCE", unset: "unset: not checked", "an `aud` every token must carry", .text)
+    public static let jwtAudience = Setting(
+        "LEDGER_JWT_AUDIENCE", unset: "unset: not checked (HS256 only)",
+        "an `aud` every token must carry; required with `LEDGER_JWKS_URL` or `LEDGER_JWKS_FILE` (every role refuses to start without it)", .text)
     public static let jwtAccountClaim = Setting("LEDGER_JWT_ACCOUNT_CLAIM", default: "sub", "the claim that holds the account", .text)
     public static let jwtRolesClaim = Setting(
         "LEDGER_JWT_ROLES_CLAIM", default: "roles", "the claim that holds the roles (an array; `auditor` reads the audit, `privacy` erases and exports personal data)", .text)
@@ -69,6 +87,10 @@ extension Setting {
         "proofs decided in one group (one commit), by the API of `ledger serve` or a verifier worker", .count(1...256))
     public static let webhooksAllowHTTP = Setting(
         "LEDGER_WEBHOOKS_ALLOW_HTTP", default: "no", "`yes`: webhook URLs may be plain http (development, tests); otherwise https only",
+        .yesNo)
+    public static let webhooksAllowPrivate = Setting(
+        "LEDGER_WEBHOOKS_ALLOW_PRIVATE", default: "no",
+        "`yes`: webhook URLs may resolve to loopback, private, link-local and other non-public addresses (development, tests); otherwise refused at registration and at each delivery",
         .yesNo)
     public static let logLevel = Setting(
         "LEDGER_LOG_LEVEL", default: "info", "least severe level logged",

@@ -12,6 +12,9 @@ public enum CollaborationEvent: Sendable, Hashable {
     case proofRejected(ProofRejected)
     case highlightPosted(HighlightPosted)
 
+    /// The local identifier, title, initiator's handle and name, and the share options' summary
+    /// and titles are commitments (`PersonalData`; plaintext in events older than them); the
+    /// owner is a pseudonym.
     public struct Started: Codable, Sendable, Hashable {
         public var collaborationId: String
         public var localIdentifier: String

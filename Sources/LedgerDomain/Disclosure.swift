@@ -15,16 +15,19 @@ public struct Disclosure: Sendable, Equatable {
         self.values = values
     }
 
-    /// The pseudonyms and commitments `events` name, to look up.
+    /// The pseudonyms and commitments `events` name, to look up: the accounts of
+    /// `PersonalData.accountFields` and the actor; the commitments wherever
+    /// `PersonalData.mapValues` finds a value (share options' titles included).
     public static func references(_ events: [RecordedEvent]) -> (pseudonyms: Set<String>, commitments: Set<String>) {
         var (pseudonyms, commitments): (Set<String>, Set<String>) = ([], [])
         for event in events {
-            guard case .object(let data)? = try? CanonicalJSON.decode(JSONValue.self, from: event.data) else { continue }
+            guard let data = try? CanonicalJSON.decode(JSONValue.self, from: event.data), case .object(let fields) = data else { continue }
             for field in PersonalData.accountFields(event.type) {
-                if case .string(let text)? = data[field], PersonalData.isPseudonym(text) { pseudonyms.insert(text) }
+                if case .string(let text)? = fields[field], PersonalData.isPseudonym(text) { pseudonyms.insert(text) }
             }
-            for field in PersonalData.valueFields {
-                if case .string(let text)? = data[field], PersonalData.digest(of: text) != nil { commitments.insert(text) }
+            _ = PersonalData.mapValues(in: data) { text in
+                if PersonalData.digest(of: text) != nil { commitments.insert(text) }
+                return .string(text)
             }
             if let actor = Self.actor(event), PersonalData.isPseudonym(actor) { pseudonyms.insert(actor) }
         }
@@ -43,6 +46,19 @@ public struct Disclosure: Sendable, Equatable {
         return values[text]
     }
 
+    /// Share options as reads show them: the summary and titles through `value` (nil once erased).
+    public func show(_ options: ShareOptions) -> ShareOptions {
+        var shown = options
+        shown.summary = options.summary.flatMap(value)
+        for g in shown.groups.indices {
+            shown.groups[g].title = shown.groups[g].title.flatMap(value)
+            for o in shown.groups[g].options.indices {
+                shown.groups[g].options[o].title = shown.groups[g].options[o].title.flatMap(value)
+            }
+        }
+        return shown
+    }
+
     /// The event's data and actor as reads show them.
     public func show(_ event: RecordedEvent) throws -> (data: JSONValue, actor: String?) {
         var data = try CanonicalJSON.decode(JSONValue.self, from: event.data)
@@ -50,10 +66,7 @@ public struct Disclosure: Sendable, Equatable {
             for field in PersonalData.accountFields(event.type) {
                 if case .string(let text)? = fields[field] { fields[field] = .string(account(text)) }
             }
-            for field in PersonalData.valueFields {
-                if case .string(let text)? = fields[field] { fields[field] = value(text).map(JSONValue.string) ?? .null }
-            }
-            data = .object(fields)
+            data = PersonalData.mapValues(in: .object(fields)) { value($0).map(JSONValue.string) ?? .null }
         }
         return (data, Self.actor(event).map(account))
     }

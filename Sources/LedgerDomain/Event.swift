@@ -86,7 +86,11 @@ public enum ExpectedVersion: Sendable, Hashable, CustomStringConvertible {
 public struct EventMetadata: Codable, Sendable, Hashable {
     public var actor: String?
     public var causationId: String?
+    /// The SHA-256 (lowercase hex) of the start's `Idempotency-Key`, never the key (plaintext in
+    /// events before Migrations/sql/0020).
     public var correlationId: String?
+    /// The request's id as the logs show it: the SHA-256 (lowercase hex) of a caller's
+    /// `X-Request-Id`, or the server's own id (RequestIdMiddleware; plaintext before 0020).
     public var requestId: String?
 
     public init(actor: String? = nil, causationId: String? = nil, correlationId: String? = nil, requestId: String? = nil) {

@@ -5,10 +5,12 @@ import TransparencyLog
 
 /// Personal values in the log (SPEC "Personal data and erasure"): an account appears in events as
 /// a pseudonym (`psn-<random uuid>`, made by `ledger_subject` in Migrations/sql/0017, the mapping
-/// kept in an erasable table), and a handle, name or title
-/// as a commitment (`commitment:<base64 of HMAC-SHA256(key: opening, message: value)>`, the
-/// construction of the IETF Key Transparency draft), its opening and plaintext kept in an erasable
-/// table under the subject they belong to. Leaves, chain hashes and checkpoints cover only these.
+/// kept in an erasable table), and every free text a caller gives (a handle, name, title, local
+/// identifier, share options' summary and titles) as a commitment (`commitment:<base64 of
+/// HMAC-SHA256(key: opening, message: value)>`, the construction of the IETF Key Transparency
+/// draft), its opening and plaintext kept in an erasable table under the subject they belong to.
+/// Leaves, chain hashes and checkpoints cover only these, and the SHA-256 digests of the
+/// `Idempotency-Key` and `X-Request-Id` a client sends (`clientTextDigest`).
 public enum PersonalData {
     public static let pseudonymPrefix = "psn-"
     public static let commitmentPrefix = "commitment:"
@@ -21,7 +23,10 @@ public enum PersonalData {
 
     /// A value committed to: its plaintext, its opening (32 random bytes) and the commitment.
     public struct Commitment: Sendable, Hashable {
-        public enum Kind: String, Codable, Sendable, CaseIterable { case title, handle, name }
+        /// Stored in `ledger_personal_values.kind` (its CHECK lists them: Migrations/sql/0020).
+        public enum Kind: String, Codable, Sendable, CaseIterable {
+            case title, handle, name, localIdentifier, summary, groupTitle, optionTitle
+        }
 
         public var kind: Kind
         public var value: String
@@ -63,8 +68,18 @@ public enum PersonalData {
         return bytes
     }
 
+    /// How an `Idempotency-Key` or `X-Request-Id` a client sends is kept (in event metadata, log
+    /// lines): the lowercase hex of its UTF-8 bytes' SHA-256, 64 characters. A client finds its
+    /// own by hashing what it sent; the text itself is kept nowhere.
+    public static func clientTextDigest(_ text: String) -> String {
+        SHA256.hash(data: Data(text.utf8)).map { byte in
+            let hex = String(byte, radix: 16)
+            return byte < 16 ? "0" + hex : hex
+        }.joined()
+    }
+
     /// The fields of an event's data that hold an account (a pseudonym, or a plaintext account in
-    /// an event older than pseudonyms) and those that hold a committed value.
+    /// an event older than pseudonyms).
     public static func accountFields(_ type: String) -> [String] {
         switch type {
         case "CollaborationStarted": ["owner"]
@@ -73,5 +88,48 @@ public enum PersonalData {
         }
     }
 
-    public static let valueFields = ["title", "initiatorHandle", "initiatorName"]
+    /// The top-level fields of an event's data that hold a committed value (or, in an event older
+    /// than commitments, the plaintext). A start's share options hold more: `mapValues`.
+    public static let valueFields = ["title", "initiatorHandle", "initiatorName", "localIdentifier"]
+
+    /// `data` with every field holding a committed value replaced by `transform` of its text: the
+    /// top-level `valueFields`, and in `shareOptions` the summary and each group's and option's
+    /// title (identifiers, kinds and selections are not personal values). Anything else, and
+    /// data of another shape, as it is.
+    public static func mapValues(in data: JSONValue, _ transform: (String) -> JSONValue) -> JSONValue {
+        guard case .object(var fields) = data else { return data }
+        for field in valueFields { mapped(&fields, field, transform) }
+        guard case .object(var options)? = fields["shareOptions"] else { return .object(fields) }
+        mapped(&options, "summary", transform)
+        if case .array(let groups)? = options["groups"] {
+            var shownGroups: [JSONValue] = []
+            for group in groups {
+                guard case .object(var g) = group else {
+                    shownGroups.append(group)
+                    continue
+                }
+                mapped(&g, "title", transform)
+                if case .array(let list)? = g["options"] {
+                    var shownOptions: [JSONValue] = []
+                    for option in list {
+                        guard case .object(var o) = option else {
+                            shownOptions.append(option)
+                            continue
+                        }
+                        mapped(&o, "title", transform)
+                        shownOptions.append(.object(o))
+                    }
+                    g["options"] = .array(shownOptions)
+                }
+                shownGroups.append(.object(g))
+            }
+            options["groups"] = .array(shownGroups)
+        }
+        fields["shareOptions"] = .object(options)
+        return .object(fields)
+    }
+
+    private static func mapped(_ object: inout [String: JSONValue], _ field: String, _ transform: (String) -> JSONValue) {
+        if case .string(let text)? = object[field] { object[field] = transform(text) }
+    }
 }

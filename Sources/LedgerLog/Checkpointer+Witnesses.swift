@@ -6,9 +6,11 @@ import PostgresNIO
 
 extension Checkpointer {
     /// With witnesses: the latest signed checkpoint, if newer than the latest published, sent to
-    /// them; published with their cosignatures once they meet the quorum. A round that does not
-    /// leaves it unpublished (served nowhere) and is tried again within a second, or with the
-    /// next, larger checkpoint.
+    /// them (it is in the file and the database already: `sign`); published with their
+    /// cosignatures once they meet the quorum. A round that does not leaves it unpublished
+    /// (served nowhere) and is tried again within a second, or with the next, larger checkpoint.
+    /// A witness that holds a tree the checkpoint does not extend (a 422, or a 409 past its
+    /// size) is a `ForkRefusal`: not published, whatever the quorum.
     func publish(_ connection: PostgresConnection) async throws {
         guard let witnesses else { return }
         var pending: (size: Int64, note: String)?
@@ -21,15 +23,20 @@ extension Checkpointer {
         ).decode((Int64, String).self) { pending = (size, note) }
         guard let (size, note) = pending else { return }
         let (text, _) = try SignedNote.parse(note)
-        let lines = await witnesses.cosignatures(of: note, checkpoint: try Checkpoint(text: text), text: text)
-        guard witnesses.policy.isMet(by: Set(lines.keys)) else {
+        let round = await witnesses.cosignatures(of: note, checkpoint: try Checkpoint(text: text), text: text)
+        if let (name, why) = round.contradictions.min(by: { $0.key < $1.key }) {
+            throw ForkRefusal.refuse(
+                "witness \(name) holds a tree the checkpoint of \(size) does not extend (\(why)); not publishing it",
+                log: signer.name, logger: logger, metadata: ["size": "\(size)", "witness": "\(name)"])
+        }
+        guard witnesses.policy.isMet(by: Set(round.lines.keys)) else {
             logger.warning(
                 "checkpoint not published: the witnesses' quorum did not cosign it",
-                metadata: ["size": "\(size)", "cosigned by": "\(lines.keys.sorted())"])
+                metadata: ["size": "\(size)", "cosigned by": "\(round.lines.keys.sorted())"])
             return
         }
-        let published = note + lines.keys.sorted().map { lines[$0]! }.joined()
-        try lastPublished?.write(published)
+        let published = note + round.lines.keys.sorted().map { round.lines[$0]! }.joined()
+        try file?.write(published)
         try await connection.queryUnlessClosed(
             "INSERT INTO ledger_published_checkpoints (tree_size, note) VALUES (\(size), \(published)) ON CONFLICT DO NOTHING",
             logger: logger)

@@ -24,11 +24,16 @@ import ServiceLifecycle
 /// **Backfill.** A log older than the tree (an upgrade) is integrated in batches, with progress
 /// in the log, then signed once caught up.
 ///
-/// **Replicated, and extending what was published** (SPEC "High availability"). Each tree built
-/// waits, with the WAL position of its events, until every promotable standby has flushed them
-/// (`ReplicationGate`); the largest such tree is signed. Before the first signature of a run,
-/// the tree must extend the last published checkpoint kept in a file (`LastPublishedCheckpoint`);
-/// each later tree grows from that one.
+/// **Replicated, and never below its floor** (SPEC "High availability", "Backups and recovery").
+/// Each tree built waits, with the WAL position of its events, until every promotable standby has
+/// flushed them (`ReplicationGate`); the largest such tree is signed, once it is proved to extend
+/// every record of a checkpoint this log signed, sent or published (`CheckpointFloor`: the file,
+/// the database, the witnesses' sizes). A tree that does not is a `ForkRefusal`: nothing is
+/// signed, sent or published, and the checkpointer looks again after `ForkRefusal.retry`.
+///
+/// **Recorded before it leaves.** A checkpoint is written to the file and stored in the database
+/// when it is signed, before any witness sees it; it is published (served) only once the
+/// witnesses' quorum has cosigned it, or at once without witnesses.
 public struct Checkpointer: Service {
     let client: PostgresClient
     let signer: NoteSigner
@@ -39,8 +44,9 @@ public struct Checkpointer: Service {
     let batchSize: Int64
     /// With a witness policy, a checkpoint is published once its quorum has cosigned it.
     let witnesses: WitnessClient?
-    /// The file keeping the last published checkpoint; nil: none (tests and benchmarks).
-    let lastPublished: LastPublishedCheckpoint?
+    /// The file keeping the latest signed checkpoint; nil: none (tests and benchmarks).
+    let file: CheckpointFile?
+    let floor: CheckpointFloor
     let gate: ReplicationGate
 
     public init(
@@ -54,9 +60,9 @@ public struct Checkpointer: Service {
         self.interval = interval
         self.batchSize = batchSize
         self.witnesses = witnesses
-        self.lastPublished = publishedFile.map {
-            LastPublishedCheckpoint(file: $0, origin: signer.name, tree: LogTree(client: client, logger: logger), logger: logger)
-        }
+        let file = publishedFile.map { CheckpointFile(url: $0) }
+        self.file = file
+        self.floor = CheckpointFloor(file: file, tree: LogTree(client: client, logger: logger), origin: signer.name, logger: logger)
         self.gate = ReplicationGate(logger: logger)
     }
 
@@ -71,7 +77,7 @@ public struct Checkpointer: Service {
     static let leaseKey: Int64 = 0x43_484B_5054
 
     public func run() async throws {
-        Counter(label: ForkRefusal.metric).increment(by: 0)
+        ForkRefusal.counter(signer.name).increment(by: 0)
         let wake = events.register()
         defer { wake.cancel() }
         try await cancelWhenGracefulShutdown {
@@ -115,10 +121,15 @@ public struct Checkpointer: Service {
         try await connection.queryUnlessClosed(
             "INSERT INTO ledger_log_keys (verifier_key) VALUES (\(signer.verifier.text)) ON CONFLICT DO NOTHING", logger: logger)
         var frontier = try await load(connection)
+        // The witnesses' sizes are part of the floor: asked before the first signature.
+        if let witnesses {
+            let empty = try signer.sign(Checkpoint(origin: signer.name, size: 0, rootHash: MerkleTree.emptyRoot).text)
+            await witnesses.learnSizes(probe: empty)
+        }
         var signed = ContinuousClock.now - interval
         var signedSize: Int64 = -1
         var built: [Built] = []  // oldest first; at most `maxBuilt`
-        var checkedPublished = lastPublished == nil
+        var checked = false  // a tree of this run has been proved to extend the floor
         var held = 0  // rounds in a row with trees waiting for the standbys
         while !Task.isCancelled {
             let head = try await gate.head(connection)
@@ -130,20 +141,20 @@ public struct Checkpointer: Service {
                 built.append(Built(size: frontier.size, root: frontier.root, wal: head.wal))
                 if built.count > Self.maxBuilt { built.removeFirst() }
             }
-            if let tree = try await replicated(&built, connection) {
-                if !checkedPublished, let lastPublished {
-                    try await lastPublished.checkExtended(size: tree.size, root: tree.root)
-                    checkedPublished = true
-                }
+            if let tree = try await replicated(&built, connection), tree.size != signedSize {
+                // Every tree, before it is signed: the floor may have risen (a witness's answer).
+                try await floor.check(size: tree.size, root: tree.root, witnessSizes: witnesses?.heldSizes() ?? [:])
+                checked = true
                 // Signed once per size (a size signed by an earlier run is not signed again either).
-                if tree.size != signedSize, try await sign(connection, tree) {
+                if try await sign(connection, tree) {
                     signed = ContinuousClock.now
                     Gauge(label: "ledger_checkpoint_size").record(tree.size)
                     Gauge(label: "ledger_checkpoint_signed_seconds").record(Date().timeIntervalSince1970)
                 }
                 signedSize = tree.size
             }
-            if witnesses != nil, checkedPublished { try await publish(connection) }
+            // Only what extends the floor is sent: the newest signed checkpoint is at most the checked tree.
+            if witnesses != nil, checked { try await publish(connection) }
             held = built.isEmpty ? 0 : held + 1
             if held == Self.holdLogged {
                 logger.warning("checkpointer: waiting for the standbys to flush the log's newest events before signing", metadata: ["tree": "\(frontier.size)", "signed": "\(signedSize)"])
@@ -175,9 +186,9 @@ public struct Checkpointer: Service {
         return tree
     }
 
-    /// The frontier of the stored tree, checked against the checkpoint of its size if any. Only
-    /// levels 1 and up are stored, so the stored tree ends at an even size: a last odd leaf,
-    /// which completed no node, is simply integrated again.
+    /// The frontier of the stored tree, checked against the checkpoint of its size if any (a
+    /// `ForkRefusal` if it differs). Only levels 1 and up are stored, so the stored tree ends at
+    /// an even size: a last odd leaf, which completed no node, is simply integrated again.
     private func load(_ connection: PostgresConnection) async throws -> MerkleFrontier {
         var size: Int64 = 0
         for try await pairs in try await connection.queryUnlessClosed(
@@ -189,7 +200,11 @@ public struct Checkpointer: Service {
         for try await root in try await connection.queryUnlessClosed(
             "SELECT root_hash FROM ledger_checkpoints WHERE tree_size = \(size)", logger: logger
         ).decode(ByteBuffer.self) where Array(buffer: root) != frontier.root {
-            throw CheckpointError("the stored tree of size \(size) does not give the root of its checkpoint; not signing")
+            // Nodes are built from the events: other events at those positions (a cut log written
+            // to again) gave them. A fork, refused and counted like the floor's.
+            throw ForkRefusal.refuse(
+                "the stored tree of size \(size) does not give the root of the checkpoint of that size: the log's first \(size) events changed",
+                log: signer.name, logger: logger, metadata: ["tree": "\(size)"])
         }
         return frontier
     }
@@ -239,8 +254,9 @@ public struct Checkpointer: Service {
     }
 
     /// Signs the tree unless a checkpoint of its size exists; true if it signed. A checkpoint of
-    /// that size with another root is a `ForkRefusal`. Without witnesses the checkpoint is
-    /// published in the same statement, the file kept first.
+    /// that size with another root is a `ForkRefusal`. The note is written to the file, then
+    /// stored, before anything sends it anywhere; without witnesses it is published in the same
+    /// statement.
     private func sign(_ connection: PostgresConnection, _ tree: Built) async throws -> Bool {
         for try await existing in try await connection.queryUnlessClosed(
             "SELECT root_hash FROM ledger_checkpoints WHERE tree_size = \(tree.size)", logger: logger
@@ -248,12 +264,12 @@ public struct Checkpointer: Service {
             guard Array(buffer: existing) == tree.root else {
                 throw ForkRefusal.refuse(
                     "a checkpoint of size \(tree.size) with another root is stored: the log's first \(tree.size) events changed",
-                    logger: logger, metadata: [:])
+                    log: signer.name, logger: logger, metadata: [:])
             }
             return false
         }
         let note = try signer.sign(Checkpoint(origin: signer.name, size: tree.size, rootHash: tree.root).text)
-        if witnesses == nil { try lastPublished?.write(note) }
+        try file?.write(note)
         let rows = try await connection.queryUnlessClosed(
             """
             WITH signed AS (

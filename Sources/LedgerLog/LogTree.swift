@@ -145,6 +145,27 @@ public struct LogTree: Sendable {
             """)
     }
 
+    /// The database's records for the checkpointer's floor (`CheckpointFloor`): its latest
+    /// published checkpoint and its latest signed one (the same row twice when it is both),
+    /// each as size and root. Every checkpoint is signed and stored before it is sent to a
+    /// witness, so the latest signed covers any a witness may hold; it is served nowhere.
+    func latestRecorded() async throws -> [(size: Int64, root: MerkleTree.Hash, published: Bool)] {
+        try await client.queryUnlessClosed(
+            """
+            (SELECT c.tree_size, c.root_hash, true FROM ledger_published_checkpoints p JOIN ledger_checkpoints c USING (tree_size)
+             ORDER BY c.tree_size DESC LIMIT 1)
+            UNION ALL
+            (SELECT tree_size, root_hash, false FROM ledger_checkpoints ORDER BY tree_size DESC LIMIT 1)
+            """, logger: logger
+        ) { rows in
+            var records: [(size: Int64, root: MerkleTree.Hash, published: Bool)] = []
+            for try await (size, root, published) in rows.decode((Int64, ByteBuffer, Bool).self) {
+                records.append((size, Array(buffer: root), published))
+            }
+            return records
+        }
+    }
+
     public func checkpoint(size: Int64) async throws -> StoredCheckpoint? {
         try await checkpoints(
             """

@@ -7,7 +7,8 @@ import PostgresNIO
 extension Reads {
     /// The collaborations the caller may see (auditors: all; others: those it owns or holds a
     /// granted identity in), newest first, a page at a time, read at the first page's position.
-    /// `query`: a case-insensitive part of the local identifier or of the (plaintext) title.
+    /// `query`: a case-insensitive part of the (plaintext) local identifier or title: an erased
+    /// one matches nothing.
     public func collaborations(
         caller: Caller, query: String?, limit: Int = PageCursors.defaultLimit, cursor: String? = nil
     ) async throws -> CollaborationList {
@@ -21,7 +22,7 @@ extension Reads {
         let entries = try await client.queryUnlessClosed(
             """
             WITH me AS MATERIALIZED (SELECT ledger_account_names(\(caller.account)) AS names)
-            SELECT c.collaboration_id, c.local_identifier, ledger_value(c.title), ledger_account(c.owner),
+            SELECT c.collaboration_id, ledger_value(c.local_identifier), ledger_value(c.title), ledger_account(c.owner),
                    (extract(epoch FROM c.started_at) * 1000000)::int8, c.started_position,
                    (SELECT count(*) FILTER (WHERE state = 'invited') FROM proj_members m WHERE m.collaboration_id = c.collaboration_id),
                    (SELECT count(*) FILTER (WHERE state = 'granted') FROM proj_members m WHERE m.collaboration_id = c.collaboration_id),
@@ -30,13 +31,13 @@ extension Reads {
             WHERE c.started_position <= \(pinned) AND c.started_position < \(before)
               AND (\(caller.isAuditor) OR c.owner = ANY(me.names) OR EXISTS (
                   SELECT 1 FROM proj_members m WHERE m.collaboration_id = c.collaboration_id AND m.account = ANY(me.names) AND m.state = 'granted'))
-              AND (\(pattern)::text IS NULL OR c.local_identifier ILIKE \(pattern) OR ledger_value(c.title) ILIKE \(pattern))
+              AND (\(pattern)::text IS NULL OR ledger_value(c.local_identifier) ILIKE \(pattern) OR ledger_value(c.title) ILIKE \(pattern))
             ORDER BY c.started_position DESC LIMIT \(Int64(limit + 1))
             """, logger: logger
         ) { rows in
             var entries: [(CollaborationList.Entry, Int64)] = []
             for try await (id, local, title, owner, micros, position, invited, granted, removed)
-                in rows.decode((String, String, String?, String, Int64, Int64, Int64, Int64, Int64).self)
+                in rows.decode((String, String?, String?, String, Int64, Int64, Int64, Int64, Int64).self)
             {
                 entries.append((CollaborationList.Entry(
                     collaborationId: id, localIdentifier: local, title: title, owner: owner, startedAt: Self.date(micros),

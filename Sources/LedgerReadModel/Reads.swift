@@ -24,8 +24,8 @@ public struct Reads: Sendable {
 
     struct CollaborationRow {
         var id: String
-        var localIdentifier: String
         /// Personal values as reads show them: nil once erased.
+        var localIdentifier: String?
         var title: String?
         var initiatorHandle: String?
         var initiatorName: String?
@@ -49,8 +49,9 @@ public struct Reads: Sendable {
         try await client.queryUnlessClosed(
             """
             WITH caller AS (SELECT ledger_account_names(\(caller.account)) AS names)
-            SELECT local_identifier, ledger_value(title), ledger_value(initiator_handle), ledger_value(initiator_name),
-                   ledger_account(owner), universal_link, share_options::text, (extract(epoch FROM started_at) * 1000000)::int8,
+            SELECT ledger_value(local_identifier), ledger_value(title), ledger_value(initiator_handle), ledger_value(initiator_name),
+                   ledger_account(owner), universal_link, ledger_share_options(share_options)::text,
+                   (extract(epoch FROM started_at) * 1000000)::int8,
                    (SELECT coalesce(min(position), 0) FROM ledger_projections WHERE name = ANY(\(Projection.allCases.map(\.rawValue)))),
                    owner = ANY(caller.names),
                    CASE WHEN owner = ANY(caller.names) OR \(caller.isAuditor) THEN NULL ELSE
@@ -60,7 +61,7 @@ public struct Reads: Sendable {
             """, logger: logger
         ) { rows in
             for try await (local, title, handle, name, owner, link, options, micros, position, owns, identity)
-                in rows.decode((String, String?, String?, String?, String, String, String?, Int64, Int64, Bool, String?).self)
+                in rows.decode((String?, String?, String?, String?, String, String, String?, Int64, Int64, Bool, String?).self)
             {
                 return CollaborationRow(
                     id: id, localIdentifier: local, title: title, initiatorHandle: handle, initiatorName: name, owner: owner,

@@ -22,9 +22,11 @@ public struct CollaborationService: Sendable {
     // MARK: Commands
 
     /// Starts a collaboration owned by the caller: the owner as the caller's pseudonym, the title,
-    /// handle and name as commitments whose plaintexts and openings are kept with the event. With an
-    /// idempotency key, the collaboration id and event id derive from (pseudonym, key), so a retry
-    /// meets its first append.
+    /// handle, name, local identifier and share options' texts as commitments whose plaintexts and
+    /// openings are kept with the event. With an idempotency key, the collaboration id and event id
+    /// derive from (pseudonym, key), so a retry meets its first append; the metadata keeps only the
+    /// key's SHA-256 (`PersonalData.clientTextDigest`). `requestId` is the request's id as the logs
+    /// show it (RequestIdMiddleware: already a digest when the client chose it), for every command.
     public func start(_ command: StartCollaboration, caller: Caller, idempotencyKey: String?, requestId: String) async throws -> StartResponse {
         try command.validate()
         if let key = idempotencyKey, key.isEmpty || key.count > 255 {
@@ -37,7 +39,7 @@ public struct CollaborationService: Sendable {
         let commitments = command.commitments()
         let started = command.started(collaborationId: id, owner: subject, universalLink: link, commitments: commitments)
         guard case .started(let payload) = started else { preconditionFailure() }
-        let metadata = EventMetadata(actor: subject, correlationId: key, requestId: requestId)
+        let metadata = EventMetadata(actor: subject, correlationId: key.map(PersonalData.clientTextDigest), requestId: requestId)
         let stream = Streams.collaboration(id)
         do {
             let result = try await store.append(.init(

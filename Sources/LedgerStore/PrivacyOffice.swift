@@ -1,10 +1,8 @@
-import Crypto
 import Foundation
 import LedgerDomain
 import LedgerPostgres
 import LedgerWire
 import Logging
-import NIOCore
 import PostgresNIO
 
 /// Erasure and access (SPEC "Personal data and erasure"; GDPR Art. 17, 15 and 20) over the
@@ -12,18 +10,22 @@ import PostgresNIO
 ///
 /// **Erasure** is one transaction: the subject's values deleted (plaintexts and openings); then,
 /// under the log's head lock, any value an append kept meanwhile and the subject (the mapping)
-/// deleted, `PersonalDataErased` appended (through `ledger_append`: the chain), and the answer kept
-/// under a keyed hash of the account, so a repeated request gets the first answer and no table
-/// keeps the account itself. Whatever races with it leaves no plaintext behind: values are kept
-/// only by appends, under the head lock, and only for subjects that still exist
-/// (`ledger_keep_values`); a proof decided meanwhile is refused at its commit (the subject is gone)
-/// and decided again under a new one. Then the erasable tables are vacuumed, so the deleted rows
-/// leave their files at once.
+/// deleted, and `PersonalDataErased` appended (through `ledger_append`: the chain). Whatever races
+/// with it leaves no plaintext behind: values are kept only by appends, under the head lock, and
+/// only for subjects that still exist (`ledger_keep_values`); a proof decided meanwhile is refused
+/// at its commit (the subject is gone) and decided again under a new one. Then the erasable
+/// tables are vacuumed, so the deleted rows leave their files at once.
+///
+/// **Nothing links the person back** (Migrations/sql/0020): no record of the erasure is kept
+/// beside the account or anything derived from it (no hash, no keyed hash), and the answer never
+/// names the pseudonym. So a repeat cannot get the first answer: it finds nothing held and says
+/// so (`Erasure.notHeld`), as for an account never known. Nothing here logs the account.
 public struct PrivacyOffice: Sendable {
     let client: PostgresClient
     let logger: Logger
     public static let stream = "privacy"
-    /// The advisory lock class of erasures (with the account's hash as the second key): "PRIV".
+    /// The advisory lock class of erasures (with a hash of the account as the second key, held
+    /// for the transaction only): "PRIV".
     static let lockKey: Int32 = 0x5052_4956
 
     public init(store: EventStore) {
@@ -31,44 +33,42 @@ public struct PrivacyOffice: Sendable {
         self.logger = store.logger
     }
 
-    /// Erases `account` (throws 404 when no subject of that name exists or ever was erased).
+    /// Erases `account`: the first time, its values and mapping; after that (or for an account
+    /// never known), nothing, answered `held: false`. A reason other than a short reference is
+    /// refused (400 `invalid_value`): it enters the log for ever.
     public func erase(account: String, reason: String, requester: String) async throws -> Erasure {
+        guard ErasureRequest.isValidReason(reason) else { throw DomainError.invalid(ErasureRequest.reasonRule, code: .invalidValue) }
         let requester = try await Subjects(client: client, logger: logger).pseudonym(for: requester)
-        let key = try await self.key()
-        let accountHash = Array(HMAC<SHA256>.authenticationCode(for: Array(account.utf8), using: key))
         let erasure = try await client.transaction(logger: logger) { connection -> Erasure in
-            // Erasures of one account one at a time (a repeat then finds the first one's answer).
+            // Erasures of one account one at a time (a repeat waits, then finds nothing held).
             try await connection.queryUnlessClosed("SELECT pg_advisory_xact_lock(\(Self.lockKey), hashtext(\(account)))", logger: logger)
             guard let pseudonym = try await Self.text(
                 connection.queryUnlessClosed("SELECT pseudonym FROM ledger_subjects WHERE account = \(account)", logger: logger))
             else {
-                // Erased before: the first answer, if this is the account erased.
-                let rows = try await connection.queryUnlessClosed(
-                    "SELECT answer FROM ledger_erasures WHERE account_hash = \(ByteBuffer(bytes: accountHash))", logger: logger)
-                guard let answer = try await Self.text(rows) else {
-                    throw DomainError(.notFound, "no personal data is held for this account")
-                }
-                var first = try APIJSON.decoder().decode(Erasure.self, from: Data(answer.utf8))
-                first.account = account
-                return first
+                let unerased = try await Self.legacyPositions(account, connection, logger)
+                return Erasure.notHeld(unerasedPositions: unerased)
             }
             // The bulk of the work before the head lock, so appends wait only for the end of it.
-            var values: [Erasure.Value] = []
-            let deleteValues: PostgresQuery = "DELETE FROM ledger_personal_values WHERE pseudonym = \(pseudonym) RETURNING kind, commitment"
-            for try await (kind, commitment) in try await connection.queryUnlessClosed(deleteValues, logger: logger)
-                .decode((String, String).self) { values.append(Erasure.Value(kind: kind, commitment: commitment)) }
-            let unerased = try await Self.legacyPositions(account, connection, logger)
+            var kinds: [String: Int] = [:]
+            let deleteValues: PostgresQuery = "DELETE FROM ledger_personal_values WHERE pseudonym = \(pseudonym) RETURNING kind"
+            for try await kind in try await connection.queryUnlessClosed(deleteValues, logger: logger).decode(String.self) {
+                kinds[kind, default: 0] += 1
+            }
+            // Events keeping a value in plaintext: named, not claimed erased.
+            let legacy = try await Self.legacyPositions(account, connection, logger)
+            let plaintext = try await Self.plaintextStarts(pseudonym, connection, logger)
+            let unerased = Set(legacy + plaintext).sorted()
             // Under the head lock no append keeps values: those kept since go now, with the subject.
             try await connection.queryUnlessClosed("SELECT ledger_lock_head()", logger: logger)
-            for try await (kind, commitment) in try await connection.queryUnlessClosed(deleteValues, logger: logger)
-                .decode((String, String).self) { values.append(Erasure.Value(kind: kind, commitment: commitment)) }
-            values.sort { $0.commitment < $1.commitment }
+            for try await kind in try await connection.queryUnlessClosed(deleteValues, logger: logger).decode(String.self) {
+                kinds[kind, default: 0] += 1
+            }
             try await connection.queryUnlessClosed("DELETE FROM ledger_subjects WHERE pseudonym = \(pseudonym)", logger: logger)
             // The account's webhooks go with it (the table names it by its pseudonym).
             try await connection.queryUnlessClosed("DELETE FROM ledger_webhooks WHERE account = \(pseudonym)", logger: logger)
             let event = NewEvent(
                 type: "PersonalDataErased",
-                data: CanonicalJSON.encode(ErasedEvent(pseudonym: pseudonym, reason: reason, requester: requester, values: values.map(\.commitment))),
+                data: CanonicalJSON.encode(ErasedEvent(pseudonym: pseudonym, reason: reason, requester: requester)),
                 metadata: EventMetadata(actor: requester).json())
             let appended = try await connection.queryUnlessClosed(
                 """
@@ -81,31 +81,22 @@ public struct PrivacyOffice: Sendable {
                 appendedAt = position.map { ($0, micros) }
             }
             guard let (position, micros) = appendedAt else { throw StoreError.invalidRequest("the erasure's event was not appended") }
-            // Kept without the account: a repeat names it.
-            let answer = Erasure(
-                account: "", pseudonym: pseudonym, erasedAt: Date(timeIntervalSince1970: Double(micros) / 1_000_000),
-                position: position, values: values, unerasedPositions: unerased)
-            let kept = String(decoding: try APIJSON.encoder().encode(answer), as: UTF8.self)
-            try await connection.queryUnlessClosed(
-                """
-                INSERT INTO ledger_erasures (account_hash, pseudonym, answer) VALUES (\(ByteBuffer(bytes: accountHash)), \(pseudonym), \(kept))
-                """, logger: logger)
-            // Answered as a repeat will be: from the text kept (a time through JSON is microseconds).
-            var first = try APIJSON.decoder().decode(Erasure.self, from: Data(kept.utf8))
-            first.account = account
-            return first
+            return Erasure(
+                erasedAt: Date(timeIntervalSince1970: Double(micros) / 1_000_000), position: position,
+                values: kinds.sorted { $0.key < $1.key }.map { Erasure.Value(kind: $0.key, count: $0.value) },
+                unerasedPositions: unerased)
         }
-        await vacuum()
+        if erasure.held { await vacuum() }
         return erasure
     }
 
-    /// `PersonalDataErased`'s data: the pseudonym erased, why, by whom (their pseudonym), and
-    /// the commitments no one can open any more.
+    /// `PersonalDataErased`'s data: the pseudonym erased, why (a short reference), by whom (their
+    /// pseudonym). Nothing derived from the account: the log is public to auditors for ever.
+    /// (Erasures before Migrations/sql/0020 also listed the commitments erased.)
     struct ErasedEvent: Codable {
         var pseudonym: String
         var reason: String
         var requester: String
-        var values: [String]
     }
 
     /// Events before the format (`ledger_privacy_format`) naming the account in plaintext.
@@ -117,6 +108,20 @@ public struct PrivacyOffice: Sendable {
             WHERE e.position < f.pseudonyms_from
               AND (e.data->>'owner' = \(account) OR e.data->>'account' = \(account) OR e.metadata->>'actor' = \(account))
             ORDER BY e.position
+            """, logger: logger
+        ).decode(Int64.self) { positions.append(position) }
+        return positions
+    }
+
+    /// The subject's starts from between Migrations/sql/0017 and 0020, whose local identifier and
+    /// share options' texts the event holds in plaintext (from the view: its owner index, and a
+    /// start that old is in it).
+    static func plaintextStarts(_ pseudonym: String, _ connection: PostgresConnection, _ logger: Logger) async throws -> [Int64] {
+        var positions: [Int64] = []
+        for try await position in try await connection.queryUnlessClosed(
+            """
+            SELECT started_position FROM proj_collaborations
+            WHERE owner = \(pseudonym) AND local_identifier NOT LIKE 'commitment:%' ORDER BY 1
             """, logger: logger
         ).decode(Int64.self) { positions.append(position) }
         return positions
@@ -138,8 +143,11 @@ public struct PrivacyOffice: Sendable {
             FROM s
             UNION ALL
             SELECT s.pseudonym, v.kind, v.value, v.commitment,
-                   ARRAY(SELECT started_position FROM proj_collaborations
-                         WHERE v.commitment IN (title, initiator_handle, initiator_name) ORDER BY 1)
+                   ARRAY(SELECT c.started_position FROM proj_collaborations c
+                         WHERE c.owner = s.pseudonym
+                           AND (v.commitment IN (c.title, c.initiator_handle, c.initiator_name, c.local_identifier)
+                                OR strpos(c.share_options::text, v.commitment) > 0)
+                         ORDER BY 1)
             FROM s JOIN ledger_personal_values v ON v.pseudonym = s.pseudonym
             """, logger: logger
         ) { rows in
@@ -155,14 +163,6 @@ public struct PrivacyOffice: Sendable {
             guard var export else { throw DomainError(.notFound, "no personal data is held for this account") }
             export.values = values.sorted { ($0.positions.first ?? 0, $0.kind) < ($1.positions.first ?? 0, $1.kind) }
             return export
-        }
-    }
-
-    /// The key of the erasures' account hashes.
-    private func key() async throws -> SymmetricKey {
-        try await client.queryUnlessClosed("SELECT key FROM ledger_privacy_key", logger: logger) { rows in
-            for try await bytes in rows.decode(ByteBuffer.self) { return SymmetricKey(data: Array(buffer: bytes)) }
-            throw StoreError.invalidRequest("ledger_privacy_key has no key: run migrations")
         }
     }
 

@@ -143,6 +143,7 @@ extension LedgerConfiguration {
         configuration.port = 0
         configuration.readWait = .seconds(20)
         configuration.webhooksAllowHTTP = true
+        configuration.webhooksAllowPrivate = true  // the tests' receivers listen on loopback
         change(&configuration)
         return configuration
     }

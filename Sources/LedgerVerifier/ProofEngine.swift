@@ -20,6 +20,11 @@ import PostgresNIO
 /// Decided once (the verdict's event id derives from the request id, and the commit checks the
 /// request is pending), on the log's current state, and nothing is held between the read and
 /// the commit: a decider that dies or hangs leaves nothing for another to wait on.
+///
+/// A request whose account was erased before its verdict is refused (`account_erased`) on its
+/// own, without an event: no verdict may name a subject that is gone (the commit refuses one,
+/// LP004), and the read sees which are gone, so the rest of its group is decided as usual
+/// (issue 37: the group was refused on every attempt and every sweep, and the queue stalled).
 public final class ProofEngine: Sendable {
     public struct Settings: Sendable {
         /// Requests decided in one group at most (`LEDGER_VERIFIER_CONCURRENCY`).
@@ -51,6 +56,10 @@ public final class ProofEngine: Sendable {
             self.submission = submission
             self.stored = stored
         }
+
+        /// The pseudonym it is decided under, once known: a stored request's own, or the one a
+        /// fresh request's first read found (kept for the later attempts).
+        var pseudonym: String? { stored ? submission.account : submission.subject }
     }
 
     let client: PostgresClient
@@ -79,10 +88,11 @@ public final class ProofEngine: Sendable {
     public func decide(_ group: [Request]) async -> [Result<Verdict?, any Error>] {
         do {
             return try await withDeadline(settings.deadline, "deciding a group of \(group.count) proofs") {
+                var requests = group
                 var results = [Result<Verdict?, any Error>?](repeating: nil, count: group.count)
                 var open = Array(group.indices)
                 for attempt in 1...self.settings.attempts where !open.isEmpty {
-                    open = try await self.attempt(group, open, &results, attempt)
+                    open = try await self.attempt(&requests, open, &results, attempt)
                 }
                 for index in open {
                     results[index] = .failure(DomainError(.concurrentUpdate, "the collaboration changed under every attempt; retry"))
@@ -96,13 +106,20 @@ public final class ProofEngine: Sendable {
 
     /// One read, decision and commit of the requests `open`; returns those still to decide.
     private func attempt(
-        _ group: [Request], _ open: [Int], _ results: inout [Result<Verdict?, any Error>?], _ number: Int
+        _ group: inout [Request], _ open: [Int], _ results: inout [Result<Verdict?, any Error>?], _ number: Int
     ) async throws -> [Int] {
         let premises = try await read(open.map { group[$0] })
+        // A fresh request keeps the pseudonym its first read found: erased before the commit, it is
+        // refused on the next attempt, rather than its account made a subject again.
+        for index in open where group[index].pseudonym == nil {
+            group[index].submission.subject = premises.subjects[group[index].submission.account]
+        }
         try await hooks.afterRead?()
         var plan = ProofPlan(premises: premises)
         for index in open { plan.add(index, group[index]) }
         for (index, result) in plan.settled { results[index] = result }
+        let erased = try await refuseErased(plan.erased.map { group[$0] })
+        for (index, result) in zip(plan.erased, erased) { results[index] = result }
         guard !plan.appends.isEmpty else { return [] }
         do {
             let answer = try await commit(plan)
@@ -131,12 +148,14 @@ public final class ProofEngine: Sendable {
     }
 
     /// Step 1: the collaborations' states, the challenges, the stored requests that are no longer
-    /// pending, and each fresh request's subject (its account's pseudonym, made on first use), in
-    /// one statement.
+    /// pending, each fresh request's subject (its account's pseudonym, made on first use) unless an
+    /// earlier attempt found it, and which of the pseudonyms known before are erased, in one
+    /// statement.
     private func read(_ requests: [Request]) async throws -> ProofPlan.Premises {
         let streams = Array(Set(requests.map { Streams.collaboration($0.submission.collaborationId) }))
         let stored = requests.filter(\.stored).map(\.submission.requestId)
-        let accounts = Array(Set(requests.filter { !$0.stored }.map(\.submission.account)))
+        let accounts = Array(Set(requests.filter { $0.pseudonym == nil }.map(\.submission.account)))
+        let pseudonyms = Array(Set(requests.compactMap(\.pseudonym)))
         return try await client.queryUnlessClosed(
             """
             SELECT s.stream_id, s.version, s.position, s.state::text, NULL::uuid, NULL::bytea, NULL::text, NULL::text, false, NULL::uuid
@@ -149,6 +168,9 @@ public final class ProofEngine: Sendable {
             FROM ledger_proof_requests q WHERE q.request_id = ANY(\(stored)) AND q.status <> 'pending'
             UNION ALL
             SELECT NULL, 1, 0, NULL, NULL, NULL, a.account, ledger_subject(a.account), false, NULL FROM unnest(\(accounts)::text[]) AS a(account)
+            UNION ALL
+            SELECT NULL, 2, 0, NULL, NULL, NULL, NULL, p.pseudonym, false, NULL FROM unnest(\(pseudonyms)::text[]) AS p(pseudonym)
+            WHERE NOT EXISTS (SELECT 1 FROM ledger_subjects s WHERE s.pseudonym = p.pseudonym)
             """, logger: logger
         ) { rows in
             var premises = ProofPlan.Premises()
@@ -166,6 +188,8 @@ public final class ProofEngine: Sendable {
                     premises.decidedElsewhere.insert(id)
                 } else if version == 1, let collaboration, let account {
                     premises.subjects[collaboration] = account
+                } else if version == 2, let account {
+                    premises.erased.insert(account)
                 }
             }
             return premises
@@ -199,6 +223,40 @@ public final class ProofEngine: Sendable {
             throw StoreError.invalidRequest("ledger_commit_proofs answered \(answer.firstPositions.count) positions")
         }
         return answer
+    }
+
+    /// Requests whose subject was erased before their verdict, refused with `account_erased` and
+    /// no event: the log's record of it is the erasure. A stored one is settled in its row
+    /// (`refused`, for its submitter's poll) and its waiters are told; one another worker settled
+    /// first answers nil. A fresh one (`ledger serve`) stores nothing, like a 404. Settling is safe
+    /// outside the head lock: a subject erased stays erased, and no commit decides its requests.
+    private func refuseErased(_ requests: [Request]) async throws -> [Result<Verdict?, any Error>] {
+        guard !requests.isEmpty else { return [] }
+        let ids = requests.filter(\.stored).map(\.submission.requestId)
+        var settled = Set<UUID>()
+        if !ids.isEmpty {
+            settled = try await client.queryUnlessClosed(
+                """
+                WITH refused AS (
+                    UPDATE ledger_proof_requests q SET status = 'refused', reason = \(Verdict.accountErasedReason), decided_at = now()
+                    WHERE q.request_id = ANY(\(ids)) AND q.status = 'pending'
+                      AND NOT EXISTS (SELECT 1 FROM ledger_subjects s WHERE s.pseudonym = q.account)
+                    RETURNING q.request_id)
+                SELECT r.request_id,
+                       (SELECT count(*) FROM (SELECT pg_notify(\(VerifierChannels.verdicts), t.request_id::text) FROM refused t) n)
+                FROM refused r
+                """, logger: logger
+            ) { rows in
+                var found = Set<UUID>()
+                for try await (id, _) in rows.decode((UUID, Int64).self) { found.insert(id) }
+                return found
+            }
+        }
+        return requests.map { request -> Result<Verdict?, any Error> in
+            if request.stored && !settled.contains(request.submission.requestId) { return .success(nil) }
+            Verdict.accountErased.count()
+            return .success(Verdict.accountErased)
+        }
     }
 
     /// Stored requests the throttle refused: decided without an event, their waiters told.

@@ -16,6 +16,9 @@ struct ProofPlan {
         var decidedElsewhere: Set<UUID> = []
         /// Each fresh request's account → its pseudonym (a stored request holds its own).
         var subjects: [String: String] = [:]
+        /// The pseudonyms known before this read (stored requests', and fresh ones' found by an
+        /// earlier attempt) whose subject has been erased since.
+        var erased: Set<String> = []
     }
 
     /// One request's verdict: where it is among the appends' events.
@@ -38,6 +41,9 @@ struct ProofPlan {
     var premises: Premises
     /// Results known without a commit: unknown collaborations, stored requests decided elsewhere.
     private(set) var settled: [(Int, Result<Verdict?, any Error>)] = []
+    /// Requests whose subject was erased before their verdict: refused without an event (no
+    /// verdict may name a subject that is gone), never in an append.
+    private(set) var erased: [Int] = []
     private(set) var appends: [Append] = []
     private var appendOf: [String: Int] = [:]
 
@@ -49,9 +55,13 @@ struct ProofPlan {
     /// is used for the later ones.
     mutating func add(_ index: Int, _ request: ProofEngine.Request) {
         var submission = request.submission
-        submission.subject = request.stored ? submission.account : premises.subjects[submission.account]
+        submission.subject = request.pseudonym ?? premises.subjects[submission.account]
         if request.stored && premises.decidedElsewhere.contains(submission.requestId) {
             settled.append((index, .success(nil)))
+            return
+        }
+        if let subject = submission.subject, premises.erased.contains(subject) {
+            erased.append(index)
             return
         }
         guard let current = premises.currents[submission.collaborationId] else {

@@ -83,7 +83,8 @@ public struct ProofRequests: Sendable {
         }
     }
 
-    /// Stored requests waiting for a verdict, oldest first.
+    /// Stored requests waiting for a verdict, oldest first (those of erased accounts too: the
+    /// engine refuses them, `ProofEngine.refuseErased`).
     public func pending(limit: Int) async throws -> [ProofSubmission] {
         try await client.queryUnlessClosed(
             """
@@ -115,12 +116,16 @@ public struct ProofRequests: Sendable {
 
     /// The request's verdict, or `.pending`; nil for a request unknown to this account (whose
     /// pseudonym, or plaintext before pseudonyms, it names). A request the throttle refused
-    /// throws 429.
+    /// throws 429. A request whose account was erased before its verdict names a pseudonym
+    /// nothing links to the caller any more: while pending or refused (`account_erased`) it is
+    /// answered to whoever names its id, which only its submitter was told (a random UUID).
     public func status(requestId: UUID, account: String) async throws -> Verdict? {
         try await client.queryUnlessClosed(
             """
-            SELECT status, reason, root_hash, decided_position FROM ledger_proof_requests
-            WHERE request_id = \(requestId) AND account = ANY(ledger_account_names(\(account)))
+            SELECT q.status, q.reason, q.root_hash, q.decided_position FROM ledger_proof_requests q
+            WHERE q.request_id = \(requestId)
+              AND (q.account = ANY(ledger_account_names(\(account)))
+                   OR (q.status IN ('pending', 'refused') AND NOT EXISTS (SELECT 1 FROM ledger_subjects s WHERE s.pseudonym = q.account)))
             """, logger: logger
         ) { rows in
             for try await (status, reason, rootHash, position) in rows.decode((String, String?, ByteBuffer?, Int64?).self) {
@@ -132,6 +137,11 @@ public struct ProofRequests: Sendable {
                     return .rejected(reason: reason, message: ProofRejection.named(reason).description, position: position)
                 case "throttled":
                     throw DomainError(.tooManyRejections, "too many rejected proofs from this account; submit it again later", retryAfter: 60)
+                case "refused":
+                    // Decided without an event: so far only for an account erased before its verdict.
+                    let reason = reason ?? Verdict.accountErasedReason
+                    if reason == Verdict.accountErasedReason { return .accountErased }
+                    return .rejected(reason: reason, message: reason, position: nil)
                 default:
                     return .pending(requestId: requestId)
                 }

@@ -22,6 +22,16 @@ public enum Verdict: Sendable, Equatable {
         }
     }
 
+    /// The reason of a request refused because its account was erased before its verdict.
+    static let accountErasedReason = "account_erased"
+
+    /// A request whose account was erased before its verdict: refused without a verdict event
+    /// (none may name a subject that is gone), recorded in its row only (status `refused`).
+    static let accountErased = Verdict.rejected(
+        reason: accountErasedReason,
+        message: "\(accountErasedReason): the account's personal data was erased before the proof was decided; request a new challenge",
+        position: nil)
+
     /// This verdict answered to `account` (a grant's event names the account's pseudonym).
     func answering(_ account: String) -> Verdict {
         guard case .granted(let rootHash, _, let position) = self else { return self }

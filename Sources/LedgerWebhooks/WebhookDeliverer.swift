@@ -20,10 +20,14 @@ import ServiceLifecycle
 /// leaves the cursor before that event, and whoever takes the lease after it expires delivers
 /// it again (at least once; `Ledger-Delivery` is the same each time, so receivers drop repeats).
 ///
-/// **Failures.** A non-2xx answer, a timeout or a refused connection stops the webhook's
-/// deliveries: the cursor stays before the event, which is retried after 1 s, 2 s, 4 s … (at
-/// most `longestRetry`); after `disableAfter` of failures in a row the webhook is disabled, the
-/// last error kept for `GET /v1/webhooks`.
+/// **Where to.** Before a lane sends a batch, the URL's host is resolved and checked again
+/// (`WebhookDestination`: public addresses only, unless `allowPrivate`), and the batch's
+/// connections go to the address checked.
+///
+/// **Failures.** A non-2xx answer, a timeout, a refused connection or a host that resolves to
+/// no public address stops the webhook's deliveries: the cursor stays before the event, which
+/// is retried after 1 s, 2 s, 4 s … (at most `longestRetry`); after `disableAfter` of failures
+/// in a row the webhook is disabled, the last error kept for `GET /v1/webhooks`.
 public struct WebhookDeliverer: Service {
     public struct Settings: Sendable {
         /// Webhooks one worker delivers at once (each in its own lane).
@@ -39,6 +43,9 @@ public struct WebhookDeliverer: Service {
         public var pollInterval: Duration = .seconds(1)
         /// Events read from the log at a time.
         public var batchSize = 200
+        /// `LEDGER_WEBHOOKS_ALLOW_PRIVATE`: deliveries may go to loopback, private and other
+        /// non-public addresses (development, tests); otherwise such a destination is a failure.
+        public var allowPrivate = false
 
         public init() {}
     }
@@ -65,28 +72,22 @@ public struct WebhookDeliverer: Service {
     public func run() async throws {
         // Both series from the start, so an alert on failures has a series to compare with.
         for result in ["delivered", "failed"] { Counter(label: "ledger_webhook_deliveries_total", dimensions: [("result", result)]).increment(by: 0) }
-        // Redirects are not followed: the registered URL is where events go.
-        let http = HTTPClient(
-            eventLoopGroup: HTTPClient.defaultEventLoopGroup,
-            configuration: .init(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10))),
-            backgroundActivityLogger: logger)
         await cancelWhenGracefulShutdown {
             let others = (1..<max(1, settings.concurrency)).map { _ in Signal() }
             await withTaskGroup(of: Void.self) { lanes in
-                lanes.addTask { await lead(http, others) }
+                lanes.addTask { await lead(others) }
                 for (n, signal) in others.enumerated() {
-                    lanes.addTask { await lane(http, signal, next: others[(n + 1) % others.count]) }
+                    lanes.addTask { await lane(signal, next: others[(n + 1) % others.count]) }
                 }
             }
         }
-        try? await http.shutdown()
     }
 
     /// The first lane: woken by new events (or every `pollInterval`, for retries that came due),
     /// it claims a webhook and delivers, and wakes the next lane whenever it claimed one, which
     /// may find another. With no webhook registered it ignores new events and looks again every
     /// `pollInterval`: an idle deliverer costs one query a poll, none per append.
-    func lead(_ http: HTTPClient, _ others: [Signal]) async {
+    func lead(_ others: [Signal]) async {
         let wake = events.register()
         defer { wake.cancel() }
         let leases = WebhookLease.Queries(client: client, logger: logger, worker: id, settings: settings)
@@ -98,7 +99,7 @@ public struct WebhookDeliverer: Service {
                 registered = any
                 if let lease {
                     others.first?.raise()
-                    try await deliver(lease, leases, http, renewed: claimed)
+                    try await deliver(lease, leases, renewed: claimed)
                     continue
                 }
             } catch {
@@ -115,7 +116,7 @@ public struct WebhookDeliverer: Service {
 
     /// Another lane: woken by the lane before it when that one claimed a webhook, it claims and
     /// delivers while there are webhooks due, waking the next.
-    func lane(_ http: HTTPClient, _ signal: Signal, next: Signal) async {
+    func lane(_ signal: Signal, next: Signal) async {
         let leases = WebhookLease.Queries(client: client, logger: logger, worker: id, settings: settings)
         while !Task.isCancelled {
             guard await signal.wait(timeout: .seconds(60)) else { continue }
@@ -124,7 +125,7 @@ public struct WebhookDeliverer: Service {
                     let claimed = ContinuousClock.now
                     guard let lease = try await leases.claim().lease else { break }
                     next.raise()
-                    try await deliver(lease, leases, http, renewed: claimed)
+                    try await deliver(lease, leases, renewed: claimed)
                 } catch {
                     if !Task.isCancelled {
                         logger.warning("deliver: step failed", metadata: ["worker": "\(id)", "error": "\(String(reflecting: error))"])
@@ -136,18 +137,50 @@ public struct WebhookDeliverer: Service {
     }
 
     /// Delivers the webhook's events in one batch of the log, in order, stopping at the first
-    /// failure; gives the lease back. A delivery starts only while the lease will outlast it (`renewed`: when it was last
-    /// renewed, by this lane's clock): a lane that stalled gives the webhook back rather than
-    /// deliver beside the worker that may have taken it over.
-    func deliver(_ lease: WebhookLease, _ leases: WebhookLease.Queries, _ http: HTTPClient, renewed: ContinuousClock.Instant) async throws {
-        var renewed = renewed
+    /// failure; gives the lease back. The destination is checked first, once the batch holds an
+    /// event for the webhook, and the batch's connections go to the address checked (one HTTP
+    /// client per batch, pinned to it, shut down after).
+    func deliver(_ lease: WebhookLease, _ leases: WebhookLease.Queries, renewed: ContinuousClock.Instant) async throws {
         let batch = try await store.readAll(after: lease.position, limit: settings.batchSize)
         let owners = try await leases.owners(of: Set(batch.map(\.streamId)))
-        let disclosure = try await Subjects(store: store).disclosure(for: batch)
+        let due = batch.filter { lease.wants($0, owner: owners[$0.streamId]) }
+        guard let first = due.first else { return try await leases.release(lease, through: batch.last?.position ?? lease.position) }
+        let destination: WebhookDestination
+        do {
+            destination = try await WebhookDestination.check(url: lease.url, allowPrivate: settings.allowPrivate)
+        } catch {
+            if Task.isCancelled { return }
+            // A failure like a refused connection: the cursor stays before the first event due.
+            Counter(label: "ledger_webhook_deliveries_total", dimensions: [("result", "failed")]).increment()
+            let before = batch.last(where: { $0.position < first.position })?.position ?? lease.position
+            return try await leases.failed(lease, through: before, error: String(String(describing: error).prefix(500)))
+        }
+        let http = HTTPClient(
+            eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: destination.clientConfiguration,
+            backgroundActivityLogger: logger)
+        do {
+            try await send(batch, due: Set(due.map(\.position)), lease, leases, http, renewed: renewed)
+        } catch {
+            try? await http.shutdown()
+            throw error
+        }
+        try? await http.shutdown()
+    }
+
+    /// Sends the batch's events `due` in order, stopping at the first failure; gives the lease
+    /// back. A delivery starts only while the lease will outlast it (`renewed`: when it was last
+    /// renewed, by this lane's clock): a lane that stalled gives the webhook back rather than
+    /// deliver beside the worker that may have taken it over.
+    func send(
+        _ batch: [RecordedEvent], due: Set<Int64>, _ lease: WebhookLease, _ leases: WebhookLease.Queries, _ http: HTTPClient,
+        renewed: ContinuousClock.Instant
+    ) async throws {
+        var renewed = renewed
+        let disclosure = try await Subjects(store: store).disclosure(for: batch.filter { due.contains($0.position) })
         let encoder = APIJSON.encoder()
         var done = lease.position
         for recorded in batch {
-            if lease.wants(recorded, owner: owners[recorded.streamId]) {
+            if due.contains(recorded.position) {
                 guard ContinuousClock.now + settings.timeout < renewed + settings.lease else { break }
                 let body = try encoder.encode(try History.Entry(recorded, disclosure: disclosure))
                 if let failure = await post(body, of: recorded.position, for: lease, http) {

@@ -35,22 +35,28 @@ public struct WebhookRegistry: Sendable {
         return rows.first.map { var webhook = $0; webhook.secret = secret; return webhook }
     }
 
-    /// The account's webhooks, oldest first.
+    /// The account's webhooks, oldest first. The table names an account by its pseudonym only
+    /// (registration stores it; migration 0017 converted the rows before), so a caller is matched
+    /// through its own pseudonym and never by its raw name, which could be another's pseudonym.
     public func list(account: String) async throws -> [Webhook] {
         try await client.queryUnlessClosed(
             """
-            SELECT \(unescaped: Self.columns) FROM ledger_webhooks WHERE account = ANY(ledger_account_names(\(account)))
+            SELECT \(unescaped: Self.columns) FROM ledger_webhooks
+            WHERE account = (SELECT s.pseudonym FROM ledger_subjects s WHERE s.account = \(account))
             ORDER BY created_at, id
             """,
             logger: logger
         ) { rows in try await Self.webhooks(rows) }
     }
 
-    /// Deletes the account's webhook; false if it has none with that id. A delivery in flight
-    /// may still arrive once.
+    /// Deletes the account's webhook (matched as `list` matches); false if it has none with that
+    /// id. A delivery in flight may still arrive once.
     public func delete(id: UUID, account: String) async throws -> Bool {
         try await client.queryUnlessClosed(
-            "DELETE FROM ledger_webhooks WHERE id = \(id) AND account = ANY(ledger_account_names(\(account))) RETURNING id",
+            """
+            DELETE FROM ledger_webhooks
+            WHERE id = \(id) AND account = (SELECT s.pseudonym FROM ledger_subjects s WHERE s.account = \(account)) RETURNING id
+            """,
             logger: logger
         ) { rows in try await rows.decode(UUID.self).reduce(0) { n, _ in n + 1 } > 0 }
     }
@@ -86,8 +92,10 @@ public struct WebhookRegistry: Sendable {
 extension WebhookRegistry {
     /// Refuses a URL deliveries cannot or should not go to: not absolute, not https (http only
     /// with `allowHTTP`, for development and tests), no host, credentials in it (they would
-    /// show in every listing), over 2,048 characters.
-    public static func validate(url: String, allowHTTP: Bool) throws {
+    /// show in every listing), over 2,048 characters; and, unless `allowPrivate`, a host that is
+    /// or resolves to a loopback, private, link-local or otherwise non-public address
+    /// (`WebhookDestination`; each delivery checks again).
+    public static func validate(url: String, allowHTTP: Bool, allowPrivate: Bool) async throws {
         guard url.count <= 2048, let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
             let host = components.host, !host.isEmpty
         else { throw DomainError.invalid("url must be an absolute URL of at most 2,048 characters", code: .invalidWebhookURL) }
@@ -98,6 +106,11 @@ extension WebhookRegistry {
         }
         guard components.user == nil, components.password == nil else {
             throw DomainError.invalid("url must not carry credentials; check the Ledger-Signature header instead", code: .invalidWebhookURL)
+        }
+        do {
+            _ = try await WebhookDestination.check(url: url, allowPrivate: allowPrivate)
+        } catch let refused as WebhookDestination.Refused {
+            throw DomainError.invalid(refused.description, code: .invalidWebhookURL)
         }
     }
 }

@@ -7,15 +7,15 @@ import Foundation
 public struct CollaborationList: Codable, Sendable, Hashable {
     public struct Entry: Codable, Sendable, Hashable {
         public var collaborationId: String
-        public var localIdentifier: String
-        /// Null once the owner's personal data is erased.
+        /// Null, as the title, once the owner's personal data is erased.
+        public var localIdentifier: String?
         public var title: String?
         public var owner: String
         public var startedAt: Date
         public var memberCounts: Collaboration.MemberCounts
 
         public init(
-            collaborationId: String, localIdentifier: String, title: String?, owner: String, startedAt: Date,
+            collaborationId: String, localIdentifier: String?, title: String?, owner: String, startedAt: Date,
             memberCounts: Collaboration.MemberCounts
         ) {
             self.collaborationId = collaborationId
@@ -26,7 +26,7 @@ public struct CollaborationList: Codable, Sendable, Hashable {
             self.memberCounts = memberCounts
         }
 
-        /// An erased title is written as null, not left out.
+        /// An erased local identifier or title is written as null, not left out.
         public func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
             try c.encode(collaborationId, forKey: .collaborationId)

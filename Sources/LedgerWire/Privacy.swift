@@ -6,45 +6,100 @@ import Foundation
 /// `POST /v1/privacy/erasures`.
 public struct ErasureRequest: Codable, Sendable, Hashable {
     public var account: String
-    /// Why (kept in the erasure's event, e.g. the request's reference).
+    /// Why: a short reference (a ticket id), kept in the erasure's event; `isValidReason`.
     public var reason: String
 
     public init(account: String, reason: String) {
         self.account = account
         self.reason = reason
     }
+
+    /// What a reason may be, as the 400 names it: it enters the log for ever, so no free text.
+    public static let reasonRule = "reason must be a short reference (a ticket id): 1 to 64 characters of A-Z a-z 0-9 . _ : / # -, i.e. ^[A-Za-z0-9._:/#-]{1,64}$"
+
+    /// `^[A-Za-z0-9._:/#-]{1,64}$`.
+    public static func isValidReason(_ reason: String) -> Bool {
+        (1...64).contains(reason.utf8.count)
+            && reason.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                    UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: ":"), UInt8(ascii: "/"), UInt8(ascii: "#"), UInt8(ascii: "-"):
+                    true
+                default: false
+                }
+            }
+    }
 }
 
-/// An erasure's answer; a repeated request gets the first one's.
+/// An erasure's answer. It never names the pseudonym: the caller knows the account, and nothing
+/// the ledger answers or keeps puts the two side by side. The first erasure of an account:
+/// `{erasedAt, position, values, unerasedPositions}`. An account with nothing held (never known,
+/// or erased before): `{"held": false}`, so a retried request is safe (with `unerasedPositions`
+/// when events from before pseudonyms name it in plaintext).
 public struct Erasure: Codable, Sendable, Hashable {
-    /// A value erased: which kind, and its commitment (which no one can open any more).
+    /// A kind of value erased (`title`, `handle`, `name`, `localIdentifier`, `summary`,
+    /// `groupTitle`, `optionTitle`) and how many of it.
     public struct Value: Codable, Sendable, Hashable {
         public var kind: String
-        public var commitment: String
+        public var count: Int
 
-        public init(kind: String, commitment: String) {
+        public init(kind: String, count: Int) {
             self.kind = kind
-            self.commitment = commitment
+            self.count = count
         }
     }
-    public var account: String
-    /// The name the events gave the account; reads now show `erased:<pseudonym>`.
-    public var pseudonym: String
-    public var erasedAt: Date
+    /// False when nothing was held for the account (then only `unerasedPositions` may be set).
+    public var held: Bool
+    public var erasedAt: Date?
     /// The position of the `PersonalDataErased` event.
-    public var position: Int64
+    public var position: Int64?
+    /// By kind.
     public var values: [Value]
-    /// Events from before pseudonyms and commitments that name the account in plaintext: the log
-    /// keeps them (changing them would break every proof).
+    /// Events that keep one of the account's values in plaintext: those from before pseudonyms
+    /// naming the account, and its starts from before local identifiers and share options were
+    /// committed to (Migrations/sql/0020). The log keeps them (changing them would break every proof).
     public var unerasedPositions: [Int64]
 
-    public init(account: String, pseudonym: String, erasedAt: Date, position: Int64, values: [Value], unerasedPositions: [Int64]) {
-        self.account = account
-        self.pseudonym = pseudonym
+    public init(erasedAt: Date, position: Int64, values: [Value], unerasedPositions: [Int64]) {
+        self.init(held: true, erasedAt: erasedAt, position: position, values: values, unerasedPositions: unerasedPositions)
+    }
+
+    /// Nothing held for the account.
+    public static func notHeld(unerasedPositions: [Int64] = []) -> Erasure {
+        Erasure(held: false, erasedAt: nil, position: nil, values: [], unerasedPositions: unerasedPositions)
+    }
+
+    private init(held: Bool, erasedAt: Date?, position: Int64?, values: [Value], unerasedPositions: [Int64]) {
+        self.held = held
         self.erasedAt = erasedAt
         self.position = position
         self.values = values
         self.unerasedPositions = unerasedPositions
+    }
+
+    enum CodingKeys: String, CodingKey { case held, erasedAt, position, values, unerasedPositions }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        held = try c.decodeIfPresent(Bool.self, forKey: .held) ?? true
+        erasedAt = try c.decodeIfPresent(Date.self, forKey: .erasedAt)
+        position = try c.decodeIfPresent(Int64.self, forKey: .position)
+        values = try c.decodeIfPresent([Value].self, forKey: .values) ?? []
+        unerasedPositions = try c.decodeIfPresent([Int64].self, forKey: .unerasedPositions) ?? []
+    }
+
+    /// The first erasure's four fields; `{"held": false}` (and `unerasedPositions` if any) otherwise.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        if held {
+            try c.encodeIfPresent(erasedAt, forKey: .erasedAt)
+            try c.encodeIfPresent(position, forKey: .position)
+            try c.encode(values, forKey: .values)
+            try c.encode(unerasedPositions, forKey: .unerasedPositions)
+        } else {
+            try c.encode(false, forKey: .held)
+            if !unerasedPositions.isEmpty { try c.encode(unerasedPositions, forKey: .unerasedPositions) }
+        }
     }
 }
 

@@ -17,9 +17,10 @@ public struct Collaboration: Codable, Sendable, Hashable {
         }
     }
     public var collaborationId: String
-    public var localIdentifier: String
-    /// Personal values (the title, the initiator's handle and name): null once their subject is
-    /// erased. The owner is then `erased:<pseudonym>`.
+    /// Personal values (the local identifier, the title, the initiator's handle and name, and the
+    /// share options' summary and titles): null once their subject is erased. The owner is then
+    /// `erased:<pseudonym>`.
+    public var localIdentifier: String?
     public var title: String?
     public var initiatorHandle: String?
     public var initiatorName: String?
@@ -33,7 +34,7 @@ public struct Collaboration: Codable, Sendable, Hashable {
     public var position: Int64
 
     public init(
-        collaborationId: String, localIdentifier: String, title: String?, initiatorHandle: String?, initiatorName: String?, owner: String,
+        collaborationId: String, localIdentifier: String?, title: String?, initiatorHandle: String?, initiatorName: String?, owner: String,
         universalLink: String, shareOptions: ShareOptions?, selectedOptions: [String: [String]], memberCounts: MemberCounts,
         startedAt: Date, position: Int64
     ) {

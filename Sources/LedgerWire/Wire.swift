@@ -7,29 +7,49 @@ import Foundation
 public struct ShareOptions: Codable, Sendable, Hashable {
     public struct Option: Codable, Sendable, Hashable {
         public var identifier: String
-        public var title: String
+        /// Required in a command; null in a read once its owner's personal data is erased.
+        public var title: String?
         public var selected: Bool
-        public init(identifier: String, title: String, selected: Bool) {
+        public init(identifier: String, title: String?, selected: Bool) {
             self.identifier = identifier
             self.title = title
             self.selected = selected
+        }
+
+        /// An erased title is written as null, not left out.
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(identifier, forKey: .identifier)
+            try c.encode(title, forKey: .title)
+            try c.encode(selected, forKey: .selected)
         }
     }
 
     public struct Group: Codable, Sendable, Hashable {
         public enum Kind: String, Codable, Sendable { case picker, switches }
         public var identifier: String
-        public var title: String
+        /// Required in a command; null in a read once its owner's personal data is erased.
+        public var title: String?
         public var kind: Kind
         public var options: [Option]
-        public init(identifier: String, title: String, kind: Kind, options: [Option]) {
+        public init(identifier: String, title: String?, kind: Kind, options: [Option]) {
             self.identifier = identifier
             self.title = title
             self.kind = kind
             self.options = options
         }
+
+        /// An erased title is written as null, not left out.
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(identifier, forKey: .identifier)
+            try c.encode(title, forKey: .title)
+            try c.encode(kind, forKey: .kind)
+            try c.encode(options, forKey: .options)
+        }
     }
 
+    /// Nil when none was given, and in a read once its owner's personal data is erased.
     public var summary: String?
     public var groups: [Group]
 

@@ -78,9 +78,11 @@ public struct Tile: Hashable, Sendable, CustomStringConvertible {
     /// How many entries tile `index` at `level` (nil: the entry bundle) holds in a tree of
     /// `treeSize` leaves: 256, fewer for the last (partial) one, 0 past the tree.
     public static func width(level: Int?, index: Int64, treeSize: Int64) -> Int {
+        // Any index a path can name (up to Int64.max) is asked about: a start past Int64 is past
+        // every tree, not a trap.
         let below = treeSize >> (height * (level ?? 0))  // complete nodes at the tile's base level
-        let start = index * Int64(fullWidth)
-        guard index >= 0, below > start else { return 0 }
+        let (start, overflow) = index.multipliedReportingOverflow(by: Int64(fullWidth))
+        guard index >= 0, !overflow, below > start else { return 0 }
         return Int(min(Int64(fullWidth), below - start))
     }
 

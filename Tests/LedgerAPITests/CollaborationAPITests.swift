@@ -132,7 +132,7 @@ struct CollaborationAPITests {
             let rows = try await api.db.query("SELECT metadata->>'requestId' FROM ledger_events")
             var recorded: [String?] = []
             for try await id in rows.decode(String?.self) { recorded.append(id) }
-            #expect(recorded == ["client-req-42"])
+            #expect(recorded == [PersonalData.clientTextDigest("client-req-42")])  // only its SHA-256 enters the log
             // Not a plain token: the server's own id instead, on refusals too.
             let junk = try await api.client.execute(
                 uri: "/v1/collaborations/\(UUID())", method: .get,

@@ -22,7 +22,7 @@ import TransparencyLog
 /// The checkpointer publishing through witnesses (C2SP `tlog-witness`, `tlog-policy`), each a
 /// real witness over HTTP on loopback: a quorum met, a witness down (the old checkpoint stays
 /// the published one), a restarted checkpointer resynchronised by a 409, and a fork attempt by a
-/// superuser that no witness cosigns and no reader is ever shown.
+/// superuser (issue 37) that is never signed, sent to a witness or shown to a reader.
 @Suite("Cosigning")
 struct CosigningTests {
     static func append(_ server: LiveServer, _ count: Int) async throws -> Int64 {
@@ -110,8 +110,9 @@ struct CosigningTests {
             let latest = try await latestSigned()
             let fresh = WitnessClient(policy: policy, tree: tree, logger: Logger(label: "resync"))
             let text = try SignedNote.parse(latest.1).text
-            let lines = await fresh.cosignatures(of: latest.1, checkpoint: try Checkpoint(text: text), text: text)
-            let line = try #require(lines["W1"], "the witness cosigned after the 409")
+            let round = await fresh.cosignatures(of: latest.1, checkpoint: try Checkpoint(text: text), text: text)
+            #expect(round.contradictions.isEmpty)
+            let line = try #require(round.lines["W1"], "the witness cosigned after the 409")
             #expect(try w1.cosigner.verifier.time(of: text, in: SignedNote.parse(text + "\n" + line).signatures) != nil)
             let recorded = try await w1.size(signer.name)
             #expect(recorded == latest.0)
@@ -119,38 +120,77 @@ struct CosigningTests {
         await w1.stop()
     }
 
-    @Test("a fork by a superuser (the log truncated below a cosigned size, new events appended): the witnesses refuse, and only checkpoints consistent with the published one are ever served")
+    /// The notes of every published checkpoint, as the database holds them now.
+    static func publishedNotes(_ server: LiveServer) async throws -> Set<String> {
+        var notes: Set<String> = []
+        for try await note in try await server.db.query("SELECT note FROM ledger_published_checkpoints").decode(String.self) { notes.insert(note) }
+        return notes
+    }
+
+    /// Watches for two seconds: /tlog/checkpoint serves one of `allowed` (or none), and nothing
+    /// past `signed` is signed.
+    static func expectNothingNew(_ server: LiveServer, served allowed: Set<String>, signed: Int64) async throws {
+        let watchUntil = ContinuousClock.now + .seconds(2)
+        while ContinuousClock.now < watchUntil {
+            // One published before the cut, or none (the database lost every one past the cut).
+            let served = try await ForkRefusalTests.served(server)
+            #expect(served.map { allowed.contains($0) } ?? true, "/tlog/checkpoint serves a checkpoint published before the cut")
+            #expect(try await ForkRefusalTests.maxSigned(server) <= signed, "nothing past \(signed) is signed")
+            try await Task.sleep(for: .milliseconds(200))
+        }
+    }
+
+    /// Issue 37 with witnesses: the file deleted, the log cut below a cosigned checkpoint and
+    /// written to. The database's record refuses it; with that record gone too, the witnesses'
+    /// sizes do; and a restarted checkpointer learns those sizes before it signs.
+    @Test("the file deleted and the log cut below a cosigned checkpoint: refused by the database's record, then by the witnesses' sizes; nothing contradicting it is signed, sent or served")
     func forkAttempt() async throws {
         let signer = try NoteSigner(name: "fork.test/ledger")
         let (w1, w2, policy) = try await Self.twoWitnesses(for: signer, group: "any")
-        try await LiveServer.run(signer: signer, witnesses: policy) { server in
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-cosign-fork-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("published-checkpoint")
+        try await LiveServer.run(signer: signer, witnesses: policy, publishedFile: file) { server in
             let cosigned = try await Self.append(server, 40)
             try await waitUntil(timeout: .seconds(30), "cosigned \(cosigned)") {
                 (try? await Self.published(server, policy).checkpoint.size) ?? 0 >= cosigned
             }
-            let before = try await Self.published(server, policy).checkpoint
-            // The superuser rewrites history: events past 30 gone, with their tree, and new ones appended.
+            let before = try await Self.published(server, policy)
+            #expect(before.checkpoint.size == 40 && Set(before.cosigners) == ["W1", "W2"])
+            let servedBefore = try #require(try await ForkRefusalTests.served(server))
+            let notesBefore = try await Self.publishedNotes(server)
+            #expect(notesBefore.contains(servedBefore))
+
+            // The file gone, the log cut below the cosigned 40 (the database keeps its records),
+            // then written to: the database's record refuses it.
+            try FileManager.default.removeItem(at: file)
+            let first = try await ForkRefusalTests.refusals(server)
             try await truncateLog(server.db, to: 30, keepingCheckpoints: true)
-            // Fewer events than were removed: the checkpointer notices, rebuilds its tree from the
-            // store and signs the forked tree of 35 (older than the published 40: nothing to send);
-            // then the larger forked tree, which the witnesses refuse (its proof from 40 fails).
-            _ = try await Self.append(server, 5)
-            try await waitUntil(timeout: .seconds(30), "the forked tree of 35 signed") {
-                var signed: Int64 = 0
-                for try await size in try await server.db.query("SELECT max(tree_size) FROM ledger_checkpoints WHERE tree_size = 35")
-                    .decode(Int64?.self) { signed = size ?? 0 }
-                return signed == 35
+            try await waitUntil(timeout: .seconds(30), "a refusal: 30 events, fewer than the cosigned 40") {
+                try await ForkRefusalTests.refusals(server) > first
             }
-            #expect(try await Self.append(server, 20) == 55)
-            try await waitUntil(timeout: .seconds(30), "a refusal: the forked tree does not extend the witnesses'") {
-                try await Self.refusals(server, status: "422") > 0
+            try await ForkRefusalTests.appendRefused(server, "g", 15)
+            try await Self.expectNothingNew(server, served: [servedBefore], signed: 40)
+
+            // The database's records past 30 gone too: only the witnesses know of 40. A log of 30
+            // lacks their 40; one written past it cannot be checked against a root no record here has.
+            let second = try await ForkRefusalTests.refusals(server)
+            try await truncateLog(server.db, to: 30, keepingCheckpoints: false)
+            try await waitUntil(timeout: .seconds(30), "a refusal: 30 events, fewer than the witnesses' 40") {
+                try await ForkRefusalTests.refusals(server) > second
             }
-            for _ in 0 ..< 3 {
-                let served = try Checkpoint.open(try await server.client("anyone").checkpoint(), verifier: signer.verifier)
-                #expect(served == before, "the published checkpoint is still the one before the fork")
-            }
+            try await ForkRefusalTests.appendRefused(server, "h", 15)
+            try await Self.expectNothingNew(server, served: notesBefore, signed: 30)
             let sizes = [try await w1.size(signer.name), try await w2.size(signer.name)]
-            #expect(sizes == [before.size, before.size])
+            #expect(sizes == [40, 40], "no witness was sent the fork")
+            #expect(!FileManager.default.fileExists(atPath: file.path), "nothing was signed, so the file was not written again")
+
+            // A checkpointer that knows nothing (a restart) asks the witnesses before it signs.
+            let fresh = WitnessClient(policy: policy, tree: LogTree(client: server.db, logger: Logger(label: "fork")), logger: Logger(label: "fork"))
+            #expect(fresh.heldSizes().isEmpty)
+            let empty = try signer.sign(Checkpoint(origin: signer.name, size: 0, rootHash: MerkleTree.emptyRoot).text)
+            await fresh.learnSizes(probe: empty)
+            #expect(fresh.heldSizes() == ["W1": 40, "W2": 40])
         }
         await w1.stop()
         await w2.stop()

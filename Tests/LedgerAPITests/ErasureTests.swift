@@ -24,100 +24,6 @@ import TransparencyLog
 /// evidence or `pg_dump`, and every proof and checkpoint from before still verifies.
 @Suite("Erasure")
 struct ErasureTests {
-    /// The erased person's values, unique to this run so a dump cannot find them elsewhere.
-    struct Person {
-        let tag = String(UInt32.random(in: 0 ... .max), radix: 16)
-        var account: String { "devin-\(tag)" }
-        var handle: String { "devin.\(tag)@example.com" }
-        var name: String { "Devin Q\(tag)" }
-        var title: String { "Lisbon trip \(tag)" }
-        var values: [String] { [account, handle, name, title] }
-
-        /// The values `text` holds (none, once erased).
-        func found(in text: String) -> [String] { values.filter { text.contains($0) } }
-    }
-
-    static func json(_ value: some Encodable) throws -> String {
-        String(decoding: try APIJSON.encoder().encode(value), as: UTF8.self)
-    }
-
-    /// Every read listed in the SPEC, as text: the collaboration, members (now and as of a time),
-    /// history, notices, my collaborations, the audit and its exports.
-    static func reads(_ s: Setup, minPosition: Int64, asOf: Date) async throws -> [String: String] {
-        let (c1, c2) = (s.c1, s.c2)
-        var reads: [String: String] = [:]
-        reads["collaboration 1"] = try json(try await s.alice.collaboration(c1, minPosition: minPosition))
-        reads["collaboration 2"] = try json(try await s.carol.collaboration(c2, minPosition: minPosition))
-        for id in [c1, c2] {
-            reads["members \(id)"] = try json(try await s.auditor.members(of: id, minPosition: minPosition))
-            reads["members \(id) as of"] = try json(try await s.auditor.members(of: id, asOf: asOf, minPosition: minPosition))
-            reads["history \(id)"] = try json(try await s.auditor.history(of: id, minPosition: minPosition))
-        }
-        reads["notices"] = try json(try await s.carol.highlights(in: c2, minPosition: minPosition))
-        reads["alice's collaborations"] = try json(try await s.alice.myCollaborations(minPosition: minPosition))
-        reads["carol's collaborations"] = try json(try await s.carol.myCollaborations(minPosition: minPosition))
-        reads["audit"] = try json(try await s.auditor.auditAccess(minPosition: minPosition))
-        for format in ["csv", "ndjson"] {
-            reads["audit \(format)"] = try await s.raw("/v1/audit/access?format=\(format)&minPosition=\(minPosition)", as: "auditor", roles: ["auditor"])
-        }
-        return reads
-    }
-
-    struct Setup: Sendable {
-        let server: LiveServer
-        let person: Person
-        let c1: String, c2: String
-        let started: Int64, granted: Int64, notices: [Int64]
-        var devin: LedgerClient { server.client(person.account) }
-        var alice: LedgerClient { server.client("alice") }
-        var carol: LedgerClient { server.client("carol") }
-        var auditor: LedgerClient { server.client("auditor", roles: ["auditor"]) }
-        var officer: LedgerClient { server.client("officer", roles: ["privacy"]) }
-
-        func raw(_ path: String, as account: String, roles: [String] = []) async throws -> String {
-            var request = URLRequest(url: URL(string: server.baseURL.absoluteString + path)!)
-            request.setValue("Bearer \(try await server.authority.issue(account: account, roles: roles))", forHTTPHeaderField: "Authorization")
-            let (data, _) = try await URLSession.shared.data(for: request)
-            return String(decoding: data, as: UTF8.self)
-        }
-    }
-
-    /// devin starts collaboration 1 (title, handle, name) with alice granted; carol's
-    /// collaboration 2 grants devin, who posts notices in both.
-    static func setUp(_ server: LiveServer, _ person: Person, webhook: URL) async throws -> Setup {
-        let devin = server.client(person.account)
-        let carol = server.client("carol")
-        let c1 = try await devin.prepareCollaboration(
-            localIdentifier: "doc-1", title: person.title, initiator: Initiator(handle: person.handle, name: person.name))
-        let alicePerson = SimulatedPerson(collaborationId: c1.identifier, devices: 1)
-        _ = try await devin.updateParticipants(added: [alicePerson.rootHashData], in: c1.identifier)
-        _ = try await verify(server.client("alice"), alicePerson, in: c1.identifier)
-        let c2 = try await carol.prepareCollaboration(
-            localIdentifier: "board", title: "Carol's board", initiator: Initiator(handle: "carol@example.com"))
-        _ = try await carol.registerWebhook(url: webhook.appendingPathComponent("carol").absoluteString)
-        let devinPerson = SimulatedPerson(collaborationId: c2.identifier, devices: 1)
-        _ = try await carol.updateParticipants(added: [devinPerson.rootHashData], in: c2.identifier)
-        guard case .granted(_, _, let granted) = try await verify(devin, devinPerson, in: c2.identifier) else {
-            Issue.record("devin's proof was not granted")
-            throw CancellationError()
-        }
-        let notices = [
-            try await devin.postHighlight(.change, trigger: "edit", in: c2.identifier),
-            try await devin.postHighlight(.mention, mentioning: alicePerson.rootHashData, in: c1.identifier),
-        ]
-        return Setup(
-            server: server, person: person, c1: c1.identifier, c2: c2.identifier, started: c1.position, granted: granted, notices: notices)
-    }
-
-    /// The latest checkpoint once it covers `position`.
-    static func checkpoint(_ s: Setup, covering position: Int64, key: NoteVerifier) async throws -> (note: String, checkpoint: Checkpoint) {
-        try await waitUntil(timeout: .seconds(30), "a checkpoint covering \(position)") {
-            (try? Checkpoint.open(try await s.auditor.checkpoint(), verifier: key).size) ?? 0 >= position
-        }
-        let note = try await s.auditor.checkpoint()
-        return (note, try Checkpoint.open(note, verifier: key))
-    }
-
     @Test("an owner, initiator, member and actor erased: no value in any read, the feed, later webhooks, the evidence or pg_dump; every proof from before verifies; a rebuild gives the same views")
     func erasure() async throws {
         let person = Person()
@@ -136,6 +42,9 @@ struct ErasureTests {
                 for try await text in stored.decode(String.self) { #expect(person.found(in: text) == [], "the events table holds plaintext") }
                 let shown = try await s.alice.collaboration(s.c1, minPosition: s.notices.last)
                 #expect(shown.title == person.title && shown.initiatorHandle == person.handle && shown.owner == person.account)
+                #expect(shown.localIdentifier == person.localIdentifier && shown.shareOptions == person.options)
+                let searched = try await s.raw("/v1/collaborations?q=lisbon-\(person.tag)", as: "alice")
+                #expect(searched.contains(s.c1) && searched.contains(person.localIdentifier), "\(searched)")
                 #expect(try await s.auditor.auditAccess(account: person.account).records.map(\.position) == [s.granted])
 
                 // Saved before: a checkpoint and the evidence of each event naming devin.
@@ -143,27 +52,51 @@ struct ErasureTests {
                 let (savedNote, saved) = try await Self.checkpoint(s, covering: s.notices.last!, key: key)
                 var evidence: [Int64: Evidence] = [:]
                 for position in [s.started, s.granted] + s.notices { evidence[position] = try await s.auditor.evidence(position: position) }
-                #expect(try EvidenceVerifier.verify(evidence[s.started]!, key: key).openingsChecked == 3)
+                // Title, handle, name, local identifier, summary, a group's and two options' titles.
+                #expect(try EvidenceVerifier.verify(evidence[s.started]!, key: key).openingsChecked == 8)
+                let opened = Set((evidence[s.started]!.openings ?? []).map(\.value))
+                #expect(opened.isSuperset(of: [person.localIdentifier, person.optionTitle]))
                 #expect(evidence[s.granted]!.accounts?.values.contains(person.account) == true)
                 let exported = try await officer.exportPersonalData(account: person.account)
-                #expect(Set(exported.values.map(\.value)) == [person.title, person.handle, person.name])
+                #expect(Set(exported.values.map(\.value)) == [
+                    person.title, person.handle, person.name, person.localIdentifier, person.summary, person.groupTitle,
+                    person.optionTitle, "Read only",
+                ])
+                #expect(exported.values.allSatisfy { $0.positions == [s.started] }, "\(exported.values)")
                 #expect(Set([s.started, s.granted] + s.notices).isSubset(of: Set(exported.positions)))
                 let before = Date()
 
-                let erasure = try await officer.erasePersonalData(account: person.account, reason: "request 17")
-                #expect(erasure.account == person.account && erasure.pseudonym.hasPrefix("psn-") && erasure.unerasedPositions == [])
-                #expect(Set(erasure.values.map(\.kind)) == ["title", "handle", "name"])
-                #expect(try await officer.erasePersonalData(account: person.account, reason: "again") == erasure)
+                // The answer names no pseudonym; a repeat and an unknown account find nothing held.
+                let answered = try await s.erase(person.account, reason: "TICKET-17")
+                #expect(answered.status == 200 && !answered.body.contains("psn-") && !answered.body.contains("held"), "\(answered.body)")
+                let erasure = try APIJSON.decoder().decode(Erasure.self, from: Data(answered.body.utf8))
+                let erasedAt = try #require(erasure.position)
+                #expect(erasure.held && erasure.erasedAt != nil && erasure.unerasedPositions == [])
+                #expect(erasure.values == [
+                    .init(kind: "groupTitle", count: 1), .init(kind: "handle", count: 1), .init(kind: "localIdentifier", count: 1),
+                    .init(kind: "name", count: 1), .init(kind: "optionTitle", count: 2), .init(kind: "summary", count: 1),
+                    .init(kind: "title", count: 1),
+                ])
+                for account in [person.account, "never-known-\(person.tag)"] {
+                    let repeated = try await s.erase(account, reason: "TICKET-17")
+                    #expect(repeated.status == 200 && repeated.body == #"{"held":false}"#, "\(repeated.body)")
+                }
+                #expect(try await officer.erasePersonalData(account: person.account, reason: "TICKET-17").held == false)
                 #expect(await rejection { _ = try await officer.exportPersonalData(account: person.account) }?.code == "not_found")
 
                 // Every read: none of the values; the account as erased:<pseudonym>, the values null.
-                let reads = try await Self.reads(s, minPosition: erasure.position, asOf: before)
+                let reads = try await Self.reads(s, minPosition: erasedAt, asOf: before)
                 for (name, text) in reads { #expect(person.found(in: text) == [], "\(name): \(text)") }
-                let erasedName = "erased:\(erasure.pseudonym)"
-                let after = try await s.alice.collaboration(s.c1, minPosition: erasure.position)
+                let erasedName = "erased:\(exported.pseudonym)"
+                let after = try await s.alice.collaboration(s.c1, minPosition: erasedAt)
                 #expect(after.title == nil && after.initiatorHandle == nil && after.initiatorName == nil && after.owner == erasedName)
+                #expect(after.localIdentifier == nil && after.shareOptions?.summary == nil && after.selectedOptions == ["permission": ["rw"]])
+                #expect(after.shareOptions?.groups.map(\.title) == [nil] && after.shareOptions?.groups.first?.options.map(\.title) == [nil, nil])
+                #expect(try await s.raw("/v1/collaborations?q=lisbon-\(person.tag)", as: "alice").contains(s.c1) == false)
+                #expect(reads["alice's list"]!.contains(#""localIdentifier":null"#), "\(reads["alice's list"]!)")
                 #expect(reads["members \(s.c2)"]!.contains(erasedName) && reads["audit csv"]!.contains(erasedName))
                 #expect(try await s.auditor.auditAccess(account: person.account).records == [])
+                #expect(reads["history \(s.c1)"]!.contains(#""localIdentifier":null"#) && !reads["history \(s.c1)"]!.contains("commitment:"))
 
                 // The feed from 0, for carol (devin's grant and notice) and alice (the mention).
                 for (account, last) in [("carol", s.notices[0]), ("alice", s.notices[1])] {
@@ -198,8 +131,8 @@ struct ErasureTests {
                 let report = try await LogVerification(
                     store: EventStore(client: server.db, logger: logger), tree: LogTree(client: server.db, logger: logger)
                 ).run(saved: try Checkpoint.open(savedNote, verifier: key))
-                #expect(report.failure == nil && report.checkpointFailure == nil && report.headPosition >= erasure.position)
-                let (_, latest) = try await Self.checkpoint(s, covering: erasure.position, key: key)
+                #expect(report.failure == nil && report.checkpointFailure == nil && report.headPosition >= erasedAt)
+                let (_, latest) = try await Self.checkpoint(s, covering: erasedAt, key: key)
                 let consistency = try await s.auditor.consistencyProof(from: saved.size, to: latest.size)
                 try MerkleProof.verifyConsistency(
                     size1: saved.size, size2: latest.size, root1: saved.rootHash, root2: latest.rootHash,
@@ -209,28 +142,29 @@ struct ErasureTests {
                     leafIndex: inclusion.leafIndex, treeSize: latest.size, leafHash: Base64.decode(inclusion.leafHash)!,
                     proof: inclusion.hashes.map { Base64.decode($0)! }, root: latest.rootHash)
 
-                // No copy left in the database.
+                // No copy left in the database, and nothing in it that links devin to the pseudonym.
                 let dump = try await Self.pgDump(server.settings)
                 #expect(dump.contains("PersonalDataErased"), "the dump holds the log")
                 #expect(person.found(in: dump) == [], "pg_dump holds erased values")
+                Self.expectNoLink(dump: dump, person: person, pseudonym: exported.pseudonym)
 
                 // A rebuild of every projection gives the same erased views.
                 for projection in Projection.allCases {
                     _ = try await ProjectionRebuild(client: server.db, logger: logger).run(projection)
                 }
-                #expect(try await Self.reads(s, minPosition: erasure.position, asOf: before) == reads)
+                #expect(try await Self.reads(s, minPosition: erasedAt, asOf: before) == reads)
 
                 // devin acting again is a new subject; the erased one stays erased.
                 let again = try await s.devin.prepareCollaboration(
                     localIdentifier: "doc-2", title: person.title, initiator: Initiator(handle: person.handle))
                 let renewed = try await officer.exportPersonalData(account: person.account)
-                #expect(renewed.pseudonym != erasure.pseudonym && renewed.positions == [again.position])
+                #expect(renewed.pseudonym != exported.pseudonym && renewed.positions == [again.position])
                 #expect(try await s.alice.collaboration(s.c1, minPosition: again.position).owner == erasedName)
             }
         }
     }
 
-    @Test("refusals: no role 403, an unknown account 404, a bad body 400; none changes anything")
+    @Test("refusals: no role 403, a bad body or a reason that is not a short reference 400; an unknown account is not held; none changes anything")
     func refusals() async throws {
         try await LiveServer.run { server in
             let devin = server.client("devin")
@@ -242,12 +176,25 @@ struct ErasureTests {
                 #expect(await rejection { _ = try await client.exportPersonalData(account: "devin") }?.code == "not_privacy_officer")
             }
             let officer = server.client("officer", roles: ["privacy"])
-            #expect(await rejection { _ = try await officer.erasePersonalData(account: "nobody", reason: "r") }?.code == "not_found")
+            #expect(try await officer.erasePersonalData(account: "nobody", reason: "r") == .notHeld())
             #expect(await rejection { _ = try await officer.exportPersonalData(account: "nobody") }?.code == "not_found")
             #expect(await rejection { _ = try await officer.erasePersonalData(account: "", reason: "r") }?.code == "invalid_value")
             #expect(await rejection { _ = try await officer.exportPersonalData(account: "") }?.code == "invalid_query")
+            // The reason enters the log for ever: a short reference only (^[A-Za-z0-9._:/#-]{1,64}$).
+            let refused = [
+                "", "request 17", "Devin asked by mail", String(repeating: "a", count: 65), "TICKET-1\n", "tïcket-1", "a@b.c", "<b>", "ticket;1",
+            ]
+            for reason in refused {
+                let error = await rejection { _ = try await officer.erasePersonalData(account: "devin", reason: reason) }
+                #expect(error?.status == 400 && error?.code == "invalid_value", "\(reason): \(String(describing: error))")
+                #expect(error?.message.contains("^[A-Za-z0-9._:/#-]{1,64}$") == true, "\(String(describing: error))")
+            }
+            for reason in ["TICKET-17", "gdpr/2026#17:a.b_c-d", String(repeating: "Z", count: 64)] {
+                #expect(try await officer.erasePersonalData(account: "nobody", reason: reason).held == false, "\(reason)")
+            }
             #expect(try await count(server.db) == events)
-            #expect(try await officer.exportPersonalData(account: "devin").values.count == 2)
+            // devin's title, handle and local identifier.
+            #expect(try await officer.exportPersonalData(account: "devin").values.count == 3)
         }
     }
 
@@ -257,6 +204,7 @@ struct ErasureTests {
             let devin = server.client("devin")
             let officer = server.client("officer", roles: ["privacy"])
             _ = try await devin.prepareCollaboration(localIdentifier: "first", title: "T", initiator: Initiator(handle: "devin@example.com"))
+            let pseudonym = try await officer.exportPersonalData(account: "devin").pseudonym
             // Writers start collaborations as devin until three each after the erasure answered.
             final class Flag: Sendable { let raised = Mutex(false) }
             let erased = Flag()
@@ -274,7 +222,7 @@ struct ErasureTests {
                     }
                 }
                 group.addTask {
-                    let erasure = try await officer.erasePersonalData(account: "devin", reason: "race")
+                    let erasure = try await officer.erasePersonalData(account: "devin", reason: "RACE-1")
                     erased.raised.withLock { $0 = true }
                     return erasure
                 }
@@ -282,29 +230,23 @@ struct ErasureTests {
                 for try await answer in group { erasure = erasure ?? answer }
                 return erasure!
             }
+            #expect(erasure.held)
             // Every event naming the erased pseudonym, before or after the erasure's event: no
             // value of it is kept, and reads show it erased.
             let kept = try await server.db.query(
                 """
                 SELECT count(*), count(v.commitment) FROM ledger_events e
-                LEFT JOIN ledger_personal_values v ON v.commitment IN (e.data->>'title', e.data->>'initiatorHandle', e.data->>'initiatorName')
-                WHERE e.data->>'owner' = \(erasure.pseudonym)
+                LEFT JOIN ledger_personal_values v
+                       ON v.commitment IN (e.data->>'title', e.data->>'initiatorHandle', e.data->>'initiatorName', e.data->>'localIdentifier')
+                WHERE e.data->>'owner' = \(pseudonym)
                 """)
             for try await (events, values) in kept.decode((Int64, Int64).self) {
                 #expect(events >= 1 && values == 0, "\(values) values of \(events) erased events kept")
             }
             // The writers that lost the race went on as a new subject, whose values are kept.
             let renewed = try await officer.exportPersonalData(account: "devin")
-            #expect(renewed.pseudonym != erasure.pseudonym)
-            #expect(renewed.values.allSatisfy { $0.value == "T" || $0.value == "devin@example.com" || $0.value == "D" })
+            #expect(renewed.pseudonym != pseudonym)
+            #expect(renewed.values.allSatisfy { ["T", "devin@example.com", "D"].contains($0.value) || $0.kind == "localIdentifier" })
         }
-    }
-
-    /// `pg_dump` of the whole database, as its owner.
-    static func pgDump(_ settings: DatabaseSettings) async throws -> String {
-        let environment = ProcessInfo.processInfo.environment.merging(["PGPASSWORD": settings.password ?? ""]) { $1 }
-        return try await ProcessRunner.check(
-            try EmbeddedPostgres.binaries() + "/pg_dump",
-            ["-h", settings.host, "-p", String(settings.port), "-U", settings.username, "-d", settings.database], environment: environment)
     }
 }

@@ -11,15 +11,18 @@ import PostgresNIO
 import Testing
 import TransparencyLog
 
-/// The checkpointer never signs a tree that does not extend the last published checkpoint, kept
-/// in a file outside the database (SPEC "High availability"); here the database loses published
-/// events as a failover to a standby that lacked them would, then takes new ones in their place.
+/// The checkpointer never signs a tree that does not extend its floor (SPEC "High availability",
+/// "Backups and recovery"): the checkpoint kept in a file outside the database, and the database's
+/// own latest published checkpoint; here the database loses published events as a failover to a
+/// standby that lacked them, or a superuser, would, then takes new ones in their place.
 @Suite("Fork refusal", .serialized)  // the refusals metric is the process's
 struct ForkRefusalTests {
-    /// `ledger_checkpoint_fork_refusals_total` from /metrics.
+    /// `ledger_checkpoint_fork_refusals_total` of the server's log from /metrics (the process's
+    /// metrics: other tests' logs have their own `log` label).
     static func refusals(_ server: LiveServer) async throws -> Double {
         let metrics = String(decoding: try await URLSession.shared.data(from: server.baseURL.appendingPathComponent("metrics")).0, as: UTF8.self)
-        return metrics.split(separator: "\n").filter { $0.hasPrefix("ledger_checkpoint_fork_refusals_total") }
+        return metrics.split(separator: "\n")
+            .filter { $0.hasPrefix("ledger_checkpoint_fork_refusals_total") && $0.contains("log=\"\(server.signer.name)\"") }
             .compactMap { Double($0.split(separator: " ").last!) }.reduce(0, +)
     }
 
@@ -70,34 +73,70 @@ struct ForkRefusalTests {
         }
     }
 
-    @Test("without a file: a tree whose size already has a checkpoint with another root is refused, and nothing larger is signed")
-    func sameSizeOtherRoot() async throws {
-        try await LiveServer.run(signer: try NoteSigner(name: "samesize.test/ledger")) { server in
+    /// GET /tlog/checkpoint: what anyone is served; nil when it is not a 200 (none published).
+    static func served(_ server: LiveServer) async throws -> String? {
+        let url = server.baseURL.appendingPathComponent("tlog").appendingPathComponent("checkpoint")
+        let (data, response) = try await URLSession.shared.data(from: url)
+        guard (response as? HTTPURLResponse)?.statusCode == 200 else { return nil }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func signedCount(_ server: LiveServer) async throws -> Int64 {
+        for try await n in try await server.db.query("SELECT count(*) FROM ledger_checkpoints").decode(Int64.self) { return n }
+        return 0
+    }
+
+    /// Appends `count` events on a new stream; waits for the refusal their tree meets.
+    static func appendRefused(_ server: LiveServer, _ stream: String, _ count: Int) async throws {
+        let counted = try await refusals(server)
+        let store = EventStore(client: server.db, logger: Logger(label: "fork-test"))
+        _ = try await store.append(.init(streamId: stream, expectedVersion: .noStream, events: (0 ..< count).map { event(stream, $0) }))
+        try await waitUntil(timeout: .seconds(30), "a refusal of the tree with \(stream)") { try await refusals(server) > counted }
+    }
+
+    @Test("issue 37: the file deleted and the log cut below the published checkpoint, then written to: the database's record refuses it and counts it; /tlog/checkpoint stays the published one, nothing else is signed")
+    func fileDeleted() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-fork-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("published-checkpoint")
+        try await LiveServer.run(signer: try NoteSigner(name: "nofile.test/ledger"), publishedFile: file) { server in
             let store = EventStore(client: server.db, logger: Logger(label: "fork-test"))
-            _ = try await store.append(.init(streamId: "f", expectedVersion: .noStream, events: (0 ..< 40).map { event("F", $0) }))
-            try await waitUntil(timeout: .seconds(30), "a checkpoint of 40") { try await Self.maxSigned(server) == 40 }
-            let before = try await Self.refusals(server)
+            let published = try await store.append(.init(streamId: "f", expectedVersion: .noStream, events: (0 ..< 40).map { event("F", $0) }))
+                .lastPosition
+            let tree = LogTree(client: server.db, logger: Logger(label: "fork-test"))
+            try await waitUntil(timeout: .seconds(30), "a published checkpoint of \(published)") {
+                (try await tree.latestCheckpoint()?.size ?? 0) == published
+            }
+            try await waitUntil(timeout: .seconds(10), "the file and /tlog/checkpoint hold it") {
+                let note = try await tree.latestCheckpoint()?.note
+                let served = try await Self.served(server)
+                return (try? String(contentsOf: file, encoding: .utf8)) == note && served == note
+            }
+            let before = try #require(try await Self.served(server))
+            let signedBefore = try await Self.signedCount(server)
+            let refusalsBefore = try await Self.refusals(server)
+
+            // As measured in issue 37: the file gone (no volume), the log cut below the published
+            // checkpoint, whose database records stay.
+            try FileManager.default.removeItem(at: file)
             try await truncateLog(server.db, to: 30, keepingCheckpoints: true)
-            // The checkpointer sees the log end before its tree, builds it again from the 30 events
-            // and signs 30 (40 was signed in one piece); then other events at 31 ... 40 in one
-            // append: its next tree is of 40, whose checkpoint has the old root.
-            try await waitUntil(timeout: .seconds(30), "a checkpoint of 30") {
-                for try await n in try await server.db.query("SELECT count(*) FROM ledger_checkpoints WHERE tree_size = 30").decode(Int64.self) {
-                    return n == 1
-                }
-                return false
+            try await waitUntil(timeout: .seconds(30), "a refusal: 30 events, fewer than the published 40") {
+                try await Self.refusals(server) > refusalsBefore
             }
-            _ = try await store.append(.init(streamId: "g", expectedVersion: .noStream, events: (0 ..< 10).map { event("G", $0) }))
-            try await waitUntil(timeout: .seconds(30), "a refusal: the checkpoint of 40 has another root") {
-                try await Self.refusals(server) > before
-            }
-            _ = try await store.append(.init(streamId: "h", expectedVersion: .noStream, events: (0 ..< 5).map { event("H", $0) }))
-            let watchUntil = ContinuousClock.now + .seconds(1)
+            // Written to: other events up to the published size (another root), then past it.
+            try await Self.appendRefused(server, "g", 10)
+            try await Self.appendRefused(server, "h", 15)
+
+            // Nothing that contradicts the published checkpoint is signed or served, for a while.
+            let watchUntil = ContinuousClock.now + .seconds(2)
             while ContinuousClock.now < watchUntil {
-                let signed = try await Self.maxSigned(server)
-                #expect(signed == 40, "a tree past the forked 40 was signed: \(signed)")
-                try await Task.sleep(for: .milliseconds(100))
+                #expect(try await Self.served(server) == before, "/tlog/checkpoint is still the published 40")
+                #expect(try await Self.maxSigned(server) == published, "nothing larger is signed")
+                #expect(try await Self.signedCount(server) == signedBefore, "nothing else is signed")
+                try await Task.sleep(for: .milliseconds(200))
             }
+            #expect(try Checkpoint.open(before, verifier: server.signer.verifier).size == published)
+            #expect(!FileManager.default.fileExists(atPath: file.path), "nothing was signed, so the file was not written again")
         }
     }
 

@@ -94,11 +94,18 @@ struct TilesTests {
             #expect(try await Self.get(server, "/tlog/tile/entries/000", token: try await server.authority.issue(account: "a")).status == 403)
             let bundle = try await Self.get(server, "/tlog/tile/entries/000", token: try await server.authority.issue(account: "a", roles: ["auditor"]))
             #expect(bundle.status == 200 && Tile.leafHashes(ofBundle: Array(bundle.body)) == Array(full.body))
+            // A bundle that needs a token is kept by no shared cache, full or partial.
+            #expect(bundle.headers["cache-control"] == "private, no-store" && bundle.headers["vary"] == "Authorization")
+            let partialBundle = try await Self.get(server, "/tlog/" + Tile(level: nil, index: last, width: width).path, token: auditor)
+            #expect(partialBundle.status == 200 && partialBundle.headers["cache-control"] == "private, no-store")
+            #expect(partialBundle.headers["vary"] == "Authorization")
+            #expect(full.headers["vary"] == nil)
             // An event whose leaf would pass 65,535 bytes: 413, and nothing appended.
             let events = try await count(server.db)
-            let options = ShareOptions(summary: nil, groups: (0 ..< 4).map { g in
+            // Each option title is a 55-character commitment in the leaf, whatever its length.
+            let options = ShareOptions(summary: nil, groups: (0 ..< 32).map { g in
                 .init(identifier: "g\(g)", title: "", kind: .switches, options: (0 ..< 64).map {
-                    .init(identifier: "o\($0)", title: String(repeating: "x", count: 300), selected: false)
+                    .init(identifier: "o\($0)", title: "", selected: false)
                 })
             })
             let refused = await rejection {
@@ -107,6 +114,30 @@ struct TilesTests {
             }
             #expect(refused?.status == 413 && refused?.code == "payload_too_large", "\(String(describing: refused))")
             #expect(try await count(server.db) == events)
+        }
+    }
+
+    @Test("with LEDGER_PUBLIC_ENTRIES=yes a full entry bundle is public and immutable without a token, a partial one not cached")
+    func publicEntriesCaching() async throws {
+        try await LiveServer.run(configuration: .testing { $0.publicEntries = true }) { server in
+            let size = try await Self.fill(server, 300).size
+            let full = try await Self.get(server, "/tlog/tile/entries/000")
+            #expect(full.status == 200 && full.headers["cache-control"] == "public, max-age=31536000, immutable" && full.headers["vary"] == nil)
+            let partial = try await Self.get(server, "/tlog/" + Tile(level: nil, index: size / 256, width: Int(size % 256)).path)
+            #expect(partial.status == 200 && partial.headers["cache-control"] == "no-cache")
+        }
+    }
+
+    @Test("LEDGER_PUBLIC_ENTRIES=yes is refused on a log holding events from before pseudonyms, naming their positions")
+    func publicEntriesRefusedBeforePseudonyms() async throws {
+        try await withTestStore { store, owner, _ in
+            let format = PrivacyFormat(client: owner, logger: Logger(label: "tiles-test"))
+            _ = try await store.append(.init(streamId: "old-\(UUID())", expectedVersion: .noStream, events: (0 ..< 10).map { event("Old", $0) }))
+            #expect(try await format.publicEntriesRefusal() == nil)  // appended in the format
+            // As on a log migrated from before 0017: its first 6 events predate the format.
+            try await owner.query("UPDATE ledger_privacy_format SET pseudonyms_from = 7")
+            let refusal = try #require(try await format.publicEntriesRefusal())
+            #expect(refusal.contains("events 1…6") && refusal.contains("LEDGER_PUBLIC_ENTRIES"), "\(refusal)")
         }
     }
 

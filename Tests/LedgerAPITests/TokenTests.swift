@@ -90,7 +90,7 @@ struct TokenTests {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("jwks-\(UUID().uuidString.prefix(8)).json")
         try provider.json.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let authority = TokenAuthority(provider: try await JWKSKeys(.file(file.path)), claims: Self.claims)
+        let authority = try await TokenAuthority(provider: JWKSKeys(.file(file.path)), claims: Self.claims)
         #expect(!authority.canIssue)
         try await Self.whoami(authority) { client in
             for kid in ["k1-rs", "k1-es", "k1-ed"] {
@@ -109,7 +109,7 @@ struct TokenTests {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("jwks-\(UUID().uuidString.prefix(8)).json")
         try provider.json.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let authority = TokenAuthority(provider: try await JWKSKeys(.file(file.path)), claims: Self.claims)
+        let authority = try await TokenAuthority(provider: JWKSKeys(.file(file.path)), claims: Self.claims)
         let payload = Self.base64URL(try JSONEncoder().encode(Self.aliceClaims()))
         // HS256 keyed with what an attacker can read: the provider's public RSA key.
         let confused = JWTKeyCollection()
@@ -159,8 +159,8 @@ struct TokenTests {
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await app.test(.live) { live in
             let url = "http://127.0.0.1:\(live.port!)/jwks.json"
-            let eager = TokenAuthority(provider: try await JWKSKeys(.url(url), refreshInterval: .zero), claims: Self.claims)
-            let patient = TokenAuthority(provider: try await JWKSKeys(.url(url)), claims: Self.claims)  // once a minute
+            let eager = try await TokenAuthority(provider: JWKSKeys(.url(url), refreshInterval: .zero), claims: Self.claims)
+            let patient = try await TokenAuthority(provider: JWKSKeys(.url(url)), claims: Self.claims)  // once a minute
             #expect(fetches.withLock { $0 } == 2, "each fetched at start")
             try await Self.whoami(eager) { client in
                 #expect(try await Self.call(client, try await first.token("v1-es", Self.aliceClaims())).0 == .ok)
@@ -178,6 +178,80 @@ struct TokenTests {
             }
             #expect(fetches.withLock { $0 } == before, "no refetch within the interval")
         }
+    }
+
+    /// Accounts in the pseudonyms' namespace, and near misses that are ordinary accounts.
+    static let reservedAccounts = [
+        "psn-0b6f5c1e-8d1a-4b7e-9c2f-3a4d5e6f7a8b", "erased:psn-0b6f5c1e-8d1a-4b7e-9c2f-3a4d5e6f7a8b", "PSN-0B6F5C1E", "Erased:psn-x",
+        "pSn-", "ERASED:",
+    ]
+    static let nearMisses = ["psnx@example.com", "alice-psn-1", "psn@example.com", "erased@example.com", " psn-x"]
+
+    /// An HS256 token for `account` signed with `secret` directly (the authority issues none for a reserved account).
+    static func hs256(_ secret: String, account: String) async throws -> String {
+        let keys = JWTKeyCollection()
+        await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
+        return try await keys.sign(TokenClaims(values: ["sub": .string(account), "exp": .number(Date().timeIntervalSince1970 + 3600)]))
+    }
+
+    @Test(
+        "an account beginning with psn- or erased: (any case) is refused with 401 reserved_account, from HS256 tokens and from a provider's whichever claim holds it; near misses pass; the secret issues no such token"
+    )
+    func reservedAccounts() async throws {
+        let secret = String(repeating: "r", count: 40)
+        let shared = try await TokenAuthority(secret: secret)
+        try await Self.whoami(shared) { client in
+            for account in Self.reservedAccounts {
+                let (status, body) = try await Self.call(client, try await Self.hs256(secret, account: account))
+                #expect(status == .unauthorized && body.contains("reserved_account"), "\(account): \(status) \(body)")
+            }
+            for account in Self.nearMisses {
+                let (status, body) = try await Self.call(client, try await Self.hs256(secret, account: account))
+                #expect(status == .ok && body.hasPrefix(account + " "), "\(account): \(status) \(body)")
+            }
+        }
+        for account in Self.reservedAccounts {
+            do {
+                _ = try await shared.issue(account: account)
+                Issue.record("a token was issued for \(account)")
+            } catch let refusal as TokenAuthority.Refusal {
+                #expect(refusal.code == .reservedAccount)
+            }
+        }
+        let provider = try await Provider.make("k1")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("jwks-\(UUID().uuidString.prefix(8)).json")
+        try provider.json.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        for claim in ["email", "preferred_username"] {
+            var claims = Self.claims
+            claims.account = claim
+            let authority = try await TokenAuthority(provider: JWKSKeys(.file(file.path)), claims: claims)
+            try await Self.whoami(authority) { client in
+                for (n, account) in Self.reservedAccounts.enumerated() {
+                    let kid = ["k1-rs", "k1-es", "k1-ed"][n % 3]
+                    let token = try await provider.token(kid, Self.aliceClaims { $0[claim] = .string(account) })
+                    let (status, body) = try await Self.call(client, token)
+                    #expect(status == .unauthorized && body.contains("reserved_account"), "\(claim) \(account): \(status) \(body)")
+                }
+                let (status, body) = try await Self.call(client, try await provider.token("k1-es", Self.aliceClaims { $0[claim] = .string("psnx@example.com") }))
+                #expect(status == .ok && body.hasPrefix("psnx@example.com "), "\(claim): \(status) \(body)")
+            }
+        }
+    }
+
+    @Test("an identity provider's keys without an audience are refused: the authority is not made, and the error names LEDGER_JWT_AUDIENCE")
+    func audienceRequired() async throws {
+        let provider = try await Provider.make("k1")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("jwks-\(UUID().uuidString.prefix(8)).json")
+        try provider.json.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let keys = try await JWKSKeys(.file(file.path))
+        for audience in [nil, ""] as [String?] {
+            #expect(throws: TokenAuthority.MissingAudience.self) {
+                try TokenAuthority(provider: keys, claims: .init(issuer: "https://idp.example", audience: audience))
+            }
+        }
+        #expect("\(TokenAuthority.MissingAudience())".contains("LEDGER_JWT_AUDIENCE"))
     }
 
     @Test("HS256 stays the default: the secret's own tokens are accepted, a provider-signed one is refused")

@@ -4,11 +4,13 @@ import FoundationNetworking
 #endif
 import LedgerPostgres
 import LedgerTestSupport
+import LedgerWitness
 import Testing
 import TransparencyLog
 
-/// `ledger witness serve`, the real binary over HTTP: every status of C2SP `tlog-witness` v1, and
-/// its record surviving a `kill -9` between two submissions.
+/// `ledger witness serve`, the real binary over HTTP: every status of C2SP `tlog-witness` v1, its
+/// record surviving a `kill -9` between two submissions, one witness per data folder; and, in
+/// this process, replays answered from memory.
 @Suite("ledger witness")
 struct WitnessCommandTests {
     static let log = try! NoteSigner(name: "witnessed.test/log")
@@ -46,24 +48,34 @@ struct WitnessCommandTests {
         }
 
         func add(_ body: String) async throws -> (status: Int, body: String, type: String?) {
-            var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/add-checkpoint")!)
-            request.httpMethod = "POST"
-            request.httpBody = Data(body.utf8)
-            let (data, response) = try await URLSession.shared.data(for: request)
-            let http = response as! HTTPURLResponse
-            return (http.statusCode, String(decoding: data, as: UTF8.self), http.value(forHTTPHeaderField: "Content-Type"))
+            try await WitnessCommandTests.add(body, port: port)
         }
     }
 
-    @Test("every status of the specification, and the record kept across a kill -9")
-    func statusesAndDurability() async throws {
+    /// `POST /add-checkpoint` to the witness on `port`.
+    static func add(_ body: String, port: Int) async throws -> (status: Int, body: String, type: String?) {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/add-checkpoint")!)
+        request.httpMethod = "POST"
+        request.httpBody = Data(body.utf8)
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let http = response as! HTTPURLResponse
+        return (http.statusCode, String(decoding: data, as: UTF8.self), http.value(forHTTPHeaderField: "Content-Type"))
+    }
+
+    /// A folder with a witness key in it: the folder, the key file, the data folder to use.
+    static func keyedFolder() throws -> (folder: URL, key: String, dataDir: String, cosigner: Cosigner) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("witness-command-\(UUID())")
-        defer { try? FileManager.default.removeItem(at: folder) }
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let cosigner = try Cosigner(name: "w.test")
         let keyFile = folder.appendingPathComponent("key").path
         try cosigner.text.write(toFile: keyFile, atomically: true, encoding: .utf8)
-        let dataDir = folder.appendingPathComponent("state").path
+        return (folder, keyFile, folder.appendingPathComponent("state").path, cosigner)
+    }
+
+    @Test("every status of the specification, and the record kept across a kill -9")
+    func statusesAndDurability() async throws {
+        let (folder, keyFile, dataDir, cosigner) = try Self.keyedFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
 
         var witness = try await Running.start(keyFile, dataDir: dataDir)
         // 200: the first checkpoint (old 0), its cosignature verifying with the witness key.
@@ -94,5 +106,82 @@ struct WitnessCommandTests {
         #expect(after.status == 409 && after.body == "20\n", "the record written before the answer survived")
         #expect(try await witness.add(AddCheckpoint(oldSize: 20, proof: Self.proof(20, 30), note: try Self.note(30)).body).status == 200)
         witness.kill9()
+    }
+
+    @Test("a replayed checkpoint (the public one, sent again and again) is cosigned from memory: 1,000 replays, no sync, the state file untouched")
+    func replays() async throws {
+        let witness = try TestWitness("replay.test", log: Self.log.verifier)
+        try await witness.start()
+        let n20 = try Self.note(20)
+        let text = try SignedNote.parse(n20).text
+        #expect(try await Self.add(AddCheckpoint(oldSize: 0, proof: [], note: n20).body, port: witness.port).status == 200)
+        let synced = witness.syncs
+        #expect(synced > 0, "the first checkpoint is synced before it is cosigned")
+        let stateFile = URL(fileURLWithPath: witness.directory).appendingPathComponent("witness-state.json")
+        let bytes = try Data(contentsOf: stateFile)
+        let modified = try FileManager.default.attributesOfItem(atPath: stateFile.path)[.modificationDate] as? Date
+
+        let replay = AddCheckpoint(oldSize: 20, proof: [], note: n20).body
+        var answered = 0
+        for _ in 0 ..< 1_000 {
+            let answer = try await Self.add(replay, port: witness.port)
+            guard answer.status == 200, try witness.cosigner.verifier.time(of: text, in: SignedNote.parse(n20 + answer.body).signatures) != nil
+            else {
+                Issue.record("replay \(answered + 1): \(answer.status) \(answer.body)")
+                break
+            }
+            answered += 1
+        }
+        #expect(answered == 1_000, "every replay is cosigned")
+        #expect(witness.syncs == synced, "a replay syncs nothing")
+        #expect(try Data(contentsOf: stateFile) == bytes, "the state file is unchanged")
+        #expect(try FileManager.default.attributesOfItem(atPath: stateFile.path)[.modificationDate] as? Date == modified, "and not rewritten")
+        let record = try #require(try witness.records()[Self.log.name])
+        #expect(record.size == 20 && record.root == Base64.encode(Self.root(20)))
+
+        // Something new is written, and synced, again.
+        #expect(try await Self.add(AddCheckpoint(oldSize: 20, proof: Self.proof(20, 30), note: try Self.note(30)).body, port: witness.port).status == 200)
+        #expect(witness.syncs > synced)
+        #expect(try witness.size(Self.log.name) == 30)
+        await witness.stop()
+    }
+
+    @Test("a second witness on the same data folder refuses to start, naming the folder; the first keeps answering, and once it is gone the folder can be used again")
+    func oneWitnessPerFolder() async throws {
+        let (folder, keyFile, dataDir, _) = try Self.keyedFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let first = try await Running.start(keyFile, dataDir: dataDir)
+        #expect(try await first.add(AddCheckpoint(oldSize: 0, proof: [], note: try Self.note(10)).body).status == 200)
+
+        let port = try EmbeddedPostgres.freePort()
+        let output = folder.appendingPathComponent("second.log").path
+        let pid = try ProcessRunner.launch(
+            DeploymentTests.ledgerBinary(),
+            ["witness", "serve", "--port", String(port), "--key", keyFile, "--log", Self.log.verifier.text, "--data-dir", dataDir],
+            outputPath: output)
+        var status: Int32?
+        let deadline = ContinuousClock.now + .seconds(30)
+        while status == nil, ContinuousClock.now < deadline {
+            status = ProcessRunner.exitStatus(of: pid)
+            if status == nil { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        if status == nil {
+            kill(pid, SIGKILL)
+            _ = ProcessRunner.exitStatus(of: pid)
+        }
+        let exit = try #require(status, "the second witness still runs after 30 s")
+        #expect(exit != 0)
+        let said = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        #expect(said.contains("another witness is running on the data folder \(dataDir)"), "\(said)")
+        #expect((try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/health")!)) == nil, "it never listened")
+
+        // The first still holds its record and answers.
+        let stale = try await first.add(AddCheckpoint(oldSize: 0, proof: [], note: try Self.note(20)).body)
+        #expect(stale.status == 409 && stale.body == "10\n")
+        first.kill9()
+        // A process that is gone holds no lock: the folder is free again.
+        let again = try await Running.start(keyFile, dataDir: dataDir)
+        #expect(try await again.add(AddCheckpoint(oldSize: 10, proof: Self.proof(10, 20), note: try Self.note(20)).body).status == 200)
+        again.kill9()
     }
 }

@@ -15,6 +15,15 @@ import Testing
 /// Webhooks over real HTTP on loopback: a live ledger delivering to a receiver app.
 @Suite("Webhooks")
 struct WebhookTests {
+    /// The receivers listen on loopback, a non-public address: these tests allow such addresses,
+    /// at registration and at delivery (WebhookAddressTests refuses them).
+    static let loopback = LedgerConfiguration.testing { $0.webhooksAllowPrivate = true }
+    static var loopbackDeliveries: WebhookDeliverer.Settings {
+        var settings = WebhookDeliverer.Settings()
+        settings.allowPrivate = true
+        return settings
+    }
+
     static func start(_ client: LedgerClient, _ title: String) async throws -> (id: String, position: Int64) {
         let prepared = try await client.prepareCollaboration(
             localIdentifier: title, title: title, initiator: Initiator(handle: "\(title)@example.com"))
@@ -37,7 +46,7 @@ struct WebhookTests {
     func recovers() async throws {
         let receiver = WebhookReceiver()
         try await receiver.serving { url in
-            try await LiveServer.run { server in
+            try await LiveServer.run(configuration: Self.loopback, deliveries: Self.loopbackDeliveries) { server in
                 let (devin, alice) = (server.client("devin"), server.client("alice"))
                 let (trip, _) = try await Self.start(devin, "trip")
                 let one = try await devin.registerWebhook(url: url.appendingPathComponent("one").absoluteString, collaborationID: trip)
@@ -86,7 +95,7 @@ struct WebhookTests {
         let receiver = WebhookReceiver()
         try await receiver.serving { url in
             // The API alone: the only delivery workers are the test's.
-            try await LiveServer.run(.apiOnly) { server in
+            try await LiveServer.run(.apiOnly, configuration: Self.loopback) { server in
                 let devin = server.client("devin")
                 let (trip, _) = try await Self.start(devin, "trip")
                 let webhook = try await devin.registerWebhook(url: url.appendingPathComponent("hook").absoluteString, collaborationID: trip)
@@ -98,7 +107,7 @@ struct WebhookTests {
                 receiver.hang(at: positions[2])
                 let logger = Logger(label: "deliver-test")
                 let events = NotificationHub(client: server.db, channel: EventStore.channel, logger: logger)
-                var settings = WebhookDeliverer.Settings()
+                var settings = Self.loopbackDeliveries
                 (settings.lease, settings.timeout) = (.seconds(4), .seconds(1))
                 let worker: @Sendable (String) -> WebhookDeliverer = { [settings] id in
                     WebhookDeliverer(
@@ -146,6 +155,9 @@ struct WebhookTests {
     func refusals() async throws {
         var strict = LedgerConfiguration.testing()
         strict.webhooksAllowHTTP = false
+        // No name here is looked up (no DNS traffic from tests): non-public addresses are
+        // WebhookAddressTests' concern.
+        strict.webhooksAllowPrivate = true
         try await LiveServer.run(configuration: strict) { server in
             let (devin, alice) = (server.client("devin"), server.client("alice"))
             let (trip, _) = try await Self.start(devin, "trip")
@@ -180,7 +192,7 @@ struct WebhookTests {
         let receiver = WebhookReceiver()
         receiver.script("down", Array(repeating: 503, count: 100))
         try await receiver.serving { url in
-            try await LiveServer.run { server in
+            try await LiveServer.run(configuration: Self.loopback, deliveries: Self.loopbackDeliveries) { server in
                 let devin = server.client("devin")
                 let (trip, _) = try await Self.start(devin, "trip")
                 let webhook = try await devin.registerWebhook(url: url.appendingPathComponent("down").absoluteString, collaborationID: trip)
@@ -207,7 +219,7 @@ struct WebhookTests {
     func unreachable() async throws {
         let receiver = WebhookReceiver()
         try await receiver.serving { url in
-            try await LiveServer.run(.apiOnly) { server in
+            try await LiveServer.run(.apiOnly, configuration: Self.loopback) { server in
                 let devin = server.client("devin")
                 let (trip, _) = try await Self.start(devin, "trip")
                 // Port 1 on loopback: nothing listens, the connection is refused.
@@ -217,7 +229,7 @@ struct WebhookTests {
                 receiver.hang(at: position)
                 let logger = Logger(label: "deliver-test")
                 let events = NotificationHub(client: server.db, channel: EventStore.channel, logger: logger)
-                var settings = WebhookDeliverer.Settings()
+                var settings = Self.loopbackDeliveries
                 settings.timeout = .milliseconds(500)
                 let deliverer = WebhookDeliverer(
                     client: server.db, store: EventStore(client: server.db, logger: logger), events: events, logger: logger,
