@@ -75,7 +75,7 @@ public enum LedgerServer {
     }
 
     /// The checkpointer, publishing through the policy's witnesses if one is given, and keeping
-    /// the last published checkpoint in `publishedFile` if one is given.
+    /// the latest signed checkpoint in `publishedFile` (one record of its floor) if one is given.
     public static func checkpointer(
         _ client: PostgresClient, signer: NoteSigner, witnesses: WitnessPolicy?, publishedFile: URL?, events: NotificationHub, _ logger: Logger
     ) -> Checkpointer {

@@ -110,7 +110,7 @@ extension Setting {
         "a witness policy file (C2SP `tlog-policy`): checkpoints are published once its quorum has cosigned them", .text)
     public static let checkpointFile = Setting(
         "LEDGER_CHECKPOINT_FILE", unset: "`published-checkpoint` in the data folder",
-        "the last published checkpoint, kept outside the database: the checkpointer never signs a tree that does not extend it", .text)
+        "the latest checkpoint the checkpointer signed, written before any witness sees it and kept outside the database: one of the records (with the database's and the witnesses') it never signs a tree below; keep it on a durable volume", .text)
     public static let publicEntries = Setting(
         "LEDGER_PUBLIC_ENTRIES", default: "no", "`yes`: `/tlog/tile/entries/…` needs no token; otherwise an auditor's", .yesNo)
     public static let logKey = Setting(flag: "--key", "LEDGER_LOG_KEY", "verifier key for `log verify --checkpoint` and `audit verify`", .text)

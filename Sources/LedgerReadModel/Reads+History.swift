@@ -130,7 +130,8 @@ extension Reads {
                    reason, ledger_account(actor)
             FROM proj_access_history
             WHERE change IN ('granted', 'revoked')
-              AND (\(account)::text IS NULL OR account = ANY(ledger_account_names(\(account))))
+              -- An auditor filters by an account (its pseudonym, or itself before pseudonyms) or by a pseudonym.
+              AND (\(account)::text IS NULL OR account = ANY(ledger_account_names(\(account))) OR account = \(account))
               AND (\(collaboration)::text IS NULL OR collaboration_id = \(collaboration))
               AND (\(from.map(Self.micros))::int8 IS NULL OR at >= to_timestamp(\(from.map(Self.micros))::float8 / 1000000))
               AND (\(to.map(Self.micros))::int8 IS NULL OR at <= to_timestamp(\(to.map(Self.micros))::float8 / 1000000))

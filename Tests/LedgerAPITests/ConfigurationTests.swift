@@ -109,7 +109,7 @@ struct ConfigurationTests {
         let logged = Self.lines(stderr)
         #expect(!logged.isEmpty && logged.allSatisfy { $0["unparsed"] == nil }, "\(logged.filter { $0["unparsed"] != nil })")
         #expect(logged.allSatisfy { $0["time"] is String && $0["level"] is String && $0["message"] is String })
-        #expect(logged.contains { $0["hb.request.id"] as? String == "json-log-test-1" && $0["status"] as? String == "200" })
+        #expect(logged.contains { $0["hb.request.id"] as? String == PersonalData.clientTextDigest("json-log-test-1") && $0["status"] as? String == "200" })
     }
 
     /// The server's stderr, each line parsed as JSON (or kept as `unparsed`).

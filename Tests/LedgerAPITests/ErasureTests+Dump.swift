@@ -76,8 +76,9 @@ extension ErasureTests {
         for line in dump.split(separator: "\n", omittingEmptySubsequences: false) {
             if let table = current {
                 if line == "\\." { current = nil } else { tables[table, default: []].append(line) }
-            } else if line.hasPrefix("COPY public."), let end = line.firstIndex(of: " ") {
-                let name = String(line[line.index(line.startIndex, offsetBy: "COPY public.".count)..<end])
+            } else if line.hasPrefix("COPY public.") {
+                let rest = line.dropFirst("COPY public.".count)
+                let name = String(rest.prefix { $0 != " " })
                 current = name
                 tables[name] = tables[name] ?? []
             }

@@ -55,7 +55,7 @@ struct HostileNumbersTests {
             "/v1/collaborations/\(id)/history?limit=\(q)", "/v1/collaborations/\(id)/history?minPosition=\(q)",
             "/v1/collaborations/\(id)/history?cursor=\(q)",
             "/v1/collaborations/\(id)/highlights?limit=\(q)", "/v1/collaborations/\(id)/highlights?minPosition=\(q)",
-            "/v1/accounts/me/collaborations?limit=\(q)", "/v1/accounts/me/collaborations?minPosition=\(q)",
+            "/v1/accounts/me/collaborations?minPosition=\(q)",  // not paged: no limit
             "/v1/collaborations?limit=\(q)", "/v1/collaborations?cursor=\(q)",
             "/v1/audit/access?limit=\(q)", "/v1/audit/access?minPosition=\(q)", "/v1/audit/access?cursor=\(q)",
             "/v1/feed?after=\(q)",

@@ -20,7 +20,7 @@ import Testing
 struct ErasedSubjectTests {
     /// As long as a production API waits for a verdict by default (LEDGER_VERDICT_WAIT, 5 s), and
     /// then some for a loaded test machine: a proof stalled behind the erased one is never decided.
-    static let verdictWait: Duration = .seconds(10)
+    static let verdictWait: Duration = .seconds(30)
 
     static func erase(_ api: API, _ account: String) async throws {
         let r = try await api.call(
@@ -61,13 +61,13 @@ struct ErasedSubjectTests {
             let verdicts = hubs.get()!
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await verdicts.run() }
-                try await waitUntil("verdict LISTEN up") { verdicts.isListening }
+                try await waitUntil(timeout: .seconds(60), "verdict LISTEN up") { verdicts.isListening }
                 let (id, people) = try await ProofEngineTests.collaboration(api, people: 3)
                 let (alice, bob, carol) = (people[0], people[1], people[2])
 
                 // No worker yet: alice's proof is stored and her call waits for its verdict; then she is erased.
                 async let alicesAnswer = api.verify(id, alice, as: "alice")
-                try await waitUntil("alice's request stored") { try await Self.pending(api.db) == 1 }
+                try await waitUntil(timeout: .seconds(60), "alice's request stored") { try await Self.pending(api.db) == 1 }
                 var aliceRequest: UUID?
                 for try await requestId in try await api.db.query("SELECT request_id FROM ledger_proof_requests").decode(UUID.self) {
                     aliceRequest = requestId
@@ -78,7 +78,7 @@ struct ErasedSubjectTests {
 
                 // Carol's proof is stored behind alice's: the first sweep takes both in one group.
                 async let carolsAnswer = api.verify(id, carol, as: "carol")
-                try await waitUntil("carol's request stored") { try await Self.pending(api.db) == 2 }
+                try await waitUntil(timeout: .seconds(60), "carol's request stored") { try await Self.pending(api.db) == 2 }
 
                 // A worker starts, as `ledger verifier` does beside `ledger api`.
                 let requests = NotificationHub(client: api.db, channel: VerifierChannels.requests, logger: Logger(label: "test"))
@@ -89,7 +89,7 @@ struct ErasedSubjectTests {
                         logger: Logger(label: "test")
                     ).run()
                 }
-                try await waitUntil("requests LISTEN up") { requests.isListening }
+                try await waitUntil(timeout: .seconds(60), "requests LISTEN up") { requests.isListening }
 
                 let carols = try await carolsAnswer
                 #expect(carols.status == .ok && carols.body["status"]?.string == "granted", "\(carols.raw)")

@@ -12,6 +12,7 @@ import PostgresNIO
 import Synchronization
 import Testing
 
+import LedgerConfiguration
 import LedgerVerifier
 import TransparencyLog
 
@@ -241,10 +242,14 @@ struct ProofEngineTests {
     )
     func refusedEveryTime() async throws {
         let reads = Counter()
+        // Eight attempts, each appending to every stream: room for a loaded machine.
+        var settings = Self.settings
+        settings.deadline = .seconds(60)
+        let patient = settings
         let proofs: ProofsFactory = { client, store in
             // Before each commit, a notice lands on every collaboration: each attempt is refused.
             .inProcess(
-                client, store,
+                client, store, configuration: .testing { $0.verdictWait = .seconds(60) }, settings: patient,
                 hooks: .init(afterRead: {
                     _ = reads.next()
                     var streams: [String] = []
