@@ -1,0 +1,154 @@
+import ArgumentParser
+import Foundation
+import LedgerAPI
+import LedgerConfiguration
+import LedgerPostgres
+import Logging
+import UnixSignals
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `ledger backup --to DIR`: a base backup of the embedded cluster (or of `--database-url`),
+/// then its WAL streamed into DIR through a replication slot until stopped (`WALArchive`).
+/// The checkpointer counts the slot like a standby, so every published checkpoint is covered by
+/// what DIR holds, and `ledger restore --from DIR` on another machine extends them all.
+struct Backup: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Back up the ledger's database into a folder: a base backup, then its WAL streamed through a replication slot until stopped (Ctrl-C or SIGTERM).",
+        discussion: """
+            Run it again with the same folder to resume the stream (the slot kept every WAL segment since). While the \
+            slot exists, checkpoints cover only what the folder flushed: a stopped backup delays them, it never forks \
+            them. `ledger backup --drop-slot` ends backups. Put the folder on another disk than the data folder.
+            """)
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Option(name: .long, help: "The backup folder (created; a folder with a base backup resumes its WAL stream).")
+    var to: String?
+
+    @Option(name: .long, help: "The physical replication slot the backup streams through.")
+    var slot: String = WALArchive.defaultSlot
+
+    @Flag(name: .long, help: "Drop the slot and exit: backups end, checkpoints no longer wait for them.")
+    var dropSlot = false
+
+    func validate() throws {
+        guard dropSlot || to != nil else { throw ValidationError("--to DIR is required (or --drop-slot)") }
+        guard slot.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "_") }), !slot.isEmpty, slot.count <= 63 else {
+            throw ValidationError("--slot must be lower-case letters, digits and _ (a PostgreSQL slot name)")
+        }
+    }
+
+    func run() async throws {
+        let configuration = try database.configuration()
+        let logger = Logs.bootstrap(configuration)
+        let (server, embedded) = try await configuration.connect(logger: logger)
+        try await stopping(embedded) {
+            if dropSlot {
+                let dropped = try await server.withClient(logger: logger) { try await WALArchive.dropSlot(slot, client: $0, logger: logger) }
+                say(dropped ? "backup: slot \(slot) dropped; checkpoints no longer wait for a backup" : "backup: no slot \(slot)")
+                return
+            }
+            let archive = WALArchive(folder: URL(fileURLWithPath: to!).standardizedFileURL)
+            let binaries = try EmbeddedPostgres.binaries()
+            try await server.withClient(logger: logger) { try await WALArchive.ensureSlot(slot, client: $0, logger: logger) }
+            let secrets = Self.secretFiles(configuration)
+            if FileManager.default.fileExists(atPath: archive.base.appendingPathComponent("PG_VERSION").path) {
+                say("backup: \(archive.base.path) holds a base backup; resuming the WAL stream")
+            } else {
+                let started = ContinuousClock.now
+                try await archive.takeBase(of: server, slot: slot, binaries: binaries, progress: isatty(2) != 0 ? "/dev/stderr" : nil)
+                say("backup: base backup in \(archive.base.path) (\(ContinuousClock.now - started))")
+            }
+            try archive.keepSecrets(from: secrets)
+            try await stream(archive, server: server, binaries: binaries, secrets: secrets, logger: logger)
+        }
+    }
+
+    /// Streams until SIGINT or SIGTERM, keeping the secrets (the checkpoint file changes with each
+    /// checkpoint) copied every second; pg_receivewal is started again if it exits.
+    private func stream(
+        _ archive: WALArchive, server: DatabaseSettings, binaries: String, secrets: [String: URL], logger: Logger
+    ) async throws {
+        let log = archive.folder.appendingPathComponent("pg_receivewal.log").path
+        say("backup: streaming WAL into \(archive.wal.path) through slot \(slot); stop with Ctrl-C (the slot stays)")
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await _ in await UnixSignalsSequence(trapping: .sigint, .sigterm) { return }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    let pid = try archive.startStreaming(of: server, slot: slot, binaries: binaries, log: log)
+                    let status = await withTaskCancellationHandler {
+                        await WALArchive.exit(of: pid)
+                    } onCancel: {
+                        kill(pid, SIGTERM)  // pg_receivewal flushes what it received and exits
+                    }
+                    // Ctrl-C reaches pg_receivewal too: the signal's task cancels this one within the second.
+                    try await Task.sleep(for: .seconds(1))
+                    logger.warning("pg_receivewal exited; starting it again", metadata: ["status": "\(status)", "log": "\(log)"])
+                }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    try? archive.keepSecrets(from: secrets)
+                    try await Task.sleep(for: .seconds(1))
+                }
+            }
+            _ = try await group.next()  // a signal
+            group.cancelAll()
+        }
+        try? archive.keepSecrets(from: secrets)
+        say("backup: stopped; \(archive.folder.path) holds what was flushed")
+    }
+
+    /// The files a restored ledger needs beside its database, where this configuration keeps them.
+    static func secretFiles(_ configuration: LedgerConfiguration) -> [String: URL] {
+        let data = configuration.dataDirectory
+        var files = Dictionary(uniqueKeysWithValues: WALArchive.secretFiles.map { ($0, data.appendingPathComponent($0)) })
+        files["published-checkpoint"] = configuration.checkpointFileURL
+        if let key = configuration.signingKeyFile { files["log-signing-key"] = URL(fileURLWithPath: key) }
+        return files
+    }
+}
+
+/// `ledger restore --from DIR --data-dir D`: lays a backup out as D's embedded cluster, for
+/// `ledger serve --data-dir D`, whose first start replays the archived WAL.
+struct Restore: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Restore a `ledger backup` folder as a data folder's embedded cluster (replayed at the next `ledger serve`).")
+
+    @Option(name: .long, help: "The backup folder.")
+    var from: String
+
+    @Option(name: .long, help: "The data folder to restore into (it must hold no cluster).")
+    var dataDir: String
+
+    func run() async throws {
+        let archive = WALArchive(folder: URL(fileURLWithPath: from).standardizedFileURL)
+        let target = URL(fileURLWithPath: dataDir).standardizedFileURL
+        let started = ContinuousClock.now
+        let segments: Int
+        do {
+            segments = try archive.restore(into: target)
+        } catch let refusal as WALArchive.Refusal {
+            throw ValidationError(refusal.description)
+        }
+        say(
+            """
+            restore: the base backup and \(segments) WAL segments laid out in \(target.path)/pg (\(ContinuousClock.now - started))
+            start it with `ledger serve --data-dir \(dataDir)`: PostgreSQL replays the WAL to the last record the backup flushed, and
+            the checkpointer signs nothing before it has checked that the restored log extends the checkpoint file, the
+            database's own records and the witnesses; start a new backup (`ledger backup --to NEW_DIR`) once it serves
+            """)
+    }
+}
+
+/// A line on stdout at once (a pipe or file would otherwise hold it until exit).
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}

@@ -1,0 +1,168 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A backup folder (SPEC "Backups and recovery"): a base backup of the cluster in `base/`
+/// (`pg_basebackup`), its WAL from then on in `wal/` (`pg_receivewal`), and in `secrets/` the
+/// files a restored ledger needs beside its database (the checkpoint file, the signing key, the
+/// JWT secret, the embedded cluster's passwords).
+///
+/// Both streams go through one physical replication slot. The primary keeps every WAL segment
+/// the folder has not flushed, and the checkpointer's replication gate counts the slot like a
+/// standby's (`ReplicationGate`: every physical slot under asynchronous replication), so no
+/// checkpoint covers an event whose WAL the folder lacks: a restore of the folder extends every
+/// published checkpoint. A stopped stream keeps its slot, so checkpoints wait for it (and WAL
+/// piles up on the primary) until it streams again or the slot is dropped (`dropSlot`).
+public struct WALArchive: Sendable {
+    public static let defaultSlot = "ledger_backup"
+    /// The files of a data folder copied into `secrets/` and back by a restore.
+    public static let secretFiles = ["pg-password", "app-password", "jwt-secret", "log-signing-key", "published-checkpoint"]
+
+    public let folder: URL
+    public var base: URL { folder.appendingPathComponent("base") }
+    public var wal: URL { folder.appendingPathComponent("wal") }
+    public var secrets: URL { folder.appendingPathComponent("secrets") }
+
+    public init(folder: URL) {
+        self.folder = folder
+    }
+
+    public struct Refusal: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    // MARK: Taking one
+
+    /// The slot, made unless it exists, reserving WAL from now on.
+    public static func ensureSlot(_ name: String, client: PostgresClient, logger: Logger) async throws {
+        let rows = try await client.query(
+            """
+            SELECT pg_create_physical_replication_slot(\(name), true)
+            WHERE NOT EXISTS (SELECT 1 FROM pg_replication_slots WHERE slot_name = \(name))
+            """, logger: logger)
+        for try await _ in rows {}
+    }
+
+    /// Drops the slot (backups end: checkpoints no longer wait for it); false if there was none.
+    public static func dropSlot(_ name: String, client: PostgresClient, logger: Logger) async throws -> Bool {
+        let rows = try await client.query(
+            "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = \(name)", logger: logger)
+        var dropped = false
+        for try await _ in rows { dropped = true }
+        return dropped
+    }
+
+    /// A base backup into `base/` (refused where one is already): a fast checkpoint, the WAL
+    /// it needs streamed through `slot`; pg_basebackup's progress on `progress` (a terminal).
+    public func takeBase(of server: DatabaseSettings, slot: String, binaries: String, progress: String?) async throws {
+        let fm = FileManager.default
+        if fm.fileExists(atPath: base.appendingPathComponent("PG_VERSION").path) {
+            throw Refusal(description: "\(folder.path) already holds a base backup; back up into a new folder")
+        }
+        for dir in [folder, wal, secrets] { try fm.createDirectory(at: dir, withIntermediateDirectories: true) }
+        let arguments = ["-D", base.path, "-X", "stream", "-S", slot, "--checkpoint=fast"] + Self.connection(server)
+            + (progress != nil ? ["-P"] : [])
+        let log = folder.appendingPathComponent("pg_basebackup.log").path
+        let pid = try ProcessRunner.launch(
+            binaries + "/pg_basebackup", arguments, environment: Self.environment(server), outputPath: log, errorPath: progress)
+        let status = await Self.exit(of: pid)
+        guard status == 0 else {
+            let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            throw Refusal(description: "pg_basebackup exited with status \(status): \(output.trimmingCharacters(in: .whitespacesAndNewlines))")
+        }
+    }
+
+    /// `pg_receivewal` into `wal/` through `slot`, flushing each write before it reports it
+    /// (`--synchronous`), reconnecting by itself when the server goes away; its output in `log`.
+    /// Returns its process id (stop it with SIGTERM).
+    public func startStreaming(of server: DatabaseSettings, slot: String, binaries: String, log: String) throws -> pid_t {
+        try ProcessRunner.launch(
+            binaries + "/pg_receivewal", ["-D", wal.path, "-S", slot, "--synchronous", "--no-password"] + Self.connection(server),
+            environment: Self.environment(server), outputPath: log)
+    }
+
+    /// Copies the data folder's secrets (those that exist) into `secrets/`, each replaced whole
+    /// (written aside, then renamed), and only where it changed.
+    public func keepSecrets(from files: [String: URL]) throws {
+        for (name, source) in files {
+            guard let data = FileManager.default.contents(atPath: source.path) else { continue }
+            let target = secrets.appendingPathComponent(name)
+            if FileManager.default.contents(atPath: target.path) == data { continue }
+            let aside = secrets.appendingPathComponent(".\(name).new")
+            FileManager.default.createFile(atPath: aside.path, contents: data, attributes: [.posixPermissions: 0o600])
+            guard rename(aside.path, target.path) == 0 else {
+                throw Refusal(description: "cannot write \(target.path): \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+
+    // MARK: Restoring
+
+    /// Lays the backup out as the embedded cluster of `dataDirectory` (which must hold none):
+    /// `base/` as its `pg/`, then every WAL segment of `wal/` in its `pg_wal` (the one being
+    /// written, `.partial`, under its own name), so the first start replays them up to the last
+    /// record the archive flushed; the secrets beside it. Returns how many segments it laid.
+    public func restore(into dataDirectory: URL) throws -> Int {
+        let fm = FileManager.default
+        let cluster = dataDirectory.appendingPathComponent("pg")
+        guard fm.fileExists(atPath: base.appendingPathComponent("PG_VERSION").path) else {
+            throw Refusal(description: "\(folder.path) holds no base backup (no base/PG_VERSION)")
+        }
+        if fm.fileExists(atPath: cluster.path) {
+            throw Refusal(description: "\(cluster.path) exists: restore into a data folder without a cluster (nothing is overwritten)")
+        }
+        try fm.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
+        try fm.copyItem(at: base, to: cluster)
+        let pgWAL = cluster.appendingPathComponent("pg_wal")
+        var laid = 0
+        for name in try fm.contentsOfDirectory(atPath: wal.path).sorted() {
+            let segment = name.hasSuffix(".partial") ? String(name.dropLast(".partial".count)) : name
+            // Segment files only (24 hex digits); not the timeline history or pg_receivewal's temporaries.
+            guard segment.count == 24, segment.allSatisfy(\.isHexDigit) else { continue }
+            let target = pgWAL.appendingPathComponent(segment)
+            try? fm.removeItem(at: target)  // the base's copy of a segment the archive holds further
+            try fm.copyItem(at: wal.appendingPathComponent(name), to: target)
+            laid += 1
+        }
+        try? fm.removeItem(at: cluster.appendingPathComponent("postmaster.pid"))
+        for name in Self.secretFiles {
+            let source = secrets.appendingPathComponent(name)
+            guard fm.fileExists(atPath: source.path) else { continue }
+            let target = dataDirectory.appendingPathComponent(name)
+            try? fm.removeItem(at: target)
+            try fm.copyItem(at: source, to: target)
+        }
+        return laid
+    }
+
+    // MARK: Plumbing
+
+    static func connection(_ server: DatabaseSettings) -> [String] {
+        ["-h", server.host, "-p", "\(server.port)", "-U", server.username]
+    }
+
+    static func environment(_ server: DatabaseSettings) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["PGPASSWORD"] = server.password
+        environment["PGAPPNAME"] = "ledger_backup"
+        environment["LC_ALL"] = "C"
+        return environment
+    }
+
+    /// Waits for a launched process's exit off the async threads.
+    public static func exit(of pid: pid_t) async -> Int32 {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
+            Thread {
+                var status: Int32 = 0
+                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                continuation.resume(returning: (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f))
+            }.start()
+        }
+    }
+}

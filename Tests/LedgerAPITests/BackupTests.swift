@@ -1,0 +1,184 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import LedgerAPI
+import LedgerClient
+import LedgerPostgres
+import LedgerTestSupport
+import Synchronization
+import Testing
+import TransparencyLog
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// SPEC "Backups and recovery", the single-node default: `ledger serve` on its embedded cluster,
+/// `ledger backup` streaming while writes go on, then the server and its PostgreSQL killed and
+/// the data folder wiped; `ledger restore` and `ledger serve` again. Every checkpoint seen before
+/// the loss is extended by the restored log, every write a seen checkpoint covers is there.
+@Suite("Backups")
+struct BackupTests {
+    /// One `ledger` process, its output in files of `folder`.
+    struct Launched {
+        let pid: pid_t
+        let out: String
+        let err: String
+    }
+
+    static func launch(_ arguments: [String], in folder: URL, name: String) throws -> Launched {
+        let (out, err) = (folder.appendingPathComponent("\(name).out").path, folder.appendingPathComponent("\(name).err").path)
+        let environment = ConfigurationTests.environment(["LEDGER_LOG_FORMAT": "json", "LEDGER_JWT_SECRET": ConfigurationTests.secret])
+        let pid = try ProcessRunner.launch(DeploymentTests.ledgerBinary(), arguments, environment: environment, outputPath: out, errorPath: err)
+        return Launched(pid: pid, out: out, err: err)
+    }
+
+    /// `ledger serve` on `data`, once it answers /ready.
+    static func serve(_ data: URL, in folder: URL, name: String) async throws -> (Launched, URL) {
+        let server = try launch(["serve", "--data-dir", data.path, "--port", "0"], in: folder, name: name)
+        try await waitUntil(timeout: .seconds(120), "\(name) logs where it listens") {
+            ConfigurationTests.listening(server.err) != nil || ProcessRunner.exitStatus(of: server.pid) != nil
+        }
+        let url = try #require(ConfigurationTests.listening(server.err), "\(name) stopped: \(ConfigurationTests.lines(server.err).suffix(5))")
+        try await waitUntil(timeout: .seconds(120), "\(name) ready") { await ConfigurationTests.status(url, "ready") == 200 }
+        return (server, url)
+    }
+
+    static func text(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+
+    /// The published checkpoint's note, nil before the first.
+    static func published(_ url: URL) async -> String? {
+        guard let (data, response) = try? await URLSession.shared.data(from: url.appendingPathComponent("tlog/checkpoint")),
+            (response as? HTTPURLResponse)?.statusCode == 200
+        else { return nil }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func size(_ note: String) -> Int64 { Int64(note.split(separator: "\n")[1]) ?? 0 }
+
+    @Test("ledger backup while writes go on; kill -9 of the server and its PostgreSQL, the data folder wiped; ledger restore and serve: every checkpoint seen before extended, every write they cover present, the log verifies")
+    func embeddedBackupAndRestore() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-backup-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        chmod(folder.path, 0o755)  // crossed by the system user that runs PostgreSQL as root
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (data, backup) = (folder.appendingPathComponent("data"), folder.appendingPathComponent("backup"))
+        var (server, url) = try await Self.serve(data, in: folder, name: "serve")
+        var live: [pid_t] = [server.pid]
+        defer { for pid in live { kill(pid, SIGKILL); _ = ProcessRunner.exitStatus(of: pid) } }
+
+        let authority = try await TokenAuthority(secret: ConfigurationTests.secret)
+        let client = { (base: URL) in LedgerClient(baseURL: base) { try await authority.issue(account: "backup-owner") } }
+        var acknowledged: [(id: String, position: Int64)] = []
+        func write(_ count: Int, to base: URL) async throws {
+            for n in 0 ..< count {
+                let started = try await client(base).prepareCollaboration(
+                    localIdentifier: "doc-\(acknowledged.count)-\(n)", title: "Backed up", initiator: Initiator(handle: "owner@example.com"))
+                acknowledged.append((started.identifier, started.position))
+            }
+        }
+        try await write(20, to: url)
+
+        // The backup attaches to the running cluster: a base backup, then the WAL streamed.
+        let streaming = try Self.launch(["backup", "--to", backup.path, "--data-dir", data.path], in: folder, name: "backup")
+        live.append(streaming.pid)
+        try await waitUntil(timeout: .seconds(120), "the backup streams") {
+            Self.text(streaming.out).contains("streaming WAL") || ProcessRunner.exitStatus(of: streaming.pid) != nil
+        }
+        #expect(Self.text(streaming.out).contains("streaming WAL"), "\(Self.text(streaming.out)) \(Self.text(streaming.err))")
+
+        // Writes while it streams; every checkpoint published meanwhile is kept.
+        var seen: [String] = []
+        for _ in 0 ..< 4 {
+            try await write(15, to: url)
+            if let note = await Self.published(url), seen.last != note { seen.append(note) }
+        }
+
+        // The gate counts the backup's slot: stopped, it holds checkpoints back from what it has
+        // not flushed; resumed (the same folder), they cover everything again.
+        let flushed = try #require(acknowledged.last).position
+        let before = url
+        try await waitUntil(timeout: .seconds(30), "a checkpoint covering the writes so far") {
+            (await Self.published(before)).map { Self.size($0) >= flushed } ?? false
+        }
+        kill(streaming.pid, SIGTERM)
+        #expect(await WALArchive.exit(of: streaming.pid) == 0, "\(Self.text(streaming.err))")
+        live.removeAll { $0 == streaming.pid }
+        try await write(5, to: url)
+        let watchEnd = ContinuousClock.now + .seconds(3)
+        while ContinuousClock.now < watchEnd {  // a bounded watch for what must not happen
+            let size = (await Self.published(url)).map(Self.size) ?? 0
+            #expect(size <= flushed, "a checkpoint of \(size) covers events the stopped backup never flushed (\(flushed))")
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let resumed = try Self.launch(["backup", "--to", backup.path, "--data-dir", data.path], in: folder, name: "backup-resumed")
+        live.append(resumed.pid)
+        try await waitUntil(timeout: .seconds(60), "the backup resumes") { Self.text(resumed.out).contains("streaming WAL") }
+        #expect(Self.text(resumed.out).contains("resuming the WAL stream"), "\(Self.text(resumed.out))")
+        let last = try #require(acknowledged.last).position
+        let latest = Mutex<String?>(nil)
+        try await waitUntil(timeout: .seconds(30), "a checkpoint covering every write (the archive flushed them)") {
+            guard let note = await Self.published(before) else { return false }
+            latest.withLock { $0 = note }
+            return Self.size(note) >= last
+        }
+        let final = try #require(latest.withLock { $0 })
+        if seen.last != final { seen.append(final) }
+        let covered = Self.size(final)
+        try await write(5, to: url)  // acknowledged, maybe past every checkpoint
+
+        // The loss: the server and its PostgreSQL killed, the data folder gone.
+        let postmaster = try #require(pid_t(Self.text(data.appendingPathComponent("pg/postmaster.pid").path).split(separator: "\n").first ?? ""))
+        kill(server.pid, SIGKILL)
+        kill(postmaster, SIGKILL)
+        _ = await WALArchive.exit(of: server.pid)
+        kill(resumed.pid, SIGTERM)
+        #expect(await WALArchive.exit(of: resumed.pid) == 0, "\(Self.text(resumed.err))")
+        live = []
+        try await waitUntil(timeout: .seconds(30), "PostgreSQL's processes gone") { kill(postmaster, 0) != 0 }
+        try FileManager.default.removeItem(at: data)
+
+        let restore = try await ProcessRunner.run(
+            DeploymentTests.ledgerBinary(), ["restore", "--from", backup.path, "--data-dir", data.path],
+            environment: ConfigurationTests.environment([:]))
+        #expect(restore.status == 0 && restore.output.contains("WAL segments laid out"), "\(restore.output)")
+        #expect(FileManager.default.fileExists(atPath: data.appendingPathComponent("log-signing-key").path))
+        (server, url) = try await Self.serve(data, in: folder, name: "restored")
+        live = [server.pid]
+
+        // Every write a seen checkpoint covers is there; the restored log extends every checkpoint seen.
+        let restored = client(url)
+        let isPresent: @Sendable ((id: String, position: Int64)) async -> Bool = {
+            (try? await restored.collaboration($0.id, minPosition: min($0.position, covered))) != nil
+        }
+        let present = await acknowledged.asyncCount(isPresent)
+        let coveredWrites = acknowledged.filter { $0.position <= covered }
+        let presentCovered = await coveredWrites.asyncCount(isPresent)
+        #expect(presentCovered == coveredWrites.count, "writes a published checkpoint covered are lost")
+        print("backup drill (embedded): \(acknowledged.count) acknowledged, \(present) present after the restore, \(coveredWrites.count) covered by the last checkpoint seen (\(covered)), \(seen.count) checkpoints seen")
+        let key = try String(contentsOf: data.appendingPathComponent("log-signing-key"), encoding: .utf8)
+        let verifier = try NoteSigner(key).verifier.text
+        for (n, note) in seen.enumerated() {
+            let saved = folder.appendingPathComponent("seen-\(n).txt")
+            try note.write(to: saved, atomically: true, encoding: .utf8)
+            let after = url
+            try await waitUntil(timeout: .seconds(60), "a checkpoint of the restored log at least \(Self.size(note))") {
+                (await Self.published(after)).map { Self.size($0) >= Self.size(note) } ?? false
+            }
+            let verify = try await ProcessRunner.run(
+                DeploymentTests.ledgerBinary(), ["log", "verify", "--url", url.absoluteString, "--checkpoint", saved.path, "--key", verifier],
+                environment: ConfigurationTests.environment([:]))
+            #expect(verify.status == 0 && verify.output.contains("log verify: OK"), "checkpoint \(n) (\(Self.size(note))): \(verify.output)")
+        }
+    }
+}
+
+extension Array where Element: Sendable {
+    /// How many elements `condition` holds for, asked one at a time.
+    func asyncCount(_ condition: (Element) async throws -> Bool) async rethrows -> Int {
+        var count = 0
+        for element in self where try await condition(element) { count += 1 }
+        return count
+    }
+}
