@@ -101,32 +101,24 @@ public enum PersonalData {
         for field in valueFields { mapped(&fields, field, transform) }
         guard case .object(var options)? = fields["shareOptions"] else { return .object(fields) }
         mapped(&options, "summary", transform)
-        if case .array(let groups)? = options["groups"] {
-            var shownGroups: [JSONValue] = []
-            for group in groups {
-                guard case .object(var g) = group else {
-                    shownGroups.append(group)
-                    continue
-                }
-                mapped(&g, "title", transform)
-                if case .array(let list)? = g["options"] {
-                    var shownOptions: [JSONValue] = []
-                    for option in list {
-                        guard case .object(var o) = option else {
-                            shownOptions.append(option)
-                            continue
-                        }
-                        mapped(&o, "title", transform)
-                        shownOptions.append(.object(o))
-                    }
-                    g["options"] = .array(shownOptions)
-                }
-                shownGroups.append(.object(g))
-            }
-            options["groups"] = .array(shownGroups)
+        options["groups"] = titled(options["groups"], transform) { group in
+            group["options"] = titled(group["options"], transform)
         }
         fields["shareOptions"] = .object(options)
         return .object(fields)
+    }
+
+    /// An array's objects with their `title` mapped (and `inside` done to each); anything else as it is.
+    private static func titled(
+        _ list: JSONValue?, _ transform: (String) -> JSONValue, inside: (inout [String: JSONValue]) -> Void = { _ in }
+    ) -> JSONValue? {
+        guard case .array(let items)? = list else { return list }
+        return .array(items.map { item in
+            guard case .object(var object) = item else { return item }
+            mapped(&object, "title", transform)
+            inside(&object)
+            return .object(object)
+        })
     }
 
     private static func mapped(_ object: inout [String: JSONValue], _ field: String, _ transform: (String) -> JSONValue) {
