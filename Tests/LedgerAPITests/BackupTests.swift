@@ -57,7 +57,18 @@ struct BackupTests {
 
     static func size(_ note: String) -> Int64 { Int64(note.split(separator: "\n")[1]) ?? 0 }
 
-    @Test("ledger backup while writes go on; kill -9 of the server and its PostgreSQL, the data folder wiped; ledger restore and serve: every checkpoint seen before extended, every write they cover present, the log verifies")
+    /// `pg_dump` of the embedded cluster running in `data`, as its owner.
+    static func dump(_ data: URL) async throws -> String {
+        let port = try #require(Self.text(data.appendingPathComponent("pg/postmaster.pid").path).split(separator: "\n").dropFirst(3).first)
+        let password = Self.text(data.appendingPathComponent("pg-password").path).trimmingCharacters(in: .whitespacesAndNewlines)
+        let result = try await ProcessRunner.run(
+            try EmbeddedPostgres.binaries() + "/pg_dump", ["-h", "127.0.0.1", "-p", String(port), "-U", "ledger", "ledger"],
+            environment: ConfigurationTests.environment(["PGPASSWORD": password]))
+        try #require(result.status == 0, "\(result.output)")
+        return result.output
+    }
+
+    @Test("ledger backup while writes go on; kill -9 of the server and its PostgreSQL, the data folder wiped; ledger restore and serve: every checkpoint seen before extended, every write they cover present, the erasure kept, the log verifies")
     func embeddedBackupAndRestore() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-backup-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -95,9 +106,17 @@ struct BackupTests {
             if let note = await Self.published(url), seen.last != note { seen.append(note) }
         }
 
+        // An erasure while the backup streams: it stays made after the restore.
+        let erased = LedgerClient(baseURL: url) { try await authority.issue(account: "backup-erased") }
+        let secret = "Backup secret title \(UUID())"
+        let erasedStart = try await erased.prepareCollaboration(
+            localIdentifier: "erased-doc", title: secret, initiator: Initiator(handle: "erased@example.com"))
+        let officer = LedgerClient(baseURL: url) { try await authority.issue(account: "backup-officer", roles: ["privacy"]) }
+        let erasure = try await officer.erasePersonalData(account: "backup-erased", reason: "TICKET-38")
+
         // The gate counts the backup's slot: stopped, it holds checkpoints back from what it has
         // not flushed; resumed (the same folder), they cover everything again.
-        let flushed = try #require(acknowledged.last).position
+        let flushed = try #require(erasure.position)  // the last event before the backup stops
         let before = url
         try await waitUntil(timeout: .seconds(30), "a checkpoint covering the writes so far") {
             (await Self.published(before)).map { Self.size($0) >= flushed } ?? false
@@ -156,6 +175,11 @@ struct BackupTests {
         let coveredWrites = acknowledged.filter { $0.position <= covered }
         let presentCovered = await coveredWrites.asyncCount(isPresent)
         #expect(presentCovered == coveredWrites.count, "writes a published checkpoint covered are lost")
+        let auditor = LedgerClient(baseURL: url) { try await authority.issue(account: "backup-auditor", roles: ["auditor"]) }
+        let afterErasure = try await auditor.collaboration(erasedStart.identifier, minPosition: erasedStart.position)
+        #expect(afterErasure.title == nil && afterErasure.owner.hasPrefix("erased:"), "the erasure is undone: \(afterErasure)")
+        let dump = try await Self.dump(data)
+        #expect(dump.contains("CREATE TABLE") && !dump.contains(secret) && !dump.contains("backup-erased"), "the restored database holds erased values")
         print("backup drill (embedded): \(acknowledged.count) acknowledged, \(present) present after the restore, \(coveredWrites.count) covered by the last checkpoint seen (\(covered)), \(seen.count) checkpoints seen")
         let key = try String(contentsOf: data.appendingPathComponent("log-signing-key"), encoding: .utf8)
         let verifier = try NoteSigner(key).verifier.text
