@@ -35,3 +35,10 @@ CREATE FUNCTION ledger_share_options(p_options json) RETURNS json LANGUAGE sql S
             FROM json_array_elements(p_options->'groups') WITH ORDINALITY AS g(value, n)), '[]'::json))
     END
 $$;
+
+-- Where the free-text format starts: events before it may hold client-chosen free text in
+-- plaintext (a local identifier, share options' texts, an idempotency key, a request id), so
+-- public entry bundles are refused on a log that holds any (LedgerStore's PrivacyFormat).
+ALTER TABLE ledger_privacy_format ADD COLUMN free_texts_from int8;
+UPDATE ledger_privacy_format SET free_texts_from = (SELECT position + 1 FROM ledger_head);
+ALTER TABLE ledger_privacy_format ALTER COLUMN free_texts_from SET NOT NULL;

@@ -2,8 +2,9 @@ import LedgerPostgres
 import Logging
 import PostgresNIO
 
-/// Where the log's privacy format starts (`ledger_privacy_format`, Migrations/sql/0017): events
-/// before it were appended with accounts and free texts in plaintext, and keep them for ever.
+/// Where the log's privacy format starts (`ledger_privacy_format`): events before
+/// `pseudonyms_from` (Migrations/sql/0017) name accounts in plaintext, and events before
+/// `free_texts_from` (0020) may hold a client's free texts in plaintext; they keep them for ever.
 public struct PrivacyFormat: Sendable {
     let client: PostgresClient
     let logger: Logger
@@ -17,7 +18,7 @@ public struct PrivacyFormat: Sendable {
     public func plaintextPositions() async throws -> ClosedRange<Int64>? {
         try await client.queryUnlessClosed(
             """
-            SELECT f.pseudonyms_from, h.position FROM ledger_privacy_format f, ledger_head h
+            SELECT greatest(f.pseudonyms_from, f.free_texts_from), h.position FROM ledger_privacy_format f, ledger_head h
             """, logger: logger
         ) { rows in
             for try await (from, head) in rows.decode((Int64, Int64).self) {
@@ -34,6 +35,6 @@ public struct PrivacyFormat: Sendable {
     public func publicEntriesRefusal() async throws -> String? {
         guard let positions = try await plaintextPositions() else { return nil }
         return "refusing to start: LEDGER_PUBLIC_ENTRIES=yes would publish events \(positions.lowerBound)…\(positions.upperBound), "
-            + "appended before pseudonyms and commitments with personal data in plaintext; leave entry bundles to auditors (unset it)"
+            + "appended before pseudonyms and commitments with personal data or free texts in plaintext; leave entry bundles to auditors (unset it)"
     }
 }

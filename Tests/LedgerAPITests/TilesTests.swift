@@ -138,6 +138,9 @@ struct TilesTests {
             try await owner.query("UPDATE ledger_privacy_format SET pseudonyms_from = 7")
             let refusal = try #require(try await format.publicEntriesRefusal())
             #expect(refusal.contains("events 1…6") && refusal.contains("LEDGER_PUBLIC_ENTRIES"), "\(refusal)")
+            // From before 0020 (free texts in plaintext): its first 9.
+            try await owner.query("UPDATE ledger_privacy_format SET free_texts_from = 10")
+            #expect(try await format.publicEntriesRefusal()?.contains("events 1…9") == true)
         }
     }
 
