@@ -30,7 +30,7 @@ struct Backup: AsyncParsableCommand {
     @Option(name: .long, help: "The backup folder (created; a folder with a base backup resumes its WAL stream).")
     var to: String?
 
-    @Option(name: .long, help: "The physical replication slot the backup streams through.")
+    @Option(name: .long, help: "The physical replication slot the backup streams through: ledger_backup, or ledger_backup_<name> for more than one backup.")
     var slot: String = WALArchive.defaultSlot
 
     @Flag(name: .long, help: "Drop the slot and exit: backups end, checkpoints no longer wait for them.")
@@ -38,8 +38,11 @@ struct Backup: AsyncParsableCommand {
 
     func validate() throws {
         guard dropSlot || to != nil else { throw ValidationError("--to DIR is required (or --drop-slot)") }
-        guard slot.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "_") }), !slot.isEmpty, slot.count <= 63 else {
-            throw ValidationError("--slot must be lower-case letters, digits and _ (a PostgreSQL slot name)")
+        // The checkpointer's gate knows a backup's slot by its name, whatever the replication mode.
+        guard slot.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "_") }), slot.count <= 63,
+            slot == WALArchive.defaultSlot || slot.hasPrefix(WALArchive.defaultSlot + "_")
+        else {
+            throw ValidationError("--slot must be \(WALArchive.defaultSlot) or \(WALArchive.defaultSlot)_<name> (lower-case letters, digits, _)")
         }
     }
 

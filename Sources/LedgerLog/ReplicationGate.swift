@@ -12,6 +12,11 @@ import PostgresNIO
 /// - **Asynchronous**: every connected standby, and every physical replication slot (a standby
 ///   that is away keeps its slot, and its `restart_lsn` is how far it flushed; Patroni keeps a
 ///   slot per member and drops it when the member leaves).
+/// - **Backups, in both modes**: a backup's WAL stream (`ledger backup`, or Barman's) through a
+///   physical slot named `ledger_backup` or `ledger_backup_…` (`WALArchive.defaultSlot`) counts
+///   like a standby, so no checkpoint covers WAL the backup has not flushed, and a restore of it
+///   extends every published checkpoint even when every database node is lost (SPEC "Backups and
+///   recovery"). A stopped backup keeps its slot: checkpoints wait for it.
 /// - **No standbys and no slots**: everything, as on a single server.
 /// A base backup in progress (`pg_basebackup`) is not a standby yet.
 ///
@@ -26,6 +31,9 @@ import PostgresNIO
 /// for the next commit to flush it).
 struct ReplicationGate {
     let logger: Logger
+
+    /// The name (or, followed by `_`, the prefix) of a backup's slot.
+    static let backupSlot = WALArchive.defaultSlot
 
     /// The log's head, and the WAL position that covers every event up to it.
     func head(_ connection: PostgresConnection) async throws -> (position: Int64, wal: Int64) {
@@ -47,20 +55,21 @@ struct ReplicationGate {
             WITH s AS (SELECT state, sync_state, (coalesce(flush_lsn, '0/0') - '0/0')::int8 AS flushed FROM pg_stat_replication
                        WHERE state IS DISTINCT FROM 'backup' AND application_name <> 'pg_basebackup'
                          AND pid NOT IN (SELECT active_pid FROM pg_replication_slots WHERE slot_type = 'logical' AND active_pid IS NOT NULL)),
-                 slots AS (SELECT (restart_lsn - '0/0')::int8 AS flushed FROM pg_replication_slots
+                 slots AS (SELECT slot_name, (restart_lsn - '0/0')::int8 AS flushed FROM pg_replication_slots
                            WHERE slot_type = 'physical' AND NOT temporary AND restart_lsn IS NOT NULL AND wal_status IS DISTINCT FROM 'lost')
             SELECT current_setting('synchronous_standby_names') <> '',
                    (SELECT count(*) FROM pg_stat_replication WHERE state IS NULL),
                    (SELECT min(flushed) FROM s WHERE sync_state IN ('sync', 'quorum')),
-                   (SELECT min(flushed) FROM (SELECT flushed FROM s UNION ALL SELECT flushed FROM slots) a)
+                   (SELECT min(flushed) FROM (SELECT flushed FROM s UNION ALL SELECT flushed FROM slots) a),
+                   (SELECT min(flushed) FROM slots WHERE slot_name = \(Self.backupSlot) OR slot_name LIKE \(Self.backupSlot + "\\_%"))
             """, logger: logger)
-        for try await (synchronous, hidden, sync, all) in rows.decode((Bool, Int64, Int64?, Int64?).self) {
+        for try await (synchronous, hidden, sync, all, backups) in rows.decode((Bool, Int64, Int64?, Int64?, Int64?).self) {
             guard hidden == 0 else {
                 throw CheckpointError(
                     "the checkpointer's role cannot see its standbys' WAL positions (pg_stat_replication): GRANT pg_read_all_stats TO ledger_service; not signing")
             }
             // No synchronous standby connected: nothing is replicated where a commit waits.
-            if synchronous { return sync ?? 0 }
+            if synchronous { return min(sync ?? 0, backups ?? .max) }
             return all
         }
         return nil

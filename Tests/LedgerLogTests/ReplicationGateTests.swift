@@ -58,6 +58,23 @@ struct ReplicationGateTests {
         }
     }
 
+    @Test("synchronous, with a backup's slot: checkpoints stop at what the backup flushed though the synchronous standby has more; the backup caught up, they resume")
+    func backupSlotUnderSynchronousReplication() async throws {
+        try await Self.withStandby(synchronous: true) { stage in
+            let store = EventStore(client: stage.owner, logger: Self.logger)
+            let before = try await stage.appendEven(store)
+            try await stage.waitForCheckpoint(before)
+            // A backup that has flushed everything so far (its slot reserves WAL from now on), then stalls.
+            try await stage.owner.query("SELECT pg_create_physical_replication_slot('ledger_backup_gate', true)")
+            let later = try await stage.appendEven(store, at: before + 10)
+            try await stage.expectNoCheckpoint(beyond: before, whileTreeReaches: later)
+            // It catches up (as pg_receivewal's flush reports move the slot).
+            try await stage.owner.query("SELECT pg_replication_slot_advance('ledger_backup_gate', pg_current_wal_flush_lsn())")
+            try await stage.waitForCheckpoint(later)
+            try await stage.owner.query("SELECT pg_drop_replication_slot('ledger_backup_gate')")
+        }
+    }
+
     /// A primary and its standby, migrated, with a checkpointer running as a service login.
     struct Stage: Sendable {
         let owner: PostgresClient
