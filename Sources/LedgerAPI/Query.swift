@@ -51,8 +51,11 @@ enum Query {
         let plain = ISO8601DateFormatter()
         let fractional = ISO8601DateFormatter()
         fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        guard let date = fractional.date(from: text) ?? plain.date(from: text) else {
-            throw DomainError.invalid("\(name) must be an RFC 3339 time", code: .invalidQuery)
+        // Years 1 to 9999 (RFC 3339's range): a time past them would not fit the database's.
+        guard let date = fractional.date(from: text) ?? plain.date(from: text),
+            (-62_135_596_800 ... 253_402_300_799).contains(date.timeIntervalSince1970)
+        else {
+            throw DomainError.invalid("\(name) must be an RFC 3339 time (years 1 to 9999)", code: .invalidQuery)
         }
         return date
     }

@@ -27,6 +27,9 @@ struct Privacy: AsyncParsableCommand {
         /// Refused before the database is opened, with the message the API gives.
         func validate() throws {
             guard ErasureRequest.isValidReason(reason) else { throw ValidationError(ErasureRequest.reasonRule) }
+            guard !Caller.isReserved(requester) else {
+                throw ValidationError("--requester \(requester) begins with psn- or erased:, the namespace of pseudonyms")
+            }
         }
 
         func run() async throws {

@@ -39,8 +39,15 @@ struct CheckpointFloor {
     }
 
     /// Throws a `ForkRefusal` unless the tree of `size` with `root` extends every record;
-    /// `witnessSizes` are the sizes the witnesses said they hold, by name.
-    func check(size: Int64, root: MerkleTree.Hash, witnessSizes: [String: Int64]) async throws {
+    /// `witnessSizes` are the sizes the witnesses said they hold, by name; `unknown`, the
+    /// witnesses that have not said yet (unreachable). With the file missing, an unknown witness
+    /// may hold the only record of a larger checkpoint: nothing is signed until it answers.
+    func check(size: Int64, root: MerkleTree.Hash, witnessSizes: [String: Int64], unknown: [String] = []) async throws {
+        if !unknown.isEmpty, (try? file?.checkpoint()) ?? nil == nil {
+            throw ForkRefusal.refuse(
+                "the checkpoint file is missing and \(unknown.sorted().joined(separator: ", ")) did not say what size it holds (unreachable): it may hold the only record of a larger checkpoint; nothing is signed until it answers",
+                log: origin, logger: logger, metadata: ["tree": "\(size)"])
+        }
         let records = try await bounds(witnessSizes: witnessSizes)
         let recorded = records.filter { $0.root != nil }.map(\.size).max() ?? 0
         // Largest first: a shorter log is told the whole range it lacks.

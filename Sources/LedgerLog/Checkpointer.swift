@@ -121,11 +121,11 @@ public struct Checkpointer: Service {
         try await connection.queryUnlessClosed(
             "INSERT INTO ledger_log_keys (verifier_key) VALUES (\(signer.verifier.text)) ON CONFLICT DO NOTHING", logger: logger)
         var frontier = try await load(connection)
-        // The witnesses' sizes are part of the floor: asked before the first signature.
-        if let witnesses {
-            let empty = try signer.sign(Checkpoint(origin: signer.name, size: 0, rootHash: MerkleTree.emptyRoot).text)
-            await witnesses.learnSizes(probe: empty)
-        }
+        // The witnesses' sizes are part of the floor: asked before the first signature, and
+        // again every 10 s of a witness that has not answered.
+        let empty = try signer.sign(Checkpoint(origin: signer.name, size: 0, rootHash: MerkleTree.emptyRoot).text)
+        var probed = ContinuousClock.now
+        if let witnesses { await witnesses.learnSizes(probe: empty) }
         var signed = ContinuousClock.now - interval
         var signedSize: Int64 = -1
         var built: [Built] = []  // oldest first; at most `maxBuilt`
@@ -143,7 +143,12 @@ public struct Checkpointer: Service {
             }
             if let tree = try await replicated(&built, connection), tree.size != signedSize {
                 // Every tree, before it is signed: the floor may have risen (a witness's answer).
-                try await floor.check(size: tree.size, root: tree.root, witnessSizes: witnesses?.heldSizes() ?? [:])
+                if let witnesses, !witnesses.unknownSizes().isEmpty, ContinuousClock.now - probed >= .seconds(10) {
+                    probed = ContinuousClock.now
+                    await witnesses.learnSizes(probe: empty)
+                }
+                try await floor.check(
+                    size: tree.size, root: tree.root, witnessSizes: witnesses?.heldSizes() ?? [:], unknown: witnesses?.unknownSizes() ?? [])
                 checked = true
                 // Signed once per size (a size signed by an earlier run is not signed again either).
                 if try await sign(connection, tree) {

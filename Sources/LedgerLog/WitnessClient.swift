@@ -62,6 +62,12 @@ public final class WitnessClient: Sendable {
     /// The sizes the witnesses said they hold, by name (those that have answered).
     public func heldSizes() -> [String: Int64] { sizes.withLock { $0 } }
 
+    /// The witnesses (with a URL) whose size is not known yet.
+    public func unknownSizes() -> [String] {
+        let known = heldSizes()
+        return policy.witnesses.filter { $0.url != nil && known[$0.name] == nil }.map(\.name)
+    }
+
     /// The policy in `file`, which must list `log` (the checkpointer's key) among its logs.
     public static func policy(file: String, log: NoteVerifier) throws -> WitnessPolicy {
         let policy = try WitnessPolicy(String(contentsOfFile: file, encoding: .utf8))

@@ -65,7 +65,9 @@ public struct WALArchive: Sendable {
         if fm.fileExists(atPath: base.appendingPathComponent("PG_VERSION").path) {
             throw Refusal(description: "\(folder.path) already holds a base backup; back up into a new folder")
         }
-        for dir in [folder, wal, secrets] { try fm.createDirectory(at: dir, withIntermediateDirectories: true) }
+        for dir in [folder, wal, secrets] {
+            try fm.createDirectory(at: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
         let arguments = ["-D", base.path, "-X", "stream", "-S", slot, "--checkpoint=fast"] + Self.connection(server)
             + (progress != nil ? ["-P"] : [])
         let log = folder.appendingPathComponent("pg_basebackup.log").path
@@ -119,12 +121,21 @@ public struct WALArchive: Sendable {
         }
         try fm.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
         try fm.copyItem(at: base, to: cluster)
+        let names = try fm.contentsOfDirectory(atPath: wal.path)
+        // The first start replays pg_wal as crash recovery, on one timeline: an archive that
+        // crossed a promotion (a .history file) needs PostgreSQL's archive recovery instead.
+        if let history = names.first(where: { $0.hasSuffix(".history") }) {
+            try? fm.removeItem(at: cluster)
+            throw Refusal(description: "\(wal.path) crosses a timeline switch (\(history)): restore it with restore_command and recovery.signal (PostgreSQL's point-in-time recovery)")
+        }
         let pgWAL = cluster.appendingPathComponent("pg_wal")
         var laid = 0
-        for name in try fm.contentsOfDirectory(atPath: wal.path).sorted() {
+        for name in names.sorted() {
             let segment = name.hasSuffix(".partial") ? String(name.dropLast(".partial".count)) : name
-            // Segment files only (24 hex digits); not the timeline history or pg_receivewal's temporaries.
+            // Segment files only (24 hex digits); not pg_receivewal's temporaries. A full segment
+            // wins over a .partial of the same name (left by a stream that stopped mid-segment).
             guard segment.count == 24, segment.allSatisfy(\.isHexDigit) else { continue }
+            if name != segment, names.contains(segment) { continue }
             let target = pgWAL.appendingPathComponent(segment)
             try? fm.removeItem(at: target)  // the base's copy of a segment the archive holds further
             try fm.copyItem(at: wal.appendingPathComponent(name), to: target)
@@ -135,6 +146,8 @@ public struct WALArchive: Sendable {
             let source = secrets.appendingPathComponent(name)
             guard fm.fileExists(atPath: source.path) else { continue }
             let target = dataDirectory.appendingPathComponent(name)
+            // A checkpoint file already there that names a larger checkpoint is a higher floor: kept.
+            if name == "published-checkpoint", Self.checkpointSize(target) > Self.checkpointSize(source) { continue }
             try? fm.removeItem(at: target)
             try fm.copyItem(at: source, to: target)
         }
@@ -142,6 +155,13 @@ public struct WALArchive: Sendable {
     }
 
     // MARK: Plumbing
+
+    /// The size a checkpoint file names (its note's second line), -1 without one.
+    static func checkpointSize(_ file: URL) -> Int64 {
+        guard let text = try? String(contentsOf: file, encoding: .utf8) else { return -1 }
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        return lines.count > 1 ? Int64(lines[1]) ?? -1 : -1
+    }
 
     static func connection(_ server: DatabaseSettings) -> [String] {
         ["-h", server.host, "-p", "\(server.port)", "-U", server.username]
@@ -160,7 +180,10 @@ public struct WALArchive: Sendable {
         await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
             Thread {
                 var status: Int32 = 0
-                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                var reaped = waitpid(pid, &status, 0)
+                while reaped < 0 && errno == EINTR { reaped = waitpid(pid, &status, 0) }
+                // Not reaped (no such child): never a success.
+                guard reaped == pid else { return continuation.resume(returning: -1) }
                 continuation.resume(returning: (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f))
             }.start()
         }

@@ -59,8 +59,11 @@ public enum WebhookSignature {
             }
         }
         guard let t, !codes.isEmpty else { throw Failure.malformed }
-        let offset = Int64(now.timeIntervalSince1970.rounded(.down)) - t
-        guard Double(abs(offset)) <= tolerance else { throw Failure.outsideTolerance(seconds: offset) }
+        // A hostile `t` (near Int64.min) must not trap before the signature is checked.
+        let (offset, overflow) = Int64(now.timeIntervalSince1970.rounded(.down)).subtractingReportingOverflow(t)
+        guard !overflow, offset != .min, Double(abs(offset)) <= tolerance else {
+            throw Failure.outsideTolerance(seconds: overflow ? .max : offset)
+        }
         let message = signed(t, body)
         // Constant time per comparison (HMAC.isValidAuthenticationCode).
         guard codes.contains(where: { HMAC<SHA256>.isValidAuthenticationCode($0, authenticating: message, using: key(secret)) })

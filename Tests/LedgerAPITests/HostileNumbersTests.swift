@@ -64,6 +64,11 @@ struct HostileNumbersTests {
             paths += ["/tlog/tile/\(level)/\(index(v))", "/tlog/tile/\(level)/\(index(v)).p/1", "/tlog/tile/\(level)/000.p/\(q)"]
         }
         paths += ["/tlog/tile/\(q)/000", "/tlog/tile/\(q)/000.p/1"]
+        // Times: a year past 9999 (or before 1) is as hostile as a number.
+        paths += [
+            "/v1/collaborations/\(id)/members?asOf=\(v)-01-01T00:00:00Z", "/v1/audit/access?from=\(v)-01-01T00:00:00Z",
+            "/v1/audit/access?to=+\(v)-01-01T00:00:00Z",
+        ]
         return paths.map { ($0, []) } + [("/v1/feed", [("Last-Event-ID", v)])]
     }
 

@@ -48,6 +48,10 @@ struct CheckpointFloorTests {
             // No file: the database's record still holds, and the tree as it is extends it.
             #expect(try await floor.bounds(witnessSizes: [:]).map(\.size) == [40])
             try await floor.check(size: 40, root: published.rootHash, witnessSizes: [:])
+            // No file and a witness that has not said its size (unreachable): it may hold the only record of more.
+            await Self.expectRefusal("the checkpoint file is missing and W1 did not say what size it holds") {
+                try await floor.check(size: 40, root: published.rootHash, witnessSizes: [:], unknown: ["W1"])
+            }
 
             try await truncateLog(client, to: 30, keepingCheckpoints: true)
             let root30 = try await tree.hashes(of: [0 ..< 30])[0]
