@@ -15,7 +15,7 @@ import Darwin
 ///
 /// Both streams go through one physical replication slot. The primary keeps every WAL segment
 /// the folder has not flushed, and the checkpointer's replication gate counts the slot like a
-/// standby's (`ReplicationGate`: every physical slot under asynchronous replication), so no
+/// standby's (`ReplicationGate`: a slot named `ledger_backup[_…]` in every mode), so no
 /// checkpoint covers an event whose WAL the folder lacks: a restore of the folder extends every
 /// published checkpoint. A stopped stream keeps its slot, so checkpoints wait for it (and WAL
 /// piles up on the primary) until it streams again or the slot is dropped (`dropSlot`).
