@@ -87,7 +87,7 @@ struct Backup: AsyncParsableCommand {
                 while !Task.isCancelled {
                     let pid = try archive.startStreaming(of: server, slot: slot, binaries: binaries, log: log)
                     let status = await withTaskCancellationHandler {
-                        await WALArchive.exit(of: pid)
+                        await ProcessRunner.exit(of: pid)
                     } onCancel: {
                         kill(pid, SIGTERM)  // pg_receivewal flushes what it received and exits
                     }

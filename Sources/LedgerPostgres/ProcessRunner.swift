@@ -34,10 +34,7 @@ public enum ProcessRunner {
             .appendingPathComponent("ledger-run-\(UUID().uuidString).log").path
         defer { unlink(outputPath) }
         let pid = try spawn(executable, arguments, environment: environment, outputPath: outputPath)
-        let status = await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
-            let thread = Thread { continuation.resume(returning: waitForExit(pid)) }
-            thread.start()
-        }
+        let status = await exit(of: pid)
         let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
         return Output(status: status, output: output)
     }
@@ -77,6 +74,14 @@ public enum ProcessRunner {
         errorPath: String? = nil
     ) throws -> pid_t {
         try spawn(executable, arguments, environment: environment, outputPath: outputPath, errorPath: errorPath)
+    }
+
+    /// Waits for a launched process's exit (reaping it) on a thread of its own, never an event
+    /// loop or the cooperative pool: its status, 128 + signal, or -1 if it is no child of ours.
+    public static func exit(of pid: pid_t) async -> Int32 {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
+            Thread { continuation.resume(returning: waitForExit(pid)) }.start()
+        }
     }
 
     /// A launched process's exit status once it has exited (reaping it), nil while it runs.

@@ -73,7 +73,7 @@ public struct WALArchive: Sendable {
         let log = folder.appendingPathComponent("pg_basebackup.log").path
         let pid = try ProcessRunner.launch(
             binaries + "/pg_basebackup", arguments, environment: Self.environment(server), outputPath: log, errorPath: progress)
-        let status = await Self.exit(of: pid)
+        let status = await ProcessRunner.exit(of: pid)
         guard status == 0 else {
             let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
             throw Refusal(description: "pg_basebackup exited with status \(status): \(output.trimmingCharacters(in: .whitespacesAndNewlines))")
@@ -173,19 +173,5 @@ public struct WALArchive: Sendable {
         environment["PGAPPNAME"] = "ledger_backup"
         environment["LC_ALL"] = "C"
         return environment
-    }
-
-    /// Waits for a launched process's exit off the async threads.
-    public static func exit(of pid: pid_t) async -> Int32 {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
-            Thread {
-                var status: Int32 = 0
-                var reaped = waitpid(pid, &status, 0)
-                while reaped < 0 && errno == EINTR { reaped = waitpid(pid, &status, 0) }
-                // Not reaped (no such child): never a success.
-                guard reaped == pid else { return continuation.resume(returning: -1) }
-                continuation.resume(returning: (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f))
-            }.start()
-        }
     }
 }

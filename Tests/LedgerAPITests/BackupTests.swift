@@ -122,7 +122,7 @@ struct BackupTests {
             (await Self.published(before)).map { Self.size($0) >= flushed } ?? false
         }
         kill(streaming.pid, SIGTERM)
-        #expect(await WALArchive.exit(of: streaming.pid) == 0, "\(Self.text(streaming.err))")
+        #expect(await ProcessRunner.exit(of: streaming.pid) == 0, "\(Self.text(streaming.err))")
         live.removeAll { $0 == streaming.pid }
         try await write(5, to: url)
         let watchEnd = ContinuousClock.now + .seconds(3)
@@ -151,9 +151,9 @@ struct BackupTests {
         let postmaster = try #require(pid_t(Self.text(data.appendingPathComponent("pg/postmaster.pid").path).split(separator: "\n").first ?? ""))
         kill(server.pid, SIGKILL)
         kill(postmaster, SIGKILL)
-        _ = await WALArchive.exit(of: server.pid)
+        _ = await ProcessRunner.exit(of: server.pid)
         kill(resumed.pid, SIGTERM)
-        #expect(await WALArchive.exit(of: resumed.pid) == 0, "\(Self.text(resumed.err))")
+        #expect(await ProcessRunner.exit(of: resumed.pid) == 0, "\(Self.text(resumed.err))")
         live = []
         try await waitUntil(timeout: .seconds(30), "PostgreSQL's processes gone") { kill(postmaster, 0) != 0 }
         try FileManager.default.removeItem(at: data)
