@@ -22,6 +22,8 @@ struct BenchAppend: AsyncParsableCommand {
     @Flag(help: "Run without the checkpointer (the log's tree and checkpoints), for an A/B.") var noCheckpointer = false
     @Option(help: "Witnesses (in this process, on loopback) whose quorum (all) must cosign before a checkpoint is published.")
     var witnesses = 0
+    @Option(help: "A backup's WAL receiver beside the cluster (`pg_receivewal --synchronous` through a `ledger_backup_…` slot): none, async, or sync (the synchronous standby).")
+    var archive = BenchArchive.none
 
     func run() async throws {
         let quiet = Logs.quiet()
@@ -35,19 +37,25 @@ struct BenchAppend: AsyncParsableCommand {
             throw ValidationError("pgbench not found (Debian: apt-get install postgresql-client)")
         }
         try await settings.withClient(logger: logger, maxConnections: 40) { client in
-            if noCheckpointer { return try await measurePhases(client, settings, pgbench: pgbench, logger: logger) }
-            // As in `ledger serve`: the checkpointer grows the tree and signs while the writers append.
-            let hub = NotificationHub(client: client, channel: EventStore.channel, logger: logger)
-            let signer = try NoteSigner(name: "bench.local/ledger")
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await hub.run() }
-                let (policy, witnessServers) = try await BenchWitnesses.start(witnesses, log: signer.verifier, in: &group, logger: logger)
-                let witnessClient = policy.map { WitnessClient(policy: $0, tree: LogTree(client: client, logger: logger), logger: logger) }
-                group.addTask { try await Checkpointer(client: client, signer: signer, events: hub, logger: logger, witnesses: witnessClient).run() }
-                defer { group.cancelAll() }
-                try await measurePhases(client, settings, pgbench: pgbench, logger: logger)
-                for server in witnessServers { await server.triggerGracefulShutdown() }
+            try await archive.around(settings, client: client, logger: logger) {
+                try await measure(client, settings, pgbench: pgbench, logger: logger)
             }
+        }
+    }
+
+    private func measure(_ client: PostgresClient, _ settings: DatabaseSettings, pgbench: String, logger: Logger) async throws {
+        if noCheckpointer { return try await measurePhases(client, settings, pgbench: pgbench, logger: logger) }
+        // As in `ledger serve`: the checkpointer grows the tree and signs while the writers append.
+        let hub = NotificationHub(client: client, channel: EventStore.channel, logger: logger)
+        let signer = try NoteSigner(name: "bench.local/ledger")
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await hub.run() }
+            let (policy, witnessServers) = try await BenchWitnesses.start(witnesses, log: signer.verifier, in: &group, logger: logger)
+            let witnessClient = policy.map { WitnessClient(policy: $0, tree: LogTree(client: client, logger: logger), logger: logger) }
+            group.addTask { try await Checkpointer(client: client, signer: signer, events: hub, logger: logger, witnesses: witnessClient).run() }
+            defer { group.cancelAll() }
+            try await measurePhases(client, settings, pgbench: pgbench, logger: logger)
+            for server in witnessServers { await server.triggerGracefulShutdown() }
         }
     }
 
@@ -67,7 +75,7 @@ struct BenchAppend: AsyncParsableCommand {
         let phases = [("single-1", 1, 1, "a"), ("single-16", 16, 1, "b"), ("batch-100", batchWriters, 100, "c")]
         print(
             "ledger bench append: \(rounds) rounds of \(seconds)s each on \(settings.host):\(settings.port), checkpointer \(noCheckpointer ? "off" : "on")"
-                + (witnesses > 0 ? ", \(witnesses) witnesses" : ""))
+                + (witnesses > 0 ? ", \(witnesses) witnesses" : "") + (archive != .none ? ", archive receiver \(archive.rawValue)" : ""))
         for round in 1...rounds {
             for (name, writers, batch, tag) in phases {
                 let (rate, perEvent, acks) = try await appendRate(store, writers: writers, batch: batch, tag: "r\(round)\(tag)")

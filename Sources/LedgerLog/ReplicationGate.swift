@@ -9,6 +9,9 @@ import PostgresNIO
 /// - **Synchronous** (`synchronous_standby_names` set): the synchronous standbys (`sync_state`
 ///   `sync` or `quorum`), at least one of them connected. A commit cancelled while it waited
 ///   for them is visible on the primary but not replicated: it waits here until they have it.
+///   A backup's receiver may be synchronous too (Barman's `receive-wal`, for an RPO of zero),
+///   but it can never be promoted: when the only synchronous standbys are backup receivers, the
+///   promotable standbys are asynchronous and are counted as below.
 /// - **Asynchronous**: every connected standby, and every physical replication slot (a standby
 ///   that is away keeps its slot, and its `restart_lsn` is how far it flushed; Patroni keeps a
 ///   slot per member and drops it when the member leaves).
@@ -52,25 +55,33 @@ struct ReplicationGate {
     func replicated(_ connection: PostgresConnection) async throws -> Int64? {
         let rows = try await connection.queryUnlessClosed(
             """
-            WITH s AS (SELECT state, sync_state, (coalesce(flush_lsn, '0/0') - '0/0')::int8 AS flushed FROM pg_stat_replication
+            WITH receivers AS (SELECT active_pid FROM pg_replication_slots
+                               WHERE slot_type = 'physical' AND active_pid IS NOT NULL
+                                 AND (slot_name = \(Self.backupSlot) OR slot_name LIKE \(Self.backupSlot + "\\_%"))),
+                 s AS (SELECT state, sync_state IN ('sync', 'quorum') AS sync, pid IN (SELECT active_pid FROM receivers) AS backup,
+                              (coalesce(flush_lsn, '0/0') - '0/0')::int8 AS flushed FROM pg_stat_replication
                        WHERE state IS DISTINCT FROM 'backup' AND application_name <> 'pg_basebackup'
                          AND pid NOT IN (SELECT active_pid FROM pg_replication_slots WHERE slot_type = 'logical' AND active_pid IS NOT NULL)),
                  slots AS (SELECT slot_name, (restart_lsn - '0/0')::int8 AS flushed FROM pg_replication_slots
                            WHERE slot_type = 'physical' AND NOT temporary AND restart_lsn IS NOT NULL AND wal_status IS DISTINCT FROM 'lost')
             SELECT current_setting('synchronous_standby_names') <> '',
                    (SELECT count(*) FROM pg_stat_replication WHERE state IS NULL),
-                   (SELECT min(flushed) FROM s WHERE sync_state IN ('sync', 'quorum')),
+                   (SELECT min(flushed) FROM s WHERE sync AND NOT backup),
+                   EXISTS (SELECT 1 FROM s WHERE sync AND backup),
                    (SELECT min(flushed) FROM (SELECT flushed FROM s UNION ALL SELECT flushed FROM slots) a),
                    (SELECT min(flushed) FROM slots WHERE slot_name = \(Self.backupSlot) OR slot_name LIKE \(Self.backupSlot + "\\_%"))
             """, logger: logger)
-        for try await (synchronous, hidden, sync, all, backups) in rows.decode((Bool, Int64, Int64?, Int64?, Int64?).self) {
+        for try await (synchronous, hidden, sync, backupSync, all, backups) in rows.decode((Bool, Int64, Int64?, Bool, Int64?, Int64?).self) {
             guard hidden == 0 else {
                 throw CheckpointError(
                     "the checkpointer's role cannot see its standbys' WAL positions (pg_stat_replication): GRANT pg_read_all_stats TO ledger_service; not signing")
             }
+            guard synchronous else { return all }
+            if let sync { return min(sync, backups ?? .max) }
+            // Only backups acknowledge synchronously: the standbys that may be promoted do not.
+            if backupSync { return all }
             // No synchronous standby connected: nothing is replicated where a commit waits.
-            if synchronous { return min(sync ?? 0, backups ?? .max) }
-            return all
+            return 0
         }
         return nil
     }
