@@ -17,6 +17,7 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .executable(name: "ledger", targets: ["LedgerCLI"]),
+        .executable(name: "ledger-bench", targets: ["LedgerBenchCLI"]),
         .executable(name: "ledger-reliability", targets: ["LedgerReliability"]),
         .library(name: "LedgerClient", targets: ["LedgerClient"]),
         .library(name: "LedgerDomain", targets: ["LedgerDomain"]),
@@ -66,11 +67,11 @@ let package = Package(
             dependencies: ["LedgerWire", "TransparencyLog", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
-        // The numbered SQL migrations, shipped as resources.
+        // The SQL, shipped as resources: numbered migrations (sql) and one file per function (functions).
         .target(
             name: "LedgerMigrations",
             path: "Migrations",
-            resources: [.copy("sql")],
+            resources: [.copy("sql"), .copy("functions")],
             swiftSettings: swiftSettings
         ),
         // PostgreSQL plumbing: the embedded cluster and its processes, connection settings,
@@ -170,12 +171,25 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // HTTP API: routes, decoding, auth, errors to statuses; the services of each role. No SQL.
+        // The change feed's engine: the process's tail of the log, its subscribers, each client's stream.
+        .target(
+            name: "LedgerFeed",
+            dependencies: [
+                "LedgerDomain", "LedgerWire", "LedgerStore", "LedgerPostgres",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // HTTP API: the router, decoding, auth, controllers, errors to statuses, the console. No SQL,
+        // no workers: what runs beside it is LedgerApp's choice.
         .target(
             name: "LedgerAPI",
             dependencies: [
                 "LedgerDomain", "LedgerWire", "TransparencyLog", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog",
-                "LedgerReadModel", "LedgerVerifier", "LedgerProjections", "LedgerWebhooks",
+                "LedgerReadModel", "LedgerVerifier", "LedgerProjections", "LedgerWebhooks", "LedgerFeed",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -189,13 +203,27 @@ let package = Package(
             resources: [.copy("openapi.yaml"), .copy("Console")],
             swiftSettings: swiftSettings
         ),
-        // Benchmarks (`ledger bench …`): each prints its figures beside a baseline measured in the same run.
+        // The composition root: each role's services (serve, api, verifier, project, deliver, checkpointer).
+        .target(
+            name: "LedgerApp",
+            dependencies: [
+                "LedgerAPI", "LedgerFeed", "LedgerDomain", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog",
+                "LedgerVerifier", "LedgerProjections", "LedgerWebhooks", "TransparencyLog",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Benchmarks (`ledger-bench …`): each prints its figures beside a baseline measured in the same run.
         .target(
             name: "LedgerBench",
             dependencies: [
                 "LedgerWitness",
                 "LedgerDomain", "LedgerWire", "TransparencyLog", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog",
-                "LedgerAPI", "LedgerReadModel", "LedgerProjections", "LedgerClient", "LedgerDeviceSimulator",
+                "LedgerAPI", "LedgerApp", "LedgerReadModel", "LedgerProjections", "LedgerClient", "LedgerDeviceSimulator",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -208,13 +236,19 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The benchmarks' executable, `ledger-bench`: the shipped `ledger` links none of them.
+        .executableTarget(
+            name: "LedgerBenchCLI",
+            dependencies: ["LedgerBench", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: swiftSettings
+        ),
         // Executable: argument parsing and service groups only.
         .executableTarget(
             name: "LedgerCLI",
             dependencies: [
                 "LedgerDomain", "LedgerWire", "TransparencyLog", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog",
-                "LedgerAPI", "LedgerReadModel", "LedgerVerifier", "LedgerProjections", "LedgerWebhooks", "LedgerClient",
-                "LedgerDeviceSimulator", "LedgerBench", "LedgerWitness",
+                "LedgerAPI", "LedgerApp", "LedgerReadModel", "LedgerProjections", "LedgerClient",
+                "LedgerDeviceSimulator", "LedgerWitness",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -229,6 +263,7 @@ let package = Package(
             name: "LedgerReliability",
             dependencies: [
                 "LedgerStore", "LedgerPostgres", "LedgerLog", "LedgerAPI", "LedgerProjections", "LedgerClient", "LedgerDeviceSimulator",
+                "LedgerConfiguration",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -252,9 +287,9 @@ let package = Package(
         .target(
             name: "LedgerTestSupport",
             dependencies: [
-                "LedgerStore", "LedgerPostgres", "LedgerAPI", "LedgerConfiguration", "LedgerDomain", "LedgerWire", "LedgerLog",
-                "LedgerDeviceSimulator", "TransparencyLog", "LedgerClient", "LedgerVerifier", "LedgerProjections", "LedgerWebhooks",
-                "LedgerWitness",
+                "LedgerStore", "LedgerPostgres", "LedgerAPI", "LedgerApp", "LedgerFeed", "LedgerConfiguration", "LedgerDomain", "LedgerWire",
+                "LedgerLog", "LedgerDeviceSimulator", "TransparencyLog", "LedgerClient", "LedgerVerifier", "LedgerProjections",
+                "LedgerWebhooks", "LedgerWitness",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -303,18 +338,29 @@ let package = Package(
                 "LedgerStore", "LedgerLog", "LedgerPostgres", "LedgerTestSupport", "LedgerDomain",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
+            // A database as the previous release left it, for the upgrade test.
+            resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
+        // The log on PostgreSQL, and the checkpointer publishing through witnesses and refusing
+        // forks, on a live server.
         .testTarget(
             name: "LedgerLogTests",
             dependencies: [
-                "LedgerLog", "TransparencyLog", "LedgerStore", "LedgerPostgres", "LedgerTestSupport", "LedgerDomain",
+                "LedgerLog", "TransparencyLog", "LedgerStore", "LedgerPostgres", "LedgerTestSupport", "LedgerDomain", "LedgerClient",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
+        // `ledger witness serve`, the real binary and in this process.
         .testTarget(
-            name: "LedgerProjectionTests",
+            name: "LedgerWitnessTests",
+            dependencies: ["LedgerWitness", "LedgerTestSupport", "LedgerPostgres", "TransparencyLog"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LedgerProjectionsTests",
             dependencies: [
                 "LedgerProjections", "LedgerReadModel", "LedgerStore", "LedgerPostgres", "LedgerDomain", "LedgerDeviceSimulator",
                 "LedgerTestSupport",
@@ -337,7 +383,7 @@ let package = Package(
         .testTarget(
             name: "LedgerVerifierTests",
             dependencies: [
-                "LedgerVerifier", "LedgerAPI", "LedgerStore", "LedgerPostgres", "LedgerDomain", "LedgerWire", "LedgerDeviceSimulator",
+                "LedgerVerifier", "LedgerAPI", "LedgerFeed", "LedgerStore", "LedgerPostgres", "LedgerDomain", "LedgerWire", "LedgerDeviceSimulator",
                 "LedgerTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -362,9 +408,9 @@ let package = Package(
         .testTarget(
             name: "LedgerAPITests",
             dependencies: [
-                "LedgerAPI", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog", "LedgerVerifier", "LedgerProjections",
+                "LedgerAPI", "LedgerFeed", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog", "LedgerVerifier", "LedgerProjections",
                 "LedgerReadModel", "LedgerTestSupport", "LedgerDomain", "LedgerWire", "TransparencyLog", "LedgerDeviceSimulator",
-                "LedgerClient", "LedgerWebhooks", "LedgerWitness",
+                "LedgerClient", "LedgerWebhooks",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "JWTKit", package: "jwt-kit"),
@@ -380,7 +426,7 @@ let package = Package(
         .testTarget(
             name: "LedgerClientTests",
             dependencies: [
-                "LedgerClient", "LedgerAPI", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog", "LedgerProjections",
+                "LedgerClient", "LedgerAPI", "LedgerApp", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog", "LedgerProjections",
                 "LedgerWebhooks", "LedgerTestSupport", "LedgerDeviceSimulator", "LedgerDomain", "LedgerWire", "TransparencyLog",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import LedgerConfiguration
 import LedgerDomain
+import LedgerFeed
 import LedgerLog
 import LedgerPostgres
 import LedgerReadModel
@@ -14,9 +15,10 @@ import PostgresNIO
 import Prometheus
 
 /// The router: health, readiness, the OpenAPI document and the authenticated v1 endpoints.
-/// `proofs`: how proofs reach their verdict (`LedgerServer.proofs`); `feed`: the process's
-/// shared tail of the log, which the change feed reads (run it too); `standby`: a hot standby's
-/// pool for the reads.
+/// `proofs`: how proofs reach their verdict (an engine in this process, or stored requests and a
+/// wait: `LedgerServer` in `LedgerApp` chooses); `feed`: the process's shared tail of the log,
+/// which the change feed reads (run it too); `standby`: a hot standby's pool for the reads.
+/// The router knows nothing of the workers that run beside it.
 public func buildRouter(
     client: PostgresClient, store: EventStore, authority: TokenAuthority, configuration: LedgerConfiguration, proofs: ProofService,
     feed: FeedTail, readiness: Readiness = Readiness(), standby: PostgresClient? = nil, logger: Logger
@@ -30,12 +32,12 @@ public func buildRouter(
     router.get("health") { _, _ in HealthResponse(status: "ok") }
     router.get("ready") { _, _ -> HealthResponse in
         if readiness.isStopping {
-            throw APIError(.shuttingDown, "this instance is shutting down; send requests to another")
+            throw DomainError(.shuttingDown, "this instance is shutting down; send requests to another")
         }
         do {
             try await Migrator(client: client, logger: logger).ensureCurrent()
         } catch {
-            throw APIError(.notReady, "\(error)")
+            throw DomainError(.notReady, "\(error)")
         }
         return HealthResponse(status: "ready")
     }

@@ -21,7 +21,7 @@ public struct LedgerRequestContext: RequestContext {
 
     /// The caller, or 401.
     public func requireCaller() throws -> Caller {
-        guard let caller else { throw APIError(.unauthorized, "a bearer token is required") }
+        guard let caller else { throw DomainError(.unauthorized, "a bearer token is required") }
         return caller
     }
 }
@@ -39,10 +39,10 @@ struct AuthMiddleware: RouterMiddleware {
     ) async throws -> Response {
         guard let header = request.headers[.authorization] else {
             if optional { return try await next(request, context) }
-            throw APIError(.unauthorized, "missing Authorization: Bearer <token>")
+            throw DomainError(.unauthorized, "missing Authorization: Bearer <token>")
         }
         guard header.lowercased().hasPrefix("bearer "), header.count > 7 else {
-            throw APIError(.unauthorized, "the Authorization header must be Bearer <token>")
+            throw DomainError(.unauthorized, "the Authorization header must be Bearer <token>")
         }
         let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
         let caller: Caller
@@ -50,7 +50,7 @@ struct AuthMiddleware: RouterMiddleware {
             caller = try await authority.verify(token)
         } catch let refusal as TokenAuthority.Refusal {
             AuthFailures.count.increment()
-            throw APIError(refusal.code, refusal.reason)
+            throw DomainError(refusal.code, refusal.reason)
         }
         var context = context
         context.caller = caller

@@ -11,7 +11,7 @@ enum BodyDecoder {
         do {
             buffer = try await request.collectBody(upTo: limit)
         } catch {
-            throw APIError(.payloadTooLarge, "request body exceeds \(limit) bytes")
+            throw DomainError(.payloadTooLarge, "request body exceeds \(limit) bytes")
         }
         guard buffer.readableBytes > 0 else { throw DomainError.invalid("a JSON body is required", code: .malformedJSON) }
         do {

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import LedgerDomain
 import LedgerWire
 import NIOCore
 
@@ -23,7 +24,7 @@ struct ConsoleController {
         router.get("console") { _, _ in Self.serve("console.html") }
         router.get("console/:file") { _, context in
             let name = try context.parameters.require("file")
-            guard name != "console.html", Self.files[name] != nil else { throw APIError(.routeNotFound, "no such console file: \(name)") }
+            guard name != "console.html", Self.files[name] != nil else { throw DomainError(.routeNotFound, "no such console file: \(name)") }
             return Self.serve(name)
         }
     }

@@ -2,13 +2,10 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import LedgerDomain
-import LedgerPostgres
+import LedgerFeed
 import LedgerReadModel
 import LedgerStore
 import LedgerWire
-import NIOCore
-import ServiceLifecycle
-import Synchronization
 
 /// `GET /v1/feed`: the events the caller may see (`FeedAudience`), as Server-Sent Events, in
 /// log order from the position it asks for (`Last-Event-ID`, or `?after=N`; neither: from now

@@ -36,7 +36,7 @@ struct LogController {
     @Sendable func key(_ request: Request, context: LedgerRequestContext) async throws -> Response {
         _ = try context.requireCaller()
         guard let key = try await tree.verifierKey() else {
-            throw APIError(.noCheckpoint, "no checkpoint has been signed yet")
+            throw DomainError(.noCheckpoint, "no checkpoint has been signed yet")
         }
         return Self.text(key + "\n")
     }
@@ -45,7 +45,7 @@ struct LogController {
         _ = try context.requireCaller()
         if let size = try Query.integer(request, "size", minimum: 0) {
             guard let stored = try await tree.checkpoint(size: size) else {
-                throw APIError(.notFound, "no checkpoint of size \(size) was signed")
+                throw DomainError(.notFound, "no checkpoint of size \(size) was signed")
             }
             return Self.text(stored.note)
         }
@@ -107,7 +107,7 @@ struct LogController {
         let raw = try context.parameters.require("position")
         guard let position = Int64(raw), position >= 1 else { throw Self.invalid("position must be an integer of 1 or more") }
         guard let event = try await store.readAll(after: position - 1, limit: 1).first, event.position == position else {
-            throw APIError.notFound("event at position \(position)")
+            throw DomainError.notFound("event at position \(position)")
         }
         if !caller.isAuditor {
             // The owner, or the account a grant names (a device checking its own grant); the
@@ -160,7 +160,7 @@ struct LogController {
     private func latest(atLeast size: Int64 = 0, fresh: Bool = false) async throws -> LogTree.StoredCheckpoint {
         let latest = fresh ? try await tree.latestCheckpoint() : try await latestCheckpoint.get(atLeast: size)
         guard let latest else {
-            throw APIError(.noCheckpoint, "no checkpoint has been signed yet")
+            throw DomainError(.noCheckpoint, "no checkpoint has been signed yet")
         }
         return latest
     }
@@ -172,13 +172,13 @@ struct LogController {
         while true {
             if let latest = try await latestCheckpoint.get(atLeast: position), latest.size >= position { return latest }
             guard ContinuousClock.now < deadline else {
-                throw APIError(.notCheckpointed, "no checkpoint covers position \(position) yet; retry in a second")
+                throw DomainError(.notCheckpointed, "no checkpoint covers position \(position) yet; retry in a second")
             }
             try await Task.sleep(for: .milliseconds(50))
         }
     }
 
-    static func invalid(_ message: String) -> APIError { APIError(.invalidQuery, message) }
+    static func invalid(_ message: String) -> DomainError { DomainError.invalid(message, code: .invalidQuery) }
 
     static func text(_ body: String) -> Response {
         Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: body)))

@@ -60,7 +60,7 @@ struct ProofController {
         let caller = try context.requireCaller()
         let id = try context.parameters.require("id")
         guard let requestId = UUID(uuidString: try context.parameters.require("requestId")) else {
-            throw APIError.notFound("proof request")
+            throw DomainError.notFound("proof request")
         }
         let verdict = try await service.status(requestId: requestId, account: caller.account)
         return try Self.response(verdict, collaborationId: id, request: request, context: context)
@@ -72,7 +72,7 @@ struct ProofController {
             return try ProofAnswer.granted(rootHash: rootHash, accountId: account, position: position)
                 .response(from: request, context: context)
         case .rejected(let reason, let message, _):
-            throw APIError(.proofRejected, message, reason: reason)
+            throw DomainError(.proofRejected, message, reason: reason)
         case .pending(let requestId):
             let id = requestId.uuidString.lowercased()
             var response = try ProofAnswer.pending(requestId: id, statusUrl: "/v1/collaborations/\(collaborationId)/proofs/\(id)")

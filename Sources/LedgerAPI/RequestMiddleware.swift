@@ -82,7 +82,7 @@ struct MethodNotAllowedMiddleware<Context: RequestContext>: RouterMiddleware {
         }.flatMap(\.methods)
         guard !allowed.isEmpty else { return try await next(request, context) }
         let allow = Set(allowed.map(\.rawValue)).sorted().joined(separator: ", ")
-        throw APIError(.methodNotAllowed, "\(request.method) is not allowed on \(request.uri.path); allowed: \(allow)",
-            headers: [.allow: allow])
+        throw DomainError(
+            .methodNotAllowed, "\(request.method) is not allowed on \(request.uri.path); allowed: \(allow)", allow: allow)
     }
 }

@@ -23,7 +23,7 @@ struct TileController {
     }
 
     @Sendable func checkpoint(_ request: Request, context: LedgerRequestContext) async throws -> Response {
-        guard let published = try await latest.get() else { throw APIError(.noCheckpoint, "no checkpoint has been published yet") }
+        guard let published = try await latest.get() else { throw DomainError(.noCheckpoint, "no checkpoint has been published yet") }
         return Response(
             status: .ok, headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-cache"],
             body: .init(byteBuffer: ByteBuffer(string: published.note)))
@@ -33,14 +33,14 @@ struct TileController {
         let path = "tile/" + context.parameters.getCatchAll().joined(separator: "/")
         // A path that names no tile names no resource: 404, as for a tile past the tree.
         guard let tile = Tile(path: path) else {
-            throw APIError(.notFound, "\(path) is not a tile path: tile/<L>/<N>[.p/<W>] or tile/entries/<N>[.p/<W>], N in x-prefixed 3-digit groups")
+            throw DomainError(.notFound, "\(path) is not a tile path: tile/<L>/<N>[.p/<W>] or tile/entries/<N>[.p/<W>], N in x-prefixed 3-digit groups")
         }
         if tile.isEntries, !publicEntries {
             let caller = try context.requireCaller()
             guard caller.isAuditor else { throw DomainError(.notAuditor, "entry bundles are for auditors (LEDGER_PUBLIC_ENTRIES is not set)") }
         }
         guard let bytes = try await tiles.read(tile) else {
-            throw APIError(.notFound, "\(tile.path) is past the latest published checkpoint")
+            throw DomainError(.notFound, "\(tile.path) is past the latest published checkpoint")
         }
         var headers: HTTPFields = [.contentType: "application/octet-stream", .cacheControl: Self.cacheControl(tile, publicEntries: publicEntries)]
         if tile.isEntries, !publicEntries { headers[.vary] = "Authorization" }

@@ -51,7 +51,7 @@ struct WebhookController {
         let caller = try context.requireCaller()
         guard let id = UUID(uuidString: try context.parameters.require("id")),
             try await registry.delete(id: id, account: caller.account)
-        else { throw APIError.notFound("webhook") }
+        else { throw DomainError.notFound("webhook") }
         return Response(status: .noContent)
     }
 }

@@ -1,13 +1,17 @@
 import ArgumentParser
 import Foundation
+import LedgerConfiguration
 import LedgerPostgres
 import LedgerStore
 import Logging
 
+/// `ledger-bench`, the benchmarks' own executable (the shipped `ledger` links none of them;
+/// `./scripts/ledger bench …` runs this one).
 public struct Bench: AsyncParsableCommand {
     public init() {}
 
     public static let configuration = CommandConfiguration(
+        commandName: "ledger-bench",
         abstract: "Benchmarks that print their figures next to a baseline measured in the same run.",
         subcommands: [BenchAppend.self, BenchVerify.self, BenchReplay.self, BenchProofs.self, BenchFeed.self, BenchFeedClients.self, BenchReplica.self, BenchCommands.self, BenchErase.self, BenchTiles.self])
 }
@@ -20,7 +24,7 @@ struct BenchTarget: ParsableArguments {
     /// Runs `body` on a fresh, migrated bench database; a throwaway cluster (stopped and
     /// deleted afterwards) unless a URL was given.
     func run(logger: Logger, _ body: (DatabaseSettings) async throws -> Void) async throws {
-        try await ThrowawayDatabase.run(serverURL: databaseURL, logger: logger, body)
+        try await ThrowawayDatabase.run(serverURL: databaseURL, binaries: Setting.pgBin.value(), logger: logger, body)
     }
 }
 

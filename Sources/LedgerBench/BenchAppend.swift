@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LedgerConfiguration
 import LedgerAPI
 import TransparencyLog
 import LedgerLog
@@ -194,7 +195,7 @@ struct BenchAppend: AsyncParsableCommand {
     }
 
     static func pgbenchPath() -> String? {
-        if let bin = try? EmbeddedPostgres.binaries(), FileManager.default.isExecutableFile(atPath: bin + "/pgbench") {
+        if let bin = try? EmbeddedPostgres.binaries(preferring: Setting.pgBin.value()), FileManager.default.isExecutableFile(atPath: bin + "/pgbench") {
             return bin + "/pgbench"
         }
         return ProcessRunner.which("pgbench")

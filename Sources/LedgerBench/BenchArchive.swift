@@ -1,10 +1,11 @@
 import ArgumentParser
 import Foundation
+import LedgerConfiguration
 import LedgerPostgres
 import Logging
 import PostgresNIO
 
-/// `ledger bench append --archive`: a backup's WAL receiver beside the benchmark's cluster, as
+/// `ledger-bench append --archive`: a backup's WAL receiver beside the benchmark's cluster, as
 /// `ledger backup` or Barman runs it (`pg_receivewal --synchronous` through a slot named
 /// `ledger_backup_…`, which the replication gate counts, so checkpoints wait for its flush).
 /// `async`: commits do not wait for it; `sync`: it is the synchronous standby (RPO 0).
@@ -23,7 +24,7 @@ enum BenchArchive: String, ExpressibleByArgument, CaseIterable, Sendable {
         try FileManager.default.createDirectory(at: archive.wal, withIntermediateDirectories: true)
         try await WALArchive.ensureSlot(Self.slot, client: client, logger: logger)
         let receiver = try archive.startStreaming(
-            of: settings, slot: Self.slot, binaries: try EmbeddedPostgres.binaries(), log: folder.appendingPathComponent("receiver.log").path)
+            of: settings, slot: Self.slot, binaries: try EmbeddedPostgres.binaries(preferring: Setting.pgBin.value()), log: folder.appendingPathComponent("receiver.log").path)
         do {
             // WALArchive's receiver connects as application_name ledger_backup.
             if self == .sync { try await setSynchronousStandbys("ledger_backup", client: client) }

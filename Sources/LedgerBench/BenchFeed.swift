@@ -3,6 +3,7 @@ import Foundation
 import LedgerPostgres
 import Histogram
 import LedgerAPI
+import LedgerApp
 import LedgerDeviceSimulator
 import LedgerDomain
 import LedgerStore

@@ -4,18 +4,19 @@ import Foundation
 import NIOCore
 import NIOPosix
 import LedgerAPI
+import LedgerApp
 import LedgerPostgres
 import Synchronization
 
 
-/// The feed clients of `ledger bench feed`, in a process of their own, so that the ledger's
+/// The feed clients of `ledger-bench feed`, in a process of their own, so that the ledger's
 /// process measures only the server's memory and CPU. Talks to its parent through files in
 /// `--dir`: `tokens` (one bearer token per client) in, `connected` once every client has its
 /// stream, `stop` (the number of events to wait for) from the parent, `received` (each event's
 /// position and when it first reached a client, in CLOCK_MONOTONIC nanoseconds) out.
 struct BenchFeedClients: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "feed-clients", abstract: "Feed clients for `ledger bench feed` (run by it).", shouldDisplay: false)
+        commandName: "feed-clients", abstract: "Feed clients for `ledger-bench feed` (run by it).", shouldDisplay: false)
 
     @Option var url: String
     @Option var after: Int64
@@ -119,8 +120,9 @@ struct FeedClientProcess {
         for i in 0..<clients { tokens.append(try await ledger.authority.issue(account: "owner-\(i)")) }
         try tokens.joined(separator: "\n").write(to: directory.appendingPathComponent("tokens"), atomically: true, encoding: .utf8)
         let before = BenchFeed.residentBytes()
+        // This executable again (`ledger-bench`, whose subcommand this is).
         let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        let arguments = ["bench", "feed-clients", "--url", ledger.baseURL.absoluteString, "--after", "\(after)", "--dir", directory.path]
+        let arguments = ["feed-clients", "--url", ledger.baseURL.absoluteString, "--after", "\(after)", "--dir", directory.path]
             + (health ? ["--health"] : [])
         let exited = Exited()
         let child = Task {

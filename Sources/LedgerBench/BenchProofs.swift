@@ -4,6 +4,7 @@ import TransparencyLog
 import LedgerLog
 import LedgerConfiguration
 import LedgerAPI
+import LedgerApp
 import LedgerDomain
 import LedgerPostgres
 import LedgerStore

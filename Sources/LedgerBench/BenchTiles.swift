@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LedgerAPI
+import LedgerApp
 import LedgerClient
 import LedgerDomain
 import LedgerLog

@@ -4,6 +4,7 @@ import Foundation
 import LedgerPostgres
 import Histogram
 import LedgerAPI
+import LedgerApp
 import LedgerClient
 import LedgerDeviceSimulator
 import Logging

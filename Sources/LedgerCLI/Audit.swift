@@ -128,7 +128,7 @@ extension Audit {
             commandName: "verify",
             abstract: "Check an evidence document offline: checkpoint signature, leaf, inclusion proof, a grant's device proof, and each personal value against its commitment.")
         @Argument(help: "The evidence document (JSON).") var file: String
-        @Option(help: "The log's verifier key (name+id+key) (env LEDGER_LOG_KEY).") var key: String?
+        @Option(help: ArgumentHelp(Setting.logKey.help("The log's verifier key (name+id+key)"))) var key: String?
         @Option(help: "A witness policy (C2SP tlog-policy) whose quorum must have cosigned the evidence's checkpoint.") var policy: String?
 
         func run() throws {

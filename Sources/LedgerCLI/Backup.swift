@@ -57,7 +57,7 @@ struct Backup: AsyncParsableCommand {
                 return
             }
             let archive = WALArchive(folder: URL(fileURLWithPath: to!).standardizedFileURL)
-            let binaries = try EmbeddedPostgres.binaries()
+            let binaries = try EmbeddedPostgres.binaries(preferring: configuration.pgBin)
             try await server.withClient(logger: logger) { try await WALArchive.ensureSlot(slot, client: $0, logger: logger) }
             let secrets = Self.secretFiles(configuration)
             if FileManager.default.fileExists(atPath: archive.base.appendingPathComponent("PG_VERSION").path) {

@@ -16,7 +16,7 @@ struct Token: AsyncParsableCommand {
     @Option(help: "Account id (the token's sub).") var account: String
     @Option(help: "Role to include, e.g. auditor.") var role: [String] = []
     @Option(help: "Days the token stays valid.") var days: Double = 30
-    @Option(name: .long, help: "Data folder holding the development secret (env LEDGER_DATA_DIR, default ./.ledger).") var dataDir: String?
+    @Option(name: .long, help: ArgumentHelp(Setting.dataDir.help("Data folder holding the development secret"))) var dataDir: String?
 
     func run() async throws {
         // The API would refuse the token (401 reserved_account): no account may pass for a pseudonym.
@@ -56,7 +56,7 @@ struct Log: AsyncParsableCommand {
 
         @OptionGroup var database: DatabaseOptions
         @Option(help: "A signed checkpoint saved earlier (`ledger log checkpoint`, `GET /tlog/checkpoint`).") var checkpoint: String?
-        @Option(help: "The log's verifier key (name+id+key), needed with --checkpoint (env LEDGER_LOG_KEY).") var key: String?
+        @Option(help: ArgumentHelp(Setting.logKey.help("The log's verifier key (name+id+key), needed with --checkpoint"))) var key: String?
         @Option(help: "Verify over HTTP from the log's public tiles at this base URL (no database access; needs --checkpoint).")
         var url: String?
         @Option(help: "With --url: a witness policy (C2SP tlog-policy) whose quorum must have cosigned the published checkpoint.")

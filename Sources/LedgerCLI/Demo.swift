@@ -3,6 +3,7 @@ import Foundation
 import TransparencyLog
 import LedgerConfiguration
 import LedgerAPI
+import LedgerApp
 import LedgerStore
 import LedgerClient
 import LedgerDomain
@@ -18,8 +19,8 @@ struct Demo: AsyncParsableCommand {
             PostgreSQL and deletes it afterwards.
             """)
 
-    @Option(help: "Base URL of a running ledger, e.g. http://127.0.0.1:8080 (env LEDGER_URL).") var url: String?
-    @Option(name: .long, help: "Data folder holding the development secret, with --url (env LEDGER_DATA_DIR, default ./.ledger).")
+    @Option(help: ArgumentHelp(Setting.url.help("Base URL of a running ledger, e.g. http://127.0.0.1:8080"))) var url: String?
+    @Option(name: .long, help: ArgumentHelp(Setting.dataDir.help("Data folder holding the development secret, with --url")))
     var dataDir: String?
 
     func run() async throws {
@@ -32,7 +33,7 @@ struct Demo: AsyncParsableCommand {
             try await DemoScript(baseURL: baseURL, authority: try await TokenAuthority(secret: secret)).play()
         } else {
             print("starting a throwaway ledger (embedded PostgreSQL)…")
-            try await ThrowawayDatabase.run(serverURL: nil, logger: quiet) { settings in
+            try await ThrowawayDatabase.run(serverURL: nil, binaries: configuration.pgBin, logger: quiet) { settings in
                 // A checkpointer with a throwaway key, for the evidence at the end.
                 try await LocalLedger.run(settings, logger: quiet, signer: try NoteSigner(name: "demo.invalid/ledger")) { ledger in
                     try await DemoScript(baseURL: ledger.baseURL, authority: ledger.authority).play()

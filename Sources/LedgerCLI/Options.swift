@@ -18,10 +18,11 @@ func loadConfiguration() throws -> LedgerConfiguration {
 /// Where the database is: `--database-url`/`LEDGER_DATABASE_URL`, else the embedded cluster
 /// under `--data-dir`/`LEDGER_DATA_DIR`. Flags win over environment.
 struct DatabaseOptions: ParsableArguments {
-    @Option(name: .long, help: "PostgreSQL URL (env LEDGER_DATABASE_URL). Unset: the embedded cluster.")
+    // Help from the settings (LedgerSettings): the variable and default written once.
+    @Option(name: .long, help: ArgumentHelp(Setting.databaseURL.help("PostgreSQL URL")))
     var databaseURL: String?
 
-    @Option(name: .long, help: "Data folder for the embedded cluster and development secrets (env LEDGER_DATA_DIR, default ./.ledger).")
+    @Option(name: .long, help: ArgumentHelp(Setting.dataDir.help("Data folder for the embedded cluster and development secrets")))
     var dataDir: String?
 
     /// The configuration with these flags applied.
@@ -39,7 +40,7 @@ extension LedgerConfiguration {
         if let url = databaseURL {
             return (try DatabaseSettings(url: url), nil)
         }
-        let embedded = EmbeddedPostgres(options: .init(dataDirectory: dataDirectory), logger: logger)
+        let embedded = EmbeddedPostgres(options: .init(dataDirectory: dataDirectory, binaries: pgBin), logger: logger)
         return (try await embedded.start(), embedded)
     }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TransparencyLog
+import LedgerApp
 import LedgerConfiguration
 import LedgerPostgres
 import LedgerProjections
@@ -18,10 +19,7 @@ struct Project: AsyncParsableCommand {
 
     func run() async throws {
         try await Role(name: "project", configuration: try database.configuration(), migrate: false).run { context in
-            let events = context.hub(EventStore.channel)
-            let worker = ProjectorWorker(client: context.client, events: events, logger: context.logger)
-            context.logger.info("projector worker running", metadata: ["id": "\(worker.id)"])
-            return [events, worker]
+            LedgerServer.projector(client: context.client, logger: context.logger)
         }
     }
 }

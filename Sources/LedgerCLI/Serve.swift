@@ -1,15 +1,12 @@
 import ArgumentParser
 import Foundation
 import TransparencyLog
-import Hummingbird
 import LedgerAPI
+import LedgerApp
 import LedgerConfiguration
 import LedgerLog
-import LedgerDomain
 import LedgerPostgres
 import LedgerStore
-import LedgerVerifier
-import LedgerWebhooks
 import Logging
 import PostgresNIO
 import ServiceLifecycle
@@ -17,9 +14,9 @@ import UnixSignals
 
 /// HTTP options: flag, then environment, then default.
 struct HTTPOptions: ParsableArguments {
-    @Option(help: "Address to listen on (env LEDGER_HOST, default 127.0.0.1).") var host: String?
-    @Option(help: "Port to listen on (env LEDGER_PORT, default 8080).") var port: Int?
-    @Option(help: "Base URL of universal links (env LEDGER_PUBLIC_BASE_URL, default http://HOST:PORT).") var publicBaseURL: String?
+    @Option(help: ArgumentHelp(Setting.host.help("Address to listen on"))) var host: String?
+    @Option(help: ArgumentHelp(Setting.port.help("Port to listen on"))) var port: Int?
+    @Option(help: ArgumentHelp(Setting.publicBaseURL.help("Base URL of universal links"))) var publicBaseURL: String?
 
     func apply(to configuration: inout LedgerConfiguration) {
         if let host { configuration.host = host }
@@ -30,7 +27,7 @@ struct HTTPOptions: ParsableArguments {
 
 /// Verifier options.
 struct VerifierOptions: ParsableArguments {
-    @Option(help: "Proofs decided in one group (env LEDGER_VERIFIER_CONCURRENCY, default 64).")
+    @Option(help: ArgumentHelp(Setting.verifierGroup.help("Proofs decided in one group")))
     var verifierConcurrency: Int?
 
     func apply(to configuration: inout LedgerConfiguration) {
@@ -94,8 +91,7 @@ struct Verifier: AsyncParsableCommand {
         var configuration = try database.configuration()
         verifier.apply(to: &configuration)
         try await Role(name: "verifier", configuration: configuration, migrate: false).run { context in
-            context.logger.info("verifier worker running", metadata: ["group": "\(configuration.verifierGroup)"])
-            return LedgerServer.verifier(client: context.client, configuration: configuration, logger: context.logger)
+            LedgerServer.verifier(client: context.client, configuration: configuration, logger: context.logger)
         }
     }
 }
@@ -109,22 +105,8 @@ struct Deliver: AsyncParsableCommand {
     func run() async throws {
         let configuration = try database.configuration()
         try await Role(name: "deliver", configuration: configuration, migrate: false).run { context in
-            let events = context.hub(EventStore.channel)
-            return [
-                events,
-                WebhookDeliverer(
-                    client: context.client, store: context.store, events: events, logger: context.logger, settings: .configured(configuration)),
-            ]
+            LedgerServer.deliverer(client: context.client, store: context.store, configuration: configuration, logger: context.logger)
         }
-    }
-}
-
-extension WebhookDeliverer.Settings {
-    /// The defaults, with what the configuration says of webhooks (`LEDGER_WEBHOOKS_ALLOW_PRIVATE`).
-    static func configured(_ configuration: LedgerConfiguration) -> WebhookDeliverer.Settings {
-        var settings = WebhookDeliverer.Settings()
-        settings.allowPrivate = configuration.webhooksAllowPrivate
-        return settings
     }
 }
 
@@ -143,9 +125,9 @@ struct CheckpointerRole: AsyncParsableCommand {
         let signer = try SigningKey.resolve(configuration).signer
         let witnesses = try configuration.witnessPolicy.map { try WitnessClient.policy(file: $0, log: signer.verifier) }
         try await Role(name: "checkpointer", configuration: configuration, migrate: false).run { context in
-            let events = context.hub(EventStore.channel)
-            return [events, LedgerServer.checkpointer(
-                context.client, signer: signer, witnesses: witnesses, publishedFile: configuration.checkpointFileURL, events: events, context.logger)]
+            LedgerServer.checkpointer(
+                client: context.client, signer: signer, witnesses: witnesses, publishedFile: configuration.checkpointFileURL,
+                logger: context.logger)
         }
     }
 }
@@ -167,10 +149,6 @@ struct Role {
         let configuration: LedgerConfiguration
         /// A hot standby's pool for the API's reads (`LEDGER_READ_DATABASE_URL`), if set.
         let standby: PostgresClient?
-
-        func hub(_ channel: String) -> NotificationHub {
-            NotificationHub(client: client, channel: channel, logger: logger)
-        }
 
         /// The token authority (a development secret is generated into the data folder if none
         /// is configured) and what to do once the server listens: print a development token.

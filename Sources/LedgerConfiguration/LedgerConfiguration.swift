@@ -51,9 +51,7 @@ public struct LedgerConfiguration: Sendable {
     /// naming every malformed value and every setting missing beside another that needs it.
     public init(environment: [String: String]) throws {
         try LedgerSettings.check(environment)
-        func value(_ setting: Setting) -> String? {
-            environment[setting.variable].flatMap { $0.isEmpty ? nil : $0 } ?? setting.defaultValue
-        }
+        func value(_ setting: Setting) -> String? { setting.value(in: environment) ?? setting.defaultValue }
         func seconds(_ setting: Setting) -> Duration { .milliseconds(Int64(Double(value(setting)!)! * 1000)) }
         host = value(.host)!
         port = Int(value(.port)!)!

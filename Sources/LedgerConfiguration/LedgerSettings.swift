@@ -16,7 +16,7 @@ public enum LedgerSettings {
     /// Every problem of the settings set in `environment`, in one error: each value's, then
     /// those of settings that need another (`requirements`).
     public static func check(_ environment: [String: String]) throws {
-        let problems = all.compactMap { setting in environment[setting.variable].flatMap { $0.isEmpty ? nil : setting.problem(with: $0) } }
+        let problems = all.compactMap { setting in setting.value(in: environment).flatMap { setting.problem(with: $0) } }
             + requirements(environment)
         if !problems.isEmpty { throw Malformed(problems: problems) }
     }

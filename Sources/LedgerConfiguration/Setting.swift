@@ -40,8 +40,28 @@ public struct Setting: Sendable {
         self.kind = kind
     }
 
+    /// Its value in `environment` as set, nil when unset or empty (the default not applied, the
+    /// value not checked): `LedgerConfiguration` reads every setting through this, and a process
+    /// that starts the ledger's roles passes one on with it.
+    public func value(in environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        environment[variable].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
     /// The table's default column.
     public var defaultText: String { defaultValue.map { "`\($0)`" } ?? unset ?? "unset" }
+
+    /// A flag's `--help` text: `abstract` (else the meaning), then the variable and the default
+    /// as written here, so `--help` and the README's table cannot disagree.
+    public func help(_ abstract: String? = nil) -> String {
+        let what = abstract ?? (meaning.prefix(1).uppercased() + String(meaning.dropFirst()))
+        var otherwise = ""
+        if let defaultValue {
+            otherwise = ", default \(defaultValue)"
+        } else if let unset {
+            otherwise = unset.hasPrefix("unset: ") ? "; \(unset)" : ", default \(unset)"
+        }
+        return "\(what) (env \(variable)\(otherwise)).".replacingOccurrences(of: "`", with: "")
+    }
 
     /// Why `value` is not a valid value of this setting; nil if it is.
     public func problem(with value: String) -> String? {

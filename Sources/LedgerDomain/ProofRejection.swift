@@ -1,4 +1,8 @@
-/// Why a proof was refused: a stable reason code for the 403 and the log.
+import LedgerWire
+
+/// Why a proof was refused, as the checks find it: a reason of the catalogue
+/// (`ProofRefusalReason`, the 403's `reason` and the log's) and, for a malformed key or path,
+/// what exactly is wrong with it.
 public enum ProofRejection: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidKey(String)
     case invalidPath(String)
@@ -12,43 +16,27 @@ public enum ProofRejection: Error, Sendable, Hashable, CustomStringConvertible {
     case challengeWrongAccount
     case challengeWrongCollaboration
 
-    public var reason: String {
+    public var reason: ProofRefusalReason {
         switch self {
-        case .invalidKey: "invalid_public_key"
-        case .invalidPath: "invalid_inclusion_path"
-        case .badSignature: "bad_signature"
-        case .unknownIdentity: "unknown_identity"
-        case .identityRemoved: "identity_removed"
-        case .identityClaimed: "identity_claimed_by_another_account"
-        case .challengeUnknown: "challenge_unknown"
-        case .challengeExpired: "challenge_expired"
-        case .challengeUsed: "challenge_used"
-        case .challengeWrongAccount: "challenge_wrong_account"
-        case .challengeWrongCollaboration: "challenge_wrong_collaboration"
+        case .invalidKey: .invalidPublicKey
+        case .invalidPath: .invalidInclusionPath
+        case .badSignature: .badSignature
+        case .unknownIdentity: .unknownIdentity
+        case .identityRemoved: .identityRemoved
+        case .identityClaimed: .identityClaimed
+        case .challengeUnknown: .challengeUnknown
+        case .challengeExpired: .challengeExpired
+        case .challengeUsed: .challengeUsed
+        case .challengeWrongAccount: .challengeWrongAccount
+        case .challengeWrongCollaboration: .challengeWrongCollaboration
         }
     }
 
+    /// `reason: what is wrong`, the refusal's message.
     public var description: String {
         switch self {
-        case .invalidKey(let m), .invalidPath(let m): "\(reason): \(m)"
-        case .badSignature: "\(reason): the signature does not verify over the challenge with the proof's key"
-        case .unknownIdentity: "\(reason): the root hash is not an identity of this collaboration"
-        case .identityRemoved: "\(reason): the identity was removed from this collaboration"
-        case .identityClaimed: "\(reason): the identity is already granted to another account"
-        case .challengeUnknown: "\(reason): no such challenge was issued"
-        case .challengeExpired: "\(reason): the challenge expired"
-        case .challengeUsed: "\(reason): the challenge was already used"
-        case .challengeWrongAccount: "\(reason): the challenge was issued to another account"
-        case .challengeWrongCollaboration: "\(reason): the challenge was issued for another collaboration"
+        case .invalidKey(let detail), .invalidPath(let detail): "\(reason.rawValue): \(detail)"
+        default: reason.message
         }
-    }
-
-    /// A rejection read back from the log by its reason code (the log keeps no message details).
-    public static func named(_ reason: String) -> ProofRejection {
-        let known: [ProofRejection] = [
-            .badSignature, .unknownIdentity, .identityRemoved, .identityClaimed, .challengeUnknown, .challengeExpired,
-            .challengeUsed, .challengeWrongAccount, .challengeWrongCollaboration,
-        ]
-        return known.first { $0.reason == reason } ?? .invalidKey(reason)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LedgerWire
 
 /// The verdict on a proof submission, in two pure steps that both verifier paths take:
 /// `check` (the challenge rule, then the signature and Merkle path against the challenge's
@@ -54,7 +55,7 @@ public enum ProofVerdict {
             return .proofRejected(
                 .init(
                     account: submission.named, proofRequestId: requestText, challengeId: challengeText,
-                    reason: (rejection ?? .challengeUnknown).reason, rootHash: checked.rootHash))
+                    reason: (rejection ?? .challengeUnknown).reason.rawValue, rootHash: checked.rootHash))
         }
         return .accessGranted(
             .init(

@@ -114,7 +114,7 @@ struct CheckpointFloor {
             }
         }
         // The published one first: where it is also the latest signed, it is named as published.
-        for record in try await tree.latestRecorded().sorted(by: { $0.published && !$1.published }) {
+        for record in try await tree.store.latestRecorded().sorted(by: { $0.published && !$1.published }) {
             let source = record.published
                 ? "the latest published checkpoint in the database" : "the latest signed checkpoint in the database (unpublished)"
             if !bounds.contains(where: { $0.size == record.size && $0.root == record.root }) {

@@ -1,8 +1,7 @@
-import TransparencyLog
-import LedgerPostgres
 import Logging
 import Metrics
 import PostgresNIO
+import TransparencyLog
 
 extension Checkpointer {
     /// With witnesses: the latest signed checkpoint, if newer than the latest published, sent to
@@ -13,15 +12,7 @@ extension Checkpointer {
     /// size) is a `ForkRefusal`: not published, whatever the quorum.
     func publish(_ connection: PostgresConnection) async throws {
         guard let witnesses else { return }
-        var pending: (size: Int64, note: String)?
-        for try await (size, note) in try await connection.queryUnlessClosed(
-            """
-            SELECT c.tree_size, c.note FROM ledger_checkpoints c
-            WHERE c.tree_size > (SELECT coalesce(max(tree_size), -1) FROM ledger_published_checkpoints)
-            ORDER BY c.tree_size DESC LIMIT 1
-            """, logger: logger
-        ).decode((Int64, String).self) { pending = (size, note) }
-        guard let (size, note) = pending else { return }
+        guard let (size, note) = try await store.unpublished(on: connection) else { return }
         let (text, _) = try SignedNote.parse(note)
         let round = await witnesses.cosignatures(of: note, checkpoint: try Checkpoint(text: text), text: text)
         if let (name, why) = round.contradictions.min(by: { $0.key < $1.key }) {
@@ -37,9 +28,7 @@ extension Checkpointer {
         }
         let published = note + round.lines.keys.sorted().map { round.lines[$0]! }.joined()
         try file?.write(published)
-        try await connection.queryUnlessClosed(
-            "INSERT INTO ledger_published_checkpoints (tree_size, note) VALUES (\(size), \(published)) ON CONFLICT DO NOTHING",
-            logger: logger)
+        try await store.recordPublished(size: size, note: published, on: connection)
         Gauge(label: "ledger_checkpoint_published_size").record(size)
     }
 }

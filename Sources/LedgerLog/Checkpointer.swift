@@ -1,28 +1,25 @@
 import Foundation
-import LedgerDomain
-import LedgerStore
-import TransparencyLog
 import LedgerPostgres
 import Logging
 import Metrics
 import PostgresNIO
 import ServiceLifecycle
+import TransparencyLog
 
-/// Grows the log's Merkle tree and signs a checkpoint whenever the log has grown.
+/// Grows the log's Merkle tree and signs a checkpoint whenever the log has grown. It
+/// orchestrates: every statement is `LogStore`'s, the tree's arithmetic `MerkleIntegration`'s.
 ///
-/// **One signer.** It works on one connection holding a session advisory lock (the lease):
-/// a second checkpointer waits until the first one's connection is gone, so two never sign
-/// different trees of the same size. Every checkpoint is kept (`ledger_checkpoints`).
+/// **One signer.** It works on one connection holding the lease (`LogStore.withLease`, a
+/// session advisory lock): a second checkpointer waits until the first one's connection is
+/// gone, so two never sign different trees of the same size. Every checkpoint is kept.
 ///
-/// **From the events.** Leaf hashes are computed by PostgreSQL from the stored events
-/// (`ledger_leaf`), folded into the frontier here, and the nodes above the leaves that they
-/// complete are stored, one statement a batch; the root it signs is the frontier's, never a
-/// stored node's.
-/// On start the frontier is loaded from the stored nodes and must give the root of the last
-/// checkpoint of that size, and the log must hold at least as many events as the tree.
-///
-/// **Backfill.** A log older than the tree (an upgrade) is integrated in batches, with progress
-/// in the log, then signed once caught up.
+/// **From the events** (`Checkpointer+Integration`). Leaf hashes are computed by PostgreSQL
+/// from the stored events, integrated into the frontier, and the nodes above the leaves that
+/// they complete are stored, one statement a batch; the root it signs is the frontier's, never
+/// a stored node's. On start the frontier is loaded from the stored nodes and must give the
+/// root of the checkpoint of that size, and the log must hold at least as many events as the
+/// tree. A log older than the tree (an upgrade) is integrated in batches, with progress in the
+/// log, then signed once caught up.
 ///
 /// **Replicated, and never below its floor** (SPEC "High availability", "Backups and recovery").
 /// Each tree built waits, with the WAL position of its events, until every promotable standby has
@@ -33,9 +30,9 @@ import ServiceLifecycle
 ///
 /// **Recorded before it leaves.** A checkpoint is written to the file and stored in the database
 /// when it is signed, before any witness sees it; it is published (served) only once the
-/// witnesses' quorum has cosigned it, or at once without witnesses.
+/// witnesses' quorum has cosigned it (`Checkpointer+Witnesses`), or at once without witnesses.
 public struct Checkpointer: Service {
-    let client: PostgresClient
+    let store: LogStore
     let signer: NoteSigner
     let events: NotificationHub
     let logger: Logger
@@ -53,7 +50,8 @@ public struct Checkpointer: Service {
         client: PostgresClient, signer: NoteSigner, events: NotificationHub, logger: Logger,
         interval: Duration = .milliseconds(200), batchSize: Int64 = 50_000, witnesses: WitnessClient? = nil, publishedFile: URL? = nil
     ) {
-        self.client = client
+        let store = LogStore(client: client, logger: logger)
+        self.store = store
         self.signer = signer
         self.events = events
         self.logger = logger
@@ -62,8 +60,8 @@ public struct Checkpointer: Service {
         self.witnesses = witnesses
         let file = publishedFile.map { CheckpointFile(url: $0) }
         self.file = file
-        self.floor = CheckpointFloor(file: file, tree: LogTree(client: client, logger: logger), origin: signer.name, logger: logger)
-        self.gate = ReplicationGate(logger: logger)
+        self.floor = CheckpointFloor(file: file, tree: LogTree(store: store), origin: signer.name, logger: logger)
+        self.gate = ReplicationGate(store: store)
     }
 
     /// A tree built and not signed yet: its size, root, and the WAL position covering its events.
@@ -73,9 +71,6 @@ public struct Checkpointer: Service {
         var wal: Int64
     }
 
-    /// Any number serves, as long as it is the same everywhere ("CHKPT").
-    static let leaseKey: Int64 = 0x43_484B_5054
-
     public func run() async throws {
         ForkRefusal.counter(signer.name).increment(by: 0)
         let wake = events.register()
@@ -83,19 +78,9 @@ public struct Checkpointer: Service {
         try await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do {
-                    try await client.withConnection { connection in
-                        guard try await lease(connection) else { return }
+                    try await store.withLease { connection in
                         logger.info("checkpointer signing", metadata: ["key": "\(signer.verifier.text)"])
-                        // The lock belongs to the session, and the connection goes back to the
-                        // pool: give the lease up however the work ends (a closed connection
-                        // has already lost it).
-                        do {
-                            try await work(connection, wake: wake)
-                        } catch {
-                            _ = try? await connection.queryUnlessClosed("SELECT pg_advisory_unlock(\(Self.leaseKey))", logger: logger)
-                            throw error
-                        }
-                        _ = try? await connection.queryUnlessClosed("SELECT pg_advisory_unlock(\(Self.leaseKey))", logger: logger)
+                        try await work(connection, wake: wake)
                     }
                 } catch is ForkRefusal {
                     // Logged and counted where it was refused.
@@ -111,15 +96,10 @@ public struct Checkpointer: Service {
         }
     }
 
-    private func lease(_ connection: PostgresConnection) async throws -> Bool {
-        let rows = try await connection.queryUnlessClosed("SELECT pg_try_advisory_lock(\(Self.leaseKey))", logger: logger)
-        for try await locked in rows.decode(Bool.self) { return locked }
-        return false
-    }
-
+    /// The lease holder's loop: the gate's head, the tree grown to it, the largest replicated
+    /// tree checked against the floor and signed, the newest signed one sent to the witnesses.
     private func work(_ connection: PostgresConnection, wake: NotificationHub.Subscription) async throws {
-        try await connection.queryUnlessClosed(
-            "INSERT INTO ledger_log_keys (verifier_key) VALUES (\(signer.verifier.text)) ON CONFLICT DO NOTHING", logger: logger)
+        try await store.recordVerifierKey(signer.verifier.text, on: connection)
         var frontier = try await load(connection)
         // The witnesses' sizes are part of the floor: asked before the first signature, and
         // again every 10 s of a witness that has not answered.
@@ -134,7 +114,9 @@ public struct Checkpointer: Service {
         while !Task.isCancelled {
             let head = try await gate.head(connection)
             guard head.position >= frontier.size else {
-                throw CheckpointError("the log ends at position \(head.position) but its tree holds \(frontier.size) events: events were removed; not signing")
+                throw CheckpointError(
+                    "the log ends at position \(head.position) but its tree holds \(frontier.size) events: "
+                        + "events were removed; not signing")
             }
             if head.position > frontier.size { try await integrate(connection, &frontier, through: head.position) }
             if frontier.size > (built.last?.size ?? signedSize) {
@@ -162,7 +144,9 @@ public struct Checkpointer: Service {
             if witnesses != nil, checked { try await publish(connection) }
             held = built.isEmpty ? 0 : held + 1
             if held == Self.holdLogged {
-                logger.warning("checkpointer: waiting for the standbys to flush the log's newest events before signing", metadata: ["tree": "\(frontier.size)", "signed": "\(signedSize)"])
+                logger.warning(
+                    "checkpointer: waiting for the standbys to flush the log's newest events before signing",
+                    metadata: ["tree": "\(frontier.size)", "signed": "\(signedSize)"])
             }
             if held > 0 {
                 // A standby has yet to flush the newest events: look again soon, then less often.
@@ -191,82 +175,13 @@ public struct Checkpointer: Service {
         return tree
     }
 
-    /// The frontier of the stored tree, checked against the checkpoint of its size if any (a
-    /// `ForkRefusal` if it differs). Only levels 1 and up are stored, so the stored tree ends at
-    /// an even size: a last odd leaf, which completed no node, is simply integrated again.
-    private func load(_ connection: PostgresConnection) async throws -> MerkleFrontier {
-        var size: Int64 = 0
-        for try await pairs in try await connection.queryUnlessClosed(
-            "SELECT coalesce(max(index) + 1, 0) FROM ledger_tree_nodes WHERE level = 1", logger: logger
-        ).decode(Int64.self) { size = 2 * pairs }
-        let nodes = MerkleFrontier.nodes(size: size)
-        let stored = try await LogTree(client: client, logger: logger).nodes(nodes)
-        let frontier = try MerkleFrontier(size: size, hashes: nodes.compactMap { stored[$0] })
-        for try await root in try await connection.queryUnlessClosed(
-            "SELECT root_hash FROM ledger_checkpoints WHERE tree_size = \(size)", logger: logger
-        ).decode(ByteBuffer.self) where Array(buffer: root) != frontier.root {
-            // Nodes are built from the events: other events at those positions (a cut log written
-            // to again) gave them. A fork, refused and counted like the floor's.
-            throw ForkRefusal.refuse(
-                "the stored tree of size \(size) does not give the root of the checkpoint of that size: the log's first \(size) events changed",
-                log: signer.name, logger: logger, metadata: ["tree": "\(size)"])
-        }
-        return frontier
-    }
-
-    /// Adds the events after the frontier through `through` to the tree, a batch at a time, in
-    /// a pipeline: while one batch's nodes are stored (one statement, on the lease's
-    /// connection), the next batch is folded and the one after it read (on a pooled
-    /// connection: reads need no lease).
-    private func integrate(_ connection: PostgresConnection, _ frontier: inout MerkleFrontier, through: Int64) async throws {
-        let (tree, batchSize, logger) = (LogTree(client: client, logger: logger), batchSize, logger)
-        func read(after: Int64) -> Task<[MerkleTree.Hash], any Error> {
-            Task { try await tree.leafHashesFromEvents(after: after, through: min(through, after + batchSize)) }
-        }
-        var reading = read(after: frontier.size)
-        var storing: Task<Void, any Error>?
-        defer {
-            reading.cancel()
-            storing?.cancel()
-        }
-        while frontier.size < through {
-            let leaves = try await reading.value
-            let end = frontier.size + Int64(leaves.count)
-            if end < through { reading = read(after: end) }
-            var levels: [Int16] = [], indexes: [Int64] = [], hashes: [ByteBuffer] = []
-            for leaf in leaves {
-                // Level 0 (the leaf hashes) is not stored: see ledger_tree_nodes.
-                for (node, hash) in frontier.append(leafHash: leaf) where node.level > 0 {
-                    levels.append(Int16(node.level))
-                    indexes.append(node.index)
-                    hashes.append(ByteBuffer(bytes: hash))
-                }
-            }
-            try await storing?.value
-            if end < through { logger.info("building the log's tree", metadata: ["events": "\(end)", "of": "\(through)"]) }
-            let (l, i, h) = (levels, indexes, hashes)
-            // Nodes derive from the events (one lost in a failover is built again from them):
-            // their commit waits for no standby, so the tree grows while one is away.
-            storing = Task {
-                try await connection.queryUnlessClosed(
-                    """
-                    WITH local AS (SELECT set_config('synchronous_commit', 'local', true))
-                    INSERT INTO ledger_tree_nodes (level, index, hash) SELECT n.* FROM unnest(\(l), \(i), \(h)) AS n, local
-                    """, logger: logger)
-            }
-        }
-        try await storing?.value
-    }
-
     /// Signs the tree unless a checkpoint of its size exists; true if it signed. A checkpoint of
     /// that size with another root is a `ForkRefusal`. The note is written to the file, then
     /// stored, before anything sends it anywhere; without witnesses it is published in the same
     /// statement.
     private func sign(_ connection: PostgresConnection, _ tree: Built) async throws -> Bool {
-        for try await existing in try await connection.queryUnlessClosed(
-            "SELECT root_hash FROM ledger_checkpoints WHERE tree_size = \(tree.size)", logger: logger
-        ).decode(ByteBuffer.self) {
-            guard Array(buffer: existing) == tree.root else {
+        if let existing = try await store.signedRoot(size: tree.size, on: connection) {
+            guard existing == tree.root else {
                 throw ForkRefusal.refuse(
                     "a checkpoint of size \(tree.size) with another root is stored: the log's first \(tree.size) events changed",
                     log: signer.name, logger: logger, metadata: [:])
@@ -275,23 +190,6 @@ public struct Checkpointer: Service {
         }
         let note = try signer.sign(Checkpoint(origin: signer.name, size: tree.size, rootHash: tree.root).text)
         try file?.write(note)
-        let rows = try await connection.queryUnlessClosed(
-            """
-            WITH signed AS (
-                INSERT INTO ledger_checkpoints (tree_size, root_hash, note)
-                VALUES (\(tree.size), \(ByteBuffer(bytes: tree.root)), \(note)) ON CONFLICT (tree_size) DO NOTHING
-                RETURNING tree_size, note),
-            published AS (
-                INSERT INTO ledger_published_checkpoints (tree_size, note) SELECT tree_size, note FROM signed WHERE \(witnesses == nil)
-                RETURNING tree_size)
-            SELECT tree_size FROM signed
-            """, logger: logger)
-        for try await _ in rows.decode(Int64.self) { return true }
-        return false
+        return try await store.storeSigned(size: tree.size, root: tree.root, note: note, publishing: witnesses == nil, on: connection)
     }
-}
-
-public struct CheckpointError: Error, CustomStringConvertible {
-    public var description: String
-    init(_ description: String) { self.description = description }
 }

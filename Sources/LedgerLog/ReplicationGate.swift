@@ -1,5 +1,3 @@
-import LedgerPostgres
-import Logging
 import PostgresNIO
 
 /// How far the log is safe to sign on a primary with standbys (SPEC "High availability"): a
@@ -27,62 +25,31 @@ import PostgresNIO
 /// `restart_lsn`) or whose WAL is lost (their standby must be rebuilt, so it cannot be promoted
 /// as it is), logical replication.
 ///
-/// WAL positions are bytes (`pg_lsn - '0/0'`). The target of a head is read after the head, in
-/// the same statement: the primary's flushed WAL, since with `synchronous_commit` on or `local`
-/// a commit is flushed before it is visible; where it is `off` for the ledger's login, the WAL
-/// inserted so far (a commit record is inserted before it is visible; signing may then wait
-/// for the next commit to flush it).
+/// WAL positions are bytes (`pg_lsn - '0/0'`). The queries are `LogStore+Gate`'s: the head
+/// with the WAL that covers it, and the standbys as the primary sees them; the rules above
+/// decide here from what they read.
 struct ReplicationGate {
-    let logger: Logger
-
-    /// The name (or, followed by `_`, the prefix) of a backup's slot.
-    static let backupSlot = WALArchive.defaultSlot
+    let store: LogStore
 
     /// The log's head, and the WAL position that covers every event up to it.
     func head(_ connection: PostgresConnection) async throws -> (position: Int64, wal: Int64) {
-        let rows = try await connection.queryUnlessClosed(
-            """
-            SELECT h.position, (CASE WHEN current_setting('synchronous_commit') = 'off' THEN pg_current_wal_insert_lsn()
-                                     ELSE pg_current_wal_flush_lsn() END - '0/0')::int8
-            FROM ledger_head h
-            """, logger: logger)
-        for try await head in rows.decode((Int64, Int64).self) { return head }
-        throw CheckpointError("ledger_head row missing: run migrations")
+        try await store.head(on: connection)
     }
 
     /// The WAL position every promotable standby has flushed; nil when there are none (sign
     /// everything). Throws when the role cannot see its standbys' positions.
     func replicated(_ connection: PostgresConnection) async throws -> Int64? {
-        let rows = try await connection.queryUnlessClosed(
-            """
-            WITH receivers AS (SELECT active_pid FROM pg_replication_slots
-                               WHERE slot_type = 'physical' AND active_pid IS NOT NULL
-                                 AND (slot_name = \(Self.backupSlot) OR slot_name LIKE \(Self.backupSlot + "\\_%"))),
-                 s AS (SELECT state, sync_state IN ('sync', 'quorum') AS sync, pid IN (SELECT active_pid FROM receivers) AS backup,
-                              (coalesce(flush_lsn, '0/0') - '0/0')::int8 AS flushed FROM pg_stat_replication
-                       WHERE state IS DISTINCT FROM 'backup' AND application_name <> 'pg_basebackup'
-                         AND pid NOT IN (SELECT active_pid FROM pg_replication_slots WHERE slot_type = 'logical' AND active_pid IS NOT NULL)),
-                 slots AS (SELECT slot_name, (restart_lsn - '0/0')::int8 AS flushed FROM pg_replication_slots
-                           WHERE slot_type = 'physical' AND NOT temporary AND restart_lsn IS NOT NULL AND wal_status IS DISTINCT FROM 'lost')
-            SELECT current_setting('synchronous_standby_names') <> '',
-                   (SELECT count(*) FROM pg_stat_replication WHERE state IS NULL),
-                   (SELECT min(flushed) FROM s WHERE sync AND NOT backup),
-                   EXISTS (SELECT 1 FROM s WHERE sync AND backup),
-                   (SELECT min(flushed) FROM (SELECT flushed FROM s UNION ALL SELECT flushed FROM slots) a),
-                   (SELECT min(flushed) FROM slots WHERE slot_name = \(Self.backupSlot) OR slot_name LIKE \(Self.backupSlot + "\\_%"))
-            """, logger: logger)
-        for try await (synchronous, hidden, sync, backupSync, all, backups) in rows.decode((Bool, Int64, Int64?, Bool, Int64?, Int64?).self) {
-            guard hidden == 0 else {
-                throw CheckpointError(
-                    "the checkpointer's role cannot see its standbys' WAL positions (pg_stat_replication): GRANT pg_read_all_stats TO ledger_service; not signing")
-            }
-            guard synchronous else { return all }
-            if let sync { return min(sync, backups ?? .max) }
-            // Only backups acknowledge synchronously: the standbys that may be promoted do not.
-            if backupSync { return all }
-            // No synchronous standby connected: nothing is replicated where a commit waits.
-            return 0
+        guard let standbys = try await store.standbys(on: connection) else { return nil }
+        guard standbys.hidden == 0 else {
+            throw CheckpointError(
+                "the checkpointer's role cannot see its standbys' WAL positions (pg_stat_replication): "
+                    + "GRANT pg_read_all_stats TO ledger_service; not signing")
         }
-        return nil
+        guard standbys.synchronous else { return standbys.all }
+        if let sync = standbys.sync { return min(sync, standbys.backups ?? .max) }
+        // Only backups acknowledge synchronously: the standbys that may be promoted do not.
+        if standbys.backupSync { return standbys.all }
+        // No synchronous standby connected: nothing is replicated where a commit waits.
+        return 0
     }
 }

@@ -32,7 +32,7 @@ public final class TileStore: Sendable {
         let bytes: [UInt8]
         switch tile.level {
         case nil:
-            let leaves = try await tree.leaves(after: first, through: first + Int64(tile.width))
+            let leaves = try await tree.store.leaves(after: first, through: first + Int64(tile.width))
             guard leaves.allSatisfy({ $0.count <= Int(UInt16.max) }) else {
                 throw CheckpointError("an event in entry bundle \(tile.index) is over 65,535 bytes (appended before the limit)")
             }

@@ -9,22 +9,23 @@ import Darwin
 /// What the embedded cluster needs from the machine: PostgreSQL's server binaries, a user
 /// that is not root to run them as, a free port.
 extension EmbeddedPostgres {
-    /// `LEDGER_PG_BIN`, then `pg_config --bindir`'s server, then the newest Debian cluster
-    /// version, then PATH.
-    public static func binaries() throws -> String { try findBinaries() }
+    /// PostgreSQL's server binaries: `preferred` (the configuration's `LEDGER_PG_BIN`) if it
+    /// holds a server, else the newest Debian cluster version, else PATH's. The caller passes the
+    /// setting in: this target sits below `LedgerConfiguration` and reads no environment.
+    public static func binaries(preferring preferred: String? = nil) throws -> String { try findBinaries(preferring: preferred) }
 
     /// The system user a root process runs the cluster as, if one exists already.
     public static func systemUserName() -> String? {
         ["postgres", "ledger-postgres"].first { getpwnam($0) != nil }
     }
 
-    static func findBinaries() throws -> String {
+    static func findBinaries(preferring preferred: String?) throws -> String {
         let fm = FileManager.default
         func hasServer(_ dir: String) -> Bool {
             fm.isExecutableFile(atPath: dir + "/initdb") && fm.isExecutableFile(atPath: dir + "/pg_ctl")
                 && fm.isExecutableFile(atPath: dir + "/postgres")
         }
-        if let dir = ProcessInfo.processInfo.environment["LEDGER_PG_BIN"], hasServer(dir) { return dir }
+        if let dir = preferred, hasServer(dir) { return dir }
         if let versions = try? fm.contentsOfDirectory(atPath: "/usr/lib/postgresql") {
             let sorted = versions.compactMap { Int($0) }.sorted(by: >)
             for version in sorted where hasServer("/usr/lib/postgresql/\(version)/bin") {

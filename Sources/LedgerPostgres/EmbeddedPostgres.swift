@@ -19,15 +19,19 @@ public actor EmbeddedPostgres {
         public var serverSettings: [String: String]
         public var username: String
         public var database: String
+        /// The folder of PostgreSQL's server binaries to prefer (`LEDGER_PG_BIN`); nil, or one
+        /// without a server: found on the machine (`binaries(preferring:)`).
+        public var binaries: String?
 
         public init(
             dataDirectory: URL, serverSettings: [String: String] = [:], username: String = "ledger",
-            database: String = "ledger"
+            database: String = "ledger", binaries: String? = nil
         ) {
             self.dataDirectory = dataDirectory
             self.serverSettings = serverSettings
             self.username = username
             self.database = database
+            self.binaries = binaries
         }
     }
 
@@ -55,7 +59,7 @@ public actor EmbeddedPostgres {
     /// returns how to connect to its `ledger` database.
     public func start() async throws -> DatabaseSettings {
         if let settings { return settings }
-        let bin = try Self.findBinaries()
+        let bin = try Self.findBinaries(preferring: options.binaries)
         binDirectory = bin
         runAs = try await Self.unprivilegedUserIfRoot()
         try prepareDataDirectory()
@@ -119,7 +123,7 @@ public actor EmbeddedPostgres {
     /// (created by the base backup), which keeps how far it flushed while it is away.
     public func startStandby(of primary: DatabaseSettings, slot: String? = nil) async throws -> DatabaseSettings {
         if let settings { return settings }
-        binDirectory = try Self.findBinaries()
+        binDirectory = try Self.findBinaries(preferring: options.binaries)
         runAs = try await Self.unprivilegedUserIfRoot()
         try prepareDataDirectory()
         if !FileManager.default.fileExists(atPath: clusterPath + "/PG_VERSION") {

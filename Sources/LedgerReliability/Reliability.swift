@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LedgerAPI
 import LedgerClient
+import LedgerConfiguration
 import LedgerPostgres
 import LedgerStore
 import Logging
@@ -39,15 +40,17 @@ struct Reliability: AsyncParsableCommand {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         say("run folder \(folder.path)")
 
-        let postgres = EmbeddedPostgres(options: .init(dataDirectory: folder.appendingPathComponent("db")), logger: logger)
+        let postgres = EmbeddedPostgres(
+            options: .init(dataDirectory: folder.appendingPathComponent("db"), binaries: Setting.pgBin.value()), logger: logger)
         let settings = try await postgres.start()
         let secret = TokenAuthority.randomSecret()
         let port = try EmbeddedPostgres.freePort()
         let servePort = try EmbeddedPostgres.freePort()
+        // The roles' settings; the log level is the caller's, else notice.
         let roles = RoleProcesses(ledger: ledgerPath, folder: folder, environment: [
-            "LEDGER_DATABASE_URL": settings.url(revealPassword: true), "LEDGER_JWT_SECRET": secret,
-            "LEDGER_DATA_DIR": folder.appendingPathComponent("data").path,
-            "LEDGER_LOG_LEVEL": ProcessInfo.processInfo.environment["LEDGER_LOG_LEVEL"] ?? "notice",
+            Setting.databaseURL.variable: settings.url(revealPassword: true), Setting.jwtSecret.variable: secret,
+            Setting.dataDir.variable: folder.appendingPathComponent("data").path,
+            Setting.logLevel.variable: Setting.logLevel.value() ?? "notice",
         ])
         var passed = false
         do {

@@ -84,7 +84,9 @@ public final class EventStore: Sendable {
         return results.map { $0! }
     }
 
-    /// Groups of at least this many events take the two-call path (`writeLargeGroup`).
+    /// Groups of at least this many events take the two-call path (`writeLargeGroup`, in
+    /// EventStore+LargeGroups.swift); the others, and every group a test hook watches, one
+    /// statement (`writeSmallGroup`, in EventStore+SmallGroups.swift).
     static let largeGroup = 200
 
     private func writeGroup(_ requests: [AppendRequest]) async throws -> [Result<AppendResult, any Error>] {
@@ -103,95 +105,6 @@ public final class EventStore: Sendable {
         return results!
     }
 
-    /// Large groups: hashing hundreds of events in PL/pgSQL costs more than inserting them,
-    /// so `ledger_append_plan` locks the head and decides each request, the store chains the
-    /// events (`HashChain`, as `ledger log verify` does) and `ledger_append_write` inserts
-    /// them, in one transaction (see `Migrations/sql/0005_append_large_groups.sql`). Throws
-    /// a unique violation when an event id is stored already (a retry, or a mismatch); the
-    /// caller then uses `writeSmallGroup`, which answers those.
-    private func writeLargeGroup(_ requests: [AppendRequest]) async throws -> [Result<AppendResult, any Error>] {
-        let expected = requests.map { Self.expected($0.expectedVersion) }
-        return try await client.transaction(logger: logger) { connection in
-            let rows = try await connection.queryUnlessClosed(
-                """
-                SELECT outcome, first_position, first_version, head_hash, at_micros
-                FROM ledger_append_plan(\(requests.map(\.streamId)), \(expected), \(requests.map { Int32($0.events.count) }),
-                                        \(requests.map(\.events[0].eventId)))
-                ORDER BY request
-                """, logger: logger)
-            var plan: [(outcome: String, position: Int64?, version: Int64)] = []
-            var previous = HashChain.genesis
-            var micros: Int64 = 0
-            for try await (outcome, position, version, hash, at) in rows.decode((String, Int64?, Int64, ByteBuffer, Int64).self) {
-                plan.append((outcome, position, version))
-                previous = Array(buffer: hash)
-                micros = at
-            }
-            guard plan.count == requests.count else { throw StoreError.invalidRequest("append plan has \(plan.count) rows") }
-            var events = LargeGroupColumns()
-            var streams: [String] = []
-            var streamState: [String: (version: Int64, state: String, position: Int64)] = [:]
-            var results: [Result<AppendResult, any Error>] = []
-            for (request, planned) in zip(requests, plan) {
-                guard planned.outcome == "ok", let first = planned.position else {
-                    results.append(
-                        .failure(
-                            StoreError.versionConflict(
-                                stream: request.streamId, expected: request.expectedVersion, actual: planned.version)))
-                    continue
-                }
-                for (offset, event) in request.events.enumerated() {
-                    let position = first + Int64(offset)
-                    let version = planned.version + Int64(offset)
-                    previous = HashChain.hash(
-                        previous: previous, position: position, streamId: request.streamId, version: version,
-                        eventId: event.eventId, type: event.type, data: event.data, metadata: event.metadata,
-                        recordedAtMicros: micros)
-                    events.append(position: position, stream: request.streamId, version: version, event: event, hash: previous)
-                }
-                let last = first + Int64(request.events.count) - 1
-                let version = planned.version + Int64(request.events.count) - 1
-                if streamState[request.streamId] == nil { streams.append(request.streamId) }
-                let state = request.state ?? streamState[request.streamId]?.state ?? ""
-                streamState[request.streamId] = (version, state, last)
-                results.append(
-                    .success(
-                        AppendResult(
-                            streamId: request.streamId, firstPosition: first, lastPosition: last, version: version, duplicate: false)))
-            }
-            if !events.positions.isEmpty {
-                let s = streams.map { streamState[$0]! }
-                try await connection.queryUnlessClosed(
-                    """
-                    SELECT ledger_append_write(
-                        \(events.positions), \(events.streams), \(events.versions), \(events.ids), \(events.types),
-                        \(events.data), \(events.metadata), \(events.hashes), \(micros),
-                        \(streams), \(s.map(\.version)), \(s.map(\.state)), \(s.map(\.position)))
-                    """, logger: logger)
-            }
-            try await Self.keep(
-                KeptValues.Columns(requests), outcomes: results.map { (try? $0.get()) == nil ? "conflict" : "ok" }, connection, logger)
-            return results
-        }
-    }
-
-    /// `ledger_append_write`'s event columns.
-    struct LargeGroupColumns {
-        var positions: [Int64] = [], streams: [String] = [], versions: [Int64] = [], hashes: [ByteBuffer] = []
-        var ids: [UUID] = [], types: [String] = [], data: [String] = [], metadata: [String] = []
-
-        mutating func append(position: Int64, stream: String, version: Int64, event: NewEvent, hash: [UInt8]) {
-            positions.append(position)
-            streams.append(stream)
-            versions.append(version)
-            hashes.append(ByteBuffer(bytes: hash))
-            ids.append(event.eventId)
-            types.append(event.type)
-            data.append(event.data)
-            metadata.append(event.metadata)
-        }
-    }
-
     /// -1 any, 0 no stream, n exact: the SQL functions' encoding.
     static func expected(_ version: ExpectedVersion) -> Int64 {
         switch version {
@@ -201,89 +114,14 @@ public final class EventStore: Sendable {
         }
     }
 
-    /// One statement: `ledger_append` locks the head, checks every request at its expected
-    /// version (and answers retries), chains and inserts what passes.
-    private func writeSmallGroup(_ requests: [AppendRequest]) async throws -> [Result<AppendResult, any Error>] {
-        let streams = requests.map(\.streamId)
-        let expected = requests.map { Self.expected($0.expectedVersion) }
-        let states = requests.map { $0.state ?? "" }  // "" keeps the stored state
-        let counts = requests.map { Int32($0.events.count) }
-        let events = requests.flatMap(\.events)
-        let query: PostgresQuery = """
-            SELECT request, outcome, first_position, last_position, stream_version
-            FROM ledger_append(\(streams), \(expected), \(states), \(counts),
-                               \(events.map(\.eventId)), \(events.map(\.type)), \(events.map(\.data)), \(events.map(\.metadata)))
-            """
-        let values = KeptValues.Columns(requests)
-        let rows: [(Int, String, Int64?, Int64?, Int64?)]
-        if let hook = hooks.beforeCommit {
-            rows = try await client.transaction(logger: logger) { connection in
-                let rows = try await Self.collect(try await connection.queryUnlessClosed(query, logger: logger))
-                try await Self.keep(values, outcomes: rows.map(\.1), connection, logger)
-                try await hook(requests)
-                return rows
-            }
-        } else {
-            // The results are answered to the appenders, so they must come after the commit:
-            // the procedure commits before it answers (see 0007_append_committed.sql, 0017).
-            rows = try await committed(streams, expected, states, counts, events, values)
-        }
-        return rows.map { (index, outcome, first, last, version) in
-            let request = requests[index - 1]
-            switch outcome {
-            case "ok", "duplicate":
-                return .success(
-                    AppendResult(
-                        streamId: request.streamId, firstPosition: first!, lastPosition: last!, version: version!,
-                        duplicate: outcome == "duplicate"))
-            case "conflict":
-                return .failure(
-                    StoreError.versionConflict(
-                        stream: request.streamId, expected: request.expectedVersion, actual: version ?? 0))
-            default:
-                return .failure(StoreError.idempotencyMismatch(eventId: request.events[0].eventId))
-            }
-        }
-    }
-
-    /// `ledger_append` and `ledger_keep_values` through `ledger_append_and_keep`: one round trip,
-    /// answered after the commit. Through `queryUnlessClosed`: the group's leader must not wait
-    /// for good on a connection closed under it, or every later append of the process would wait too.
-    private func committed(
-        _ streams: [String], _ expected: [Int64], _ states: [String], _ counts: [Int32], _ events: [NewEvent], _ values: KeptValues.Columns
-    ) async throws -> [(Int, String, Int64?, Int64?, Int64?)] {
-        try await client.queryUnlessClosed(
-            """
-            CALL ledger_append_and_keep(\(streams), \(expected), \(states), \(counts),
-                \(events.map(\.eventId)), \(events.map(\.type)), \(events.map(\.data)), \(events.map(\.metadata)),
-                \(values.requests), \(values.commitments), \(values.subjects), \(values.kinds), \(values.values), \(values.openings)::bytea[])
-            """, logger: logger
-        ) { answer in
-            for try await (outcomes, first, last, versions) in answer.decode(([String], [Int64], [Int64], [Int64]).self) {
-                return outcomes.indices.map { i in
-                    (i + 1, outcomes[i], first[i] < 0 ? nil : first[i], last[i] < 0 ? nil : last[i], versions[i] < 0 ? nil : versions[i])
-                }
-            }
-            throw StoreError.invalidRequest("ledger_append_committed answered nothing")
-        }
-    }
-
     /// The appended requests' personal values, in the append's transaction (`ledger_keep_values`).
-    private static func keep(_ values: KeptValues.Columns, outcomes: [String], _ connection: PostgresConnection, _ logger: Logger) async throws {
+    static func keep(_ values: KeptValues.Columns, outcomes: [String], _ connection: PostgresConnection, _ logger: Logger) async throws {
         guard !values.requests.isEmpty else { return }
         try await connection.queryUnlessClosed(
             """
             SELECT ledger_keep_values(\(outcomes), \(values.requests), \(values.commitments), \(values.subjects), \(values.kinds),
                                       \(values.values), \(values.openings)::bytea[])
             """, logger: logger)
-    }
-
-    private static func collect(_ rows: PostgresRowSequence) async throws -> [(Int, String, Int64?, Int64?, Int64?)] {
-        var result: [(Int, String, Int64?, Int64?, Int64?)] = []
-        for try await row in rows.decode((Int32, String, Int64?, Int64?, Int64?).self) {
-            result.append((Int(row.0), row.1, row.2, row.3, row.4))
-        }
-        return result
     }
 
     static func validate(_ request: AppendRequest) throws {

@@ -5,9 +5,11 @@ import LedgerPostgres
 import Logging
 import PostgresNIO
 
-/// Applies the numbered SQL files of `Migrations/` in order, in one transaction, under an
+/// Applies the numbered SQL files of `Migrations/sql` in order, in one transaction, under an
 /// advisory lock, recording each file's name and checksum. Applied history is never
-/// rewritten: a changed, renamed or reordered applied file is an error.
+/// rewritten: a changed, renamed or reordered applied file is an error. Then, in the same
+/// transaction, the function files of `Migrations/functions` whose checksum changed
+/// (`Migrator+Functions.swift`).
 public struct Migrator: Sendable {
     public struct Migration: Sendable, Equatable {
         public var name: String
@@ -30,31 +32,38 @@ public struct Migrator: Sendable {
     let client: PostgresClient
     let logger: Logger
     public let migrations: [Migration]
+    /// The repeatable function files, one per SQL function, sorted by name.
+    public let functions: [Migration]
 
-    public init(client: PostgresClient, logger: Logger, migrations: [Migration]? = nil) throws {
+    /// `migrations` and `functions` default to the files shipped in `LedgerMigrations`.
+    public init(
+        client: PostgresClient, logger: Logger, migrations: [Migration]? = nil, functions: [Migration]? = nil
+    ) throws {
         self.client = client
         self.logger = logger
         self.migrations = try migrations ?? LedgerMigrationFiles.all().map { Migration(name: $0.name, sql: $0.sql) }
+        self.functions = try functions ?? LedgerMigrationFiles.functions().map { Migration(name: $0.name, sql: $0.sql) }
     }
 
-    /// Applies every pending migration; returns the names applied.
+    /// Applies every pending migration, then every function file whose checksum changed;
+    /// returns the names of the migrations applied.
     @discardableResult
     public func migrate() async throws -> [String] {
         // Nothing to do: no DDL, so a role that may not create tables can start on a current schema.
-        if try await pending().isEmpty { return [] }
+        if try await pending().isEmpty, try await pendingFunctions().isEmpty { return [] }
         return try await client.transaction(logger: logger) { connection in
             try await connection.queryUnlessClosed("SELECT pg_advisory_xact_lock(\(Self.advisoryLockKey))", logger: logger)
             try await Self.createTable(connection, logger)
             let pending = try await Self.pending(migrations, applied: Self.applied(connection, logger))
             for migration in pending {
                 logger.info("applying migration", metadata: ["name": "\(migration.name)"])
-                for statement in SQLScript.statements(migration.sql) {
-                    try await connection.queryUnlessClosed(PostgresQuery(unsafeSQL: statement), logger: logger)
-                }
+                try await Self.execute(migration, connection, logger)
                 try await connection.queryUnlessClosed(
                     "INSERT INTO ledger_migrations (name, checksum) VALUES (\(migration.name), \(migration.checksum))",
                     logger: logger)
             }
+            // After the numbered ones: a function's body may name what they create.
+            try await Self.applyFunctions(functions, connection, logger)
             return pending.map(\.name)
         }
     }
@@ -70,7 +79,8 @@ public struct Migrator: Sendable {
         }
     }
 
-    /// Refuses to go on when the schema is behind the binary: servers call this at start-up.
+    /// Refuses to go on when the schema is behind the binary (a migration not applied, or a
+    /// function file that changed): servers call this at start-up.
     public func ensureCurrent() async throws {
         let pending = try await pending()
         if !pending.isEmpty {
@@ -78,6 +88,21 @@ public struct Migrator: Sendable {
                 description:
                     "the database schema is behind: \(pending.count) migration(s) not applied (\(pending.joined(separator: ", "))); run `ledger migrate`"
             )
+        }
+        let changed = try await pendingFunctions()
+        if !changed.isEmpty {
+            throw MigrationError(
+                description:
+                    "the database schema is behind: \(changed.count) function file(s) not applied, or applied from "
+                    + "another release (\(changed.joined(separator: ", "))); run `ledger migrate`"
+            )
+        }
+    }
+
+    /// Runs a file's statements one by one (PostgresNIO runs one statement per query).
+    static func execute(_ file: Migration, _ connection: PostgresConnection, _ logger: Logger) async throws {
+        for statement in SQLScript.statements(file.sql) {
+            try await connection.queryUnlessClosed(PostgresQuery(unsafeSQL: statement), logger: logger)
         }
     }
 

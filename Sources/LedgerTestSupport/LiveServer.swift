@@ -1,5 +1,6 @@
 import Foundation
 import LedgerAPI
+import LedgerApp
 import LedgerConfiguration
 import LedgerClient
 import LedgerDomain

@@ -6,6 +6,7 @@ import LedgerAPI
 import LedgerConfiguration
 import LedgerDeviceSimulator
 import LedgerDomain
+import LedgerFeed
 import LedgerLog
 import LedgerPostgres
 import LedgerProjections

@@ -140,7 +140,7 @@ public final class ProofEngine: Sendable {
                 retryAfter: answer.retryAfter)
             for index in refused { results[index] = .failure(error) }
             return plan.decided.filter { !refused.contains($0) }
-        } catch let error as PSQLError where ["LP001", "LP002", "LP003", "LP004"].contains(error.serverInfo?[.sqlState]) {
+        } catch let error as PSQLError where LedgerSQLState(error) != nil {
             // Nothing written: a premise moved since the read.
             logger.debug("verifier: a group's commit was refused", metadata: ["attempt": "\(number)", "error": "\(error)"])
             return plan.decided
@@ -238,7 +238,7 @@ public final class ProofEngine: Sendable {
             settled = try await client.queryUnlessClosed(
                 """
                 WITH refused AS (
-                    UPDATE ledger_proof_requests q SET status = 'refused', reason = \(Verdict.accountErasedReason), decided_at = now()
+                    UPDATE ledger_proof_requests q SET status = 'refused', reason = \(ProofRefusalReason.accountErased.rawValue), decided_at = now()
                     WHERE q.request_id = ANY(\(ids)) AND q.status = 'pending'
                       AND NOT EXISTS (SELECT 1 FROM ledger_subjects s WHERE s.pseudonym = q.account)
                     RETURNING q.request_id)

@@ -133,15 +133,14 @@ public struct ProofRequests: Sendable {
                 case "granted":
                     return .granted(rootHash: Base64.encode(Array(buffer: rootHash!)), account: account, position: position!)
                 case "rejected":
-                    let reason = reason ?? "rejected"
-                    return .rejected(reason: reason, message: ProofRejection.named(reason).description, position: position)
+                    let reason = try Verdict.reason(recorded: reason)
+                    return .rejected(reason: reason, message: reason.message, position: position)
                 case "throttled":
                     throw DomainError(.tooManyRejections, "too many rejected proofs from this account; submit it again later", retryAfter: 60)
                 case "refused":
                     // Decided without an event: so far only for an account erased before its verdict.
-                    let reason = reason ?? Verdict.accountErasedReason
-                    if reason == Verdict.accountErasedReason { return .accountErased }
-                    return .rejected(reason: reason, message: reason, position: nil)
+                    let reason = try Verdict.reason(recorded: reason ?? ProofRefusalReason.accountErased.rawValue)
+                    return .rejected(reason: reason, message: reason.message, position: nil)
                 default:
                     return .pending(requestId: requestId)
                 }

@@ -40,13 +40,10 @@ public struct ProofService: Sendable {
         return try await requests.issueChallenge(collaborationId: id, account: account)
     }
 
-    /// Checks the shape (400 for bad input, nothing stored), then reaches the verdict.
+    /// Checks the shape (400 for bad input, nothing stored: a malformed key or path throws its
+    /// `ProofRejection`, which the catalogue answers 400), then reaches the verdict.
     public func submit(_ submission: ProofSubmission) async throws -> Verdict {
-        do {
-            _ = try submission.proof.validatedKey()
-        } catch let rejection as ProofRejection {
-            throw DomainError.invalid(rejection.description, code: ErrorCode(rawValue: rejection.reason) ?? .invalidRequest)
-        }
+        _ = try submission.proof.validatedKey()
         let signature = submission.signature
         guard signature.count == 64 || (signature.count >= 8 && signature.count <= 72 && signature.first == 0x30) else {
             throw DomainError.invalid("signature must be DER (up to 72 bytes) or raw r||s (64 bytes)", code: .invalidSignatureEncoding)

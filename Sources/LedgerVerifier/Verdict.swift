@@ -1,11 +1,12 @@
 import Foundation
 import LedgerDomain
+import LedgerWire
 import Metrics
 
 /// The answer to a proof request.
 public enum Verdict: Sendable, Equatable {
     case granted(rootHash: String, account: String, position: Int64)
-    case rejected(reason: String, message: String, position: Int64?)
+    case rejected(reason: ProofRefusalReason, message: String, position: Int64?)
     case pending(requestId: UUID)
 
     /// What a verdict event in the log answers, at its position. `rejection` is the check's own
@@ -15,22 +16,27 @@ public enum Verdict: Sendable, Equatable {
         case .accessGranted(let granted):
             self = .granted(rootHash: granted.rootHash.base64, account: granted.account, position: position)
         case .proofRejected(let rejected):
-            let message = (rejection?.reason == rejected.reason ? rejection : nil) ?? ProofRejection.named(rejected.reason)
-            self = .rejected(reason: rejected.reason, message: message.description, position: position)
+            let reason = try Self.reason(recorded: rejected.reason)
+            let message = (rejection?.reason == reason ? rejection?.description : nil) ?? reason.message
+            self = .rejected(reason: reason, message: message, position: position)
         default:
-            throw VerdictEventError(type: event.type)
+            throw VerdictEventError(description: "a proof request's verdict event has the unexpected type \(event.type)")
         }
     }
 
-    /// The reason of a request refused because its account was erased before its verdict.
-    static let accountErasedReason = "account_erased"
+    /// A reason as the log or a request's row keeps it. One this version does not know means the
+    /// log is not what this code wrote: an error, never a refusal passed on unexplained.
+    static func reason(recorded: String?) throws -> ProofRefusalReason {
+        guard let recorded, let reason = ProofRefusalReason(rawValue: recorded) else {
+            throw VerdictEventError(description: "a proof request's verdict has the unknown reason \(recorded ?? "null")")
+        }
+        return reason
+    }
 
     /// A request whose account was erased before its verdict: refused without a verdict event
     /// (none may name a subject that is gone), recorded in its row only (status `refused`).
     static let accountErased = Verdict.rejected(
-        reason: accountErasedReason,
-        message: "\(accountErasedReason): the account's personal data was erased before the proof was decided; request a new challenge",
-        position: nil)
+        reason: .accountErased, message: ProofRefusalReason.accountErased.message, position: nil)
 
     /// This verdict answered to `account` (a grant's event names the account's pseudonym).
     func answering(_ account: String) -> Verdict {
@@ -52,18 +58,17 @@ public enum Verdict: Sendable, Equatable {
         let label: String
         switch self {
         case .granted: label = "granted"
-        case .rejected(let reason, _, _): label = reason
+        case .rejected(let reason, _, _): label = reason.rawValue
         case .pending: return
         }
         Counter(label: "ledger_proof_verdicts_total", dimensions: [("verdict", label)]).increment()
     }
 }
 
-/// A request's verdict event in the log is neither a grant nor a rejection: the log is not
-/// what this code wrote.
+/// A request's verdict in the log is neither a grant nor a rejection, or names a reason not in
+/// the catalogue: the log is not what this code wrote.
 struct VerdictEventError: Error, CustomStringConvertible {
-    var type: String
-    var description: String { "a proof request's verdict event has the unexpected type \(type)" }
+    var description: String
 }
 
 /// Notification channels between the API and the verifier workers.

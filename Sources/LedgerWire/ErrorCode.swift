@@ -50,6 +50,7 @@ public enum ErrorCode: String, CaseIterable, Sendable, Codable {
     case viewBehind = "view_behind"
     case notAnswered = "not_answered"
     case notCheckpointed = "not_checkpointed"
+    case logUnavailable = "log_unavailable"
     case shuttingDown = "shutting_down"
     case notReady = "not_ready"
     /// The SDK's name for a code this version does not know; the server never sends it.
@@ -71,7 +72,7 @@ public enum ErrorCode: String, CaseIterable, Sendable, Codable {
         case .idempotencyKeyReused, .unknownIdentity: 422
         case .tooManyRejections: 429
         case .internalError: 500
-        case .databaseUnavailable, .viewBehind, .notAnswered, .notCheckpointed, .shuttingDown, .notReady: 503
+        case .databaseUnavailable, .viewBehind, .notAnswered, .notCheckpointed, .logUnavailable, .shuttingDown, .notReady: 503
         case .unknown: 0
         }
     }
@@ -121,6 +122,7 @@ public enum ErrorCode: String, CaseIterable, Sendable, Codable {
         case .viewBehind: "the views have not reached minPosition yet; retry after Retry-After"
         case .notAnswered: "the request was not answered in time (it may still take effect); retry"
         case .notCheckpointed: "no published checkpoint covers the event yet; retry shortly"
+        case .logUnavailable: "the stored log cannot serve this part of its published tree (events or tree nodes missing, an entry too large for a bundle); logged for the operator"
         case .shuttingDown: "this instance is shutting down; send requests to another"
         case .notReady: "the database is unreachable or its schema is behind"
         case .unknown: "a code this version of the SDK does not know"

@@ -30,7 +30,7 @@ struct BackupTests {
     static func launch(_ arguments: [String], in folder: URL, name: String) throws -> Launched {
         let (out, err) = (folder.appendingPathComponent("\(name).out").path, folder.appendingPathComponent("\(name).err").path)
         let environment = ConfigurationTests.environment(["LEDGER_LOG_FORMAT": "json", "LEDGER_JWT_SECRET": ConfigurationTests.secret])
-        let pid = try ProcessRunner.launch(DeploymentTests.ledgerBinary(), arguments, environment: environment, outputPath: out, errorPath: err)
+        let pid = try ProcessRunner.launch(ledgerBinary(), arguments, environment: environment, outputPath: out, errorPath: err)
         return Launched(pid: pid, out: out, err: err)
     }
 
@@ -159,7 +159,7 @@ struct BackupTests {
         try FileManager.default.removeItem(at: data)
 
         let restore = try await ProcessRunner.run(
-            DeploymentTests.ledgerBinary(), ["restore", "--from", backup.path, "--data-dir", data.path],
+            ledgerBinary(), ["restore", "--from", backup.path, "--data-dir", data.path],
             environment: ConfigurationTests.environment([:]))
         #expect(restore.status == 0 && restore.output.contains("WAL segments laid out"), "\(restore.output)")
         #expect(FileManager.default.fileExists(atPath: data.appendingPathComponent("log-signing-key").path))
@@ -191,7 +191,7 @@ struct BackupTests {
                 (await Self.published(after)).map { Self.size($0) >= Self.size(note) } ?? false
             }
             let verify = try await ProcessRunner.run(
-                DeploymentTests.ledgerBinary(), ["log", "verify", "--url", url.absoluteString, "--checkpoint", saved.path, "--key", verifier],
+                ledgerBinary(), ["log", "verify", "--url", url.absoluteString, "--checkpoint", saved.path, "--key", verifier],
                 environment: ConfigurationTests.environment([:]))
             #expect(verify.status == 0 && verify.output.contains("log verify: OK"), "checkpoint \(n) (\(Self.size(note))): \(verify.output)")
         }

@@ -45,7 +45,7 @@ struct ConfigurationTests {
 
     @Test("every malformed setting stops `ledger api` at start, naming the variable and (unless it is a secret) the value")
     func malformedSettings() async throws {
-        let binary = DeploymentTests.ledgerBinary()
+        let binary = ledgerBinary()
         for setting in LedgerSettings.all {
             guard let value = Self.malformed(setting.kind) else { continue }
             var settings = ["LEDGER_JWT_SECRET": Self.secret]
@@ -65,7 +65,7 @@ struct ConfigurationTests {
 
     @Test("`ledger api`, `project`, `verifier` and `deliver` with a database URL refuse to start without the deployment's token key")
     func tokenKeyRequired() async throws {
-        let binary = DeploymentTests.ledgerBinary()
+        let binary = ledgerBinary()
         for role in ["api", "project", "verifier", "deliver"] {
             let result = try await withDeadline(.seconds(60), "ledger \(role)") {
                 try await ProcessRunner.run(binary, [role, "--database-url", Self.unreachableDatabase], environment: Self.environment([:]))
@@ -86,7 +86,7 @@ struct ConfigurationTests {
             "LEDGER_LOG_FORMAT": "json", "LEDGER_JWT_SECRET": Self.secret, "LEDGER_SHUTDOWN_DRAIN": "3",
         ])
         let pid = try ProcessRunner.launch(
-            DeploymentTests.ledgerBinary(), ["serve", "--data-dir", folder.appendingPathComponent("data").path, "--port", "0"],
+            ledgerBinary(), ["serve", "--data-dir", folder.appendingPathComponent("data").path, "--port", "0"],
             environment: environment, outputPath: stdout, errorPath: stderr)
         let exited = Mutex(false)
         defer { if !exited.withLock({ $0 }) { kill(pid, SIGKILL); _ = ProcessRunner.exitStatus(of: pid) } }

@@ -32,11 +32,6 @@ struct DeploymentTests {
         return result
     }
 
-    /// The `ledger` binary built next to this test bundle.
-    static func ledgerBinary() -> String {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("ledger").path
-    }
-
     @Test("docker-compose.yml: migrate, api, two projectors, two verifiers, a delivery worker, a checkpointer, one image, each a real ledger subcommand with real flags; migrations as the owner, services as ledger_app, the token key wherever a role needs it")
     func composeMatchesCLI() async throws {
         let commands = try Self.composeCommands()
@@ -47,7 +42,7 @@ struct DeploymentTests {
         #expect(roles.filter { $0 == "verifier" }.count == 2)
         #expect(roles.filter { $0 == "checkpointer" }.count == 1)
         #expect(roles.filter { $0 == "deliver" }.count == 1)
-        let binary = Self.ledgerBinary()
+        let binary = ledgerBinary()
         try #require(FileManager.default.isExecutableFile(atPath: binary), "build the ledger executable first: \(binary)")
         for (service, command) in commands {
             #expect(command.first == "ledger", "\(service)")

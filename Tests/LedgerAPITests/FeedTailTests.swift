@@ -8,7 +8,7 @@ import LedgerWire
 import Logging
 import Testing
 
-@testable import LedgerAPI
+@testable import LedgerFeed
 
 /// The tail's routing, without a connection: events offered in log order to the subscribers
 /// they name, and a subscriber that does not read cut off instead of buffered.

@@ -146,7 +146,7 @@ struct TilesTests {
 
     @Test("ledger log verify --url passes from tiles alone on an intact log, and fails naming why on a rewritten one")
     func verifyOverHTTP() async throws {
-        let ledger = DeploymentTests.ledgerBinary()
+        let ledger = ledgerBinary()
         try #require(FileManager.default.isExecutableFile(atPath: ledger), "build the ledger executable first: \(ledger)")
         try await LiveServer.run { server in
             let saved = try await Self.fill(server, 300)

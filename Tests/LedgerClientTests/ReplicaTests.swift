@@ -1,6 +1,7 @@
 import Foundation
 import LedgerConfiguration
 import LedgerAPI
+import LedgerApp
 import LedgerClient
 import LedgerDeviceSimulator
 import LedgerPostgres

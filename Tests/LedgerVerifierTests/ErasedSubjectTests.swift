@@ -148,7 +148,7 @@ struct ErasedSubjectTests {
                 Issue.record("expected a refusal, got \(String(describing: verdict))")
                 return
             }
-            #expect(reason == "account_erased" && position == nil)
+            #expect(reason.rawValue == "account_erased" && position == nil)
             #expect(await VerifierTests.worker(api.db, VerifierTests.engine(api.db)).sweep() == 0, "not retried: nothing pending")
         }
     }

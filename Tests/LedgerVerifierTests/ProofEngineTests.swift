@@ -50,7 +50,7 @@ struct ProofEngineTests {
 
     static func reason(_ result: Result<Verdict?, any Error>) -> String? {
         guard case .success(.rejected(let reason, _, _)?) = result else { return nil }
-        return reason
+        return reason.rawValue
     }
 
     static func grantedTo(_ result: Result<Verdict?, any Error>) -> String? {

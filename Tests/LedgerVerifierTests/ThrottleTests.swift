@@ -5,6 +5,7 @@ import HummingbirdTesting
 import LedgerAPI
 import LedgerDeviceSimulator
 import LedgerDomain
+import LedgerFeed
 import LedgerWire
 import LedgerPostgres
 import LedgerStore

@@ -109,7 +109,7 @@ struct VerifierTests {
             #expect(try await Self.status(api.db, requestId) == "rejected")
             let verdict = try await Self.requests(api.db).status(requestId: requestId, account: "alice")
             guard case .rejected(let reason, _, _) = verdict else { Issue.record("expected a rejection, got \(String(describing: verdict))"); return }
-            #expect(reason == "identity_removed")
+            #expect(reason.rawValue == "identity_removed")
         }
     }
 

@@ -1,14 +1,15 @@
 import Foundation
 import Hummingbird
+import LedgerAPI
 import LedgerConfiguration
 import LedgerDomain
+import LedgerFeed
 import LedgerLog
 import LedgerPostgres
 import LedgerProjections
 import LedgerStore
 import LedgerVerifier
 import LedgerWebhooks
-import LedgerWire
 import Logging
 import NIOCore
 import PostgresNIO
@@ -16,9 +17,10 @@ import ServiceLifecycle
 import TransparencyLog
 
 /// The services of the server roles, assembled once for the CLI and for tests that run a
-/// live server. Order matters: a ServiceGroup stops them in reverse, so `Readiness` (last)
-/// turns `/ready` to 503 first, then the HTTP server stops taking requests before the workers
-/// and listeners it uses.
+/// live server: the composition root. `LedgerAPI` only routes; what runs beside its HTTP server
+/// (workers, the checkpointer, the feed's tail, the LISTEN hubs) is chosen here. Order matters:
+/// a ServiceGroup stops them in reverse, so `Readiness` (last) turns `/ready` to 503 first, then
+/// the HTTP server stops taking requests before the workers and listeners it uses.
 public enum LedgerServer {
     /// `ledger serve`: the API deciding proofs in this process, a verifier worker for the
     /// requests `ledger api` instances store, the projectors, a webhook delivery worker, the
@@ -34,9 +36,8 @@ public enum LedgerServer {
         let events = NotificationHub(client: client, channel: EventStore.channel, logger: logger)
         let projector = ProjectorWorker(client: client, events: events, logger: logger)
         let feed = FeedTail(store: store, events: events, logger: logger)
-        var deliveries = deliveries
-        deliveries.allowPrivate = configuration.webhooksAllowPrivate
-        let deliverer = WebhookDeliverer(client: client, store: store, events: events, logger: logger, settings: deliveries)
+        let deliverer = WebhookDeliverer(
+            client: client, store: store, events: events, logger: logger, settings: deliverySettings(deliveries, configuration))
         let readiness = Readiness(drain: configuration.shutdownDrain)
         let proofs = ProofService(
             requests: proofRequests(client, configuration, logger), store: store, engine: engine, verdicts: nil,
@@ -44,7 +45,9 @@ public enum LedgerServer {
         let app = application(
             client: client, store: store, authority: authority, configuration: configuration, proofs: proofs, feed: feed,
             readiness: readiness, standby: standby, logger: logger, onRunning: onRunning)
-        let checkpointer: [any Service] = signer.map { [Self.checkpointer(client, signer: $0, witnesses: witnesses, publishedFile: publishedFile, events: events, logger)] } ?? []
+        let checkpointer: [any Service] = signer.map {
+            [makeCheckpointer(client, signer: $0, witnesses: witnesses, publishedFile: publishedFile, events: events, logger)]
+        } ?? []
         return [requests, events, worker, projector, feed, deliverer] + checkpointer + [app, readiness]
     }
 
@@ -71,12 +74,42 @@ public enum LedgerServer {
     public static func verifier(client: PostgresClient, configuration: LedgerConfiguration, logger: Logger) -> [any Service] {
         let requests = NotificationHub(client: client, channel: VerifierChannels.requests, logger: logger)
         let engine = ProofEngine(client: client, logger: logger, settings: .init(maxGroup: configuration.verifierGroup))
+        logger.info("verifier worker running", metadata: ["group": "\(configuration.verifierGroup)"])
         return [requests, VerifierWorker(engine: engine, requests: proofRequests(client, configuration, logger), wake: requests, logger: logger)]
+    }
+
+    /// `ledger project`: a projector worker (leases keep one owner per projection) and its LISTEN.
+    public static func projector(client: PostgresClient, logger: Logger) -> [any Service] {
+        let events = NotificationHub(client: client, channel: EventStore.channel, logger: logger)
+        let worker = ProjectorWorker(client: client, events: events, logger: logger)
+        logger.info("projector worker running", metadata: ["id": "\(worker.id)"])
+        return [events, worker]
+    }
+
+    /// `ledger deliver`: a webhook delivery worker (workers share the webhooks through leases)
+    /// and its LISTEN.
+    public static func deliverer(
+        client: PostgresClient, store: EventStore, configuration: LedgerConfiguration, logger: Logger
+    ) -> [any Service] {
+        let events = NotificationHub(client: client, channel: EventStore.channel, logger: logger)
+        return [
+            events,
+            WebhookDeliverer(client: client, store: store, events: events, logger: logger, settings: deliverySettings(.init(), configuration)),
+        ]
+    }
+
+    /// `ledger checkpointer`: the checkpointer and its LISTEN (one signs; another waits for the
+    /// lease).
+    public static func checkpointer(
+        client: PostgresClient, signer: NoteSigner, witnesses: WitnessPolicy?, publishedFile: URL?, logger: Logger
+    ) -> [any Service] {
+        let events = NotificationHub(client: client, channel: EventStore.channel, logger: logger)
+        return [events, makeCheckpointer(client, signer: signer, witnesses: witnesses, publishedFile: publishedFile, events: events, logger)]
     }
 
     /// The checkpointer, publishing through the policy's witnesses if one is given, and keeping
     /// the latest signed checkpoint in `publishedFile` (one record of its floor) if one is given.
-    public static func checkpointer(
+    static func makeCheckpointer(
         _ client: PostgresClient, signer: NoteSigner, witnesses: WitnessPolicy?, publishedFile: URL?, events: NotificationHub, _ logger: Logger
     ) -> Checkpointer {
         Checkpointer(
@@ -87,6 +120,13 @@ public enum LedgerServer {
 
     static func proofRequests(_ client: PostgresClient, _ configuration: LedgerConfiguration, _ logger: Logger) -> ProofRequests {
         ProofRequests(client: client, logger: logger, challengeLifetime: configuration.challengeLifetime.seconds)
+    }
+
+    /// `settings` with what the configuration says of webhooks (`LEDGER_WEBHOOKS_ALLOW_PRIVATE`).
+    static func deliverySettings(_ settings: WebhookDeliverer.Settings, _ configuration: LedgerConfiguration) -> WebhookDeliverer.Settings {
+        var settings = settings
+        settings.allowPrivate = configuration.webhooksAllowPrivate
+        return settings
     }
 
     public struct NotListening: Error, CustomStringConvertible {
@@ -121,7 +161,8 @@ public enum LedgerServer {
         }
     }
 
-    /// The HTTP server; `onRunning` gets the bound port (useful with port 0).
+    /// The HTTP server around `LedgerAPI`'s router; `onRunning` gets the bound port (useful
+    /// with port 0).
     static func application(
         client: PostgresClient, store: EventStore, authority: TokenAuthority, configuration: LedgerConfiguration,
         proofs: ProofService, feed: FeedTail, readiness: Readiness, standby: PostgresClient?, logger: Logger,
@@ -142,30 +183,5 @@ public enum LedgerServer {
                 await onRunning(port)
             },
             logger: logger)
-    }
-}
-
-/// Runs each request's handler so that it can be abandoned: when the server is cancelled (the
-/// end of a graceful shutdown that took too long) or after `limit`, the request is answered
-/// 503 without waiting for the handler.
-///
-/// Why: a handler waiting on a pooled PostgresNIO query sent to a connection that had just
-/// closed (PostgreSQL restarting) never finishes and ignores cancellation (see
-/// `queryUnlessClosed`). Awaited, it held the server's shutdown until ServiceLifecycle's
-/// cancellation timeout crashed the process. The abandoned handler keeps its pooled
-/// connection; a pool that runs out is what `DatabaseWatchdog` restarts the process for.
-struct AbandoningResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context: Sendable {
-    typealias Context = Inner.Context
-    let inner: Inner
-    var limit: Duration = .seconds(600)
-
-    func respond(to request: Request, context: Context) async throws -> Response {
-        do {
-            return try await withDeadline(limit, "answering \(request.method) \(request.uri.path)") {
-                try await inner.respond(to: request, context: context)
-            }
-        } catch is DeadlineExceeded {
-            throw APIError(.notAnswered, "the request was not answered in time; retry")
-        }
     }
 }

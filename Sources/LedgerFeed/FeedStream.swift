@@ -11,16 +11,24 @@ import Synchronization
 
 /// One feed client's loop: it catches up from the log with its own audience until the tail
 /// takes it (`FeedTail.subscribe`), then writes what the tail queues for it.
-struct FeedStream {
+public struct FeedStream {
     let store: EventStore
     let tail: FeedTail
     var audience: FeedAudience
     /// The position of the last event looked at, while catching up.
     var cursor: Int64
 
+    /// A client whose `audience` stands at `cursor` (what it owned and held there).
+    public init(store: EventStore, tail: FeedTail, audience: FeedAudience, cursor: Int64) {
+        self.store = store
+        self.tail = tail
+        self.audience = audience
+        self.cursor = cursor
+    }
+
     /// Until the client goes away, falls too far behind, or the server shuts down gracefully
     /// (then the response ends, and the client reconnects elsewhere with its Last-Event-ID).
-    mutating func run(_ writer: inout any ResponseBodyWriter) async throws {
+    public mutating func run(_ writer: inout any ResponseBodyWriter) async throws {
         let stopping = Stopping()
         try await withGracefulShutdownHandler {
             try await loop(&writer, stopping)

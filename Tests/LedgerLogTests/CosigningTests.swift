@@ -2,20 +2,14 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Hummingbird
-import LedgerAPI
 import LedgerClient
-import LedgerConfiguration
 import LedgerDomain
 import LedgerLog
 import LedgerPostgres
 import LedgerStore
 import LedgerTestSupport
-import LedgerWitness
 import Logging
 import PostgresNIO
-import ServiceLifecycle
-import Synchronization
 import Testing
 import TransparencyLog
 

@@ -1,4 +1,5 @@
 import Foundation
+import LedgerAPI
 import LedgerConfiguration
 import LedgerPostgres
 import LedgerStore

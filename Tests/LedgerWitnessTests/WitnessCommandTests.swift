@@ -31,7 +31,7 @@ struct WitnessCommandTests {
         static func start(_ key: String, dataDir: String) async throws -> Running {
             let port = try EmbeddedPostgres.freePort()
             let process = Process()
-            process.executableURL = URL(fileURLWithPath: DeploymentTests.ledgerBinary())
+            process.executableURL = URL(fileURLWithPath: ledgerBinary())
             process.arguments = ["witness", "serve", "--port", String(port), "--key", key, "--log", log.verifier.text, "--data-dir", dataDir]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
@@ -156,7 +156,7 @@ struct WitnessCommandTests {
         let port = try EmbeddedPostgres.freePort()
         let output = folder.appendingPathComponent("second.log").path
         let pid = try ProcessRunner.launch(
-            DeploymentTests.ledgerBinary(),
+            ledgerBinary(),
             ["witness", "serve", "--port", String(port), "--key", keyFile, "--log", Self.log.verifier.text, "--data-dir", dataDir],
             outputPath: output)
         var status: Int32?

@@ -1,0 +1,15 @@
+-- A page of a collaboration's members at a position (the identities not removed, after root hash
+-- `p_after`, in root hash order): the fold cut off after `p_limit`. Planned without sorts or
+-- bitmap scans, so the fold streams from the identity index and stops with the page (planned
+-- for the whole collaboration, it read and sorted every row of its history: 2.4 ms on 10,000
+-- events against 0.7 ms), and planned once per session.
+CREATE OR REPLACE FUNCTION ledger_members_page(p_collaboration text, p_after text, p_position int8, p_limit int8)
+RETURNS TABLE (root_hash text, state text, account text, invited_at timestamptz, granted_at timestamptz)
+LANGUAGE plpgsql STABLE SET enable_sort = off SET enable_bitmapscan = off AS $$
+BEGIN
+    RETURN QUERY
+        SELECT f.root_hash, f.state, f.account, f.invited_at, f.granted_at
+        FROM ledger_member_fold(p_collaboration, p_after, p_position) f
+        WHERE f.state <> 'removed' ORDER BY f.root_hash LIMIT p_limit;
+END;
+$$;
