@@ -31,7 +31,7 @@ enum BenchArchive: String, ExpressibleByArgument, CaseIterable, Sendable {
             let state = self == .sync ? "sync" : "async"
             let deadline = ContinuousClock.now + .seconds(30)
             while try await client.query("SELECT sync_state FROM pg_stat_replication WHERE application_name = 'ledger_backup'")
-                .decode(String.self).reduce(into: [String]()) { $0.append($1) } != [state]
+                .decode(String.self).reduce(into: [String](), { $0.append($1) }) != [state]
             {
                 guard ContinuousClock.now < deadline else {
                     throw ValidationError("the archive's receiver is not streaming (\(state)) after 30 s: see \(folder.path)/receiver.log")
