@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the system packages the ledger needs when they are missing: the PostgreSQL server
-# and client (initdb, pg_ctl, postgres, pgbench), Prometheus, Go's x/mod, Chromium and Selenium, Patroni, etcd and
-# HAProxy (tests only) and the usual build headers. Debian/Ubuntu.
+# and client (initdb, pg_ctl, postgres, pgbench), Prometheus, Go's x/mod, Chromium and Selenium, Patroni, etcd,
+# HAProxy and Barman (tests only) and the usual build headers. Debian/Ubuntu.
 set -euo pipefail
 
 need=()
@@ -23,6 +23,8 @@ command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)
 command -v patroni >/dev/null 2>&1 || need+=(patroni)
 command -v etcd >/dev/null 2>&1 || need+=(etcd-server)
 command -v haproxy >/dev/null 2>&1 || need+=(haproxy)
+# Barman: the disaster drill's backup server (scripts/disaster, deploy/barman).
+command -v barman >/dev/null 2>&1 || need+=(barman)
 for pkg in libpq-dev libssl-dev golang-golang-x-mod-dev python3-etcd; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
