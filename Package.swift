@@ -348,6 +348,7 @@ let package = Package(
             name: "LedgerLogTests",
             dependencies: [
                 "LedgerLog", "TransparencyLog", "LedgerStore", "LedgerPostgres", "LedgerTestSupport", "LedgerDomain", "LedgerClient",
+                "LedgerConfiguration",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LedgerConfiguration
 import LedgerAPI
 import LedgerApp
 import LedgerClient
@@ -31,8 +32,8 @@ struct BenchReplica: AsyncParsableCommand {
         let quiet = Logs.quiet()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-bench-replica-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let primary = EmbeddedPostgres(options: .init(dataDirectory: folder.appendingPathComponent("primary")), logger: quiet)
-        let standby = EmbeddedPostgres(options: .init(dataDirectory: folder.appendingPathComponent("standby")), logger: quiet)
+        let primary = EmbeddedPostgres(options: .init(dataDirectory: folder.appendingPathComponent("primary"), binaries: Setting.pgBin.value()), logger: quiet)
+        let standby = EmbeddedPostgres(options: .init(dataDirectory: folder.appendingPathComponent("standby"), binaries: Setting.pgBin.value()), logger: quiet)
         let owner = try await primary.start()
         try await stopping(primary) {
             let id = try await LocalLedger.run(owner, logger: quiet) { ledger in try await Self.prepare(ledger, members: members) }

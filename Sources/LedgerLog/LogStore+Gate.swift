@@ -36,20 +36,35 @@ extension LogStore {
         var backupSync: Bool
         /// The least flushed of every counted standby and physical slot.
         var all: Int64?
-        /// The least flushed of the backups' slots (`ledger_backup`, `ledger_backup_…`).
+        /// The least flushed of the backups (`ledger_backup`, `ledger_backup_…`), as counted above.
         var backups: Int64?
     }
 
     /// What the primary says of its standbys now. Not counted: base backups in progress, logical
     /// replication, temporary slots, slots no standby has used yet (no `restart_lsn`) or whose
     /// WAL is lost.
+    ///
+    /// A backup counts at its receiver's flushed position while the receiver is connected, and
+    /// that position is recorded (`ledger_backup_positions`, raised only, in this statement);
+    /// while it is away, at the least of its slot's position and the recorded one (a slot made
+    /// afresh by a new leader starts at that leader's WAL position, past what the backup has);
+    /// a recorded backup whose slot is gone, at the recorded position.
     func standbys(on connection: PostgresConnection) async throws -> Standbys? {
         let rows = try await connection.queryUnlessClosed(
             """
-            WITH receivers AS (SELECT active_pid FROM pg_replication_slots
-                               WHERE slot_type = 'physical' AND active_pid IS NOT NULL
-                                 AND (slot_name = \(Self.backupSlot) OR slot_name LIKE \(Self.backupSlot + "\\_%"))),
-                 s AS (SELECT state, sync_state IN ('sync', 'quorum') AS sync, pid IN (SELECT active_pid FROM receivers) AS backup,
+            WITH backup_slots AS (SELECT slot_name, active_pid, (restart_lsn - '0/0')::int8 AS restart FROM pg_replication_slots
+                                  WHERE slot_type = 'physical' AND NOT temporary
+                                    AND (slot_name = \(Self.backupSlot) OR slot_name LIKE \(Self.backupSlot + "\\_%"))),
+                 live AS (SELECT b.slot_name, (r.flush_lsn - '0/0')::int8 AS flushed
+                          FROM backup_slots b JOIN pg_stat_replication r ON r.pid = b.active_pid WHERE r.flush_lsn IS NOT NULL),
+                 counted AS (SELECT coalesce(l.flushed, least(b.restart, p.flushed)) AS flushed
+                             FROM backup_slots b FULL JOIN ledger_backup_positions p ON p.slot_name = b.slot_name
+                             LEFT JOIN live l ON l.slot_name = b.slot_name),
+                 recorded AS (INSERT INTO ledger_backup_positions AS p (slot_name, flushed) SELECT slot_name, flushed FROM live
+                              ON CONFLICT (slot_name) DO UPDATE SET flushed = excluded.flushed, updated_at = now()
+                              WHERE excluded.flushed > p.flushed),
+                 s AS (SELECT state, sync_state IN ('sync', 'quorum') AS sync,
+                              pid IN (SELECT active_pid FROM backup_slots WHERE active_pid IS NOT NULL) AS backup,
                               (coalesce(flush_lsn, '0/0') - '0/0')::int8 AS flushed FROM pg_stat_replication
                        WHERE state IS DISTINCT FROM 'backup' AND application_name <> 'pg_basebackup'
                          AND pid NOT IN (SELECT active_pid FROM pg_replication_slots WHERE slot_type = 'logical' AND active_pid IS NOT NULL)),
@@ -60,7 +75,7 @@ extension LogStore {
                    (SELECT min(flushed) FROM s WHERE sync AND NOT backup),
                    EXISTS (SELECT 1 FROM s WHERE sync AND backup),
                    (SELECT min(flushed) FROM (SELECT flushed FROM s UNION ALL SELECT flushed FROM slots) a),
-                   (SELECT min(flushed) FROM slots WHERE slot_name = \(Self.backupSlot) OR slot_name LIKE \(Self.backupSlot + "\\_%"))
+                   (SELECT min(flushed) FROM counted)
             """, logger: logger)
         for try await (synchronous, hidden, sync, backupSync, all, backups) in rows.decode((Bool, Int64, Int64?, Bool, Int64?, Int64?).self) {
             return Standbys(synchronous: synchronous, hidden: hidden, sync: sync, backupSync: backupSync, all: all, backups: backups)

@@ -45,10 +45,12 @@ struct ReplicationGate {
                 "the checkpointer's role cannot see its standbys' WAL positions (pg_stat_replication): "
                     + "GRANT pg_read_all_stats TO ledger_service; not signing")
         }
-        guard standbys.synchronous else { return standbys.all }
-        if let sync = standbys.sync { return min(sync, standbys.backups ?? .max) }
+        // Backups count in every mode, at most at what they are known to have flushed.
+        let backups = standbys.backups ?? .max
+        guard standbys.synchronous else { return standbys.all.map { min($0, backups) } ?? standbys.backups }
+        if let sync = standbys.sync { return min(sync, backups) }
         // Only backups acknowledge synchronously: the standbys that may be promoted do not.
-        if standbys.backupSync { return standbys.all }
+        if standbys.backupSync { return standbys.all.map { min($0, backups) } ?? standbys.backups }
         // No synchronous standby connected: nothing is replicated where a commit waits.
         return 0
     }

@@ -49,12 +49,20 @@ public struct WALArchive: Sendable {
         for try await _ in rows {}
     }
 
-    /// Drops the slot (backups end: checkpoints no longer wait for it); false if there was none.
+    /// Drops the slot and the ledger's record of how far it flushed (`ledger_backup_positions`,
+    /// where the schema has it): backups end, checkpoints no longer wait for it. False if there
+    /// was neither.
     public static func dropSlot(_ name: String, client: PostgresClient, logger: Logger) async throws -> Bool {
         let rows = try await client.query(
             "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = \(name)", logger: logger)
         var dropped = false
         for try await _ in rows { dropped = true }
+        var recorded = false
+        for try await exists in try await client.query("SELECT to_regclass('ledger_backup_positions') IS NOT NULL", logger: logger)
+            .decode(Bool.self) { recorded = exists }
+        guard recorded else { return dropped }
+        let deleted = try await client.query("DELETE FROM ledger_backup_positions WHERE slot_name = \(name) RETURNING 1", logger: logger)
+        for try await _ in deleted { dropped = true }
         return dropped
     }
 

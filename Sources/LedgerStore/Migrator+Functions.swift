@@ -33,14 +33,14 @@ extension Migrator {
         return files.filter { recorded[$0.name] != $0.checksum }
     }
 
-    /// Applies and records each function file whose checksum changed; returns their names. Called
-    /// inside the migrations' transaction, holding their advisory lock, so concurrent migrators
-    /// apply each change once.
+    /// Applies and records each function file whose checksum changed (`all`: every file); returns
+    /// their names. Called inside the migrations' transaction, holding their advisory lock, so
+    /// concurrent migrators apply each change once.
     @discardableResult
     static func applyFunctions(
-        _ files: [Migration], _ connection: PostgresConnection, _ logger: Logger
+        _ files: [Migration], _ connection: PostgresConnection, _ logger: Logger, all: Bool = false
     ) async throws -> [String] {
-        let changed = try await Self.pendingFunctions(files, connection, logger)
+        let changed = all ? files : try await Self.pendingFunctions(files, connection, logger)
         for file in changed {
             logger.info("applying function file", metadata: ["name": "\(file.name)"])
             try await Self.execute(file, connection, logger)

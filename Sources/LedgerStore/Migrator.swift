@@ -62,8 +62,10 @@ public struct Migrator: Sendable {
                     "INSERT INTO ledger_migrations (name, checksum) VALUES (\(migration.name), \(migration.checksum))",
                     logger: logger)
             }
-            // After the numbered ones: a function's body may name what they create.
-            try await Self.applyFunctions(functions, connection, logger)
+            // After the numbered ones: a function's body may name what they create. Where one ran,
+            // every file is applied again (a numbered migration may have dropped a function with
+            // what depended on it, or replaced one under the same name).
+            try await Self.applyFunctions(functions, connection, logger, all: !pending.isEmpty)
             return pending.map(\.name)
         }
     }

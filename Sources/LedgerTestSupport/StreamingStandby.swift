@@ -1,4 +1,5 @@
 import Foundation
+import LedgerConfiguration
 import LedgerPostgres
 import LedgerStore
 import Logging
@@ -13,8 +14,8 @@ public func withPrimaryAndStandby<T: Sendable>(
 ) async throws -> T {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-standby-\(UUID().uuidString.prefix(8))")
     defer { try? FileManager.default.removeItem(at: folder) }
-    let primary = EmbeddedPostgres(options: .init(dataDirectory: folder.appendingPathComponent("primary")), logger: logger)
-    let standby = EmbeddedPostgres(options: .init(dataDirectory: folder.appendingPathComponent("standby")), logger: logger)
+    let primary = EmbeddedPostgres(options: .init(dataDirectory: folder.appendingPathComponent("primary"), binaries: Setting.pgBin.value()), logger: logger)
+    let standby = EmbeddedPostgres(options: .init(dataDirectory: folder.appendingPathComponent("standby"), binaries: Setting.pgBin.value()), logger: logger)
     let owner = try await primary.start()
     let result: T
     do {

@@ -1,4 +1,5 @@
 import Foundation
+import LedgerConfiguration
 import LedgerPostgres
 import LedgerStore
 import Logging
@@ -54,7 +55,7 @@ public actor TestCluster {
                 dataDirectory: dir,
                 // Throwaway data: skip fsync, keep everything else as in production.
                 serverSettings: ["fsync": "off", "full_page_writes": "off", "max_connections": "1000"],
-                database: "postgres"),
+                database: "postgres", binaries: Setting.pgBin.value()),
             logger: logger)
         let settings = try await embedded.start()
         TestClusterCleanup.register(embedded: embedded, directory: dir)
@@ -73,7 +74,7 @@ enum TestClusterCleanup {
     nonisolated(unsafe) static var directory: String = ""
 
     static func register(embedded: EmbeddedPostgres, directory: URL) {
-        let pgCtl = (try? EmbeddedPostgres.binaries()) .map { $0 + "/pg_ctl" } ?? "pg_ctl"
+        let pgCtl = (try? EmbeddedPostgres.binaries(preferring: Setting.pgBin.value())).map { $0 + "/pg_ctl" } ?? "pg_ctl"
         var command = [pgCtl, "stop", "-D", directory.appendingPathComponent("pg").path, "-m", "immediate", "-w"]
         if geteuid() == 0, let user = EmbeddedPostgres.systemUserName() {
             command = ["/usr/sbin/runuser", "-u", user, "--"] + command

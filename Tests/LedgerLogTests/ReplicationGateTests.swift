@@ -1,4 +1,5 @@
 import Foundation
+import LedgerConfiguration
 import LedgerDomain
 import LedgerPostgres
 import LedgerLog
@@ -106,6 +107,40 @@ struct ReplicationGateTests {
             try await stage.waitForCheckpoint(later)
             try await stage.owner.query("ALTER SYSTEM RESET synchronous_standby_names")
             try await stage.owner.query("SELECT pg_reload_conf()")
+        }
+    }
+
+    @Test("a backup's slot made afresh (as a new leader does after a failover) does not let checkpoints pass what the backup flushed; its receiver back, they resume")
+    func backupSlotMadeAfresh() async throws {
+        try await Self.withStandby(synchronous: false) { stage in
+            let store = EventStore(client: stage.owner, logger: Self.logger)
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-gate-afresh-\(UUID().uuidString.prefix(8))")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let archive = WALArchive(folder: folder)
+            try FileManager.default.createDirectory(at: archive.wal, withIntermediateDirectories: true)
+            let slot = "ledger_backup_afresh"
+            try await WALArchive.ensureSlot(slot, client: stage.owner, logger: Self.logger)
+            func receive() throws -> pid_t {
+                try archive.startStreaming(
+                    of: stage.ownerSettings, slot: slot, binaries: try EmbeddedPostgres.binaries(preferring: Setting.pgBin.value()),
+                    log: folder.appendingPathComponent("receiver.log").path)
+            }
+            var receiver = try receive()
+            let flushed = try await stage.appendEven(store)
+            try await stage.waitForCheckpoint(flushed)
+            // The backup stops; its slot is made afresh at the current WAL position, past what it has.
+            kill(receiver, SIGTERM)
+            _ = await ProcessRunner.exit(of: receiver)
+            let later = try await stage.appendEven(store, at: flushed + 10)
+            try await stage.owner.query("SELECT pg_drop_replication_slot(\(slot))")
+            try await WALArchive.ensureSlot(slot, client: stage.owner, logger: Self.logger)
+            try await stage.expectNoCheckpoint(beyond: flushed, whileTreeReaches: later)
+
+            receiver = try receive()
+            try await stage.waitForCheckpoint(later)
+            kill(receiver, SIGTERM)
+            _ = await ProcessRunner.exit(of: receiver)
+            #expect(try await WALArchive.dropSlot(slot, client: stage.owner, logger: Self.logger))
         }
     }
 

@@ -49,7 +49,11 @@ def serve(ledger, work, url, port, log_name):
                LEDGER_SIGNING_KEY_FILE=os.path.join(work, "log.key"), LEDGER_WITNESS_POLICY=os.path.join(work, "witnesses.policy"))
     out = open(os.path.join(work, log_name), "w")
     server = subprocess.Popen([ledger, "serve", "--port", str(port)], env=env, stdout=out, stderr=subprocess.STDOUT)
-    wait_for("ledger serve ready", 120, lambda: request(port, "GET", "/ready", timeout=2)[0] == 200)
+    try:
+        wait_for("ledger serve ready", 120, lambda: request(port, "GET", "/ready", timeout=2)[0] == 200)
+    except BaseException:
+        server.kill()
+        raise
     return server
 
 
@@ -69,7 +73,11 @@ def witness(ledger, work):
     process = subprocess.Popen([ledger, "witness", "serve", "--port", str(port), "--key", os.path.join(work, "witness.key"),
                                 "--log", log_key, "--data-dir", os.path.join(work, "witness")],
                                stdout=open(os.path.join(work, "witness.log"), "w"), stderr=subprocess.STDOUT)
-    wait_for("the witness listening", 60, lambda: request(port, "GET", "/health", timeout=2)[0] == 200)
+    try:
+        wait_for("the witness listening", 60, lambda: request(port, "GET", "/health", timeout=2)[0] == 200)
+    except BaseException:
+        process.kill()
+        raise
     return process
 
 
@@ -101,8 +109,8 @@ def lose_everything(server, work):
     server.send_signal(signal.SIGKILL)
     server.wait()
     for node in ("node1", "node2", "node3"):
-        subprocess.run(["scripts/ha-cluster", "node-kill", node], check=True)
-    subprocess.run(["scripts/ha-cluster", "stop"], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(["scripts/ha-cluster", "node-kill", node], check=True, timeout=60)
+    subprocess.run(["scripts/ha-cluster", "stop"], check=True, stdout=subprocess.DEVNULL, timeout=300)
     for node in ("node1", "node2", "node3"):
         shutil.rmtree(os.path.join(HA, node), ignore_errors=True)
     os.remove(os.path.join(work, "published-checkpoint"))
@@ -113,10 +121,10 @@ def restore(target, older=False):
     being written (`.partial`) included; started, and waited for until it accepts writes. older:
     the base backup alone (`--target-immediate`), as a restore of an older backup would be."""
     barman = ["scripts/ha-cluster", "barman"]
-    subprocess.run(barman + ["archive-wal", "ledger"], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(barman + ["archive-wal", "ledger"], check=True, stdout=subprocess.DEVNULL, timeout=120)
     shutil.rmtree(target, ignore_errors=True)
     options = ["--target-immediate", "--target-action", "promote"] if older else []
-    subprocess.run(barman + ["recover", "ledger", "latest", target] + options, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(barman + ["recover", "ledger", "latest", target] + options, check=True, stdout=subprocess.DEVNULL, timeout=600)
     streaming = os.path.join(HA, "barman", "ledger", "streaming")
     for name in os.listdir(streaming) if not older else []:
         if name.endswith(".partial"):
@@ -128,7 +136,7 @@ def restore(target, older=False):
                f" -c hba_file={target}/pg_hba.conf -c ident_file={target}/pg_ident.conf -c synchronous_standby_names=''"
                f" -c cluster_name=restored")
     subprocess.run(as_postgres([f"{pg_bin()}/pg_ctl", "-D", target, "-o", options, "-l", f"{HA}/restored.log", "-w", "-t", "600", "start"]),
-                   check=True, stdout=subprocess.DEVNULL)
+                   check=True, stdout=subprocess.DEVNULL, timeout=660)
     wait_for("the restored node out of recovery", 600,
              lambda: psql("SELECT NOT pg_is_in_recovery()", RESTORED_DB).strip() == "t", every=0.2)
 
@@ -143,16 +151,17 @@ def main():
     work = tempfile.mkdtemp(prefix="ledger-disaster-")
     target = os.path.join(HA, "restored")
     witness_process = witness(args.ledger, work)
-    port = free_port()
-    server = serve(args.ledger, work, DB, port, "serve.log")
+    server = None
     try:
+        port = free_port()
+        server = serve(args.ledger, work, DB, port, "serve.log")
         return drill(args, work, port, server, target)
     finally:
         for process in (server, witness_process):
-            if process.poll() is None:
+            if process is not None and process.poll() is None:
                 process.kill()
         subprocess.run(as_postgres([f"{pg_bin()}/pg_ctl", "-D", target, "-m", "fast", "-w", "stop"]),
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
 
 
 def drill(args, work, port, server, target):
@@ -164,7 +173,8 @@ def drill(args, work, port, server, target):
         t.start()
     time.sleep(args.steady)
     started = time.monotonic()
-    subprocess.run(["scripts/ha-cluster", "barman", "backup", "ledger", "--wait"], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(["scripts/ha-cluster", "barman", "backup", "ledger", "--wait", "--wait-timeout", "120"], check=True,
+                   stdout=subprocess.DEVNULL, timeout=300)
     log(f"{args.mode}: base backup in {time.monotonic() - started:.1f} s, {len(s.acked)} writes acknowledged so far")
     time.sleep(args.steady)
 
@@ -197,7 +207,7 @@ def drill(args, work, port, server, target):
         acked, observed = dict(s.acked), dict(s.checkpoints)
     log(f"{args.mode}: every node lost after {len(acked)} acknowledged writes; the last checkpoint seen covers {last.size}")
     # Barman's receiver ends with the leader; the cron job would restart it, the drill has none.
-    subprocess.run(["pkill", "-f", "barman.*receive-wal"], capture_output=True)
+    subprocess.run(["pkill", "-f", f"barman -c {HA}/barman.conf receive-wal"], capture_output=True)
 
     started = time.monotonic()
     restore(target)
@@ -245,7 +255,8 @@ def older_backup(args, work, target, leaves):
     witness has cosigned more, so the ledger refuses to publish, names the missing range and counts
     the refusal (LedgerCheckpointForkRefused); what it serves is no contradiction of the true log
     (`leaves`, the full restore's)."""
-    subprocess.run(as_postgres([f"{pg_bin()}/pg_ctl", "-D", target, "-m", "fast", "-w", "stop"]), check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(as_postgres([f"{pg_bin()}/pg_ctl", "-D", target, "-m", "fast", "-w", "stop"]), check=True, stdout=subprocess.DEVNULL,
+                   timeout=120)
     restore(target, older=True)
     os.remove(os.path.join(work, "published-checkpoint"))
     head = int(psql("SELECT position FROM ledger_head", RESTORED_DB))
@@ -303,11 +314,11 @@ def report(args, work, port, s, acked, observed, last, restore_time, erased):
     with open(note, "wb") as f:
         f.write(last.note or b"")
     verify = subprocess.run([args.ledger, "log", "verify", "--database-url", RESTORED_DB, "--checkpoint", note, "--key", key],
-                            capture_output=True, text=True)
+                            capture_output=True, text=True, timeout=300)
     signed = wait_for(f"a checkpoint of the restored head {head}", 60,
                       lambda: request(port, "GET", "/tlog/checkpoint")[1].split(b"\n")[1] == str(head).encode())
     dump = subprocess.run(as_postgres([f"{pg_bin()}/pg_dump", "-h", "127.0.0.1", "-p", str(RESTORED_PORT), "-U", "postgres", "ledger"]),
-                          capture_output=True, text=True, env=dict(os.environ, PGPASSWORD="ha-superuser"))
+                          capture_output=True, text=True, env=dict(os.environ, PGPASSWORD="ha-superuser"), timeout=300)
     erased_in_dump = sum(dump.stdout.count(value) for value in erased)
 
     log(f"{args.mode}: acknowledged writes {len(acked)}: lost {lost} (under a published checkpoint: {lost_under_checkpoint}),"

@@ -68,7 +68,7 @@ def leader():
 
 
 def psql(sql, url=DB):
-    out = subprocess.run(["psql", url, "-XAtq", "-v", "ON_ERROR_STOP=1"], input=sql, capture_output=True, text=True)
+    out = subprocess.run(["psql", url, "-XAtq", "-v", "ON_ERROR_STOP=1"], input=sql, capture_output=True, text=True, timeout=300)
     if out.returncode != 0:
         raise SystemExit(f"failover: psql failed: {out.stderr[-500:]}")
     return out.stdout
