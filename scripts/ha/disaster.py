@@ -141,6 +141,15 @@ def restore(target, older=False):
              lambda: psql("SELECT NOT pg_is_in_recovery()", RESTORED_DB).strip() == "t", every=0.2)
 
 
+def retire_backup(ledger):
+    """The restored database remembers how far the lost cluster's Barman had flushed
+    (`ledger_backup_positions`) and would hold checkpoints for it until a receiver streams through
+    that slot again: the drill runs the restored node without one, so it retires that backup, as
+    an operator would (docs/OPERATIONS.md, "Restore")."""
+    subprocess.run([ledger, "backup", "--drop-slot", "--slot", "ledger_backup_barman", "--database-url", RESTORED_DB],
+                   check=True, capture_output=True, timeout=120)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--mode", choices=["sync", "async"], required=True)
@@ -212,6 +221,7 @@ def drill(args, work, port, server, target):
     started = time.monotonic()
     restore(target)
     restore_time = time.monotonic() - started
+    retire_backup(args.ledger)
     # The same ledger (its signing key and secrets), on the restored node, without its checkpoint file.
     port = free_port()
     server = serve(args.ledger, work, RESTORED_DB, port, "serve-restored.log")
@@ -258,6 +268,7 @@ def older_backup(args, work, target, leaves):
     subprocess.run(as_postgres([f"{pg_bin()}/pg_ctl", "-D", target, "-m", "fast", "-w", "stop"]), check=True, stdout=subprocess.DEVNULL,
                    timeout=120)
     restore(target, older=True)
+    retire_backup(args.ledger)
     os.remove(os.path.join(work, "published-checkpoint"))
     head = int(psql("SELECT position FROM ledger_head", RESTORED_DB))
     port = free_port()
