@@ -47,10 +47,12 @@ struct ReplicationGate {
         }
         // Backups count in every mode, at most at what they are known to have flushed.
         let backups = standbys.backups ?? .max
-        guard standbys.synchronous else { return standbys.all.map { min($0, backups) } ?? standbys.backups }
+        // Every standby and slot, as under asynchronous replication.
+        let everyone = standbys.all.map { min($0, backups) } ?? standbys.backups
+        guard standbys.synchronous else { return everyone }
         if let sync = standbys.sync { return min(sync, backups) }
         // Only backups acknowledge synchronously: the standbys that may be promoted do not.
-        if standbys.backupSync { return standbys.all.map { min($0, backups) } ?? standbys.backups }
+        if standbys.backupSync { return everyone }
         // No synchronous standby connected: nothing is replicated where a commit waits.
         return 0
     }
