@@ -10,9 +10,18 @@ extension Checkpointer {
     /// (served nowhere) and is tried again within a second, or with the next, larger checkpoint.
     /// A witness that holds a tree the checkpoint does not extend (a 422, or a 409 past its
     /// size) is a `ForkRefusal`: not published, whatever the quorum.
-    func publish(_ connection: PostgresConnection) async throws {
-        guard let witnesses else { return }
-        guard let (size, note) = try await store.unpublished(on: connection) else { return }
+    ///
+    /// A checkpoint goes to the witnesses only once the record of its signature is where a
+    /// failover or a restore would find it: the WAL of its `ledger_checkpoints` row flushed by
+    /// every standby and backup `ReplicationGate` counts. A witness's size is part of the floor,
+    /// and a floor above every checkpoint the database records cannot be checked (its root is
+    /// lost): the log could never sign again. Returns true while it waits for them.
+    func publish(_ connection: PostgresConnection, _ sending: inout Sending?) async throws -> Bool {
+        guard let witnesses else { return false }
+        guard let (size, note) = try await store.unpublished(on: connection) else { return false }
+        // The WAL read now covers the row, committed before it was read.
+        if sending?.size != size { sending = Sending(size: size, wal: try await gate.head(connection).wal) }
+        if let flushed = try await gate.replicated(connection), flushed < sending!.wal { return true }
         let (text, _) = try SignedNote.parse(note)
         let round = await witnesses.cosignatures(of: note, checkpoint: try Checkpoint(text: text), text: text)
         if let (name, why) = round.contradictions.min(by: { $0.key < $1.key }) {
@@ -24,11 +33,18 @@ extension Checkpointer {
             logger.warning(
                 "checkpoint not published: the witnesses' quorum did not cosign it",
                 metadata: ["size": "\(size)", "cosigned by": "\(round.lines.keys.sorted())"])
-            return
+            return false
         }
         let published = note + round.lines.keys.sorted().map { round.lines[$0]! }.joined()
         try file?.write(published)
         try await store.recordPublished(size: size, note: published, on: connection)
         Gauge(label: "ledger_checkpoint_published_size").record(size)
+        return false
+    }
+
+    /// A signed checkpoint waiting to be sent, and the WAL position that covers its record.
+    struct Sending {
+        var size: Int64
+        var wal: Int64
     }
 }

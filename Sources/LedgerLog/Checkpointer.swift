@@ -111,6 +111,7 @@ public struct Checkpointer: Service {
         var built: [Built] = []  // oldest first; at most `maxBuilt`
         var checked = false  // a tree of this run has been proved to extend the floor
         var held = 0  // rounds in a row with trees waiting for the standbys
+        var sending: Sending?  // the checkpoint next sent to the witnesses, once its record is replicated
         while !Task.isCancelled {
             let head = try await gate.head(connection)
             guard head.position >= frontier.size else {
@@ -141,8 +142,9 @@ public struct Checkpointer: Service {
                 signedSize = tree.size
             }
             // Only what extends the floor is sent: the newest signed checkpoint is at most the checked tree.
-            if witnesses != nil, checked { try await publish(connection) }
-            held = built.isEmpty ? 0 : held + 1
+            var sendHeld = false
+            if witnesses != nil, checked { sendHeld = try await publish(connection, &sending) }
+            held = built.isEmpty && !sendHeld ? 0 : held + 1
             if held == Self.holdLogged {
                 logger.warning(
                     "checkpointer: waiting for the standbys to flush the log's newest events before signing",

@@ -144,6 +144,41 @@ struct ReplicationGateTests {
         }
     }
 
+    /// The disaster drill's async mode found it: a checkpoint sent to the witnesses before the
+    /// backup had its record, every node lost, and the restored log (events intact, record gone)
+    /// could never sign again: a witness's size was above every checkpoint the database knew.
+    @Test("a checkpoint goes to the witnesses only once a backup has its record: signed, held while the backup lacks the row, then cosigned")
+    func sentOnceRecorded() async throws {
+        let signer = try NoteSigner(name: "gate.test/ledger")
+        let w1 = try TestWitness("w1.test", log: signer.verifier)
+        try await w1.start()
+        let policy = try WitnessPolicy("log \(signer.verifier.text)\n\(w1.policyLine("W1"))\nquorum W1\n")
+        try await Self.withStandby(synchronous: false, signer: signer, witnesses: policy) { stage in
+            let store = EventStore(client: stage.owner, logger: Self.logger)
+            let first = try await stage.appendEven(store)
+            try await waitUntil(timeout: .seconds(30), "cosigned \(first)") { try await w1.size(signer.name) == first }
+            // A backup's slot (no receiver): it has flushed what is in the WAL now, and no more.
+            try await stage.owner.query("SELECT pg_create_physical_replication_slot('ledger_backup_recorded', true)")
+            let head = try await stage.appendEven(store, at: first + 10)
+            try await stage.expectNoCheckpoint(beyond: first, whileTreeReaches: head)
+            // Its events flushed by the backup (as pg_receivewal's reports move the slot): signed,
+            // but the row recording that signature is past what the backup has.
+            try await stage.owner.query("SELECT pg_replication_slot_advance('ledger_backup_recorded', pg_current_wal_flush_lsn())")
+            try await waitUntil(timeout: .seconds(30), "a signed checkpoint of \(head)") {
+                try await stage.owner.query("SELECT count(*) FROM ledger_checkpoints WHERE tree_size = \(head)").decode(Int64.self).reduce(0, +) == 1
+            }
+            let watchUntil = ContinuousClock.now + .seconds(2)
+            while ContinuousClock.now < watchUntil {
+                #expect(try w1.size(signer.name) == first, "a witness cosigned a checkpoint the backup has no record of")
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            try await stage.owner.query("SELECT pg_replication_slot_advance('ledger_backup_recorded', pg_current_wal_flush_lsn())")
+            try await waitUntil(timeout: .seconds(30), "cosigned \(head)") { try await w1.size(signer.name) == head }
+            try await stage.owner.query("SELECT pg_drop_replication_slot('ledger_backup_recorded')")
+        }
+        await w1.stop()
+    }
+
     /// A primary and its standby, migrated, with a checkpointer running as a service login.
     struct Stage: Sendable {
         let owner: PostgresClient
@@ -200,7 +235,9 @@ struct ReplicationGateTests {
         }
     }
 
-    static func withStandby(synchronous: Bool, _ body: @Sendable (Stage) async throws -> Void) async throws {
+    static func withStandby(
+        synchronous: Bool, signer: NoteSigner? = nil, witnesses: WitnessPolicy? = nil, _ body: @Sendable (Stage) async throws -> Void
+    ) async throws {
         try await withPrimaryAndStandby(slot: "gate_test", logger: logger) { ownerSettings, standby, _ in
             try await withClient(ownerSettings) { owner in
                 if synchronous {
@@ -211,8 +248,9 @@ struct ReplicationGateTests {
                 try await withClient(service) { client in
                     let events = NotificationHub(client: client, channel: EventStore.channel, logger: logger)
                     let checkpointer = Checkpointer(
-                        client: client, signer: try NoteSigner(name: "gate.test/ledger"), events: events, logger: logger,
-                        interval: .milliseconds(20))
+                        client: client, signer: try signer ?? NoteSigner(name: "gate.test/ledger"), events: events, logger: logger,
+                        interval: .milliseconds(20),
+                        witnesses: witnesses.map { WitnessClient(policy: $0, tree: LogTree(client: client, logger: logger), logger: logger) })
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         group.addTask { try await events.run() }
                         group.addTask { try await checkpointer.run() }

@@ -326,8 +326,15 @@ def report(args, work, port, s, acked, observed, last, restore_time, erased):
         f.write(last.note or b"")
     verify = subprocess.run([args.ledger, "log", "verify", "--database-url", RESTORED_DB, "--checkpoint", note, "--key", key],
                             capture_output=True, text=True, timeout=300)
-    signed = wait_for(f"a checkpoint of the restored head {head}", 60,
-                      lambda: request(port, "GET", "/tlog/checkpoint")[1].split(b"\n")[1] == str(head).encode())
+    try:
+        signed = wait_for(f"a checkpoint of the restored head {head}", 60,
+                          lambda: request(port, "GET", "/tlog/checkpoint")[1].split(b"\n")[1] == str(head).encode())
+    except SystemExit as timeout:
+        # Why not, in the output: the restored ledger's warnings (a refusal names its floor).
+        with open(os.path.join(work, "serve-restored.log"), errors="replace") as f:
+            warnings = [line.rstrip() for line in f if " critical " in line or " error " in line or " warning " in line]
+        log(f"{args.mode}: {timeout}; the restored ledger's last warnings:" + "".join("\n  " + w for w in warnings[-3:]))
+        signed = False
     dump = subprocess.run(as_postgres([f"{pg_bin()}/pg_dump", "-h", "127.0.0.1", "-p", str(RESTORED_PORT), "-U", "postgres", "ledger"]),
                           capture_output=True, text=True, env=dict(os.environ, PGPASSWORD="ha-superuser"), timeout=300)
     erased_in_dump = sum(dump.stdout.count(value) for value in erased)
@@ -348,6 +355,8 @@ def report(args, work, port, s, acked, observed, last, restore_time, erased):
         failures.append(f"{lost_under_checkpoint} lost writes under a published checkpoint")
     if twice:
         failures.append(f"{twice} stored twice")
+    if not signed:
+        failures.append(f"the restored head {head} not signed")
     if verify.returncode != 0 or last.note is None:
         failures.append("log verify failed")
     if erased_in_dump != 0 or "CREATE TABLE" not in dump.stdout:
