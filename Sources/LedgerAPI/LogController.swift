@@ -102,10 +102,25 @@ struct LogController {
         return ConsistencyProof(from: from, to: to, hashes: hashes.map(Base64.encode))
     }
 
-    @Sendable func evidence(_ request: Request, context: LedgerRequestContext) async throws -> Evidence {
+    /// The formats of `GET /v1/audit/evidence/{position}`.
+    enum EvidenceFormat: String {
+        case json
+        case tlogProof = "tlog-proof"
+    }
+
+    /// `GET /v1/audit/evidence/{position}`: the JSON evidence document (no `format`, or
+    /// `format=json`), or the same evidence as a C2SP tlog-proof text (`format=tlog-proof`):
+    /// index position − 1, the inclusion proof, the published checkpoint with its cosignatures,
+    /// and `extra` the event's leaf bytes, so the proof holds its entry. A tlog-proof never
+    /// carries the openings of personal values (they are in the JSON evidence of the same
+    /// position); its entry is the event as recorded, so one older than pseudonyms and
+    /// commitments holds its values in plain text, as its JSON evidence does.
+    @Sendable func evidence(_ request: Request, context: LedgerRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
         let raw = try context.parameters.require("position")
         guard let position = Int64(raw), position >= 1 else { throw Self.invalid("position must be an integer of 1 or more") }
+        let formatName = try Query.text(request, "format") ?? EvidenceFormat.json.rawValue
+        guard let format = EvidenceFormat(rawValue: formatName) else { throw Self.invalid("format must be json or tlog-proof") }
         guard let event = try await store.readAll(after: position - 1, limit: 1).first, event.position == position else {
             throw DomainError.notFound("event at position \(position)")
         }
@@ -123,17 +138,22 @@ struct LogController {
         }
         let checkpoint = try await covering(position)
         let leaf = EventLeaf.bytes(event)
+        let (leafHash, hashes) = try await tree.inclusionProof(position: position, size: checkpoint.size)
+        if format == .tlogProof {
+            return Self.text(TlogProof(extra: leaf, index: position - 1, proof: hashes, checkpoint: checkpoint.note).text)
+        }
         let references = Disclosure.references([event])
-        return Evidence(
+        let evidence = Evidence(
             event: .init(
                 position: event.position, streamId: event.streamId, version: event.version,
                 eventId: event.eventId.uuidString.lowercased(), type: event.type, data: event.data, metadata: event.metadata,
                 recordedAt: RecordedTime.text(micros: event.recordedAtMicros)),
-            leaf: Base64.encode(leaf), inclusion: try await proof(position: position, size: checkpoint.size),
+            leaf: Base64.encode(leaf), inclusion: Self.inclusion(position: position, size: checkpoint.size, leafHash: leafHash, hashes: hashes),
             checkpoint: checkpoint.note,
             // The openings of the event's commitments still kept: each plaintext checks against its commitment.
             openings: try await subjects.openings(Array(references.commitments).sorted()),
             accounts: try await subjects.disclosure(pseudonyms: references.pseudonyms, commitments: []).accounts)
+        return try evidence.response(from: request, context: context)
     }
 
     /// The owner of the collaboration whose stream holds `event`, from the stream's inline
@@ -151,7 +171,11 @@ struct LogController {
 
     private func proof(position: Int64, size: Int64) async throws -> InclusionProof {
         let (leafHash, hashes) = try await tree.inclusionProof(position: position, size: size)
-        return InclusionProof(
+        return Self.inclusion(position: position, size: size, leafHash: leafHash, hashes: hashes)
+    }
+
+    private static func inclusion(position: Int64, size: Int64, leafHash: MerkleTree.Hash, hashes: [MerkleTree.Hash]) -> InclusionProof {
+        InclusionProof(
             position: position, treeSize: size, leafIndex: position - 1, leafHash: Base64.encode(leafHash),
             hashes: hashes.map(Base64.encode))
     }

@@ -121,38 +121,6 @@ struct Audit: AsyncParsableCommand {
     }
 }
 
-extension Audit {
-    /// Offline: no database, no network. The file is what `GET /v1/audit/evidence/{position}` answers.
-    struct VerifyEvidence: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "verify",
-            abstract: "Check an evidence document offline: checkpoint signature, leaf, inclusion proof, a grant's device proof, and each personal value against its commitment.")
-        @Argument(help: "The evidence document (JSON).") var file: String
-        @Option(help: ArgumentHelp(Setting.logKey.help("The log's verifier key (name+id+key)"))) var key: String?
-        @Option(help: "A witness policy (C2SP tlog-policy) whose quorum must have cosigned the evidence's checkpoint.") var policy: String?
-
-        func run() throws {
-            guard let keyText = try key ?? loadConfiguration().logKey else {
-                throw ValidationError("--key (or LEDGER_LOG_KEY) is required: the verifier key the checkpoint must be signed with")
-            }
-            let verifier = try NoteVerifier(keyText)
-            do {
-                let evidence = try JSONDecoder().decode(Evidence.self, from: Data(contentsOf: URL(fileURLWithPath: file)))
-                let report = try EvidenceVerifier.verify(evidence, key: verifier)
-                let cosigners = try policy.map { try WitnessPolicy(String(contentsOfFile: $0, encoding: .utf8)).verify(evidence.checkpoint).cosigners }
-                print(
-                    "audit verify: OK, \(report.type) at position \(report.position) is in the log of \(report.treeSize) events signed by \(verifier.name)"
-                        + (report.deviceProofChecked ? "; the device's proof verifies" : "")
-                        + (report.openingsChecked > 0 ? "; \(report.openingsChecked) personal value(s) open their commitments" : "")
-                        + (cosigners.map { "; cosigned by \($0.joined(separator: ", "))" } ?? ""))
-            } catch {
-                print("audit verify: FAILED: \(error)")
-                throw ExitCode(2)
-            }
-        }
-    }
-}
-
 extension JSONValue {
     var text: String? { if case .string(let s) = self { return s } else { return nil } }
 }

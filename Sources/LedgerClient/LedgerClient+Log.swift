@@ -30,6 +30,15 @@ extension LedgerClient {
         try await send("GET", "/v1/audit/evidence/\(position)")
     }
 
+    /// The same evidence as a C2SP tlog-proof (`c2sp.org/tlog-proof@v1` text, what `.tlog-proof`
+    /// files hold): the event's leaf bytes as `extra`, its index, inclusion proof and the
+    /// published checkpoint with its cosignatures. Check it with `TlogProof(text:)` and
+    /// `EvidenceVerifier.verify(_:key:policy:openings:)`, or any tlog-proof verifier; the
+    /// openings of its personal values are in `evidence(position:)`, never in the proof.
+    public func tlogProof(position: Int64) async throws -> String {
+        try await text("/v1/audit/evidence/\(position)", query: ["format": "tlog-proof"])
+    }
+
     private func text(_ path: String, query: [String: String?] = [:]) async throws -> String {
         String(decoding: try await exchange("GET", path, query: query).body, as: UTF8.self)
     }

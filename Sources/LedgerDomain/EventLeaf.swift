@@ -30,6 +30,40 @@ public enum EventLeaf {
             position: e.position, streamId: e.streamId, version: e.version, eventId: e.eventId, type: e.type, data: e.data,
             metadata: e.metadata, recordedAtMicros: e.recordedAtMicros)
     }
+
+    /// The event a leaf holds, read back from its bytes alone (a tlog-proof carries the leaf as
+    /// its entry, nothing else). Nil unless `leaf` is exactly what `bytes` writes for the event
+    /// read: every length within the leaf, every text valid UTF-8, nothing left over. The leaf
+    /// does not hold the chain hash: `hash` is empty.
+    public static func event(from leaf: [UInt8]) -> RecordedEvent? {
+        var at = 0
+        func take(_ count: Int) -> ArraySlice<UInt8>? {
+            guard leaf.count - at >= count else { return nil }
+            defer { at += count }
+            return leaf[at ..< at + count]
+        }
+        func integer() -> Int64? {
+            guard let big = take(8) else { return nil }
+            return Int64(bitPattern: big.reduce(UInt64(0)) { value, byte in value << 8 | UInt64(byte) })
+        }
+        func string() -> String? {
+            guard let big = take(4) else { return nil }
+            let length = big.reduce(UInt32(0)) { value, byte in value << 8 | UInt32(byte) }
+            guard let utf8 = take(Int(length)) else { return nil }
+            return String(decoding: utf8, as: UTF8.self)
+        }
+        guard let position = integer(), let streamId = string(), let version = integer(), let id = take(16).map({ Array($0) }),
+            let type = string(), let data = string(), let metadata = string(), let micros = integer(), at == leaf.count
+        else { return nil }
+        let eventId = UUID(uuid: (
+            id[0], id[1], id[2], id[3], id[4], id[5], id[6], id[7], id[8], id[9], id[10], id[11], id[12], id[13], id[14], id[15]))
+        let event = RecordedEvent(
+            position: position, streamId: streamId, version: version, eventId: eventId, type: type, data: data, metadata: metadata,
+            recordedAtMicros: micros, hash: [])
+        // Bytes that are not UTF-8 decode to U+FFFD and write back otherwise: refused, so a leaf
+        // reads as one event and that event writes as that leaf.
+        return bytes(event) == leaf ? event : nil
+    }
 }
 
 extension [UInt8] {

@@ -2,10 +2,11 @@ import Foundation
 import LedgerWire
 import TransparencyLog
 
-/// Checks an evidence document offline, trusting nothing but the verifier key: the
-/// checkpoint's signature, the leaf against the event, the inclusion proof against the
-/// checkpoint's root, and for a grant the device's proof (its signature over the challenge,
-/// and the identity root hash its key and path lead to).
+/// Checks an evidence document offline, trusting nothing but the verifier key (or a witness
+/// policy): the checkpoint's signature, the leaf against the event, the inclusion proof against
+/// the checkpoint's root, and for a grant the device's proof (its signature over the challenge,
+/// and the identity root hash its key and path lead to). Both forms of evidence: the JSON
+/// document (`Evidence`) and the C2SP tlog-proof (`TlogProof`), whose entry is the leaf.
 public enum EvidenceVerifier {
     public struct Report: Sendable, Equatable {
         public var position: Int64
@@ -15,6 +16,8 @@ public enum EvidenceVerifier {
         public var deviceProofChecked: Bool
         /// Committed values whose plaintext checked against the event's commitment.
         public var openingsChecked: Int = 0
+        /// The policy's witnesses whose cosignatures verified (nil when no policy was given).
+        public var cosigners: [String]?
     }
 
     public struct Failure: Error, Equatable, CustomStringConvertible {
@@ -60,15 +63,57 @@ public enum EvidenceVerifier {
             throw Failure("inclusion: \(error)")
         }
 
-        var deviceProofChecked = false
-        if e.type == CollaborationEvent.accessGrantedType {
-            try checkDeviceProof(e.data)
-            deviceProofChecked = true
-        }
-        try checkOpenings(evidence.openings ?? [], data: e.data, type: e.type)
         return Report(
-            position: e.position, type: e.type, treeSize: checkpoint.size, deviceProofChecked: deviceProofChecked,
+            position: e.position, type: e.type, treeSize: checkpoint.size,
+            deviceProofChecked: try checkContent(type: e.type, data: e.data, openings: evidence.openings ?? []),
             openingsChecked: evidence.openings?.count ?? 0)
+    }
+
+    /// Checks a C2SP tlog-proof of an event (`GET /v1/audit/evidence/{position}?format=tlog-proof`)
+    /// offline, as `verify(_:key:)` checks the JSON evidence: its checkpoint signed with `key`
+    /// and/or by one of `policy`'s logs with the policy's quorum of cosignatures (at least one
+    /// of the two is required); the entry (`extra`, the event's leaf bytes) read back into the
+    /// event; the index its position − 1; the inclusion proof from the entry's leaf hash to the
+    /// checkpoint's root; then, as for the JSON evidence, a grant's device proof and each
+    /// opening (from the JSON evidence of the same event: openings are never in the proof).
+    public static func verify(
+        _ proof: TlogProof, key: NoteVerifier?, policy: WitnessPolicy?, openings: [Evidence.Opening] = []
+    ) throws -> Report {
+        var opened: Checkpoint?
+        var cosigners: [String]?
+        do {
+            if let key { opened = try Checkpoint.open(proof.checkpoint, verifier: key) }
+            if let policy {
+                let verified = try policy.verify(proof.checkpoint)
+                (opened, cosigners) = (verified.checkpoint, verified.cosigners)
+            }
+        } catch {
+            throw Failure("checkpoint: \(error)")
+        }
+        guard let checkpoint = opened else { throw Failure("checkpoint: no verifier key and no policy to check it with") }
+        guard let leaf = proof.extra else { throw Failure("entry: the proof has no extra line, the event's leaf bytes") }
+        guard let e = EventLeaf.event(from: leaf) else { throw Failure("entry: the extra data is not an event's leaf bytes") }
+        guard e.position >= 1, proof.index == e.position - 1 else {
+            throw Failure("index: the proof is for leaf \(proof.index), but the entry is the event at position \(e.position)")
+        }
+        do {
+            try proof.verifyInclusion(leafHash: MerkleTree.leafHash(leaf), checkpoint: checkpoint)
+        } catch {
+            throw Failure("inclusion: \(error)")
+        }
+        return Report(
+            position: e.position, type: e.type, treeSize: checkpoint.size,
+            deviceProofChecked: try checkContent(type: e.type, data: e.data, openings: openings), openingsChecked: openings.count,
+            cosigners: cosigners)
+    }
+
+    /// What the event itself proves, once it is known to be in the log: a grant's device proof,
+    /// and each opening against the event's commitments. True when a device proof was checked.
+    private static func checkContent(type: String, data: String, openings: [Evidence.Opening]) throws -> Bool {
+        let isGrant = type == CollaborationEvent.accessGrantedType
+        if isGrant { try checkDeviceProof(data) }
+        try checkOpenings(openings, data: data, type: type)
+        return isGrant
     }
 
     /// A grant's device proof, as the verifier checked it when it granted.

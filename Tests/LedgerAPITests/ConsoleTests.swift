@@ -8,12 +8,14 @@ import Testing
 
 /// The auditor's console in a real browser: Debian's Chromium driven by Selenium
 /// (Console/test_console.py) against a live ledger with data made here through the SDK.
-/// Screenshots of every page go to .build/console-screenshots (not committed).
+/// Screenshots of every page go to .build/console-screenshots (not committed). The script fails
+/// on any error in the browser's console, a favicon 404 included; only the API refusals it
+/// provokes on purpose are allowed.
 @Suite("Console")
 struct ConsoleTests {
     static let xssTitle = #"<script>window.__xss=1</script><img src=x onerror="window.__xss=2">"#
 
-    @Test("sign in, a collaboration's timeline and members before a removal, the audit filtered and downloaded, the checkpoint's size, a title that is a script shown as text, another account seeing nothing")
+    @Test("its modules and icon served, sign in, a collaboration's timeline, history as sentences and members before a removal, the audit filtered and downloaded, the checkpoint's size, a title that is a script shown as text, another account seeing nothing, no browser console error")
     func console() async throws {
         let python = try #require(ProcessRunner.which("python3"))
         for tool in ["chromium", "chromedriver"] {

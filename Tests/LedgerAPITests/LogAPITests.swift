@@ -87,6 +87,7 @@ struct LogAPITests {
                 ("/v1/log/checkpoint?size=-1", "size must be a non-negative integer"),
                 ("/v1/audit/evidence/0", "position must be an integer of 1 or more"),
                 ("/v1/audit/evidence/abc", "position must be an integer of 1 or more"),
+                ("/v1/audit/evidence/1?format=xml", "format must be json or tlog-proof"),
             ]
             for (uri, message) in cases {
                 let r = try await api.call(.get, uri, as: "auditor", roles: ["auditor"])
@@ -144,6 +145,40 @@ struct LogAPITests {
             var wrongSignature = try CanonicalJSON.decode(CollaborationEvent.AccessGranted.self, from: evidence.event.data)
             wrongSignature.challenge = Base64.encode([UInt8](repeating: 1, count: 32))
             #expect(throws: EvidenceVerifier.Failure.self) { try EvidenceVerifier.checkDeviceProof(CanonicalJSON.encode(wrongSignature)) }
+        }
+    }
+
+    @Test("format=tlog-proof answers the same evidence as a C2SP tlog-proof; none or format=json the JSON unchanged; another format a 400 invalid_query")
+    func tlogProofFormat() async throws {
+        try await withAPI(signer: try NoteSigner(name: "api.test/ledger")) { api in
+            let (_, position, key, _) = try await Self.grantedLog(api)
+            let uri = "/v1/audit/evidence/\(position)"
+            let plain = try await api.call(.get, uri, as: "auditor", roles: ["auditor"])
+            let json = try await api.call(.get, uri + "?format=json", as: "auditor", roles: ["auditor"])
+            #expect(plain.status == .ok && json.status == .ok, "\(json.raw)")
+            let evidence = try Self.decode(Evidence.self, plain.raw)
+            #expect(try Self.decode(Evidence.self, json.raw) == evidence)
+
+            let r = try await api.call(.get, uri + "?format=tlog-proof", as: "auditor", roles: ["auditor"])
+            #expect(r.status == .ok, "\(r.raw)")
+            #expect(r.raw.hasPrefix("c2sp.org/tlog-proof@v1\nextra \(evidence.leaf)\nindex \(position - 1)\n"), "\(r.raw)")
+            let proof = try TlogProof(text: r.raw)
+            #expect(proof.text == r.raw, "one spelling")
+            #expect(proof.extra.map(Base64.encode) == evidence.leaf && proof.index == evidence.inclusion.leafIndex)
+            #expect(proof.proof.map(Base64.encode) == evidence.inclusion.hashes && proof.checkpoint == evidence.checkpoint)
+            let report = try EvidenceVerifier.verify(proof, key: key, policy: nil, openings: evidence.openings ?? [])
+            #expect(report.type == "AccessGranted" && report.position == position && report.deviceProofChecked)
+            #expect(report.openingsChecked == (evidence.openings ?? []).count && report.cosigners == nil)
+            // Who may fetch it is as for the JSON evidence.
+            #expect(try await api.call(.get, uri + "?format=tlog-proof", as: "devin").status == .ok)
+            #expect(try await api.call(.get, uri + "?format=tlog-proof", as: "mallory").status == .forbidden)
+            #expect(try await api.call(.get, uri + "?format=tlog-proof").status == .unauthorized)
+
+            for bad in ["xml", "TLOG-PROOF", "tlog-proof%2Cjson", "c2sp.org%2Ftlog-proof%40v1"] {
+                let refused = try await api.call(.get, uri + "?format=\(bad)", as: "auditor", roles: ["auditor"])
+                #expect(refused.status == .badRequest && refused.body.errorCode == "invalid_query", "\(bad): \(refused.raw)")
+                #expect(refused.body["error"]?["message"]?.string?.contains("format must be json or tlog-proof") == true, "\(bad): \(refused.raw)")
+            }
         }
     }
 }

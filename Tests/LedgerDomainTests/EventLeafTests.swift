@@ -17,4 +17,25 @@ struct EventLeafTests {
             recordedAtMicros: 2)
         #expect(chained == HashChain.hash(previous: HashChain.genesis, leaf: leaf))
     }
+
+    @Test("a leaf reads back as its event (a tlog-proof's entry); a truncated, padded or non-UTF-8 leaf does not")
+    func leafReadsBack() throws {
+        let event = RecordedEvent(
+            position: 42, streamId: "collaboration-é", version: 3, eventId: UUID(), type: "AccessGranted", data: #"{"a":"ü"}"#,
+            metadata: "{}", recordedAtMicros: -5, hash: [])
+        let leaf = EventLeaf.bytes(event)
+        #expect(EventLeaf.event(from: leaf) == event)
+        #expect(EventLeaf.event(from: Array(leaf.dropLast())) == nil)
+        #expect(EventLeaf.event(from: leaf + [0]) == nil)
+        #expect(EventLeaf.event(from: []) == nil)
+        // The stream id's length, its u32 at bytes 8..<12, past the leaf's end.
+        var long = leaf
+        long[8] = 0xFF
+        #expect(EventLeaf.event(from: long) == nil)
+        // "é" is 0xC3 0xA9 at the stream id's end: 0xFF instead is not UTF-8.
+        var invalid = leaf
+        let at = try #require((0 ..< invalid.count - 1).first { invalid[$0] == 0xC3 && invalid[$0 + 1] == 0xA9 })
+        invalid[at + 1] = 0xFF
+        #expect(EventLeaf.event(from: invalid) == nil)
+    }
 }

@@ -1,0 +1,72 @@
+// Log health (#/health): the latest published checkpoint (the signed note's own figures, and
+// when and by whom from /v1/log/status), the checkpoint lag and the projections' lag.
+import { el, setState, optional, time, code, cssName, details } from './dom.js';
+import { api } from './api.js';
+import { begin, heading, section, focusHeading, report } from './ui.js';
+
+// The signed note: origin, size, root hash, (extension lines), blank line, "— name sig" lines.
+export function parseCheckpoint(note) {
+  const [body, sigs = ''] = note.split('\n\n');
+  const lines = body.split('\n');
+  if (lines.length < 3 || !/^\d+$/.test(lines[1])) throw new Error('the checkpoint is not a signed note');
+  const signers = sigs.split('\n').filter((l) => l.startsWith('\u2014 ')).map((l) => l.slice(2).split(' ')[0]);
+  return { origin: lines[0], size: Number(lines[1]), rootHash: lines[2], signers };
+}
+
+export function showHealth() {
+  const { main, live } = begin('health', 'Log health');
+  const refresh = el('button', { type: 'button', id: 'health-refresh' }, 'Refresh');
+  const cp = section('checkpoint', 'Latest published checkpoint');
+  const lag = section('lag', 'Checkpoint lag');
+  const proj = section('projections', 'Projections');
+  main.append(heading('Log health'), refresh, cp, lag, proj);
+  refresh.addEventListener('click', () => showHealth());   // the view drawn anew
+  for (const s of [cp, lag, proj]) { s.append(el('p', { class: 'section-error' })); setState(s, 'loading'); }
+
+  const status = api('/v1/log/status');
+  const note = api('/v1/log/checkpoint', { raw: true, accept: 'text/plain' }).then((r) => r.text());
+
+  Promise.allSettled([status, note]).then(([s, n]) => {
+    if (!live()) return;
+    const st = s.status === 'fulfilled' ? s.value : null;
+    // Checkpoint: the signed note's own figures; when and by whom from /v1/log/status.
+    let parsed = null;
+    try { if (n.status === 'fulfilled') parsed = parseCheckpoint(n.value); } catch (e) { report(e, cp); }
+    const c = st && st.checkpoint;
+    if (parsed || c) {
+      const cosigners = c && Array.isArray(c.cosigners) ? c.cosigners : null;
+      cp.append(details([
+        ['Origin', optional(parsed && parsed.origin), 'health-origin'],
+        ['Tree size', String(parsed ? parsed.size : c.size), 'health-size'],
+        ['Root hash', code(parsed ? parsed.rootHash : c.rootHash), 'health-root'],
+        ['Signed at', time(c && c.signedAt), 'health-signed'],
+        ['Cosigners', cosigners ? (cosigners.length ? cosigners.join(', ') : 'none') : optional(null), 'health-cosigners'],
+        ['Signatures on the note', optional(parsed && parsed.signers.join(', ')), 'health-signers'],
+      ]));
+      if (n.status === 'fulfilled') cp.append(el('details', {}, el('summary', {}, 'Signed note'), el('pre', { id: 'health-note' }, n.value)));
+      setState(cp, 'ready');
+    } else {
+      setState(cp, 'error');
+      report(n.status === 'rejected' ? n.reason : new Error('no checkpoint'), cp);
+    }
+    if (s.status === 'rejected') {
+      for (const sec of [lag, proj]) { setState(sec, 'error'); report(s.reason, sec); }
+      return;
+    }
+    lag.append(details([
+      ['Log head (position)', String(st.head), 'health-head'],
+      ['Events not yet in a checkpoint', optional(st.checkpointLagEvents), 'health-lag-events'],
+      ['Seconds behind', optional(st.checkpointLagSeconds), 'health-lag-seconds'],
+    ]));
+    setState(lag, 'ready');
+    const rows = (st.projections || []).map((p) => el('tr', { class: 'projection-row', 'data-name': p.name },
+      el('td', {}, p.name), el('td', { class: 'num' }, optional(p.position)), el('td', { class: 'num' }, optional(p.lagEvents)),
+      el('td', { class: 'num' }, optional(p.lagSeconds)), el('td', { class: 'status-' + cssName(p.status) }, optional(p.status))));
+    proj.append(el('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-labelledby': 'projections-h' },
+      el('table', { id: 'projections-table' }, el('thead', {}, el('tr', {},
+        ['Projection', 'Position', 'Lag (events)', 'Lag (seconds)', 'Status'].map((h) => el('th', { scope: 'col' }, h)))),
+      el('tbody', {}, rows.length ? rows : el('tr', {}, el('td', { colspan: 5 }, 'No projections reported.'))))));
+    setState(proj, 'ready');
+  });
+  focusHeading();
+}

@@ -1,0 +1,67 @@
+// A collaboration's members now or at a moment: a time typed (asOf) or a timeline mark picked
+// (atPosition). The browser test's contract: input#asof-input, button#asof-apply, button#asof-now,
+// #members[data-moment] (the moment the shown rows are for: "now", the typed time or the picked
+// mark's time), tr.member-row[data-account][data-state].
+import { el, personal, optional, time, code, cssName } from './dom.js';
+import { api, url } from './api.js';
+import { pagedTable } from './ui.js';
+import { accessWindow, partNodes } from './history.js';
+
+// A member's access window (notBefore/notAfter: coming): "from … until …" as the history's
+// sentences word it, "—" when neither is there.
+function windowCell(m) {
+  const parts = accessWindow(m.notBefore, m.notAfter);
+  return parts ? el('span', { class: 'access-window' }, partNodes(parts)) : optional(null);
+}
+
+// Fills the #members section. pick(moment) is what the form asks for (null: now; {asOf}: a typed
+// time); the caller marks the timeline and then calls show(moment). Answers {show, reload, setKnownPosition}:
+// setKnownPosition(p) makes the first page read at least up to log position p (minPosition), so
+// the members are never older than the events already drawn.
+export function membersPanel(members, { base, live, pick }) {
+  let moment = null, knownPosition = null;
+  const asOf = el('input', { id: 'asof-input', type: 'text', inputmode: 'text', autocomplete: 'off', spellcheck: 'false',
+    placeholder: '2026-11-25T03:43:43.332100Z', 'aria-describedby': 'asof-help' });
+  const now = el('button', { type: 'button', id: 'asof-now' }, 'Now');
+  const momentForm = el('form', { id: 'asof-form', class: 'inline-form' },
+    el('label', { for: 'asof-input' }, 'Moment (RFC 3339 time)'), asOf,
+    el('button', { type: 'submit', id: 'asof-apply' }, 'Show members at this moment'),
+    now,
+    el('p', { id: 'asof-help', class: 'help' }, 'For example 2026-11-25T03:43:43Z. Leave empty (or press Now) for the members now.'));
+  members.append(momentForm);
+  members.dataset.moment = 'now';
+  const table = pagedTable(members, {
+    name: 'members', label: 'Members now', live, empty: 'No members.',
+    columns: ['Account', 'State', 'Invited at', 'Granted at', 'Access window', 'Identity root hash'],
+    load: async (cursor) => {
+      const m = moment, params = { limit: 200, cursor, minPosition: cursor ? null : knownPosition };
+      if (m && m.atPosition) params.atPosition = m.atPosition;
+      else if (m) params.asOf = m.asOf;
+      const when = !m ? 'now' : m.atPosition ? `at ${m.time} (${m.type}, position ${m.atPosition})` : `as of ${m.asOf}`;
+      const r = await api(url(base + '/members', params));
+      return { items: r.members, nextCursor: r.nextCursor, caption: `Members ${when} (log position ${r.position})`,
+        attrs: { moment: m ? (m.asOf || m.time) : 'now' }, announce: `Members ${when}.` };
+    },
+    // State "expired" (coming) has its own style, as granted, invited and removed do.
+    row: (m) => el('tr', { class: 'member-row', 'data-account': m.accountId || '', 'data-state': m.state },
+      el('td', { class: 'member-account' }, m.accountId === undefined ? optional(null) : personal(m.accountId)),
+      el('td', { class: 'member-state state-' + cssName(m.state) }, optional(m.state)),
+      el('td', {}, time(m.invitedAt)), el('td', {}, time(m.grantedAt)), el('td', {}, windowCell(m)),
+      el('td', {}, code(m.rootHash))),
+  });
+  momentForm.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const v = asOf.value.trim();
+    pick(v ? { asOf: v } : null);
+  });
+  now.addEventListener('click', () => pick(null));
+  return {
+    show(next) {
+      moment = next;
+      asOf.value = next ? (next.asOf || next.time) : '';
+      table.reload();
+    },
+    reload: () => table.reload(),
+    setKnownPosition(p) { knownPosition = p; },
+  };
+}

@@ -1,0 +1,83 @@
+import ArgumentParser
+import Foundation
+import LedgerConfiguration
+import LedgerDomain
+import LedgerWire
+import TransparencyLog
+
+extension Audit {
+    /// Offline: no database, no network. The file is what `GET /v1/audit/evidence/{position}`
+    /// answers: the JSON document, or with `?format=tlog-proof` a C2SP tlog-proof (told apart by
+    /// its first line, whatever the file's name).
+    struct VerifyEvidence: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "verify",
+            abstract: "Check evidence offline (a JSON document or a C2SP tlog-proof): checkpoint signature and cosignatures, leaf, inclusion proof, a grant's device proof, and each personal value against its commitment.")
+        @Argument(help: "The evidence: a JSON document, or a C2SP tlog-proof (?format=tlog-proof, a .tlog-proof file).") var file: String
+        @Option(help: ArgumentHelp(Setting.logKey.help("The log's verifier key (name+id+key)"))) var key: String?
+        @Option(help: "A witness policy (C2SP tlog-policy) whose quorum must have cosigned the evidence's checkpoint; for a tlog-proof it may stand for --key (its log lines name the log's key).") var policy: String?
+        @Option(help: "With a tlog-proof: the JSON evidence of the same event, whose openings of personal values are checked against the commitments in the proof's entry.") var openings: String?
+
+        func run() throws {
+            let contents: Data
+            do {
+                contents = try Data(contentsOf: URL(fileURLWithPath: file))
+            } catch {
+                print("audit verify: FAILED: \(error)")
+                throw ExitCode(2)
+            }
+            let isProof = contents.starts(with: Array((TlogProof.header + "\n").utf8))
+            let keyText = try key ?? loadConfiguration().logKey
+            guard keyText != nil || (isProof && policy != nil) else {
+                throw ValidationError(
+                    "--key (or LEDGER_LOG_KEY) is required: the verifier key the checkpoint must be signed with (a tlog-proof may be checked by --policy alone)")
+            }
+            guard openings == nil || isProof else { throw ValidationError("--openings is for a tlog-proof: JSON evidence carries its openings") }
+            let verifier = try keyText.map { try NoteVerifier($0) }
+            do {
+                let witnesses = try policy.map { try WitnessPolicy(String(contentsOfFile: $0, encoding: .utf8)) }
+                let report: EvidenceVerifier.Report
+                if isProof {
+                    guard let text = String(data: contents, encoding: .utf8) else { throw ValidationError("the tlog-proof is not UTF-8 text") }
+                    report = try verifyProof(text, key: verifier, policy: witnesses)
+                } else if let verifier {
+                    report = try verifyDocument(contents, key: verifier, policy: witnesses)
+                } else {
+                    throw ValidationError("--key is required for JSON evidence")  // refused above already
+                }
+                print(
+                    "audit verify: OK, \(report.type) at position \(report.position) is in the log of \(report.treeSize) events signed by "
+                        + (verifier?.name ?? "a log of the policy")
+                        + (report.deviceProofChecked ? "; the device's proof verifies" : "")
+                        + (report.openingsChecked > 0 ? "; \(report.openingsChecked) personal value(s) open their commitments" : "")
+                        + (report.cosigners.map { "; cosigned by \($0.joined(separator: ", "))" } ?? ""))
+            } catch {
+                print("audit verify: FAILED: \(error)")
+                throw ExitCode(2)
+            }
+        }
+
+        /// The JSON evidence: its signature with `key`, then the policy's quorum on its checkpoint.
+        func verifyDocument(_ contents: Data, key: NoteVerifier, policy: WitnessPolicy?) throws -> EvidenceVerifier.Report {
+            let evidence = try JSONDecoder().decode(Evidence.self, from: contents)
+            var report = try EvidenceVerifier.verify(evidence, key: key)
+            report.cosigners = try policy?.verify(evidence.checkpoint).cosigners
+            return report
+        }
+
+        /// A tlog-proof, with the openings of the JSON evidence given by `--openings` (refused
+        /// unless that evidence is of the same event: its leaf is the proof's entry).
+        func verifyProof(_ text: String, key: NoteVerifier?, policy: WitnessPolicy?) throws -> EvidenceVerifier.Report {
+            let proof = try TlogProof(text: text)
+            var opened: [Evidence.Opening] = []
+            if let openings {
+                let companion = try JSONDecoder().decode(Evidence.self, from: Data(contentsOf: URL(fileURLWithPath: openings)))
+                guard let extra = proof.extra, Base64.decode(companion.leaf) == extra else {
+                    throw ValidationError("openings: \(openings) is the evidence of another event than the proof's entry")
+                }
+                opened = companion.openings ?? []
+            }
+            return try EvidenceVerifier.verify(proof, key: key, policy: policy, openings: opened)
+        }
+    }
+}
