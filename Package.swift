@@ -357,7 +357,11 @@ let package = Package(
         // `ledger witness serve`, the real binary and in this process.
         .testTarget(
             name: "LedgerWitnessTests",
-            dependencies: ["LedgerWitness", "LedgerTestSupport", "LedgerPostgres", "TransparencyLog"],
+            dependencies: [
+                "LedgerWitness", "LedgerTestSupport", "LedgerPostgres", "TransparencyLog",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

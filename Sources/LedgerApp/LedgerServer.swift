@@ -141,9 +141,11 @@ public enum LedgerServer {
         _ body: @Sendable (Int) async throws -> T
     ) async throws -> T {
         let (ports, listening) = AsyncStream.makeStream(of: Int.self)
-        let group = ServiceGroup(
-            configuration: .init(
-                services: services { listening.yield($0) }.map { .init(service: $0) }, logger: logger))
+        var configuration = ServiceGroupConfiguration(services: services { listening.yield($0) }.map { .init(service: $0) }, logger: logger)
+        // Bounded, as `ledger serve`'s: a client that keeps a stream open (a feed) cannot hold
+        // the shutdown, and with it whoever waits for `body`'s result, forever.
+        configuration.maximumGracefulShutdownDuration = .seconds(10)
+        let group = ServiceGroup(configuration: configuration)
         return try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask {
                 defer { listening.finish() }

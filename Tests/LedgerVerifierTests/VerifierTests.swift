@@ -166,7 +166,7 @@ struct VerifierTests {
                 hubs.set(hub)
                 // Long enough for a loaded machine's worker to answer the second proof; the first
                 // (no worker yet) pays it in full before its 202.
-                return ProofService(requests: Self.requests(client), store: store, engine: nil, verdicts: hub, verdictWait: .seconds(3))
+                return ProofService(requests: Self.requests(client), store: store, engine: nil, verdicts: hub, verdictWait: .seconds(10))
             }
         ) { api in
             let verdicts = hubs.get()!

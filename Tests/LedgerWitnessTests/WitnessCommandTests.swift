@@ -1,16 +1,18 @@
+import AsyncHTTPClient
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import LedgerPostgres
 import LedgerTestSupport
 import LedgerWitness
+import NIOCore
+import NIOHTTP1
 import Testing
 import TransparencyLog
 
 /// `ledger witness serve`, the real binary over HTTP: every status of C2SP `tlog-witness` v1, its
 /// record surviving a `kill -9` between two submissions, one witness per data folder; and, in
-/// this process, replays answered from memory.
+/// this process, replays answered from memory. The witness process is run by `ProcessRunner` and
+/// spoken to with AsyncHTTPClient, not Foundation's `Process` and `URLSession`: with those, the
+/// suite left the whole test process waiting forever about one run in two (a child never reaped).
 @Suite("ledger witness")
 struct WitnessCommandTests {
     static let log = try! NoteSigner(name: "witnessed.test/log")
@@ -25,26 +27,21 @@ struct WitnessCommandTests {
 
     /// The witness process: started, and killed with SIGKILL.
     struct Running {
-        let process: Process
+        let pid: pid_t
         let port: Int
 
         static func start(_ key: String, dataDir: String) async throws -> Running {
             let port = try EmbeddedPostgres.freePort()
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: ledgerBinary())
-            process.arguments = ["witness", "serve", "--port", String(port), "--key", key, "--log", log.verifier.text, "--data-dir", dataDir]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            try await waitUntil(timeout: .seconds(30), "the witness listening") {
-                (try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/health")!)) != nil
-            }
-            return Running(process: process, port: port)
+            let pid = try ProcessRunner.launch(
+                ledgerBinary(), ["witness", "serve", "--port", String(port), "--key", key, "--log", log.verifier.text, "--data-dir", dataDir],
+                outputPath: "/dev/null")
+            try await waitUntil(timeout: .seconds(30), "the witness listening") { await WitnessCommandTests.answersHealth(port: port) }
+            return Running(pid: pid, port: port)
         }
 
-        func kill9() {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+        func kill9() async {
+            kill(pid, SIGKILL)
+            _ = await ProcessRunner.exit(of: pid)
         }
 
         func add(_ body: String) async throws -> (status: Int, body: String, type: String?) {
@@ -52,14 +49,19 @@ struct WitnessCommandTests {
         }
     }
 
+    /// Whether something answers `GET /health` on `port`.
+    static func answersHealth(port: Int) async -> Bool {
+        (try? await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/health"), timeout: .seconds(5))) != nil
+    }
+
     /// `POST /add-checkpoint` to the witness on `port`.
     static func add(_ body: String, port: Int) async throws -> (status: Int, body: String, type: String?) {
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/add-checkpoint")!)
-        request.httpMethod = "POST"
-        request.httpBody = Data(body.utf8)
-        let (data, response) = try await URLSession.shared.data(for: request)
-        let http = response as! HTTPURLResponse
-        return (http.statusCode, String(decoding: data, as: UTF8.self), http.value(forHTTPHeaderField: "Content-Type"))
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/add-checkpoint")
+        request.method = .POST
+        request.body = .bytes(Array(body.utf8))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let answer = try await response.body.collect(upTo: 1 << 20)
+        return (Int(response.status.code), String(buffer: answer), response.headers.first(name: "Content-Type"))
     }
 
     /// A folder with a witness key in it: the folder, the key file, the data folder to use.
@@ -100,12 +102,12 @@ struct WitnessCommandTests {
 
         // 200 for 20, then kill -9: the restarted witness holds 20, never 10.
         #expect(try await witness.add(AddCheckpoint(oldSize: 10, proof: Self.proof(10, 20), note: try Self.note(20)).body).status == 200)
-        witness.kill9()
+        await witness.kill9()
         witness = try await Running.start(keyFile, dataDir: dataDir)
         let after = try await witness.add(AddCheckpoint(oldSize: 10, proof: Self.proof(10, 30), note: try Self.note(30)).body)
         #expect(after.status == 409 && after.body == "20\n", "the record written before the answer survived")
         #expect(try await witness.add(AddCheckpoint(oldSize: 20, proof: Self.proof(20, 30), note: try Self.note(30)).body).status == 200)
-        witness.kill9()
+        await witness.kill9()
     }
 
     @Test("a replayed checkpoint (the public one, sent again and again) is cosigned from memory: 1,000 replays, no sync, the state file untouched")
@@ -167,21 +169,21 @@ struct WitnessCommandTests {
         }
         if status == nil {
             kill(pid, SIGKILL)
-            _ = ProcessRunner.exitStatus(of: pid)
+            _ = await ProcessRunner.exit(of: pid)
         }
         let exit = try #require(status, "the second witness still runs after 30 s")
         #expect(exit != 0)
         let said = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
         #expect(said.contains("another witness is running on the data folder \(dataDir)"), "\(said)")
-        #expect((try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/health")!)) == nil, "it never listened")
+        #expect(await !Self.answersHealth(port: port), "it never listened")
 
         // The first still holds its record and answers.
         let stale = try await first.add(AddCheckpoint(oldSize: 0, proof: [], note: try Self.note(20)).body)
         #expect(stale.status == 409 && stale.body == "10\n")
-        first.kill9()
+        await first.kill9()
         // A process that is gone holds no lock: the folder is free again.
         let again = try await Running.start(keyFile, dataDir: dataDir)
         #expect(try await again.add(AddCheckpoint(oldSize: 10, proof: Self.proof(10, 20), note: try Self.note(20)).body).status == 200)
-        again.kill9()
+        await again.kill9()
     }
 }
