@@ -57,6 +57,10 @@ struct ReplicaTests {
 
                         // Replay paused: the standby stands still while the primary moves on.
                         try await replicaAdmin.query("SELECT pg_wal_replay_pause()")
+                        // A pause is only requested until replay reaches a point where it stops.
+                        try await waitUntil(timeout: .seconds(30), "replay paused") {
+                            try await replicaAdmin.query("SELECT pg_get_wal_replay_pause_state() = 'paused'").decode(Bool.self).reduce(false) { $1 }
+                        }
                         let later = try await devin.updateParticipants(added: [second.rootHashData], in: id)
                         #expect(later.position > added.position)
                         let fresh = try await devin.members(of: id, minPosition: later.position)
