@@ -5,7 +5,8 @@ CREATE OR REPLACE FUNCTION ledger_fold_all_members(p_to int8, p_part int, p_part
 LANGUAGE plpgsql SET enable_seqscan = off SET enable_sort = off AS $$
 BEGIN
     INSERT INTO proj_members (collaboration_id, root_hash, state, account, invited_at, invited_position,
-                              granted_at, granted_position, removed_at, removed_position, position)
+                              granted_at, granted_position, removed_at, removed_position, position,
+                              not_before, not_after)
     SELECT c.collaboration_id, f.*
     FROM (SELECT DISTINCT collaboration_id FROM proj_access_history
           WHERE p_parts = 1 OR abs(hashtext(collaboration_id) % p_parts) = p_part) c

@@ -7,7 +7,8 @@ CREATE OR REPLACE FUNCTION ledger_fold_touched_members(p_from int8, p_to int8) R
 LANGUAGE plpgsql SET enable_seqscan = off SET enable_sort = off AS $$
 BEGIN
     INSERT INTO proj_members AS m (collaboration_id, root_hash, state, account, invited_at, invited_position,
-                                   granted_at, granted_position, removed_at, removed_position, position)
+                                   granted_at, granted_position, removed_at, removed_position, position,
+                                   not_before, not_after)
     SELECT c.collaboration_id, f.*
     FROM (SELECT DISTINCT collaboration_id, root_hash FROM proj_access_history WHERE position > p_from AND position <= p_to) c
     -- In lateral subqueries, so the fold's arguments stay plain columns and the planner inlines it.
@@ -20,6 +21,7 @@ BEGIN
         state = excluded.state, account = excluded.account, invited_at = excluded.invited_at,
         invited_position = excluded.invited_position, granted_at = excluded.granted_at,
         granted_position = excluded.granted_position, removed_at = excluded.removed_at,
-        removed_position = excluded.removed_position, position = excluded.position;
+        removed_position = excluded.removed_position, position = excluded.position,
+        not_before = excluded.not_before, not_after = excluded.not_after;
 END;
 $$;

@@ -19,7 +19,7 @@ public enum AuditExport {
         }
     }
 
-    static let csvHeader = "position,time,collaborationId,accountId,rootHash,change,reason,actor\r\n"
+    static let csvHeader = "position,time,collaborationId,accountId,rootHash,change,reason,actor,dueAt\r\n"
 
     /// Writes `first` and every page after it (`next(limit, cursor)`), then finishes the body.
     static func write(
@@ -62,7 +62,7 @@ public enum AuditExport {
         for r in records {
             out += [
                 String(r.position), APIJSON.time(r.time), r.collaborationId,
-                r.accountId, r.rootHash, r.change, r.reason, r.actor,
+                r.accountId, r.rootHash, r.change, r.reason, r.actor, r.dueAt.map(APIJSON.time),
             ].map(field).joined(separator: ",") + "\r\n"
         }
         return out

@@ -3,7 +3,8 @@ import Hummingbird
 import LedgerDomain
 import LedgerWire
 
-/// Reads JSON bodies with a size limit and turns every decoding failure into a clear 400.
+/// Reads JSON bodies with a size limit and turns every decoding failure into a clear 400. Times
+/// are RFC 3339 text (`RFC3339.date`: with or without fractional seconds, `Z` or an offset).
 enum BodyDecoder {
     static func decode<T: Decodable>(_ type: T.Type, from request: Request, context: LedgerRequestContext, limit: Int) async throws -> T {
         var request = request
@@ -15,7 +16,7 @@ enum BodyDecoder {
         }
         guard buffer.readableBytes > 0 else { throw DomainError.invalid("a JSON body is required", code: .malformedJSON) }
         do {
-            return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
+            return try decoder.decode(T.self, from: Data(buffer.readableBytesView))
         } catch let DecodingError.dataCorrupted(context) where context.codingPath.isEmpty {
             throw DomainError.invalid("the body is not valid JSON", code: .malformedJSON)
         } catch let DecodingError.keyNotFound(key, context) {
@@ -25,12 +26,27 @@ enum BodyDecoder {
         } catch let DecodingError.valueNotFound(_, context) {
             throw DomainError.invalid("null at \(path(context.codingPath))", code: .wrongType)
         } catch let DecodingError.dataCorrupted(context) {
-            throw DomainError.invalid("invalid value at \(path(context.codingPath))", code: .invalidValue)
+            // The checks' own descriptions ("not an RFC 3339 time …") say what is wrong.
+            let why = context.debugDescription.isEmpty ? "" : ": \(context.debugDescription)"
+            throw DomainError.invalid("invalid value at \(path(context.codingPath))\(why)", code: .invalidValue)
         } catch let error as DomainError {
             throw error
         } catch {
             throw DomainError.invalid("the body could not be read as JSON", code: .malformedJSON)
         }
+    }
+
+    static var decoder: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let text = try decoder.singleValueContainer().decode(String.self)
+            guard let date = RFC3339.date(text) else {
+                throw DecodingError.dataCorrupted(
+                    .init(codingPath: decoder.codingPath, debugDescription: "not an RFC 3339 time such as 2026-05-01T09:00:00Z"))
+            }
+            return date
+        }
+        return decoder
     }
 
     static func path(_ keys: [any CodingKey]) -> String {

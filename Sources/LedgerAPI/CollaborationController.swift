@@ -29,22 +29,56 @@ struct CollaborationController {
     @Sendable func start(_ request: Request, context: LedgerRequestContext) async throws -> EditedResponse<StartResponse> {
         let caller = try context.requireCaller()
         let body = try await BodyDecoder.decode(StartRequest.self, from: request, context: context, limit: bodyLimit)
+        let defaultAccess = try body.defaultAccess.map { try DefaultAccess(duration: $0.duration) }
         let command = StartCollaboration(
             localIdentifier: body.localIdentifier, title: body.title, initiatorHandle: body.initiatorHandle,
-            initiatorName: body.initiatorName, shareOptions: body.shareOptions)
+            initiatorName: body.initiatorName, shareOptions: body.shareOptions, defaultAccess: defaultAccess)
         let key = request.headers[HTTPField.Name("Idempotency-Key")!]
         let response = try await commands.start(command, caller: caller, idempotencyKey: key, requestId: context.id)
         return EditedResponse(status: .created, response: response)
     }
 
+    /// Every entry is parsed (root hashes, windows) before anything is decided: a bad one is a
+    /// 400 naming it, and nothing changes.
     @Sendable func participants(_ request: Request, context: LedgerRequestContext) async throws -> ParticipantsResponse {
         let caller = try context.requireCaller()
         let id = try context.parameters.require("id")
         let body = try await BodyDecoder.decode(ParticipantsRequest.self, from: request, context: context, limit: bodyLimit)
-        let added = try (body.added ?? []).enumerated().map { try RootHash(base64: $1, field: "added[\($0)]") }
-        let removed = try (body.removed ?? []).enumerated().map { try RootHash(base64: $1, field: "removed[\($0)]") }
+        let (addedEntries, removedEntries, windowEntries) = (body.added ?? [], body.removed ?? [], body.windows ?? [])
+        guard addedEntries.count + removedEntries.count + windowEntries.count <= Self.maxParticipantEntries else {
+            throw DomainError.invalid("at most \(Self.maxParticipantEntries) identities per update (added, removed and windows together)")
+        }
+        let added: [(RootHash, AccessWindow?)] = try addedEntries.enumerated().map { index, entry in
+            let field = "added[\(index)]"
+            guard entry.hasWindow else { return (try RootHash(base64: entry.rootHash, field: field), nil) }
+            return (
+                try RootHash(base64: entry.rootHash, field: "\(field).rootHash"),
+                try Self.window(notBefore: entry.notBefore, notAfter: entry.notAfter, field: field)
+            )
+        }
+        let removed = try removedEntries.enumerated().map { try RootHash(base64: $1, field: "removed[\($0)]") }
+        let windows: [(RootHash, AccessWindow)] = try windowEntries.enumerated().map { index, entry in
+            let field = "windows[\(index)]"
+            return (
+                try RootHash(base64: entry.rootHash, field: "\(field).rootHash"),
+                try Self.window(notBefore: entry.notBefore, notAfter: entry.notAfter, field: field)
+            )
+        }
         return try await commands.updateParticipants(
-            collaborationId: id, added: added, removed: removed, caller: caller, requestId: context.id)
+            collaborationId: id, added: added, removed: removed, windows: windows, caller: caller, requestId: context.id)
+    }
+
+    /// Entries of one participants update, `added`, `removed` and `windows` together (the domain
+    /// holds to the same limit).
+    static let maxParticipantEntries = 1000
+
+    /// A request's window, its refusal naming the entry (`windows[2]: notBefore must be before notAfter`).
+    static func window(notBefore: Date?, notAfter: Date?, field: String) throws -> AccessWindow {
+        do {
+            return try AccessWindow(notBefore: notBefore, notAfter: notAfter)
+        } catch let error as DomainError {
+            throw DomainError(error.code, "\(field): \(error.message)")
+        }
     }
 
     @Sendable func postHighlight(_ request: Request, context: LedgerRequestContext) async throws -> EditedResponse<PositionResponse> {

@@ -23,7 +23,7 @@ struct ConsoleController {
     /// imports the others).
     static let served = [
         "console.html", "console.css", "favicon.svg", "console.js", "api.js", "audit.js", "collaboration.js", "collaborations.js",
-        "dom.js", "health.js", "history.js", "members.js", "signin.js", "timeline.js", "ui.js",
+        "dom.js", "health.js", "history.js", "members.js", "signin.js", "timeline.js", "ui.js", "windows.js",
     ]
     /// The types, by extension. ES modules must come with a JavaScript type or the browser
     /// refuses them (and `nosniff` forbids guessing).

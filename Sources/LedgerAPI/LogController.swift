@@ -53,7 +53,7 @@ struct LogController {
     }
 
     /// The log's health: its head, the published checkpoint (who cosigned it), how far behind it
-    /// and the views are.
+    /// and the views are, and the expiry service's state.
     @Sendable func status(_ request: Request, context: LedgerRequestContext) async throws -> LogStatus {
         _ = try context.requireCaller()
         let (head, signedAt, lagSeconds) = try await tree.status()
@@ -70,9 +70,11 @@ struct LogController {
         let projections = try await ProjectionQueries.status(client: client, logger: logger).map {
             LogStatus.Projection(name: $0.name, position: $0.position, lagEvents: $0.lagEvents, lagSeconds: $0.lagSeconds, status: $0.status)
         }
+        let expiry = try await ExpiryQueries(client: client, logger: logger).status()
         return LogStatus(
             head: head, checkpoint: checkpoint, checkpointLagEvents: max(0, head - (published?.size ?? 0)),
-            checkpointLagSeconds: lagSeconds, projections: projections)
+            checkpointLagSeconds: lagSeconds, projections: projections,
+            expiry: .init(running: expiry.running, nextDueAt: expiry.next, overdue: expiry.overdue))
     }
 
     @Sendable func inclusion(_ request: Request, context: LedgerRequestContext) async throws -> InclusionProof {

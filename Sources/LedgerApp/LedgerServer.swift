@@ -23,8 +23,8 @@ import TransparencyLog
 /// the HTTP server stops taking requests before the workers and listeners it uses.
 public enum LedgerServer {
     /// `ledger serve`: the API deciding proofs in this process, a verifier worker for the
-    /// requests `ledger api` instances store, the projectors, a webhook delivery worker, the
-    /// checkpointer (with a signing key), and their LISTEN hubs.
+    /// requests `ledger api` instances store, the projectors, the expiry service, a webhook
+    /// delivery worker, the checkpointer (with a signing key), and their LISTEN hubs.
     public static func allInOne(
         client: PostgresClient, store: EventStore, authority: TokenAuthority, configuration: LedgerConfiguration,
         signer: NoteSigner? = nil, witnesses: WitnessPolicy? = nil, publishedFile: URL? = nil, deliveries: WebhookDeliverer.Settings = .init(),
@@ -35,6 +35,8 @@ public enum LedgerServer {
         let worker = VerifierWorker(engine: engine, requests: proofRequests(client, configuration, logger), wake: requests, logger: logger)
         let events = NotificationHub(client: client, channel: EventStore.channel, logger: logger)
         let projector = ProjectorWorker(client: client, events: events, logger: logger)
+        let windows = NotificationHub(client: client, channel: ExpiryService.channel, logger: logger)
+        let expiry = ExpiryService(client: client, store: store, wake: windows, logger: logger)
         let feed = FeedTail(store: store, events: events, logger: logger)
         let deliverer = WebhookDeliverer(
             client: client, store: store, events: events, logger: logger, settings: deliverySettings(deliveries, configuration))
@@ -48,7 +50,7 @@ public enum LedgerServer {
         let checkpointer: [any Service] = signer.map {
             [makeCheckpointer(client, signer: $0, witnesses: witnesses, publishedFile: publishedFile, events: events, logger)]
         } ?? []
-        return [requests, events, worker, projector, feed, deliverer] + checkpointer + [app, readiness]
+        return [requests, events, windows, worker, projector, expiry, feed, deliverer] + checkpointer + [app, readiness]
     }
 
     /// `ledger api`: the API alone (with the change feed's tail and its LISTEN); proofs are
@@ -78,12 +80,14 @@ public enum LedgerServer {
         return [requests, VerifierWorker(engine: engine, requests: proofRequests(client, configuration, logger), wake: requests, logger: logger)]
     }
 
-    /// `ledger project`: a projector worker (leases keep one owner per projection) and its LISTEN.
-    public static func projector(client: PostgresClient, logger: Logger) -> [any Service] {
+    /// `ledger project`: a projector worker (leases keep one owner per projection), the expiry
+    /// service (one instance holds its lease), and their LISTENs.
+    public static func projector(client: PostgresClient, store: EventStore, logger: Logger) -> [any Service] {
         let events = NotificationHub(client: client, channel: EventStore.channel, logger: logger)
         let worker = ProjectorWorker(client: client, events: events, logger: logger)
+        let windows = NotificationHub(client: client, channel: ExpiryService.channel, logger: logger)
         logger.info("projector worker running", metadata: ["id": "\(worker.id)"])
-        return [events, worker]
+        return [events, windows, worker, ExpiryService(client: client, store: store, wake: windows, logger: logger)]
     }
 
     /// `ledger deliver`: a webhook delivery worker (workers share the webhooks through leases)

@@ -13,13 +13,13 @@ import ServiceLifecycle
 struct Project: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "project",
-        abstract: "Run a projector worker: fold the log into the views (any number may run; leases keep one owner per projection).")
+        abstract: "Run a projector worker and the expiry service: fold the log into the views, append expiries (any number may run; leases keep one owner of each).")
 
     @OptionGroup var database: DatabaseOptions
 
     func run() async throws {
         try await Role(name: "project", configuration: try database.configuration(), migrate: false).run { context in
-            LedgerServer.projector(client: context.client, logger: context.logger)
+            LedgerServer.projector(client: context.client, store: EventStore(client: context.client, logger: context.logger), logger: context.logger)
         }
     }
 }

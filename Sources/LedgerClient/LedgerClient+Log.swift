@@ -4,6 +4,12 @@ import LedgerWire
 /// The verifiable log: what an auditor's tooling fetches. Check what comes back with the
 /// verifier key you saved, never with the one the server hands out today.
 extension LedgerClient {
+    /// The log's health (any signed-in account): its head, the published checkpoint, how far
+    /// the views are behind, and the expiry service's state and next `dueAt`.
+    public func logStatus() async throws -> LogStatus {
+        try await send("GET", "/v1/log/status")
+    }
+
     /// The checkpoints' verifier key (`name+id+key`).
     public func logKey() async throws -> String {
         try await text("/v1/log/key").trimmingCharacters(in: .whitespacesAndNewlines)

@@ -37,13 +37,18 @@ public struct LedgerClient: Sendable {
     /// `SWStartCollaborationAction`: starts the collaboration and returns the universal link and
     /// identifier for `action.fulfill(using:collaborationIdentifier:)`. Retried on transport errors
     /// with one idempotency key, so a retry never starts a second collaboration.
+    ///
+    /// - Parameter defaultAccess: an ISO 8601 duration (`"P7D"`, `"PT12H"`, `"P1DT12H"`; 1 second
+    ///   to 100 years): every identity later added without a window of its own may prove access for
+    ///   that long from the moment it is added. Nil: such identities have no window. Anything else
+    ///   is refused with 400 `invalid_window`.
     public func prepareCollaboration(
-        localIdentifier: String, title: String, initiator: Initiator, options: ShareOptions? = nil,
+        localIdentifier: String, title: String, initiator: Initiator, options: ShareOptions? = nil, defaultAccess: String? = nil,
         idempotencyKey: String = UUID().uuidString
     ) async throws -> PreparedCollaboration {
         let body = StartRequest(
             localIdentifier: localIdentifier, title: title, initiatorHandle: initiator.handle, initiatorName: initiator.name,
-            shareOptions: options)
+            shareOptions: options, defaultAccess: defaultAccess.map(DefaultAccessBody.init(duration:)))
         var attempt = 0
         while true {
             attempt += 1
@@ -61,15 +66,40 @@ public struct LedgerClient: Sendable {
     }
 
     /// `SWUpdateCollaborationParticipantsAction`: adds and removes identities by root hash
-    /// (`SWPerson.Identity.rootHash`). Owner only.
-    public func updateParticipants(added: [Data] = [], removed: [Data] = [], in collaborationID: String) async throws -> ParticipantsUpdate
-    {
+    /// (`SWPerson.Identity.rootHash`), and sets access windows. Owner only.
+    ///
+    /// - Parameters:
+    ///   - added: identities added without a window of their own (they get the start's
+    ///     `defaultAccess`, if it gave one).
+    ///   - addedWithWindows: identities added with a window ("until Friday", "from Monday for a week").
+    ///   - removed: identities removed; an account they granted is revoked.
+    ///   - windows: new windows for current identities (invited or granted), replacing theirs; an
+    ///     `IdentityWindow` with neither bound clears the window. An identity may not be both
+    ///     added or removed and given a window in one update (400 `conflicting_identities`), nor
+    ///     be given one unless it is current (422 `unknown_identity`).
+    ///   All four together hold at most 1,000 identities.
+    public func updateParticipants(
+        added: [Data] = [], addedWithWindows: [IdentityWindow] = [], removed: [Data] = [], windows: [IdentityWindow] = [],
+        in collaborationID: String
+    ) async throws -> ParticipantsUpdate {
+        // Windowed entries first: an identity named twice is added once, with the first entry's window.
+        let entries =
+            addedWithWindows.map {
+                ParticipantsRequest.Added(rootHash: $0.rootHash.base64EncodedString(), notBefore: $0.notBefore, notAfter: $0.notAfter)
+            } + added.map { ParticipantsRequest.Added(rootHash: $0.base64EncodedString()) }
+        let body = ParticipantsRequest(
+            adding: entries, removed: removed.map { $0.base64EncodedString() },
+            windows: windows.isEmpty
+                ? nil
+                : windows.map {
+                    ParticipantsRequest.Window(rootHash: $0.rootHash.base64EncodedString(), notBefore: $0.notBefore, notAfter: $0.notAfter)
+                })
         let answer: ParticipantsResponse = try await send(
-            "POST", "/v1/collaborations/\(try Self.segment(collaborationID))/participants",
-            body: ParticipantsRequest(added: added.map { $0.base64EncodedString() }, removed: removed.map { $0.base64EncodedString() }))
+            "POST", "/v1/collaborations/\(try Self.segment(collaborationID))/participants", body: body)
         return ParticipantsUpdate(
             added: answer.added.compactMap { Data(base64Encoded: $0) }, removed: answer.removed.compactMap { Data(base64Encoded: $0) },
-            revokedAccounts: answer.revokedAccounts, position: answer.position)
+            revokedAccounts: answer.revokedAccounts, windowsChanged: answer.windowsChanged.compactMap { Data(base64Encoded: $0) },
+            position: answer.position)
     }
 
     /// A fresh single-use challenge for the signed-in account on a collaboration (the

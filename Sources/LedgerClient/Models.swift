@@ -26,10 +26,34 @@ public struct PreparedCollaboration: Sendable, Hashable {
 }
 
 public struct ParticipantsUpdate: Sendable, Hashable {
+    /// The identities that were new (adding a current identity changes nothing).
     public var added: [Data]
+    /// The identities that were current and are removed.
     public var removed: [Data]
+    /// The accounts the removals revoked.
     public var revokedAccounts: [String]
+    /// The identities whose window `windows` changed (a window equal to the one an identity
+    /// already has changes nothing).
+    public var windowsChanged: [Data]
     public var position: Int64
+}
+
+/// An identity's access window (SPEC "Time-bound access"): it may prove access from `notBefore`
+/// (inclusive; nil: at once) until `notAfter` (exclusive; nil: no end), to the microsecond. At
+/// `notAfter` the ledger records `AccessExpired` and refuses its proofs (`access_expired`);
+/// before `notBefore` they are refused with `access_not_yet_valid`. The server refuses a bound
+/// outside the years 1 to 9999, or `notBefore` not before `notAfter`, with 400 `invalid_window`.
+public struct IdentityWindow: Sendable, Hashable {
+    /// The identity's root hash (`SWPerson.Identity.rootHash`).
+    public var rootHash: Data
+    public var notBefore: Date?
+    public var notAfter: Date?
+
+    public init(rootHash: Data, notBefore: Date? = nil, notAfter: Date? = nil) {
+        self.rootHash = rootHash
+        self.notBefore = notBefore
+        self.notAfter = notAfter
+    }
 }
 
 /// A challenge for `SWHighlightCenter.getSignedIdentityProof(for:using:)`.

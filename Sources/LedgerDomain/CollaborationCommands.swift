@@ -8,13 +8,19 @@ public struct StartCollaboration: Sendable, Hashable, Codable {
     public var initiatorHandle: String
     public var initiatorName: String?
     public var shareOptions: ShareOptions?
+    /// The window every identity added without one gets (SPEC "Time-bound access").
+    public var defaultAccess: DefaultAccess?
 
-    public init(localIdentifier: String, title: String, initiatorHandle: String, initiatorName: String? = nil, shareOptions: ShareOptions? = nil) {
+    public init(
+        localIdentifier: String, title: String, initiatorHandle: String, initiatorName: String? = nil, shareOptions: ShareOptions? = nil,
+        defaultAccess: DefaultAccess? = nil
+    ) {
         self.localIdentifier = localIdentifier
         self.title = title
         self.initiatorHandle = initiatorHandle
         self.initiatorName = initiatorName
         self.shareOptions = shareOptions
+        self.defaultAccess = defaultAccess
     }
 
     public func validate() throws {
@@ -91,7 +97,7 @@ public struct StartCollaboration: Sendable, Hashable, Codable {
         return .started(.init(
             collaborationId: collaborationId, localIdentifier: committed(.localIdentifier) ?? "", title: committed(.title) ?? "",
             initiatorHandle: committed(.handle) ?? "", initiatorName: committed(.name), shareOptions: options,
-            owner: owner, universalLink: universalLink))
+            owner: owner, universalLink: universalLink, defaultAccess: defaultAccess))
     }
 
     /// Whether a stored start (its values as disclosed) is this command's: a retry with the same
@@ -100,7 +106,7 @@ public struct StartCollaboration: Sendable, Hashable, Codable {
         disclosure.value(stored.localIdentifier) == localIdentifier && disclosure.value(stored.title) == title
             && disclosure.value(stored.initiatorHandle) == initiatorHandle
             && stored.initiatorName.flatMap(disclosure.value) == initiatorName
-            && stored.shareOptions.map { disclosure.show($0) } == shareOptions
+            && stored.shareOptions.map { disclosure.show($0) } == shareOptions && stored.defaultAccess == defaultAccess
     }
 }
 
@@ -119,95 +125,5 @@ enum Limits {
     static func required(_ value: String?, _ field: String) throws -> String {
         guard let value else { throw DomainError.invalid("\(field) is required", code: .missingField) }
         return value
-    }
-}
-
-/// The outcome of a participants update: what changed, and the events that record it.
-public struct ParticipantsDecision: Sendable, Hashable {
-    public var added: [RootHash]
-    public var removed: [RootHash]
-    public var revokedAccounts: [String]
-    public var events: [CollaborationEvent]
-}
-
-public enum CollaborationDecisions {
-    /// Added and removed identities in one update, by the owner only. Adding a current identity
-    /// or removing an unknown one changes nothing; a removed identity with an account revokes it.
-    public static func updateParticipants(
-        state: CollaborationState, actor: String, added: [RootHash], removed: [RootHash]
-    ) throws -> ParticipantsDecision {
-        guard actor == state.owner else {
-            throw DomainError(.notOwner, "only the collaboration's owner may change its participants")
-        }
-        guard added.count + removed.count <= 1000 else {
-            throw DomainError.invalid("at most 1000 identities per update")
-        }
-        let both = Set(added).intersection(removed)
-        if let hash = both.first {
-            throw DomainError.invalid("identity \(hash) is both added and removed", code: .conflictingIdentities)
-        }
-        var events: [CollaborationEvent] = []
-        var addedDone: [RootHash] = []
-        var removedDone: [RootHash] = []
-        var revoked: [String] = []
-        for hash in Set(removed).sorted() where state.isCurrent(hash) {
-            let account = state.identities[hash.base64]?.account
-            events.append(.identityRemoved(.init(rootHash: hash, account: account)))
-            removedDone.append(hash)
-            if let account {
-                events.append(.accessRevoked(.init(rootHash: hash, account: account, reason: "identity_removed")))
-                revoked.append(account)
-            }
-        }
-        var seen = Set<RootHash>()
-        for hash in added where seen.insert(hash).inserted && !state.isCurrent(hash) {
-            events.append(.identityAdded(.init(rootHash: hash)))
-            addedDone.append(hash)
-        }
-        return ParticipantsDecision(added: addedDone, removed: removedDone, revokedAccounts: revoked, events: events)
-    }
-
-    /// A highlight notice posted by an account with access.
-    public static func postHighlight(
-        state: CollaborationState, actor: String, kind: HighlightKind, trigger: String?, mentioned: RootHash?
-    ) throws -> CollaborationEvent {
-        guard state.hasAccess(actor) else {
-            throw DomainError(.noAccess, "only accounts with access may post highlights")
-        }
-        switch kind {
-        case .membership:
-            throw DomainError.invalid(
-                "membership notices follow from grants and removals; they cannot be posted", code: .invalidHighlight)
-        case .mention:
-            guard trigger == nil else { throw DomainError.invalid("a mention has no trigger", code: .invalidHighlight) }
-            guard let mentioned else {
-                throw DomainError.invalid("a mention names mentionedRootHash", code: .invalidHighlight)
-            }
-            guard state.isCurrent(mentioned) else {
-                throw DomainError(.unknownIdentity, "the mentioned identity is not a current participant")
-            }
-        case .change, .persistence:
-            guard let trigger, kind.triggers.contains(trigger) else {
-                throw DomainError.invalid(
-                    "\(kind.rawValue) highlights take a trigger of \(kind.triggers.joined(separator: ", "))",
-                    code: .invalidHighlight)
-            }
-            guard mentioned == nil else {
-                throw DomainError.invalid("only a mention names mentionedRootHash", code: .invalidHighlight)
-            }
-        }
-        return .highlightPosted(.init(kind: kind, trigger: trigger, mentionedRootHash: mentioned, account: actor))
-    }
-}
-
-extension CollaborationDecisions {
-    /// The verdict on a verified root hash, decided on the collaboration's current state.
-    public static func decideAccess(state: CollaborationState, rootHash: RootHash, account: String) -> ProofRejection? {
-        guard let identity = state.identities[rootHash.base64] else { return .unknownIdentity }
-        switch identity.status {
-        case .removed: return .identityRemoved
-        case .granted where identity.account != nil && identity.account != account: return .identityClaimed
-        default: return nil
-        }
     }
 }

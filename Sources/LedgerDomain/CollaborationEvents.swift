@@ -11,6 +11,8 @@ public enum CollaborationEvent: Sendable, Hashable {
     case accessRevoked(AccessRevoked)
     case proofRejected(ProofRejected)
     case highlightPosted(HighlightPosted)
+    case accessWindowChanged(AccessWindowChanged)
+    case accessExpired(AccessExpired)
 
     /// The local identifier, title, initiator's handle and name, and the share options' summary
     /// and titles are commitments (`PersonalData`; plaintext in events older than them); the
@@ -24,11 +26,54 @@ public enum CollaborationEvent: Sendable, Hashable {
         public var shareOptions: ShareOptions?
         public var owner: String
         public var universalLink: String
+        /// The window of every identity added without one (absent in older starts).
+        public var defaultAccess: DefaultAccess?
     }
 
+    /// An invitation, with its access window if it has one (absent bounds: none).
     public struct IdentityAdded: Codable, Sendable, Hashable {
         public var rootHash: RootHash
-        public init(rootHash: RootHash) { self.rootHash = rootHash }
+        public var notBefore: String?
+        public var notAfter: String?
+
+        public init(rootHash: RootHash, window: AccessWindow? = nil) {
+            self.rootHash = rootHash
+            self.notBefore = window?.notBefore
+            self.notAfter = window?.notAfter
+        }
+
+        public var window: AccessWindow { AccessWindow(stored: notBefore, notAfter) }
+    }
+
+    /// The owner set a current identity's window anew (absent bounds: none).
+    public struct AccessWindowChanged: Codable, Sendable, Hashable {
+        public var rootHash: RootHash
+        public var notBefore: String?
+        public var notAfter: String?
+
+        public init(rootHash: RootHash, window: AccessWindow) {
+            self.rootHash = rootHash
+            self.notBefore = window.notBefore
+            self.notAfter = window.notAfter
+        }
+
+        public var window: AccessWindow { AccessWindow(stored: notBefore, notAfter) }
+    }
+
+    /// The identity's window ended at `dueAt` (its `notAfter`; the event may be recorded later,
+    /// after downtime): it can no longer prove access, and `account`, which held access through
+    /// it, has lost it. Appended by the expiry service, its id derived from the window
+    /// (`CollaborationDecisions.expiries`).
+    public struct AccessExpired: Codable, Sendable, Hashable {
+        public var rootHash: RootHash
+        public var account: String?
+        public var dueAt: String
+
+        public init(rootHash: RootHash, account: String?, dueAt: String) {
+            self.rootHash = rootHash
+            self.account = account
+            self.dueAt = dueAt
+        }
     }
 
     public struct IdentityRemoved: Codable, Sendable, Hashable {
@@ -55,10 +100,13 @@ public enum CollaborationEvent: Sendable, Hashable {
         public var challenge: String?
         public var signature: String?
         public var inclusionHashes: [String]?
+        /// The identity's window when access was granted (absent: none, or a grant older than windows).
+        public var notBefore: String?
+        public var notAfter: String?
 
         public init(
             rootHash: RootHash, account: String, proofRequestId: String, challengeId: String, proof: IdentityProof,
-            challenge: [UInt8], signature: [UInt8]
+            challenge: [UInt8], signature: [UInt8], window: AccessWindow? = nil
         ) {
             self.rootHash = rootHash
             self.account = account
@@ -69,6 +117,8 @@ public enum CollaborationEvent: Sendable, Hashable {
             self.challenge = Base64.encode(challenge)
             self.signature = Base64.encode(signature)
             self.inclusionHashes = proof.inclusionHashes.map(Base64.encode)
+            self.notBefore = window?.notBefore
+            self.notAfter = window?.notAfter
         }
     }
 
@@ -125,6 +175,8 @@ public enum CollaborationEvent: Sendable, Hashable {
         case .accessRevoked: "AccessRevoked"
         case .proofRejected: "ProofRejected"
         case .highlightPosted: "HighlightPosted"
+        case .accessWindowChanged: "AccessWindowChanged"
+        case .accessExpired: "AccessExpired"
         }
     }
 
@@ -138,6 +190,8 @@ public enum CollaborationEvent: Sendable, Hashable {
         case .accessRevoked(let e): CanonicalJSON.encode(e)
         case .proofRejected(let e): CanonicalJSON.encode(e)
         case .highlightPosted(let e): CanonicalJSON.encode(e)
+        case .accessWindowChanged(let e): CanonicalJSON.encode(e)
+        case .accessExpired(let e): CanonicalJSON.encode(e)
         }
     }
 
@@ -155,6 +209,8 @@ public enum CollaborationEvent: Sendable, Hashable {
         case "AccessRevoked": self = .accessRevoked(try CanonicalJSON.decode(AccessRevoked.self, from: json))
         case "ProofRejected": self = .proofRejected(try CanonicalJSON.decode(ProofRejected.self, from: json))
         case "HighlightPosted": self = .highlightPosted(try CanonicalJSON.decode(HighlightPosted.self, from: json))
+        case "AccessWindowChanged": self = .accessWindowChanged(try CanonicalJSON.decode(AccessWindowChanged.self, from: json))
+        case "AccessExpired": self = .accessExpired(try CanonicalJSON.decode(AccessExpired.self, from: json))
         default: throw UnknownEventType(type: type)
         }
     }

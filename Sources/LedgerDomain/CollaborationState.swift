@@ -3,16 +3,31 @@ import Foundation
 /// Everything a command needs to decide on one collaboration, folded from its stream. The
 /// store keeps it next to the stream version, written in the same transaction as the events.
 public struct CollaborationState: Codable, Sendable, Hashable {
-    public enum IdentityStatus: String, Codable, Sendable { case invited, granted, removed }
+    public enum IdentityStatus: String, Codable, Sendable { case invited, granted, removed, expired }
 
     public struct Identity: Codable, Sendable, Hashable {
         public var status: IdentityStatus
         public var account: String?
+        /// The access window (absent bounds: none).
+        public var notBefore: String?
+        public var notAfter: String?
+        /// How many windows this identity has had in this collaboration (each invitation and
+        /// window change sets one): with `notAfter`, what an expiry's event id derives from, so
+        /// a re-invitation with the same window expires again.
+        public var windows: Int?
 
-        public init(status: IdentityStatus, account: String?) {
+        public init(status: IdentityStatus, account: String?, window: AccessWindow? = nil, windows: Int? = nil) {
             self.status = status
             self.account = account
+            self.notBefore = window?.notBefore
+            self.notAfter = window?.notAfter
+            self.windows = windows
         }
+
+        public var window: AccessWindow { AccessWindow(stored: notBefore, notAfter) }
+
+        /// Invited or granted: it may prove access within its window.
+        public var isCurrent: Bool { status == .invited || status == .granted }
     }
 
     public var collaborationId: String
@@ -22,6 +37,8 @@ public struct CollaborationState: Codable, Sendable, Hashable {
     public var identities: [String: Identity]
     /// Accounts holding access through a granted identity, with that identity.
     public var grants: [String: String]
+    /// The window of identities added without one (`StartCollaboration.defaultAccess`).
+    public var defaultAccess: DefaultAccess?
 
     public init(started: CollaborationEvent.Started) {
         collaborationId = started.collaborationId
@@ -29,6 +46,7 @@ public struct CollaborationState: Codable, Sendable, Hashable {
         title = started.title
         identities = [:]
         grants = [:]
+        defaultAccess = started.defaultAccess
     }
 
     public mutating func apply(_ event: CollaborationEvent) {
@@ -36,11 +54,27 @@ public struct CollaborationState: Codable, Sendable, Hashable {
         case .started:
             break
         case .identityAdded(let e):
-            identities[e.rootHash.base64] = Identity(status: .invited, account: nil)
+            // Unbounded invitations leave the count as it was (nil: none yet), so states without
+            // windows stay as they were.
+            let before = identities[e.rootHash.base64]?.windows
+            let windows = e.window.isUnbounded ? before : (before ?? 0) + 1
+            identities[e.rootHash.base64] = Identity(status: .invited, account: nil, window: e.window, windows: windows)
         case .identityRemoved(let e):
             identities[e.rootHash.base64]?.status = .removed
+        case .accessWindowChanged(let e):
+            guard var identity = identities[e.rootHash.base64] else { break }
+            (identity.notBefore, identity.notAfter) = (e.notBefore, e.notAfter)
+            identity.windows = (identity.windows ?? 0) + 1
+            identities[e.rootHash.base64] = identity
+        case .accessExpired(let e):
+            // The account stays, for the record (as after a removal): the identity is no longer
+            // current, so it grants nothing.
+            identities[e.rootHash.base64]?.status = .expired
+            if let account = e.account, grants[account] == e.rootHash.base64 { grants[account] = nil }
         case .accessGranted(let e):
-            identities[e.rootHash.base64] = Identity(status: .granted, account: e.account)
+            var identity = identities[e.rootHash.base64] ?? Identity(status: .granted, account: nil)
+            (identity.status, identity.account) = (.granted, e.account)
+            identities[e.rootHash.base64] = identity
             grants[e.account] = e.rootHash.base64
         case .accessRevoked(let e):
             if grants[e.account] == e.rootHash.base64 { grants[e.account] = nil }
@@ -57,9 +91,16 @@ public struct CollaborationState: Codable, Sendable, Hashable {
         account == owner || grants[account] != nil
     }
 
+    /// Invited or granted (not removed, not expired): adding it again changes nothing, and
+    /// removing it or changing its window may.
     public func isCurrent(_ rootHash: RootHash) -> Bool {
-        guard let identity = identities[rootHash.base64] else { return false }
-        return identity.status != .removed
+        identities[rootHash.base64]?.isCurrent ?? false
+    }
+
+    /// The earliest `notAfter` of a current identity: when this collaboration next needs an
+    /// expiry (`CollaborationDecisions.expiries`).
+    public var nextDue: Int64? {
+        identities.values.filter(\.isCurrent).compactMap { $0.window.notAfterMicros }.min()
     }
 
     public var json: String { CanonicalJSON.encode(self) }

@@ -3,7 +3,7 @@ import LedgerWire
 /// What one account may see of the log, as it goes (the change feed, SPEC "Change feed and
 /// webhooks"): for collaborations it owns, their start and membership changes (identities
 /// added and removed, grants, revocations) and notices; for those it can access, the grants
-/// and revocations of its own account and the notices visible to it. A mention reaches only
+/// and revocations (and expiries) of its own account and the notices visible to it. A mention reaches only
 /// the account holding the mentioned identity. From its revocation on (the revocation itself
 /// included), an account no longer sees a collaboration it does not own.
 ///
@@ -30,7 +30,7 @@ public struct FeedAudience: Sendable, Equatable {
             guard started.owner == account else { return false }
             owned.insert(collaborationId)
             return true
-        case .identityAdded, .identityRemoved:
+        case .identityAdded, .identityRemoved, .accessWindowChanged:
             return owner
         case .accessGranted(let granted):
             guard granted.account == account else { return owner }
@@ -39,6 +39,11 @@ public struct FeedAudience: Sendable, Equatable {
         case .accessRevoked(let revoked):
             guard revoked.account == account else { return owner }
             held[collaborationId]?.remove(revoked.rootHash.base64)
+            if held[collaborationId]?.isEmpty == true { held[collaborationId] = nil }
+            return true
+        case .accessExpired(let expired):
+            guard let account = expired.account, account == self.account else { return owner }
+            held[collaborationId]?.remove(expired.rootHash.base64)
             if held[collaborationId]?.isEmpty == true { held[collaborationId] = nil }
             return true
         case .proofRejected:

@@ -10,6 +10,8 @@ public enum ProofRejection: Error, Sendable, Hashable, CustomStringConvertible {
     case unknownIdentity
     case identityRemoved
     case identityClaimed
+    case accessNotYetValid
+    case accessExpired
     case challengeUnknown
     case challengeExpired
     case challengeUsed
@@ -24,6 +26,8 @@ public enum ProofRejection: Error, Sendable, Hashable, CustomStringConvertible {
         case .unknownIdentity: .unknownIdentity
         case .identityRemoved: .identityRemoved
         case .identityClaimed: .identityClaimed
+        case .accessNotYetValid: .accessNotYetValid
+        case .accessExpired: .accessExpired
         case .challengeUnknown: .challengeUnknown
         case .challengeExpired: .challengeExpired
         case .challengeUsed: .challengeUsed

@@ -41,13 +41,14 @@ public enum ProofVerdict {
         return checked
     }
 
-    /// The verdict event on `state`: the check's rejection, else the access decision. A grant
-    /// records the device's whole proof: the challenge's bytes and the signature as sent.
-    public static func event(_ checked: Checked, state: CollaborationState) -> CollaborationEvent {
+    /// The verdict event on `state` at `now`: the check's rejection, else the access decision. A
+    /// grant records the device's whole proof (the challenge's bytes and the signature as sent)
+    /// and the identity's window.
+    public static func event(_ checked: Checked, state: CollaborationState, now: Date) -> CollaborationEvent {
         let submission = checked.submission
         var rejection = checked.rejection
         if rejection == nil, let rootHash = checked.rootHash {
-            rejection = CollaborationDecisions.decideAccess(state: state, rootHash: rootHash, account: submission.named)
+            rejection = CollaborationDecisions.decideAccess(state: state, rootHash: rootHash, account: submission.named, now: now)
         }
         let requestText = submission.requestId.uuidString.lowercased()
         let challengeText = submission.challengeId.uuidString.lowercased()
@@ -60,7 +61,8 @@ public enum ProofVerdict {
         return .accessGranted(
             .init(
                 rootHash: rootHash, account: submission.named, proofRequestId: requestText, challengeId: challengeText,
-                proof: submission.proof, challenge: challenge, signature: submission.signature))
+                proof: submission.proof, challenge: challenge, signature: submission.signature,
+                window: state.identities[rootHash.base64].map(\.window).flatMap { $0.isUnbounded ? nil : $0 }))
     }
 
     /// The verdict event ready to append: its derived id, and the account as actor.

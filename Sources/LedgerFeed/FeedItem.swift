@@ -32,6 +32,8 @@ struct FeedItem: Sendable {
         case .started(let started): return [Self.collaborationKey(collaborationId), Self.accountKey(started.owner)]
         case .accessGranted(let granted): return [Self.collaborationKey(collaborationId), Self.accountKey(granted.account)]
         case .accessRevoked(let revoked): return [Self.collaborationKey(collaborationId), Self.accountKey(revoked.account)]
+        case .accessExpired(let expired):
+            return [Self.collaborationKey(collaborationId)] + (expired.account.map { [Self.accountKey($0)] } ?? [])
         default: return [Self.collaborationKey(collaborationId)]
         }
     }

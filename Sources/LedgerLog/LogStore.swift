@@ -29,25 +29,10 @@ public struct LogStore: Sendable {
     /// Any number serves, as long as it is the same everywhere ("CHKPT").
     static let leaseKey: Int64 = 0x43_484B_5054
 
-    /// Runs `body` on a connection holding the checkpointer's lease (a session advisory lock);
-    /// returns at once, without running it, while another session holds the lease. The lock
-    /// belongs to the session and the connection goes back to the pool: it is given up however
-    /// `body` ends (a closed connection has already lost it).
+    /// Runs `body` on a connection holding the checkpointer's lease (`AdvisoryLease`); returns
+    /// at once, without running it, while another session holds the lease.
     func withLease(_ body: (PostgresConnection) async throws -> Void) async throws {
-        try await client.withConnection { connection in
-            var locked = false
-            for try await held in try await connection.queryUnlessClosed(
-                "SELECT pg_try_advisory_lock(\(Self.leaseKey))", logger: logger
-            ).decode(Bool.self) { locked = held }
-            guard locked else { return }
-            do {
-                try await body(connection)
-            } catch {
-                _ = try? await connection.queryUnlessClosed("SELECT pg_advisory_unlock(\(Self.leaseKey))", logger: logger)
-                throw error
-            }
-            _ = try? await connection.queryUnlessClosed("SELECT pg_advisory_unlock(\(Self.leaseKey))", logger: logger)
-        }
+        try await AdvisoryLease(key: Self.leaseKey, client: client, logger: logger).withLease(body)
     }
 
     // MARK: The tree

@@ -44,7 +44,7 @@ public struct ViewAudit: Sendable {
         report.details += snapshot.missingRows.prefix(maxDetails)
 
         let membership = snapshot.positions[.membership] ?? 0
-        let folded = try await Self.fold(store, upTo: membership).mapValues(\.identities).filter { !$0.value.isEmpty }
+        let folded = try await Self.fold(store, upTo: membership).mapValues { $0.identities.mapValues(Member.init) }.filter { !$0.value.isEmpty }
         report.collaborations = try await collaborationCount(upTo: membership)
         var differing = 0
         for id in Set(folded.keys).union(snapshot.members.keys).sorted() {
@@ -64,14 +64,31 @@ public struct ViewAudit: Sendable {
         return report
     }
 
-    static func describe(_ identity: CollaborationState.Identity?) -> String {
-        guard let identity else { return "absent" }
-        return identity.account.map { "\(identity.status.rawValue) (\($0))" } ?? identity.status.rawValue
+    /// What the members view keeps of an identity.
+    struct Member: Equatable {
+        var status: CollaborationState.IdentityStatus
+        var account: String?
+        var window: AccessWindow
+
+        init(_ identity: CollaborationState.Identity) {
+            (status, account, window) = (identity.status, identity.account, identity.window)
+        }
+
+        init(status: CollaborationState.IdentityStatus, account: String?, notBefore: Int64?, notAfter: Int64?) {
+            (self.status, self.account) = (status, account)
+            window = AccessWindow(stored: notBefore.map(RecordedTime.text(micros:)), notAfter.map(RecordedTime.text(micros:)))
+        }
+    }
+
+    static func describe(_ member: Member?) -> String {
+        guard let member else { return "absent" }
+        let window = member.window.isUnbounded ? "" : " [\(member.window.notBefore ?? "…"), \(member.window.notAfter ?? "…"))"
+        return (member.account.map { "\(member.status.rawValue) (\($0))" } ?? member.status.rawValue) + window
     }
 
     struct Snapshot {
         var positions: [Projection: Int64] = [:]
-        var members: [String: [String: CollaborationState.Identity]] = [:]
+        var members: [String: [String: Member]] = [:]
         var missingRows: [String] = []
     }
 
@@ -88,14 +105,19 @@ public struct ViewAudit: Sendable {
                 }
                 let membership = snapshot.positions[.membership] ?? 0
                 let rows = try await connection.queryUnlessClosed(
-                    "SELECT collaboration_id, root_hash, state, account FROM proj_members WHERE position <= \(membership)",
-                    logger: logger)
-                for try await (id, hash, state, account) in rows.decode((String, String, String, String?).self) {
+                    """
+                    SELECT collaboration_id, root_hash, state, account, (extract(epoch FROM not_before) * 1000000)::int8,
+                           (extract(epoch FROM not_after) * 1000000)::int8
+                    FROM proj_members WHERE position <= \(membership)
+                    """, logger: logger)
+                for try await (id, hash, state, account, notBefore, notAfter) in rows.decode(
+                    (String, String, String, String?, Int64?, Int64?).self)
+                {
                     guard let status = CollaborationState.IdentityStatus(rawValue: state) else {
                         snapshot.missingRows.append("proj_members \(id) \(hash): unknown state \(state)")
                         continue
                     }
-                    snapshot.members[id, default: [:]][hash] = .init(status: status, account: account)
+                    snapshot.members[id, default: [:]][hash] = Member(status: status, account: account, notBefore: notBefore, notAfter: notAfter)
                 }
                 let collaborations = snapshot.positions[.collaborations] ?? 0
                 let highlights = snapshot.positions[.highlights] ?? 0

@@ -15,7 +15,9 @@ import Synchronization
 /// A cursor carries the list it continues (kind and scope: a collaboration, or the audit's
 /// filters), the log position the first page read at, and the last item's key. Every later
 /// page reads at that position, so a page sequence neither skips nor repeats an item while
-/// writes go on.
+/// writes go on. The members' cursor carries the time their states are read as of, too (the
+/// first page's now, or its `asOf`; none at a position), so every page of a walk answers as of
+/// the same moment.
 public final class PageCursors: Sendable {
     public enum Kind: String, Codable, Sendable { case members, history, highlights, audit, collaborations }
 
@@ -24,12 +26,16 @@ public final class PageCursors: Sendable {
         public var scope: String
         public var position: Int64
         public var after: String
+        /// Members: the time states are read as of, in microseconds since 1970 (absent: by the
+        /// events only, as at a position, or a cursor from before windows).
+        public var time: Int64?
 
-        public init(kind: Kind, scope: String, position: Int64, after: String) {
+        public init(kind: Kind, scope: String, position: Int64, after: String, time: Int64? = nil) {
             self.kind = kind
             self.scope = scope
             self.position = position
             self.after = after
+            self.time = time
         }
     }
 

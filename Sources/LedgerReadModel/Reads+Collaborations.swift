@@ -6,7 +6,8 @@ import PostgresNIO
 
 extension Reads {
     /// The collaborations the caller may see (auditors: all; others: those it owns or holds a
-    /// granted identity in), newest first, a page at a time, read at the first page's position.
+    /// granted identity in, its window not ended), newest first, a page at a time, read at the
+    /// first page's position. Member counts are as of now (`Collaboration.MemberCounts`).
     /// `query`: a case-insensitive part of the (plaintext) local identifier or title: an erased
     /// one matches nothing.
     public func collaborations(
@@ -24,24 +25,28 @@ extension Reads {
             WITH me AS MATERIALIZED (SELECT ledger_account_names(\(caller.account)) AS names)
             SELECT c.collaboration_id, ledger_value(c.local_identifier), ledger_value(c.title), ledger_account(c.owner),
                    (extract(epoch FROM c.started_at) * 1000000)::int8, c.started_position,
-                   (SELECT count(*) FILTER (WHERE state = 'invited') FROM proj_members m WHERE m.collaboration_id = c.collaboration_id),
-                   (SELECT count(*) FILTER (WHERE state = 'granted') FROM proj_members m WHERE m.collaboration_id = c.collaboration_id),
-                   (SELECT count(*) FILTER (WHERE state = 'removed') FROM proj_members m WHERE m.collaboration_id = c.collaboration_id)
+                   -- One pass over the members: invited, granted, removed, expired.
+                   (SELECT ARRAY[count(*) FILTER (WHERE n.s = 'invited'), count(*) FILTER (WHERE n.s = 'granted'),
+                                 count(*) FILTER (WHERE n.s = 'removed'), count(*) FILTER (WHERE n.s = 'expired')]
+                    FROM (SELECT ledger_member_state(m.state, m.not_after, now()) AS s FROM proj_members m
+                          WHERE m.collaboration_id = c.collaboration_id) n)
             FROM proj_collaborations c, me
             WHERE c.started_position <= \(pinned) AND c.started_position < \(before)
               AND (\(caller.isAuditor) OR c.owner = ANY(me.names) OR EXISTS (
-                  SELECT 1 FROM proj_members m WHERE m.collaboration_id = c.collaboration_id AND m.account = ANY(me.names) AND m.state = 'granted'))
+                  SELECT 1 FROM proj_members m WHERE m.collaboration_id = c.collaboration_id AND m.account = ANY(me.names)
+                     AND m.state = 'granted' AND (m.not_after IS NULL OR m.not_after > now())))
               AND (\(pattern)::text IS NULL OR ledger_value(c.local_identifier) ILIKE \(pattern) OR ledger_value(c.title) ILIKE \(pattern))
             ORDER BY c.started_position DESC LIMIT \(Int64(limit + 1))
             """, logger: logger
         ) { rows in
             var entries: [(CollaborationList.Entry, Int64)] = []
-            for try await (id, local, title, owner, micros, position, invited, granted, removed)
-                in rows.decode((String, String?, String?, String, Int64, Int64, Int64, Int64, Int64).self)
+            for try await (id, local, title, owner, micros, position, counts)
+                in rows.decode((String, String?, String?, String, Int64, Int64, [Int64]).self)
             {
+                let count = { (i: Int) in counts.indices.contains(i) ? Int(counts[i]) : 0 }
                 entries.append((CollaborationList.Entry(
                     collaborationId: id, localIdentifier: local, title: title, owner: owner, startedAt: Self.date(micros),
-                    memberCounts: .init(invited: Int(invited), granted: Int(granted), removed: Int(removed))), position))
+                    memberCounts: .init(invited: count(0), granted: count(1), removed: count(2), expired: count(3))), position))
             }
             return entries
         }

@@ -54,7 +54,8 @@ extension Reads {
     /// access, `removedCollaborator` when it has lost it. Another device of the same person
     /// (a second grant of an identity the account holds) is not a new collaborator: an account's
     /// identities held are counted over its grants (an identity's first grant since it was
-    /// last revoked: +1) and revocations (-1), and a notice marks 0 -> 1 and 1 -> 0.
+    /// last revoked or expired: +1), revocations and expiries (-1), and a notice marks 0 -> 1
+    /// and 1 -> 0.
     /// In log order, a page at a time; the first page pins the views' position.
     public func highlights(
         _ id: String, caller: Caller, limit: Int = PageCursors.defaultLimit, cursor: String? = nil
@@ -68,10 +69,11 @@ extension Reads {
             """
             WITH changes AS (
                 SELECT position, account, at,
-                       CASE WHEN change = 'revoked' THEN -1
+                       CASE WHEN change IN ('revoked', 'expired') THEN -1
                             WHEN lag(change) OVER (PARTITION BY account, root_hash ORDER BY position) IS DISTINCT FROM 'granted' THEN 1
                             ELSE 0 END AS step
-                FROM proj_access_history WHERE collaboration_id = \(row.id) AND change IN ('granted', 'revoked')),
+                FROM proj_access_history
+                WHERE collaboration_id = \(row.id) AND change IN ('granted', 'revoked', 'expired') AND account IS NOT NULL),
             held AS (
                 SELECT position, account, at, step, sum(step) OVER (PARTITION BY account ORDER BY position) AS identities
                 FROM changes WHERE step <> 0)
@@ -104,8 +106,9 @@ extension Reads {
         return Highlights(collaborationId: row.id, highlights: page, nextCursor: next)
     }
 
-    /// Who gained and lost access when, from the access history, in log order a page at a time;
-    /// the first page pins the views' position, and its cursor is bound to the filters.
+    /// Who gained and lost access when, from the access history, in log order a page at a time:
+    /// grants, revocations and expiries of a granted identity (`dueAt`: the window's end); the
+    /// first page pins the views' position, and its cursor is bound to the filters.
     public func auditAccess(
         caller: Caller, account: String?, collaborationId: String?, from: Date?, to: Date?, limit: Int = PageCursors.defaultLimit,
         cursor: String? = nil
@@ -127,9 +130,10 @@ extension Reads {
         let records = try await client.queryUnlessClosed(
             """
             SELECT position, (extract(epoch FROM at) * 1000000)::int8, collaboration_id, ledger_account(account), root_hash, change,
-                   reason, ledger_account(actor)
+                   reason, ledger_account(actor),
+                   CASE WHEN change = 'expired' THEN (extract(epoch FROM not_after) * 1000000)::int8 END
             FROM proj_access_history
-            WHERE change IN ('granted', 'revoked')
+            WHERE (change IN ('granted', 'revoked') OR (change = 'expired' AND account IS NOT NULL))
               -- An auditor filters by an account (its pseudonym, or itself before pseudonyms) or by a pseudonym.
               AND (\(account)::text IS NULL OR account = ANY(ledger_account_names(\(account))) OR account = \(account))
               AND (\(collaboration)::text IS NULL OR collaboration_id = \(collaboration))
@@ -140,12 +144,12 @@ extension Reads {
             """, logger: logger
         ) { rows in
             var records: [AccessAudit.Record] = []
-            for try await (position, micros, collab, account, hash, change, reason, actor)
-                in rows.decode((Int64, Int64, String, String?, String, String, String?, String?).self)
+            for try await (position, micros, collab, account, hash, change, reason, actor, due)
+                in rows.decode((Int64, Int64, String, String?, String, String, String?, String?, Int64?).self)
             {
                 records.append(AccessAudit.Record(
                     position: position, time: Self.date(micros), collaborationId: collab, accountId: account ?? "",
-                    rootHash: hash, change: change, reason: reason, actor: actor))
+                    rootHash: hash, change: change, reason: reason, actor: actor, dueAt: due.map(Self.date)))
             }
             return records
         }
@@ -156,8 +160,9 @@ extension Reads {
     }
 
     /// What `account` owned and held at `position` (the views must have reached it): where its
-    /// change feed starts from. The audience goes by the account's pseudonym (`subject`), as the
-    /// events do.
+    /// change feed starts from, by the events (an identity held is one whose last grant,
+    /// revocation or expiry for the account is a grant). The audience goes by the account's
+    /// pseudonym (`subject`), as the events do.
     public func feedAudience(account: String, subject: String, at position: Int64) async throws -> FeedAudience {
         try await client.queryUnlessClosed(
             """
@@ -167,7 +172,7 @@ extension Reads {
             SELECT collaboration_id, root_hash, NULL FROM (
                 SELECT DISTINCT ON (collaboration_id, root_hash) collaboration_id, root_hash, change
                 FROM proj_access_history, me
-                WHERE account = ANY(me.names) AND change IN ('granted', 'revoked') AND position <= \(position)
+                WHERE account = ANY(me.names) AND change IN ('granted', 'revoked', 'expired') AND position <= \(position)
                 ORDER BY collaboration_id, root_hash, position DESC) g
             WHERE change = 'granted'
             """, logger: logger

@@ -42,7 +42,8 @@ public struct Reads: Sendable {
     }
 
     /// The collaboration's row as the caller may see it, the views' position and the caller's
-    /// standing there (whether it owns it; else, unless an auditor, the identity granted to it), in one round trip (two cost ~1 ms more per read, measured on
+    /// standing there (whether it owns it; else, unless an auditor, the identity granted to it,
+    /// if its window has not ended), in one round trip (two cost ~1 ms more per read, measured on
     /// `members?asOf`). The caller goes by its pseudonym, or (rows older than pseudonyms) its
     /// account: `ledger_account_names`.
     func collaborationRow(_ id: String, caller: Caller) async throws -> CollaborationRow {
@@ -56,7 +57,8 @@ public struct Reads: Sendable {
                    owner = ANY(caller.names),
                    CASE WHEN owner = ANY(caller.names) OR \(caller.isAuditor) THEN NULL ELSE
                        (SELECT m.root_hash FROM proj_members m
-                        WHERE m.collaboration_id = \(id) AND m.account = ANY(caller.names) AND m.state = 'granted' LIMIT 1) END
+                        WHERE m.collaboration_id = \(id) AND m.account = ANY(caller.names) AND m.state = 'granted'
+                          AND (m.not_after IS NULL OR m.not_after > now()) LIMIT 1) END
             FROM proj_collaborations, caller WHERE collaboration_id = \(id)
             """, logger: logger
         ) { rows in
@@ -82,17 +84,19 @@ public struct Reads: Sendable {
         let row = try await collaborationRow(try Identifiers.collaborationId(id), caller: caller)
         let position = row.viewPosition
         try requireReader(row, caller)
+        // As of now: a window that has ended counts as expired before its AccessExpired is folded.
         let memberCounts = try await client.queryUnlessClosed(
             """
-            SELECT count(*) FILTER (WHERE state = 'invited'), count(*) FILTER (WHERE state = 'granted'),
-                   count(*) FILTER (WHERE state = 'removed')
-            FROM proj_members WHERE collaboration_id = \(row.id)
+            SELECT count(*) FILTER (WHERE s = 'invited'), count(*) FILTER (WHERE s = 'granted'),
+                   count(*) FILTER (WHERE s = 'removed'), count(*) FILTER (WHERE s = 'expired')
+            FROM (SELECT ledger_member_state(state, not_after, now()) AS s FROM proj_members WHERE collaboration_id = \(row.id)) m
             """, logger: logger
         ) { counts in
-            for try await (invited, granted, removed) in counts.decode((Int64, Int64, Int64).self) {
-                return Collaboration.MemberCounts(invited: Int(invited), granted: Int(granted), removed: Int(removed))
+            for try await (invited, granted, removed, expired) in counts.decode((Int64, Int64, Int64, Int64).self) {
+                return Collaboration.MemberCounts(
+                    invited: Int(invited), granted: Int(granted), removed: Int(removed), expired: Int(expired))
             }
-            return Collaboration.MemberCounts(invited: 0, granted: 0, removed: 0)
+            return Collaboration.MemberCounts(invited: 0, granted: 0, removed: 0, expired: 0)
         }
         return Collaboration(
             collaborationId: row.id, localIdentifier: row.localIdentifier, title: row.title,
@@ -104,10 +108,13 @@ public struct Reads: Sendable {
 
     /// A page of identities (`limit`, in root hash order, after the cursor's), current or (time
     /// travel) as they stood at a position or a time: the member fold (`ledger_members_page`,
-    /// Migrations/sql/0016), one range scan of the access history in root hash order, cut off
+    /// Migrations/functions), one range scan of the access history in root hash order, cut off
     /// after the page. The first page's position (the views', `atPosition` capped at them, or the
     /// last membership change at or before `asOf`) is pinned in the cursor, so every page of a
-    /// walk reads at it.
+    /// walk reads at it. States are time-correct: read now or `asOf`, an invited or granted
+    /// identity whose window had ended by then is `expired`, even where its `AccessExpired` was
+    /// appended later (or not yet); `atPosition` answers by the events alone. That moment is
+    /// pinned in the cursor too.
     public func members(
         _ id: String, caller: Caller, atPosition: Int64? = nil, asOf: Date? = nil, limit: Int = PageCursors.defaultLimit,
         cursor: String? = nil
@@ -119,37 +126,48 @@ public struct Reads: Sendable {
         // asOf: the change recorded last at or before it (the later in the log of changes recorded
         // in the same microsecond), one step of the index on (collaboration, at, position).
         let micros: Int64? = resumed == nil ? asOf.map(Self.micros) : nil
-        let (position, members) = try await client.queryUnlessClosed(
+        // The moment states are read as of: a later page's, its cursor's; a first page's, `asOf`,
+        // the database's now (a current read), or none (`atPosition`: by the events).
+        let readsNow = resumed == nil && asOf == nil && atPosition == nil
+        let time: Int64? = resumed?.time ?? micros
+        let (position, at, members) = try await client.queryUnlessClosed(
             """
             WITH p AS MATERIALIZED (
                 SELECT CASE WHEN \(micros)::int8 IS NULL THEN \(target)::int8 ELSE coalesce((
                     SELECT position FROM proj_access_history
                     WHERE collaboration_id = \(row.id) AND at <= timestamptz 'epoch' + \(micros)::int8 * interval '1 microsecond'
                     ORDER BY at DESC, position DESC LIMIT 1
-                ), 0) END AS position
+                ), 0) END AS position,
+                CASE WHEN \(readsNow) THEN now() ELSE timestamptz 'epoch' + \(time)::int8 * interval '1 microsecond' END AS at
             )
-            SELECT p.position, m.root_hash, m.state, ledger_account(m.account), (extract(epoch FROM m.invited_at) * 1000000)::int8,
-                   (extract(epoch FROM m.granted_at) * 1000000)::int8
-            FROM p LEFT JOIN LATERAL ledger_members_page(\(row.id), \(resumed?.after ?? ""), p.position, \(Int64(limit + 1))) m ON true
+            SELECT p.position, (extract(epoch FROM p.at) * 1000000)::int8,
+                   m.root_hash, m.state, ledger_account(m.account), (extract(epoch FROM m.invited_at) * 1000000)::int8,
+                   (extract(epoch FROM m.granted_at) * 1000000)::int8, (extract(epoch FROM m.not_before) * 1000000)::int8,
+                   (extract(epoch FROM m.not_after) * 1000000)::int8
+            FROM p LEFT JOIN LATERAL ledger_members_page(\(row.id), \(resumed?.after ?? ""), p.position, p.at, \(Int64(limit + 1))) m ON true
             """, logger: logger
         ) { rows in
             // Cell by cell: decoding each row as a tuple (`rows.decode((…).self)`) cost ~2 ms
             // more for 1,636 members (generic metadata looked up per row).
             var position = target
+            var at = time
             var members: [Members.Member] = []
             for try await row in rows {
                 let cells = PostgresRandomAccessRow(row)
                 position = try cells[0].decode(Int64.self)
-                guard let hash = try cells[1].decode(String?.self), let state = try cells[2].decode(String?.self) else { continue }
+                at = try cells[1].decode(Int64?.self)
+                guard let hash = try cells[2].decode(String?.self), let state = try cells[3].decode(String?.self) else { continue }
                 members.append(Members.Member(
-                    rootHash: hash, state: state, accountId: try cells[3].decode(String?.self),
-                    invitedAt: try cells[4].decode(Int64?.self).map(Self.date),
-                    grantedAt: try cells[5].decode(Int64?.self).map(Self.date)))
+                    rootHash: hash, state: state, accountId: try cells[4].decode(String?.self),
+                    invitedAt: try cells[5].decode(Int64?.self).map(Self.date),
+                    grantedAt: try cells[6].decode(Int64?.self).map(Self.date),
+                    notBefore: try cells[7].decode(Int64?.self).map(Self.date),
+                    notAfter: try cells[8].decode(Int64?.self).map(Self.date)))
             }
-            return (position, members)
+            return (position, at, members)
         }
         let (page, next) = try await self.page(members, limit: limit) {
-            PageCursors.Cursor(kind: .members, scope: row.id, position: position, after: $0.rootHash)
+            PageCursors.Cursor(kind: .members, scope: row.id, position: position, after: $0.rootHash, time: at)
         }
         return Members(collaborationId: row.id, owner: row.owner, position: position, members: page, nextCursor: next)
     }
@@ -172,7 +190,8 @@ public struct Reads: Sendable {
             UNION ALL
             SELECT DISTINCT c.collaboration_id, ledger_value(c.title), 'member', c.started_position
             FROM me, proj_members m JOIN proj_collaborations c USING (collaboration_id)
-            WHERE m.account = ANY(me.names) AND m.state = 'granted' AND c.owner <> ALL(me.names)
+            WHERE m.account = ANY(me.names) AND m.state = 'granted' AND (m.not_after IS NULL OR m.not_after > now())
+              AND c.owner <> ALL(me.names)
             ORDER BY 4
             """, logger: logger
         ) { rows in

@@ -60,13 +60,18 @@ public struct CollaborationService: Sendable {
         }
     }
 
+    /// Adds identities (each with its window, or nil for the start's `defaultAccess`), removes
+    /// identities and sets windows anew, in one decision at the time of the call (`now`, which
+    /// dates a default window's start). Owner only.
     public func updateParticipants(
-        collaborationId: String, added: [RootHash], removed: [RootHash], caller: Caller, requestId: String
+        collaborationId: String, added: [(RootHash, AccessWindow?)], removed: [RootHash], windows: [(RootHash, AccessWindow)] = [],
+        caller: Caller, requestId: String
     ) async throws -> ParticipantsResponse {
         var decision: ParticipantsDecision?
         let id = try Identifiers.collaborationId(collaborationId)
         let outcome = try await collaborations.decideAndAppend(id, actor: caller.account) { state, subject in
-            decision = try CollaborationDecisions.updateParticipants(state: state, actor: subject, added: added, removed: removed)
+            decision = try CollaborationDecisions.updateParticipants(
+                state: state, actor: subject, added: added, removed: removed, windows: windows, now: Date())
             return .init(events: decision!.events, metadata: EventMetadata(actor: subject, requestId: requestId))
         }
         // The revoked accounts as the caller knows them (the state names their pseudonyms).
@@ -74,7 +79,8 @@ public struct CollaborationService: Sendable {
         let shown = try await subjects.disclosure(pseudonyms: Set(revoked), commitments: [])
         return ParticipantsResponse(
             added: decision!.added.map(\.base64), removed: decision!.removed.map(\.base64),
-            revokedAccounts: revoked.map(shown.account), position: outcome.position)
+            revokedAccounts: revoked.map(shown.account), windowsChanged: decision!.windowsChanged.map(\.base64),
+            position: outcome.position)
     }
 
     public func postHighlight(

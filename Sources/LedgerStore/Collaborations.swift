@@ -36,6 +36,24 @@ public struct Collaborations: Sendable {
         return current
     }
 
+    /// The collaborations among `ids` as of the log's latest append to each, in one statement;
+    /// those without a stream are absent.
+    public func currents(_ ids: [String]) async throws -> [String: Current] {
+        try await store.client.queryUnlessClosed(
+            "SELECT stream_id, version, state::text, position FROM ledger_streams WHERE stream_id = ANY(\(ids.map(Streams.collaboration)))",
+            logger: store.logger
+        ) { rows in
+            var currents: [String: Current] = [:]
+            for try await (stream, version, state, position) in rows.decode((String, Int64, String?, Int64).self) {
+                guard let id = Streams.collaborationId(of: stream),
+                    let current = try Current(StreamState(version: version, state: state, position: position))
+                else { continue }
+                currents[id] = current
+            }
+            return currents
+        }
+    }
+
     /// What a decision appends: events (none to append nothing), each with its metadata and
     /// optionally a fixed id, so a repeated decision meets the first one.
     public struct Decision: Sendable {

@@ -47,8 +47,12 @@ struct ProofPlan {
     private(set) var appends: [Append] = []
     private var appendOf: [String: Int] = [:]
 
-    init(premises: Premises) {
+    /// When the group is decided: a proof outside its identity's window is refused.
+    let now: Date
+
+    init(premises: Premises, now: Date = Date()) {
         self.premises = premises
+        self.now = now
     }
 
     /// Decides request `index` of the group. A challenge used by an earlier request of the group
@@ -75,7 +79,7 @@ struct ProofPlan {
             appendOf[submission.collaborationId] = number
             appends.append(Append(collaborationId: submission.collaborationId, version: current.version, state: current.state))
         }
-        let event = ProofVerdict.event(checked, state: appends[number].state)
+        let event = ProofVerdict.event(checked, state: appends[number].state, now: now)
         appends[number].state.apply(event)
         appends[number].decisions.append(
             Decision(index: index, request: ProofEngine.Request(submission, stored: request.stored), checked: checked, event: event))

@@ -2,8 +2,16 @@ import Foundation
 
 /// How the API writes JSON and times: RFC 3339 with milliseconds, stable key order.
 public enum APIJSON {
+    /// The nearest millisecond, written exactly: a formatter cuts the binary fraction, so a time
+    /// sent as `.570` (a `Date` a hair below it) came back `.569`.
     public static func time(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        let interval = date.timeIntervalSince1970
+        guard interval.isFinite, abs(interval) < 1e13 else { return date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)) }
+        let (seconds, millis) = Int64((interval * 1000).rounded()).quotientAndRemainder(dividingBy: 1000)
+        let (whole, fraction) = millis < 0 ? (seconds - 1, millis + 1000) : (seconds, millis)
+        let text = Date(timeIntervalSince1970: Double(whole)).formatted(Date.ISO8601FormatStyle())  // …:SSZ
+        let digits = String(fraction)
+        return text.dropLast() + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
     }
 
     public static func encoder() -> JSONEncoder {

@@ -11,14 +11,30 @@ public struct StartRequest: Codable, Sendable, Hashable {
     public var initiatorHandle: String
     public var initiatorName: String?
     public var shareOptions: ShareOptions?
+    /// The window every identity added without one gets, from the moment it is added
+    /// (SPEC "Time-bound access"); absent: such identities have no window.
+    public var defaultAccess: DefaultAccessBody?
 
-    public init(localIdentifier: String, title: String, initiatorHandle: String, initiatorName: String? = nil, shareOptions: ShareOptions? = nil) {
+    public init(
+        localIdentifier: String, title: String, initiatorHandle: String, initiatorName: String? = nil, shareOptions: ShareOptions? = nil,
+        defaultAccess: DefaultAccessBody? = nil
+    ) {
         self.localIdentifier = localIdentifier
         self.title = title
         self.initiatorHandle = initiatorHandle
         self.initiatorName = initiatorName
         self.shareOptions = shareOptions
+        self.defaultAccess = defaultAccess
     }
+}
+
+/// A start's `defaultAccess`: `{"duration": "P7D"}`, an ISO 8601 duration (`PnYnMnWnDTnHnMnS`,
+/// e.g. `P7D`, `PT12H`, `P1DT12H`) of at least 1 second and at most 100 years; the server
+/// refuses anything else with 400 `invalid_window`.
+public struct DefaultAccessBody: Codable, Sendable, Hashable {
+    public var duration: String
+
+    public init(duration: String) { self.duration = duration }
 }
 
 public struct StartResponse: Codable, Sendable, Hashable {
@@ -33,28 +49,33 @@ public struct StartResponse: Codable, Sendable, Hashable {
     }
 }
 
-/// `POST /v1/collaborations/{id}/participants`: root hashes, base64.
-public struct ParticipantsRequest: Codable, Sendable, Hashable {
-    public var added: [String]?
-    public var removed: [String]?
-
-    public init(added: [String]? = nil, removed: [String]? = nil) {
-        self.added = added
-        self.removed = removed
-    }
-}
-
 public struct ParticipantsResponse: Codable, Sendable, Hashable {
     public var added: [String]
     public var removed: [String]
     public var revokedAccounts: [String]
+    /// The identities whose window `windows` changed (an entry equal to the window an identity
+    /// already has changes nothing and is not listed).
+    public var windowsChanged: [String]
     public var position: Int64
 
-    public init(added: [String], removed: [String], revokedAccounts: [String], position: Int64) {
+    public init(added: [String], removed: [String], revokedAccounts: [String], windowsChanged: [String] = [], position: Int64) {
         self.added = added
         self.removed = removed
         self.revokedAccounts = revokedAccounts
+        self.windowsChanged = windowsChanged
         self.position = position
+    }
+
+    enum CodingKeys: String, CodingKey { case added, removed, revokedAccounts, windowsChanged, position }
+
+    /// An answer without `windowsChanged` (a server from before windows) reads as none changed.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        added = try c.decode([String].self, forKey: .added)
+        removed = try c.decode([String].self, forKey: .removed)
+        revokedAccounts = try c.decode([String].self, forKey: .revokedAccounts)
+        windowsChanged = try c.decodeIfPresent([String].self, forKey: .windowsChanged) ?? []
+        position = try c.decode(Int64.self, forKey: .position)
     }
 }
 

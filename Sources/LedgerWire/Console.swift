@@ -82,18 +82,46 @@ public struct LogStatus: Codable, Sendable, Hashable {
             self.status = status
         }
     }
+    /// The expiry service (SPEC "Time-bound access").
+    public struct Expiry: Codable, Sendable, Hashable {
+        /// Whether an instance holds the expiry service's lease.
+        public var running: Bool
+        /// The earliest `notAfter` of a window not yet expired (null: none).
+        public var nextDueAt: Date?
+        /// Windows more than a second past their `notAfter` without their `AccessExpired`.
+        public var overdue: Int64
+
+        public init(running: Bool, nextDueAt: Date?, overdue: Int64) {
+            self.running = running
+            self.nextDueAt = nextDueAt
+            self.overdue = overdue
+        }
+
+        /// `nextDueAt` is written as null, not left out.
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(running, forKey: .running)
+            try c.encode(nextDueAt, forKey: .nextDueAt)
+            try c.encode(overdue, forKey: .overdue)
+        }
+    }
     public var head: Int64
     public var checkpoint: PublishedCheckpoint?
     /// Events past the published checkpoint, and the age of the oldest of them.
     public var checkpointLagEvents: Int64
     public var checkpointLagSeconds: Double
     public var projections: [Projection]
+    public var expiry: Expiry
 
-    public init(head: Int64, checkpoint: PublishedCheckpoint?, checkpointLagEvents: Int64, checkpointLagSeconds: Double, projections: [Projection]) {
+    public init(
+        head: Int64, checkpoint: PublishedCheckpoint?, checkpointLagEvents: Int64, checkpointLagSeconds: Double, projections: [Projection],
+        expiry: Expiry
+    ) {
         self.head = head
         self.checkpoint = checkpoint
         self.checkpointLagEvents = checkpointLagEvents
         self.checkpointLagSeconds = checkpointLagSeconds
         self.projections = projections
+        self.expiry = expiry
     }
 }

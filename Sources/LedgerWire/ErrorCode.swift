@@ -15,6 +15,7 @@ public enum ErrorCode: String, CaseIterable, Sendable, Codable {
     case invalidShareOptions = "invalid_share_options"
     case invalidHighlight = "invalid_highlight"
     case conflictingIdentities = "conflicting_identities"
+    case invalidWindow = "invalid_window"
     case invalidIdempotencyKey = "invalid_idempotency_key"
     case invalidPublicKey = "invalid_public_key"
     case invalidInclusionPath = "invalid_inclusion_path"
@@ -60,8 +61,8 @@ public enum ErrorCode: String, CaseIterable, Sendable, Codable {
     public var status: Int {
         switch self {
         case .invalidRequest, .malformedJSON, .missingField, .wrongType, .invalidValue, .invalidBase64, .invalidLength, .invalidQuery,
-            .invalidCursor, .invalidShareOptions, .invalidHighlight, .conflictingIdentities, .invalidIdempotencyKey, .invalidPublicKey,
-            .invalidInclusionPath, .invalidSignatureEncoding, .invalidWebhookURL, .httpError:
+            .invalidCursor, .invalidShareOptions, .invalidHighlight, .conflictingIdentities, .invalidWindow, .invalidIdempotencyKey,
+            .invalidPublicKey, .invalidInclusionPath, .invalidSignatureEncoding, .invalidWebhookURL, .httpError:
             400
         case .unauthorized, .invalidToken, .reservedAccount: 401
         case .notOwner, .notOwnerOrAuditor, .notAuditor, .noAccess, .notPrivacyOfficer, .proofRejected: 403
@@ -91,7 +92,9 @@ public enum ErrorCode: String, CaseIterable, Sendable, Codable {
         case .invalidCursor: "the cursor was not issued for this list (or was altered)"
         case .invalidShareOptions: "share options break a rule (a picker needs exactly one selection, ids are unique)"
         case .invalidHighlight: "a highlight's kind, trigger or mentioned identity do not go together"
-        case .conflictingIdentities: "an identity is both added and removed in one update"
+        case .conflictingIdentities: "an identity is both added and removed in one update, or its window is also set (or set twice)"
+        case .invalidWindow:
+            "an access window or default access is not acceptable (a bound outside the years 1 to 9999, notBefore not before notAfter, a duration that is not ISO 8601 or not between 1 second and 100 years)"
         case .invalidIdempotencyKey: "the Idempotency-Key header is empty or longer than 255 characters"
         case .invalidPublicKey: "the proof's key is not a 65-byte uncompressed P-256 point"
         case .invalidInclusionPath: "the proof's inclusion hashes or key index are malformed"
@@ -115,7 +118,7 @@ public enum ErrorCode: String, CaseIterable, Sendable, Codable {
         case .tooManyWebhooks: "the account holds the most webhooks it may"
         case .payloadTooLarge: "the body is over the limit"
         case .idempotencyKeyReused: "this Idempotency-Key was used for a different request"
-        case .unknownIdentity: "the mentioned identity is not a current participant"
+        case .unknownIdentity: "the mentioned identity, or one whose window is set, is not a current participant"
         case .tooManyRejections: "too many refused proofs from this account; retry after Retry-After"
         case .internalError: "an unexpected server error (logged)"
         case .databaseUnavailable: "the database is unavailable for the moment; retry after Retry-After"

@@ -5,15 +5,19 @@ import Foundation
 
 /// `GET /v1/collaborations/{id}`.
 public struct Collaboration: Codable, Sendable, Hashable {
+    /// Identities by state, as of now: an invited or granted identity whose window has ended
+    /// counts as expired, whether or not its `AccessExpired` is in the log yet.
     public struct MemberCounts: Codable, Sendable, Hashable {
         public var invited: Int
         public var granted: Int
         public var removed: Int
+        public var expired: Int
 
-        public init(invited: Int, granted: Int, removed: Int) {
+        public init(invited: Int, granted: Int, removed: Int, expired: Int) {
             self.invited = invited
             self.granted = granted
             self.removed = removed
+            self.expired = expired
         }
     }
     public var collaborationId: String
@@ -77,20 +81,32 @@ public struct Members: Codable, Sendable, Hashable {
     public struct Member: Codable, Sendable, Hashable {
         /// Base64 of the identity's root hash; `rootHashData` for the bytes.
         public var rootHash: String
-        /// `invited`, `granted` or `removed`.
+        /// `invited`, `granted` or `expired` (removed identities are not listed). Time-correct:
+        /// read now or `asOf`, an invited or granted identity whose window had ended by then is
+        /// `expired`, even before its `AccessExpired` is in the log; `atPosition`, by the events.
         public var state: String
+        /// The account that holds (or, expired, held) access through the identity.
         public var accountId: String?
         public var invitedAt: Date?
         public var grantedAt: Date?
+        /// The identity's access window (absent bounds: none): it may prove access from
+        /// `notBefore` until `notAfter`.
+        public var notBefore: Date?
+        public var notAfter: Date?
 
         public var rootHashData: Data? { Data(base64Encoded: rootHash) }
 
-        public init(rootHash: String, state: String, accountId: String? = nil, invitedAt: Date? = nil, grantedAt: Date? = nil) {
+        public init(
+            rootHash: String, state: String, accountId: String? = nil, invitedAt: Date? = nil, grantedAt: Date? = nil,
+            notBefore: Date? = nil, notAfter: Date? = nil
+        ) {
             self.rootHash = rootHash
             self.state = state
             self.accountId = accountId
             self.invitedAt = invitedAt
             self.grantedAt = grantedAt
+            self.notBefore = notBefore
+            self.notAfter = notAfter
         }
     }
     public var collaborationId: String
@@ -219,13 +235,17 @@ public struct AccessAudit: Codable, Sendable, Hashable {
         public var collaborationId: String
         public var accountId: String
         public var rootHash: String
+        /// `granted`, `revoked` or `expired` (the identity's window ended: access lost at `dueAt`).
         public var change: String
         public var reason: String?
         public var actor: String?
+        /// An expiry's `dueAt`: the end of the window (`time` is when the expiry was recorded,
+        /// at or after it).
+        public var dueAt: Date?
 
         public init(
             position: Int64, time: Date, collaborationId: String, accountId: String, rootHash: String, change: String, reason: String?,
-            actor: String?
+            actor: String?, dueAt: Date? = nil
         ) {
             self.position = position
             self.time = time
@@ -235,6 +255,7 @@ public struct AccessAudit: Codable, Sendable, Hashable {
             self.change = change
             self.reason = reason
             self.actor = actor
+            self.dueAt = dueAt
         }
     }
     public var records: [Record]

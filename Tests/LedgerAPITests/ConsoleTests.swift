@@ -47,6 +47,7 @@ struct ConsoleTests {
                 "OWNER_TOKEN": try await server.authority.issue(account: "devin"),
                 "AUDITOR_TOKEN": try await server.authority.issue(account: "auditor", roles: ["auditor"]),
                 "OTHER_TOKEN": try await server.authority.issue(account: "stranger"),
+                "WINDOW_TOKEN": try await server.authority.issue(account: "erin"),
                 "COLLABORATION_ID": id, "EXPECTED_GRANTS": "3", "EXPECTED_REVOCATIONS": "1", "REMOVED_ACCOUNT": "alice",
                 "BEFORE_REMOVAL": APIJSON.time(beforeRemoval), "AUDIT_ACCOUNT": "bob",
                 "XSS_COLLABORATION_ID": xss.identifier, "XSS_TITLE": Self.xssTitle,

@@ -94,7 +94,7 @@ struct ErrorCatalogueTests {
             #expect(reason.message == "\(reason.rawValue): \(reason.meaning)")
         }
         let rejections: [ProofRejection] = [
-            .invalidKey("k"), .invalidPath("p"), .badSignature, .unknownIdentity, .identityRemoved, .identityClaimed,
+            .invalidKey("k"), .invalidPath("p"), .badSignature, .unknownIdentity, .identityRemoved, .identityClaimed, .accessNotYetValid, .accessExpired,
             .challengeUnknown, .challengeExpired, .challengeUsed, .challengeWrongAccount, .challengeWrongCollaboration,
         ]
         for rejection in rejections {

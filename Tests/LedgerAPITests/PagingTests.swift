@@ -235,7 +235,7 @@ struct PagingTests {
             #expect(Set(lines.compactMap { try? JSONDecoder().decode(JSONValue.self, from: Data($0.utf8))["position"]?.int }).count == count)
             let csv = try await api.call(.get, "/v1/audit/access?collaboration=\(id)&format=csv", as: "auditor", roles: ["auditor"])
             let rows = csv.raw.split(separator: "\r\n")
-            #expect(rows.first == "position,time,collaborationId,accountId,rootHash,change,reason,actor")
+            #expect(rows.first == "position,time,collaborationId,accountId,rootHash,change,reason,actor,dueAt")
             #expect(rows.count == count + 1)
         }
     }

@@ -37,29 +37,29 @@ struct CommandTests {
     func participants() throws {
         var state = started()
         #expect(throws: DomainError.self) {
-            try CollaborationDecisions.updateParticipants(state: state, actor: "mallory", added: [hash(1)], removed: [])
+            try CollaborationDecisions.updateParticipants(state: state, actor: "mallory", added: [(hash(1), nil)], removed: [], now: Date())
         }
         #expect(throws: DomainError.self) {
-            try CollaborationDecisions.updateParticipants(state: state, actor: "owner", added: [hash(1)], removed: [hash(1)])
+            try CollaborationDecisions.updateParticipants(state: state, actor: "owner", added: [(hash(1), nil)], removed: [hash(1)], now: Date())
         }
-        let first = try CollaborationDecisions.updateParticipants(state: state, actor: "owner", added: [hash(1), hash(2), hash(1)], removed: [hash(9)])
+        let first = try CollaborationDecisions.updateParticipants(state: state, actor: "owner", added: [(hash(1), nil), (hash(2), nil), (hash(1), nil)], removed: [hash(9)], now: Date())
         #expect(first.added == [hash(1), hash(2)] && first.removed.isEmpty)
         first.events.forEach { state.apply($0) }
         state.apply(.accessGranted(.init(
             rootHash: hash(1), account: "alice", proofRequestId: "r", challengeId: "c",
             proof: IdentityProof(publicKey: [4], publicKeyIndex: 0, inclusionHashes: []), challenge: [1], signature: [2])))
         #expect(state.hasAccess("alice"))
-        let removal = try CollaborationDecisions.updateParticipants(state: state, actor: "owner", added: [], removed: [hash(1), hash(2)])
+        let removal = try CollaborationDecisions.updateParticipants(state: state, actor: "owner", added: [], removed: [hash(1), hash(2)], now: Date())
         #expect(removal.removed == [hash(1), hash(2)])
         #expect(removal.revokedAccounts == ["alice"])
         removal.events.forEach { state.apply($0) }
         #expect(!state.hasAccess("alice"))
-        #expect(CollaborationDecisions.decideAccess(state: state, rootHash: hash(1), account: "alice") == .identityRemoved)
-        let again = try CollaborationDecisions.updateParticipants(state: state, actor: "owner", added: [hash(1)], removed: [])
+        #expect(CollaborationDecisions.decideAccess(state: state, rootHash: hash(1), account: "alice", now: Date()) == .identityRemoved)
+        let again = try CollaborationDecisions.updateParticipants(state: state, actor: "owner", added: [(hash(1), nil)], removed: [], now: Date())
         #expect(again.added == [hash(1)])
         again.events.forEach { state.apply($0) }
-        #expect(CollaborationDecisions.decideAccess(state: state, rootHash: hash(1), account: "alice") == nil)
-        #expect(CollaborationDecisions.decideAccess(state: state, rootHash: hash(7), account: "alice") == .unknownIdentity)
+        #expect(CollaborationDecisions.decideAccess(state: state, rootHash: hash(1), account: "alice", now: Date()) == nil)
+        #expect(CollaborationDecisions.decideAccess(state: state, rootHash: hash(7), account: "alice", now: Date()) == .unknownIdentity)
     }
 
     @Test("highlights: access required, triggers checked, mentions name a current identity, membership is derived")

@@ -33,10 +33,12 @@ export function showAudit() {
       const r = await api(url('/v1/audit/access', { ...applied, limit: PAGE, cursor }));
       return { items: r.records, nextCursor: r.nextCursor };
     },
+    // An expiry (change "expired") is recorded at or after its dueAt: the reason column says when it was due.
     row: (a) => el('tr', { class: 'audit-row', 'data-account': a.accountId, 'data-change': a.change },
       el('td', { class: 'num' }, String(a.position)), el('td', {}, time(a.time)),
       el('td', {}, collabLink(a.collaborationId)), el('td', { class: 'audit-account' }, personal(a.accountId)),
-      el('td', { class: 'change-' + cssName(a.change) }, a.change), el('td', {}, optional(a.reason)),
+      el('td', { class: 'change-' + cssName(a.change) }, a.change),
+      el('td', {}, a.dueAt ? ['window ended, due ', time(a.dueAt)] : optional(a.reason)),
       el('td', {}, optional(a.actor)), el('td', {}, code(a.rootHash))),
   });
   form.addEventListener('submit', (ev) => { ev.preventDefault(); applied = filters(); table.reload(); });

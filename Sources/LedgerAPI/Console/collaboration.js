@@ -36,7 +36,8 @@ export function showCollaboration(id) {
       ['Initiator handle', personal(c.initiatorHandle), 'collab-initiator-handle'],
       ['Initiator name', c.title === null ? personal(c.initiatorName) : optional(c.initiatorName), 'collab-initiator-name'],
       ['Started', time(c.startedAt), 'collab-started'],
-      ['Members', `${counts.invited} invited, ${counts.granted} granted, ${counts.removed} removed`, 'collab-counts'],
+      ['Members', `${counts.invited} invited, ${counts.granted} granted, ${counts.removed} removed` +
+        (Number.isInteger(counts.expired) ? `, ${counts.expired} expired` : ''), 'collab-counts'],
       ['Universal link', code(c.universalLink), 'collab-link'],
       ['Log position', optional(c.position), 'collab-position'],
     ]));

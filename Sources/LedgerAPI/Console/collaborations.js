@@ -15,7 +15,7 @@ export function showCollaborations() {
   let q = '';
   const table = pagedTable(list, {
     name: 'collab', label: 'Collaborations', live, empty: 'No collaborations.',
-    columns: ['Local identifier', 'Title', 'Owner', 'Started', 'Invited', 'Granted', 'Removed', 'Collaboration ID'],
+    columns: ['Local identifier', 'Title', 'Owner', 'Started', 'Invited', 'Granted', 'Removed', 'Expired', 'Collaboration ID'],
     load: async (cursor) => {
       const r = await api(url('/v1/collaborations', { q, limit: PAGE, cursor }));
       return { items: r.collaborations, nextCursor: r.nextCursor };
@@ -28,7 +28,8 @@ export function showCollaborations() {
         el('td', {}, personal(c.owner)),
         el('td', {}, time(c.startedAt)),
         el('td', { class: 'num' }, optional(counts.invited)), el('td', { class: 'num' }, optional(counts.granted)),
-        el('td', { class: 'num' }, optional(counts.removed)), el('td', {}, code(c.collaborationId)));
+        el('td', { class: 'num' }, optional(counts.removed)), el('td', { class: 'num' }, optional(counts.expired)),
+        el('td', {}, code(c.collaborationId)));
     },
   });
   form.addEventListener('submit', (ev) => { ev.preventDefault(); q = search.value.trim(); table.reload(); });

@@ -1,5 +1,6 @@
 // Log health (#/health): the latest published checkpoint (the signed note's own figures, and
-// when and by whom from /v1/log/status), the checkpoint lag and the projections' lag.
+// when and by whom from /v1/log/status), the checkpoint lag, the expiry service and the
+// projections' lag.
 import { el, setState, optional, time, code, cssName, details } from './dom.js';
 import { api } from './api.js';
 import { begin, heading, section, focusHeading, report } from './ui.js';
@@ -18,10 +19,11 @@ export function showHealth() {
   const refresh = el('button', { type: 'button', id: 'health-refresh' }, 'Refresh');
   const cp = section('checkpoint', 'Latest published checkpoint');
   const lag = section('lag', 'Checkpoint lag');
+  const expiry = section('expiry', 'Access expiry');
   const proj = section('projections', 'Projections');
-  main.append(heading('Log health'), refresh, cp, lag, proj);
+  main.append(heading('Log health'), refresh, cp, lag, expiry, proj);
   refresh.addEventListener('click', () => showHealth());   // the view drawn anew
-  for (const s of [cp, lag, proj]) { s.append(el('p', { class: 'section-error' })); setState(s, 'loading'); }
+  for (const s of [cp, lag, expiry, proj]) { s.append(el('p', { class: 'section-error' })); setState(s, 'loading'); }
 
   const status = api('/v1/log/status');
   const note = api('/v1/log/checkpoint', { raw: true, accept: 'text/plain' }).then((r) => r.text());
@@ -50,7 +52,7 @@ export function showHealth() {
       report(n.status === 'rejected' ? n.reason : new Error('no checkpoint'), cp);
     }
     if (s.status === 'rejected') {
-      for (const sec of [lag, proj]) { setState(sec, 'error'); report(s.reason, sec); }
+      for (const sec of [lag, expiry, proj]) { setState(sec, 'error'); report(s.reason, sec); }
       return;
     }
     lag.append(details([
@@ -59,6 +61,7 @@ export function showHealth() {
       ['Seconds behind', optional(st.checkpointLagSeconds), 'health-lag-seconds'],
     ]));
     setState(lag, 'ready');
+    showExpiry(expiry, st.expiry);
     const rows = (st.projections || []).map((p) => el('tr', { class: 'projection-row', 'data-name': p.name },
       el('td', {}, p.name), el('td', { class: 'num' }, optional(p.position)), el('td', { class: 'num' }, optional(p.lagEvents)),
       el('td', { class: 'num' }, optional(p.lagSeconds)), el('td', { class: 'status-' + cssName(p.status) }, optional(p.status))));
@@ -69,4 +72,27 @@ export function showHealth() {
     setState(proj, 'ready');
   });
   focusHeading();
+}
+
+// The expiry service (SPEC "Time-bound access"): whether an instance holds its lease, the next
+// window due and how many are overdue (due more than a second ago without their AccessExpired).
+// #expiry[data-running][data-overdue] > #health-expiry-running, #health-expiry-next, #health-expiry-overdue.
+function showExpiry(section, x) {
+  if (!x || typeof x !== 'object') {
+    section.append(el('p', { id: 'health-expiry-running', class: 'help' }, 'This ledger does not report an expiry service.'));
+    setState(section, 'ready');
+    return;
+  }
+  const running = x.running === true, overdue = Number.isInteger(x.overdue) ? x.overdue : null;
+  section.dataset.running = String(running);
+  section.dataset.overdue = overdue === null ? '' : String(overdue);
+  section.append(details([
+    ['Service', el('span', { class: running ? 'status-running' : 'status-stopped' }, running ? 'running' : 'not running'),
+      'health-expiry-running'],
+    ['Next window due', x.nextDueAt ? time(x.nextDueAt) : el('span', { class: 'none' }, 'none'), 'health-expiry-next'],
+    ['Overdue windows', el('span', { class: overdue ? 'status-overdue' : null }, optional(overdue)), 'health-expiry-overdue'],
+  ]), el('p', { class: 'help' }, running
+    ? 'One instance holds the expiry lease and appends AccessExpired when a window ends; overdue ones are appended at once with their true due time.'
+    : 'No instance holds the expiry lease: windows that end are not recorded until one runs (ledger serve or ledger project).'));
+  setState(section, 'ready');
 }

@@ -27,11 +27,6 @@ function account(a) {
   if (a.startsWith('erased:')) return { kind: 'erased-account', text: a };
   return a;
 }
-function accounts(list) {   // ["a", "b"] → a, b (as parts)
-  const parts = [];
-  list.forEach((a, i) => { if (i) parts.push(', '); parts.push(account(a)); });
-  return parts;
-}
 // "bob's device": a possessive only for a plain name, "a device of …" for an erased one.
 const devicesOf = (a) => typeof account(a) === 'string' && isText(a) ? [a + "'s device"] : ['a device of ', account(a)];
 const by = (actor) => isText(actor) ? [' by ', account(actor)] : [];
@@ -51,16 +46,32 @@ export function moment(iso) {
   return `${m[1]} ${m[2]}${m[3] && m[3] !== '00' ? ':' + m[3] : ''}${m[4] === 'Z' ? ' UTC' : m[4] ? ' ' + m[4] : ''}`;
 }
 const at = (iso) => isText(iso) ? { kind: 'time', text: timeOfDay(iso), datetime: iso } : 'an unknown time';
-const when = (iso) => isText(iso) ? { kind: 'time', text: moment(iso), datetime: iso } : 'an unknown time';
+// A moment as a part: "2026-12-01 10:00 UTC" in a <time>.
+export const when = (iso) => isText(iso) ? { kind: 'time', text: moment(iso), datetime: iso } : 'an unknown time';
 
-// An access window (notBefore/notAfter: coming, so read defensively) as parts: "from … until …",
-// either side left out when absent; null when neither is there. The sentences and the members
-// table (members.js, through partNodes) both show it.
+// An access window (notBefore/notAfter, absent in events older than windows) as parts: "from …
+// until …", either side left out when absent; null when neither is there. The sentences and the
+// members table (members.js, through partNodes) both show it.
 export function accessWindow(notBefore, notAfter) {
   if (isText(notBefore) && isText(notAfter)) return ['from ', when(notBefore), ' until ', when(notAfter)];
   if (isText(notAfter)) return ['until ', when(notAfter)];
   if (isText(notBefore)) return ['from ', when(notBefore)];
   return null;
+}
+// "; access until …" after an invitation or a grant that carries a window, nothing otherwise.
+const windowSuffix = (d) => { const w = accessWindow(d.notBefore, d.notAfter); return w ? ['; access ', ...w] : []; };
+// A window set anew: "to 2026-12-01 10:00 UTC – 2026-12-08 10:00 UTC", "to end at …", "to start at … (no end)".
+const range = (d) => !isText(d.notBefore) ? ['to end at ', when(d.notAfter)]
+  : !isText(d.notAfter) ? ['to start at ', when(d.notBefore), ' (no end)'] : ['to ', when(d.notBefore), ' – ', when(d.notAfter)];
+// A due time beside the moment recorded: its time of day when on the same day, else the whole moment.
+const sameDay = (a, b) => isText(a) && isText(b) && a.slice(0, 10) === b.slice(0, 10) && /Z$/.test(a) && /Z$/.test(b);
+const due = (iso, recorded) => !isText(iso) ? 'an unknown time'
+  : { kind: 'time', text: sameDay(iso, recorded) ? timeOfDay(iso).replace(/ UTC$/, '') : moment(iso), datetime: iso };
+// "bob's access", "the access of erased:psn-…", "access" (no account had proved it).
+function accessOf(d) {
+  if (!('account' in d) || d.account === undefined) return ['access'];
+  const a = account(d.account);
+  return typeof a === 'string' && isText(d.account) ? [d.account + "'s access"] : ['the access of ', a];
 }
 
 // One sentence per event type, as parts, in the timeline's lane order (EVENT_TYPES). Unknown
@@ -73,7 +84,7 @@ const sentences = {
   },
   IdentityAdded: (d, e) => {
     const list = Array.isArray(d.rootHashes) ? d.rootHashes : [d.rootHash];
-    if (list.length === 1) return ['identity ', hash(list[0]), ' added', ...by(e.actor)];
+    if (list.length === 1) return ['identity ', hash(list[0]), ' added', ...by(e.actor), ...windowSuffix(d)];
     const hashes = [];
     list.forEach((h, i) => { if (i) hashes.push(', '); hashes.push(hash(h)); });
     return [`${list.length} identities added (`, ...hashes, ')', ...by(e.actor)];
@@ -86,20 +97,20 @@ const sentences = {
     ...(Number.isInteger(d.publicKeyIndex) ? [`key ${d.publicKeyIndex} of `] : []), 'identity ', hash(d.rootHash),
     ') proved access at ', at(e.time),
     // Grants recorded before the verifiable log kept no challenge, signature or inclusion hashes.
-    ...('challenge' in d ? [] : [' (its proof was not recorded)'])],
-  // Coming (not yet recorded by this ledger): an identity's access limited to a window.
-  AccessWindowChanged: (d, e) => [
-    'access through identity ', hash(d.rootHash), ' window changed: ',
-    ...(accessWindow(d.notBefore, d.notAfter) || ['no limit']),
-    ...(Array.isArray(d.accounts) && d.accounts.length ? [' (access of ', ...accounts(d.accounts), ')'] : []), ...by(e.actor)],
-  // Coming: access ended by its window, recorded at (or after) dueAt.
-  AccessExpired: (d, e) => {
-    const who = Array.isArray(d.accounts) && d.accounts.length ? accounts(d.accounts)
-      : 'account' in d ? [account(d.account)] : null;
-    const due = isText(d.dueAt) ? d.dueAt : d.notAfter;
-    return [...(who ? ['access of ', ...who, ' through identity '] : ['access through identity ']), hash(d.rootHash),
-      ' expired at ', at(e.time), ...(isText(due) ? [' (due ', when(due), ')'] : [])];
+    ...('challenge' in d ? [] : [' (its proof was not recorded)']), ...windowSuffix(d)],
+  // The owner set a current identity's window anew: "devin set identity +Dnkn…'s window to A – B".
+  AccessWindowChanged: (d, e) => {
+    const who = isText(e.actor) && e.actor !== 'ledger' ? account(e.actor) : 'the owner';
+    return isText(d.notBefore) || isText(d.notAfter)
+      ? [who, ' set identity ', hash(d.rootHash), "'s window ", ...range(d)]
+      : [who, ' lifted identity ', hash(d.rootHash), "'s window (no limit now)"];
   },
+  // Access ended by its window, appended by the ledger at (or, after downtime, later than) dueAt:
+  // "bob's access through identity +Dnkn… expired at 11:47:15 UTC (due 11:47:15)".
+  AccessExpired: (d, e) => [
+    ...accessOf(d), ' through identity ', hash(d.rootHash), ' expired at ', at(e.time),
+    ...(isText(d.dueAt) ? [' (due ', due(d.dueAt, e.time), ')'] : []),
+    ...(!('account' in d) || d.account === undefined ? ['; no account had proved it'] : [])],
   AccessRevoked: (d, e) => [
     'access of ', account(d.account), ' through identity ', hash(d.rootHash), ' revoked', ...by(e.actor),
     ...(isText(d.reason) ? [` (${words(d.reason)})`] : [])],

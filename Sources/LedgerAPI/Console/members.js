@@ -1,25 +1,33 @@
 // A collaboration's members now or at a moment: a time typed (asOf) or a timeline mark picked
 // (atPosition). The browser test's contract: input#asof-input, button#asof-apply, button#asof-now,
 // #members[data-moment] (the moment the shown rows are for: "now", the typed time or the picked
-// mark's time), tr.member-row[data-account][data-state].
+// mark's time), tr.member-row[data-account][data-state=invited|granted|removed|expired]
+// [data-not-before][data-not-after] > td.member-window > span.access-window.
 import { el, personal, optional, time, code, cssName } from './dom.js';
 import { api, url } from './api.js';
 import { pagedTable } from './ui.js';
-import { accessWindow, partNodes } from './history.js';
+import { when, partNodes } from './history.js';
 
-// A member's access window (notBefore/notAfter: coming): "from … until …" as the history's
-// sentences word it, "—" when neither is there.
-function windowCell(m) {
-  const parts = accessWindow(m.notBefore, m.notAfter);
-  return parts ? el('span', { class: 'access-window' }, partNodes(parts)) : optional(null);
+// A member's access window at the moment shown (at, in ms): its start only while still ahead
+// ("from …"), its end as "until …" while ahead and "ended …" once past; "—" without a window.
+function windowCell(m, at) {
+  const start = Date.parse(m.notBefore), end = Date.parse(m.notAfter);
+  const parts = [];
+  if (Number.isFinite(start) && start > at) parts.push('from ', when(m.notBefore));
+  if (Number.isFinite(end)) parts.push(parts.length ? ' ' : '', end > at ? 'until ' : 'ended ', when(m.notAfter));
+  if (!parts.length) return optional(null);
+  const state = Number.isFinite(end) && end <= at ? ' window-ended' : Number.isFinite(start) && start > at ? ' window-ahead' : '';
+  return el('span', { class: 'access-window' + state }, partNodes(parts));
 }
+// The moment a page of members is for, in ms: now, the typed time or the picked mark's.
+const momentMs = (m) => { const t = m ? Date.parse(m.asOf || m.time) : NaN; return Number.isFinite(t) ? t : Date.now(); };
 
 // Fills the #members section. pick(moment) is what the form asks for (null: now; {asOf}: a typed
 // time); the caller marks the timeline and then calls show(moment). Answers {show, reload, setKnownPosition}:
 // setKnownPosition(p) makes the first page read at least up to log position p (minPosition), so
 // the members are never older than the events already drawn.
 export function membersPanel(members, { base, live, pick }) {
-  let moment = null, knownPosition = null;
+  let moment = null, knownPosition = null, shownAt = Date.now();
   const asOf = el('input', { id: 'asof-input', type: 'text', inputmode: 'text', autocomplete: 'off', spellcheck: 'false',
     placeholder: '2026-11-25T03:43:43.332100Z', 'aria-describedby': 'asof-help' });
   const now = el('button', { type: 'button', id: 'asof-now' }, 'Now');
@@ -39,15 +47,19 @@ export function membersPanel(members, { base, live, pick }) {
       else if (m) params.asOf = m.asOf;
       const when = !m ? 'now' : m.atPosition ? `at ${m.time} (${m.type}, position ${m.atPosition})` : `as of ${m.asOf}`;
       const r = await api(url(base + '/members', params));
+      shownAt = momentMs(m);
       return { items: r.members, nextCursor: r.nextCursor, caption: `Members ${when} (log position ${r.position})`,
         attrs: { moment: m ? (m.asOf || m.time) : 'now' }, announce: `Members ${when}.` };
     },
-    // State "expired" (coming) has its own style, as granted, invited and removed do.
-    row: (m) => el('tr', { class: 'member-row', 'data-account': m.accountId || '', 'data-state': m.state },
+    // Each state has its own style (not colour alone: expired is italic, its row shaded).
+    row: (m) => el('tr', {
+      class: 'member-row', 'data-account': m.accountId || '', 'data-state': m.state,
+      'data-not-before': m.notBefore || '', 'data-not-after': m.notAfter || '',
+    },
       el('td', { class: 'member-account' }, m.accountId === undefined ? optional(null) : personal(m.accountId)),
       el('td', { class: 'member-state state-' + cssName(m.state) }, optional(m.state)),
-      el('td', {}, time(m.invitedAt)), el('td', {}, time(m.grantedAt)), el('td', {}, windowCell(m)),
-      el('td', {}, code(m.rootHash))),
+      el('td', {}, time(m.invitedAt)), el('td', {}, time(m.grantedAt)),
+      el('td', { class: 'member-window' }, windowCell(m, shownAt)), el('td', {}, code(m.rootHash))),
   });
   momentForm.addEventListener('submit', (ev) => {
     ev.preventDefault();

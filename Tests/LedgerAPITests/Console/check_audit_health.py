@@ -1,5 +1,5 @@
 """The access audit filtered by an account and saved as CSV (step 4), and the log health page's
-checkpoint size against the published checkpoint (step 5).
+checkpoint size against the published checkpoint and its expiry service against the API (step 5).
 """
 
 import os
@@ -7,7 +7,8 @@ import os
 from selenium.webdriver.common.by import By
 
 from browser import checkpoint_size, expect_ready, navigate, passed, rows, screenshot, settled, wait
-from console_env import AUDIT_ACCOUNT, DOWNLOAD_DIR
+from console_env import AUDIT_ACCOUNT, AUDITOR_TOKEN, DOWNLOAD_DIR
+from window_setup import call, expect, parse_time
 
 
 def check_audit(driver):
@@ -50,5 +51,30 @@ def check_health(driver):
         f"the health page shows checkpoint size {shown_size}; the published checkpoint was {before} before and {after} after"
     wait(driver, settled("lag"), "the checkpoint lag")
     wait(driver, settled("projections"), "the projections")
+    expiry = check_expiry_health(driver)
     screenshot(driver, "health.png")
-    passed(f"5 the health page shows checkpoint size {shown_size} (published: {before} before, {after} after)")
+    passed(f"5 the health page shows checkpoint size {shown_size} (published: {before} before, {after} after); "
+           f"the expiry service: {expiry}")
+
+
+def check_expiry_health(driver):
+    """The expiry service as /v1/log/status reports it: running (the test's ledger runs the
+    services of `ledger serve`), its next dueAt (a time or none) and the overdue count."""
+    expect_ready(driver, "expiry", "the expiry service's state")
+    status, answer = call("GET", "/v1/log/status", AUDITOR_TOKEN)
+    reported = expect(status, answer, (200,), "the log's status").get("expiry")
+    assert isinstance(reported, dict) and reported.get("running") is True, \
+        f"/v1/log/status reports the expiry service as {reported!r}, not running"
+    section = driver.find_element(By.ID, "expiry")
+    running = driver.find_element(By.ID, "health-expiry-running").text.strip()
+    assert running == "running" and section.get_attribute("data-running") == "true", \
+        f"the health page shows the expiry service as {running!r} (data-running={section.get_attribute('data-running')!r})"
+    following = driver.find_element(By.ID, "health-expiry-next")
+    times = following.find_elements(By.TAG_NAME, "time")
+    if times:
+        parse_time(times[0].get_attribute("datetime"))   # a real RFC 3339 time
+    else:
+        assert following.text.strip() == "none", f"the next window due reads {following.text!r}, neither a time nor 'none'"
+    overdue = driver.find_element(By.ID, "health-expiry-overdue").text.strip()
+    assert overdue.isdigit(), f"the overdue windows read {overdue!r}, not a count"
+    return f"{running}, next due {following.text.strip()}, {overdue} overdue"

@@ -31,4 +31,8 @@ DOWNLOAD_DIR = os.path.abspath(env("DOWNLOAD_DIR"))
 CHROMIUM = env("CHROMIUM_BINARY", "/usr/bin/chromium")
 CHROMEDRIVER = env("CHROMEDRIVER", "/usr/bin/chromedriver")
 TIMEOUT = float(env("CONSOLE_TIMEOUT", "20"))
+# The account a device proves access for inside a short window (window_setup.py); without one the
+# owner's own account proves it. The window ends WINDOW_SECONDS after it is set up.
+WINDOW_TOKEN = os.environ.get("WINDOW_TOKEN") or OWNER_TOKEN
+WINDOW_SECONDS = float(env("WINDOW_SECONDS", "8"))
 CONSOLE_URL = LEDGER_URL + "/console"

@@ -24,12 +24,16 @@ Inputs (environment):
   SCREENSHOT_DIR        PNGs of each page are saved there (created)
   DOWNLOAD_DIR          Chromium's download directory (created)
 Optional: CHROMIUM_BINARY (/usr/bin/chromium), CHROMEDRIVER (/usr/bin/chromedriver),
-          CONSOLE_TIMEOUT (seconds per wait, 20).
+          CONSOLE_TIMEOUT (seconds per wait, 20), WINDOW_TOKEN (the account granted for a few
+          seconds; the owner's when absent), WINDOW_SECONDS (how long that window lasts, 8).
 console_env.py reads them. The checks live beside this script (Python puts its folder on sys.path):
   browser.py             the browser and the helpers every check uses
   check_files.py         the icon and the modules served, nothing else under /console/
   check_collaboration.py search by title, the timeline, the history, the members, phone width
-  check_audit_health.py  the access audit and its CSV, the log health page
+  check_audit_health.py  the access audit and its CSV, the log health page (the expiry service too)
+  window_setup.py        through the API: a collaboration whose identity is granted for
+                         WINDOW_SECONDS (a real device proof, device.py), then the wait for its expiry
+  check_windows.py       that window on the timeline, in the members, history and audit
   check_access.py        signing in, the XSS page, the browser's console, another account
 
 The console's DOM contract (console.js and the modules it imports build it; keep them in step):
@@ -54,17 +58,29 @@ The console's DOM contract (console.js and the modules it imports build it; keep
       (tabindex=0, role=button, aria-label "<type> at <time>, log position <n>"; Enter/click picks
       that position); input#asof-input (RFC 3339), button#asof-apply, button#asof-now;
       #members[data-moment] = the moment the shown rows are for ("now", the typed time, or the
-      picked mark's data-time); tr.member-row[data-account][data-state=invited|granted|removed];
+      picked mark's data-time); tr.member-row[data-account][data-state=invited|granted|removed|expired]
+      [data-not-before][data-not-after] > td.member-window ("until <time>", "ended <time>", a start
+      only while ahead); #collab-counts "… removed, N expired";
       tr.history-row[data-type][data-position] > td.event-what holding p.event-sentence (the event
       as a sentence, e.g. "… started the collaboration …", "bob's device (key 0 of identity +Dnkn…)
       proved access at …") and details.raw-event > summary "raw event" + pre (the event as the
-      API returned it, JSON; hidden until the summary is clicked).
+      API returned it, JSON; hidden until the summary is clicked). An expiry reads "bob's access
+      through identity +Dnkn… expired at 11:47:15 UTC (due 11:47:15)".
+  Access windows (windows.js), in svg#timeline-svg below the lanes: one
+      rect.window-bar[data-root-hash][data-start][data-end][data-end-reason=expired|removed|due|open]
+      [data-not-before][data-not-after][data-account][data-granted][data-changes] per stay of an
+      identity with a window, from its grant (else notBefore or invitation) to its end; one
+      rect.expiry-mark[data-root-hash][data-due-at][data-position][data-time][data-account] per
+      AccessExpired, at its dueAt (the bar's end).
   Access audit (#/audit): inputs #audit-account #audit-collaboration #audit-from #audit-to,
       button#audit-apply, button#audit-csv (saves access-audit.csv), button#audit-ndjson (saves
-      access-audit.ndjson); tr.audit-row[data-account] > td.audit-account.
+      access-audit.ndjson); tr.audit-row[data-account][data-change] > td.audit-account (an expiry's
+      reason cell holds its due time).
   Log health (#/health): #health-size (tree size, digits only), #health-root, #health-signed,
       #health-cosigners, #health-signers, #health-head, #health-lag-events, #health-lag-seconds,
-      tr.projection-row[data-name], button#health-refresh, pre#health-note.
+      tr.projection-row[data-name], button#health-refresh, pre#health-note; section#expiry
+      [data-running=true|false][data-overdue] > #health-expiry-running ("running" | "not running"),
+      #health-expiry-next (a <time> or "none"), #health-expiry-overdue (a count).
   Erased values: span.erased "(erased)"; accounts "erased:psn-…" are shown as given, followed by it.
 """
 
@@ -80,10 +96,16 @@ from check_audit_health import check_audit, check_health
 from check_collaboration import (check_history, check_keyboard_pick, check_members_as_of, check_phone_width,
                                  check_timeline, search_by_title)
 from check_files import check_files
+from check_windows import check_windows
 from console_env import SCREENSHOT_DIR
+from window_setup import setup_window, wait_for_expiry
 
 
 def run(driver):
+    # 0. Through the API: an identity granted for WINDOW_SECONDS; it runs out while steps 1-5 go on.
+    window = setup_window()
+    passed(f"0 identity {window.root_hash[:5]}… granted to {window.account} until {window.not_after} "
+           f"in collaboration {window.collaboration_id}")
     # 1. Sign in with the auditor's token through the form (the page's files checked first).
     open_sign_in(driver)
     check_files(driver)
@@ -98,8 +120,13 @@ def run(driver):
     check_phone_width(driver)
     # 4. Access audit filtered by AUDIT_ACCOUNT, and its CSV.
     check_audit(driver)
-    # 5. Log health: the size shown lies between two reads of the published checkpoint.
+    # 5. Log health: the size shown lies between two reads of the published checkpoint; the expiry service.
     check_health(driver)
+    # 5b. Once the ledger has expired the window (polled, with a deadline): timeline, members, history, audit.
+    member, event = wait_for_expiry(window)
+    passed(f"5b the ledger expired the window: the members read {member['state']}, AccessExpired at position "
+           f"{event['position']} recorded {event['time']} (due {event['data']['dueAt']})")
+    check_windows(driver, window, event)
     # 6. The XSS collaboration's page; 6b the browser's console clean so far.
     check_xss_page(driver)
     check_browser_console(driver)
@@ -112,10 +139,10 @@ def run(driver):
 def check_screenshots():
     """Every page's screenshot saved, none empty."""
     expected = ["sign-in.png", "collaborations.png", "collaboration.png", "history.png", "collaboration-phone.png", "audit.png",
-                "health.png"]
+                "health.png", "window.png", "window-phone.png"]
     missing = [n for n in expected if not os.path.getsize(os.path.join(SCREENSHOT_DIR, n))]
     assert not missing, f"empty screenshots: {missing}"
-    passed(f"8 screenshots saved in {SCREENSHOT_DIR}: {', '.join(expected)}, no-access.png")
+    passed(f"8 {len(expected) + 1} screenshots saved in {SCREENSHOT_DIR}: {', '.join(expected)}, no-access.png")
 
 
 def main():

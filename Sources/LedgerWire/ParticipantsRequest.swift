@@ -1,0 +1,103 @@
+import Foundation
+
+/// `POST /v1/collaborations/{id}/participants`: root hashes, base64; each added identity with
+/// an optional access window, and windows set anew on current identities (SPEC "Time-bound
+/// access"). Window bounds are RFC 3339 times (with or without fractional seconds, `Z` or an
+/// offset), kept to the microsecond; this type writes them with six fractional digits, whatever
+/// the encoder's date strategy.
+public struct ParticipantsRequest: Codable, Sendable, Hashable {
+    /// An entry of `added`: on the wire a plain root hash (`"…base64…"`), or an object
+    /// `{rootHash, notBefore?, notAfter?}` for an identity added with a window. Without a bound
+    /// (a string, or an object with neither) the identity gets the start's `defaultAccess`, if any;
+    /// it is written as a plain string then.
+    public struct Added: Codable, Sendable, Hashable, ExpressibleByStringLiteral {
+        public var rootHash: String
+        /// From when the identity may prove access (inclusive); nil: from now.
+        public var notBefore: Date?
+        /// Until when (exclusive); nil: no end.
+        public var notAfter: Date?
+
+        public init(rootHash: String, notBefore: Date? = nil, notAfter: Date? = nil) {
+            self.rootHash = rootHash
+            self.notBefore = notBefore
+            self.notAfter = notAfter
+        }
+
+        public init(stringLiteral rootHash: String) { self.init(rootHash: rootHash) }
+
+        /// Whether the entry names a window (either bound).
+        public var hasWindow: Bool { notBefore != nil || notAfter != nil }
+
+        enum CodingKeys: String, CodingKey { case rootHash, notBefore, notAfter }
+
+        public init(from decoder: any Decoder) throws {
+            if let single = try? decoder.singleValueContainer(), let text = try? single.decode(String.self) {
+                self.init(rootHash: text)
+                return
+            }
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                rootHash: try c.decode(String.self, forKey: .rootHash), notBefore: try RFC3339.decodeIfPresent(c, .notBefore),
+                notAfter: try RFC3339.decodeIfPresent(c, .notAfter))
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            guard hasWindow else {
+                var single = encoder.singleValueContainer()
+                try single.encode(rootHash)
+                return
+            }
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(rootHash, forKey: .rootHash)
+            try RFC3339.encodeIfPresent(notBefore, &c, .notBefore)
+            try RFC3339.encodeIfPresent(notAfter, &c, .notAfter)
+        }
+    }
+
+    /// An entry of `windows`: the window a current identity (invited or granted) has from now on,
+    /// replacing the one it had; neither bound clears it (no window). A window moved or cleared
+    /// before its `notAfter` cancels that expiry.
+    public struct Window: Codable, Sendable, Hashable {
+        public var rootHash: String
+        public var notBefore: Date?
+        public var notAfter: Date?
+
+        public init(rootHash: String, notBefore: Date? = nil, notAfter: Date? = nil) {
+            self.rootHash = rootHash
+            self.notBefore = notBefore
+            self.notAfter = notAfter
+        }
+
+        enum CodingKeys: String, CodingKey { case rootHash, notBefore, notAfter }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                rootHash: try c.decode(String.self, forKey: .rootHash), notBefore: try RFC3339.decodeIfPresent(c, .notBefore),
+                notAfter: try RFC3339.decodeIfPresent(c, .notAfter))
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(rootHash, forKey: .rootHash)
+            try RFC3339.encodeIfPresent(notBefore, &c, .notBefore)
+            try RFC3339.encodeIfPresent(notAfter, &c, .notAfter)
+        }
+    }
+
+    public var added: [Added]?
+    public var removed: [String]?
+    public var windows: [Window]?
+
+    /// Identities added without windows (the start's `defaultAccess` applies), by root hash.
+    public init(added: [String]? = nil, removed: [String]? = nil, windows: [Window]? = nil) {
+        self.init(adding: added.map { $0.map { Added(rootHash: $0) } }, removed: removed, windows: windows)
+    }
+
+    /// Identities added with or without windows.
+    public init(adding added: [Added]?, removed: [String]? = nil, windows: [Window]? = nil) {
+        self.added = added
+        self.removed = removed
+        self.windows = windows
+    }
+}
