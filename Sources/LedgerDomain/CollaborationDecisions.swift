@@ -15,8 +15,9 @@ public enum CollaborationDecisions {
     /// Added and removed identities and changed windows in one update, by the owner only. Adding
     /// a current identity or removing an unknown one changes nothing; a removed identity with an
     /// account revokes it. An identity added without a window gets the start's `defaultAccess`
-    /// from `now`. A window can be set only on a current identity (invited or granted), and a
-    /// window equal to the one it has changes nothing.
+    /// from `now`. A window can be set only on a current identity (invited or granted), must end
+    /// after `now`, and a window equal to the one it has changes nothing; adding a current
+    /// identity with another window than its own is refused (that is a window change).
     public static func updateParticipants(
         state: CollaborationState, actor: String, added: [(RootHash, AccessWindow?)], removed: [RootHash],
         windows: [(RootHash, AccessWindow)] = [], now: Date
@@ -40,6 +41,18 @@ public enum CollaborationDecisions {
         }
         for hash in windowed where !state.isCurrent(hash) {
             throw DomainError(.unknownIdentity, "identity \(hash) is not a current participant; its window cannot be set")
+        }
+        // A window that has already ended would date an expiry before the event that set it.
+        let micros = AccessWindow.micros(now)
+        let given: [(RootHash, AccessWindow)] = added.compactMap { hash, window in window.map { (hash, $0) } } + windows
+        for (hash, window) in given where (window.notAfterMicros ?? .max) <= micros {
+            throw DomainError.invalid("identity \(hash): notAfter must be later than now", code: .invalidWindow)
+        }
+        for (hash, window) in added where state.isCurrent(hash) {
+            if let window, state.identities[hash.base64]?.window != window {
+                throw DomainError.invalid(
+                    "identity \(hash) is already a participant with another window; change it through windows", code: .conflictingIdentities)
+            }
         }
         var decision = ParticipantsDecision(added: [], removed: [], revokedAccounts: [], windowsChanged: [], events: [])
         for hash in Set(removed).sorted() where state.isCurrent(hash) {

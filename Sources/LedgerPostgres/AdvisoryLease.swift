@@ -35,16 +35,33 @@ public struct AdvisoryLease: Sendable {
         }
     }
 
-    /// Whether some session holds the lease now (for status pages; it may change at once).
+    /// Whether some session on this database holds the lease now (for status pages; it may
+    /// change at once).
     public func isHeld() async throws -> Bool {
         try await client.queryUnlessClosed(
             """
             SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted
+                             AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
                              AND ((classid::int8 << 32) | objid::int8) = \(key) AND objsubid = 1)
             """, logger: logger
         ) { rows in
             for try await held in rows.decode(Bool.self) { return held }
             return false
+        }
+    }
+
+    /// The `application_name` of the session holding the lease on this database, if one does
+    /// (`ledger <role> <pid>`: which process it is).
+    public func holder() async throws -> String? {
+        try await client.queryUnlessClosed(
+            """
+            SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+            WHERE l.locktype = 'advisory' AND l.granted AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+              AND ((l.classid::int8 << 32) | l.objid::int8) = \(key) AND l.objsubid = 1
+            """, logger: logger
+        ) { rows in
+            for try await name in rows.decode(String?.self) { return name }
+            return nil
         }
     }
 }

@@ -90,7 +90,7 @@ public struct ExpiryService: Service {
             // new window, or (while decisions wait to be folded) a moment.
             var sleep = maxSleep
             if let next = round.next { sleep = min(sleep, .milliseconds(max(0, Int64(next.timeIntervalSince(Date()) * 1000)))) }
-            if !unfolded.isEmpty { sleep = min(sleep, .milliseconds(20)) }
+            if !unfolded.isEmpty { sleep = min(sleep, .milliseconds(250)) }  // the fold's notification usually comes first
             _ = await signal.wait(timeout: max(sleep, .milliseconds(10)))
         }
     }
@@ -105,7 +105,11 @@ public struct ExpiryService: Service {
             var requests: [AppendRequest] = []
             var decided: [(String, [CollaborationEvent])] = []
             for collaboration in open {
-                guard let current = states[collaboration] else { continue }
+                guard let current = states[collaboration] else {
+                    positions[collaboration] = .max  // no state to decide on: left alone while this lease lasts
+                    logger.error("expiry service: a collaboration with a window due has no state", metadata: ["collaboration": "\(collaboration)"])
+                    continue
+                }
                 positions[collaboration] = current.position
                 let expiries = CollaborationDecisions.expiries(state: current.state, now: now)
                 guard !expiries.isEmpty else { continue }
@@ -131,8 +135,12 @@ public struct ExpiryService: Service {
                     }
                 case .failure(let error as StoreError) where error.isVersionConflict:
                     open.append(collaboration)  // appended to since the read: decide again
+                case .failure(let error as StoreError):
+                    // Refused for this collaboration alone: the others' expiries go on.
+                    positions[collaboration] = .max
+                    logger.error("expiry service: an expiry was refused", metadata: ["collaboration": "\(collaboration)", "error": "\(error)"])
                 case .failure(let error):
-                    throw error
+                    throw error  // the database away: the lease is given up and taken again
                 }
             }
         }

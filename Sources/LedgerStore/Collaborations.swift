@@ -128,13 +128,20 @@ public struct Collaborations: Sendable {
             let (current, subject): (Current, String?)
             if let account { (current, subject) = try await self.current(collaborationId, subjectOf: account) }
             else { (current, subject) = (try await self.current(collaborationId), nil) }
-            let decision = try decide(current.state, subject)
+            // A command decides on the collaboration as it stands now: windows that have ended are
+            // expired first (the expiry service's events, with the same derived ids), so no
+            // access lingers between a window's end and the service's append.
+            var state = current.state
+            let due = CollaborationDecisions.expiries(state: state, now: Date())
+            for expiry in due { state.apply(expiry.event) }
+            let decision = try decide(state, subject)
             guard !decision.entries.isEmpty else { return Outcome(result: nil, position: current.position, stored: [], events: []) }
-            var next = current.state
+            let entries = due.map { Decision.Entry(event: $0.event, metadata: EventMetadata(), id: $0.id) } + decision.entries
+            var next = state
             for entry in decision.entries { next.apply(entry.event) }
             let request = AppendRequest(
                 streamId: Streams.collaboration(collaborationId), expectedVersion: .exact(current.version),
-                events: decision.entries.map { $0.event.newEvent(metadata: $0.metadata, id: $0.id ?? Identifiers.timeOrderedUUID()) },
+                events: entries.map { $0.event.newEvent(metadata: $0.metadata, id: $0.id ?? Identifiers.timeOrderedUUID()) },
                 state: next.json)
             let result: AppendResult
             do {

@@ -35,6 +35,7 @@ public struct ParticipantsRequest: Codable, Sendable, Hashable {
                 self.init(rootHash: text)
                 return
             }
+            try WindowKeys.refuseOthers(decoder)
             let c = try decoder.container(keyedBy: CodingKeys.self)
             self.init(
                 rootHash: try c.decode(String.self, forKey: .rootHash), notBefore: try RFC3339.decodeIfPresent(c, .notBefore),
@@ -71,6 +72,7 @@ public struct ParticipantsRequest: Codable, Sendable, Hashable {
         enum CodingKeys: String, CodingKey { case rootHash, notBefore, notAfter }
 
         public init(from decoder: any Decoder) throws {
+            try WindowKeys.refuseOthers(decoder)
             let c = try decoder.container(keyedBy: CodingKeys.self)
             self.init(
                 rootHash: try c.decode(String.self, forKey: .rootHash), notBefore: try RFC3339.decodeIfPresent(c, .notBefore),
@@ -99,5 +101,28 @@ public struct ParticipantsRequest: Codable, Sendable, Hashable {
         self.added = added
         self.removed = removed
         self.windows = windows
+    }
+}
+
+/// The keys a window object may have. Any other is refused: a misspelt bound (`not_after`)
+/// would otherwise add an identity without its window, or clear the window it has.
+enum WindowKeys: String, CodingKey, CaseIterable {
+    case rootHash, notBefore, notAfter
+
+    struct Named: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    static func refuseOthers(_ decoder: any Decoder) throws {
+        let known = Set(allCases.map(\.rawValue))
+        let container = try decoder.container(keyedBy: Named.self)
+        if let unknown = container.allKeys.first(where: { !known.contains($0.stringValue) }) {
+            throw DecodingError.dataCorrupted(.init(
+                codingPath: decoder.codingPath + [unknown],
+                debugDescription: "unknown field \(unknown.stringValue): a window has rootHash, notBefore and notAfter"))
+        }
     }
 }

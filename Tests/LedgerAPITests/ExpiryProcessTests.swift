@@ -4,6 +4,7 @@ import LedgerClient
 import LedgerDeviceSimulator
 import LedgerDomain
 import LedgerPostgres
+import LedgerProjections
 import LedgerTestSupport
 import PostgresNIO
 import Testing
@@ -101,7 +102,7 @@ struct ExpiryProcessTests {
             var live = [first.pid]
             defer { for pid in live { kill(pid, SIGKILL); _ = ProcessRunner.exitStatus(of: pid) } }
             let (owner, member) = (try await Self.client(first, "owner"), try await Self.client(first, "member"))
-            let (id, due) = try await Self.windows(owner, member, count: 1, granted: 1, endIn: 4)
+            let (id, due) = try await Self.windows(owner, member, count: 1, granted: 1, endIn: 8)
             kill(first.pid, SIGKILL)
             _ = await ProcessRunner.exit(of: first.pid)
             live = []
@@ -152,10 +153,14 @@ struct ExpiryProcessTests {
                 try await Self.windows(ownerB, memberA, count: 10, granted: 1, endIn: 6).id,
             ]
             let waves = firstWave + secondWave
-            // The holder of the expiry service's lease is one of them; kill A either way.
-            kill(a.pid, SIGKILL)
-            _ = await ProcessRunner.exit(of: a.pid)
-            live = [b.pid]
+            // Whichever of them holds the expiry service's lease (`ledger serve <pid>`) is killed.
+            let lease = AdvisoryLease(key: ExpiryService.leaseKey, client: db, logger: .init(label: "expiry-test"))
+            let holder = try #require(try await lease.holder()?.split(separator: " ").last.flatMap { pid_t($0) })
+            #expect([a.pid, b.pid].contains(holder), "the lease is held by \(holder), not by a or b")
+            let survivor = holder == a.pid ? b : a
+            kill(holder, SIGKILL)
+            _ = await ProcessRunner.exit(of: holder)
+            live = [survivor.pid]
             try await waitUntil(timeout: .seconds(30), "the second wave") { try await Self.expiries(db).count >= 40 }
             let found = try await Self.expiries(db)
             #expect(found.count == 40)
@@ -163,8 +168,10 @@ struct ExpiryProcessTests {
             #expect(Set(found.map(\.stream)) == Set(waves.map { "collaboration-\($0)" }))
             #expect(found.allSatisfy { $0.late >= 0 }, "an expiry before its dueAt")
             // Once the membership view has folded the last of them, nothing is overdue.
-            try await waitUntil(timeout: .seconds(10), "no window overdue") { try await ownerB.logStatus().expiry.overdue == 0 }
-            #expect(try await ownerB.logStatus().expiry.running)
+            let status = try await Self.client(survivor, "owner")
+            try await waitUntil(timeout: .seconds(10), "no window overdue") { try await status.logStatus().expiry.overdue == 0 }
+            #expect(try await status.logStatus().expiry.running)
+            #expect(try await lease.holder() == "ledger serve \(survivor.pid)")
         }
     }
 }

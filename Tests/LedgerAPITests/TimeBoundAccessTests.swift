@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import LedgerAPI
 import LedgerClient
 import LedgerDeviceSimulator
@@ -142,12 +145,14 @@ struct TimeBoundAccessTests {
                 SimulatedPerson(collaborationId: id, devices: 1), SimulatedPerson(collaborationId: id, devices: 1),
                 SimulatedPerson(collaborationId: id, devices: 1)
             )
-            let due = Self.kept(Date().addingTimeInterval(2))
+            let due = Self.kept(Date().addingTimeInterval(5))
             _ = try await devin.updateParticipants(
                 addedWithWindows: [moved, removed, kept].map { IdentityWindow(rootHash: $0.rootHashData, notAfter: due) }, in: id)
             let later = Self.kept(Date().addingTimeInterval(3600))
             let change = try await devin.updateParticipants(
                 removed: [removed.rootHashData], windows: [IdentityWindow(rootHash: moved.rootHashData, notAfter: later)], in: id)
+            let changedAt = try #require(try await devin.history(of: id, minPosition: change.position).events.last { $0.position == change.position })
+            #expect(changedAt.time < due, "the change was recorded after the windows' end")
             #expect(change.windowsChanged == [moved.rootHashData] && change.removed == [removed.rootHashData])
             #expect(Self.same(try await Self.member(devin, id, moved, minPosition: change.position)?.notAfter, later))
             try await waitUntil(timeout: .seconds(10), "the unchanged window's expiry") { try await Self.expiries(devin, id).count >= 1 }
@@ -188,6 +193,18 @@ struct TimeBoundAccessTests {
                     windows: [IdentityWindow(rootHash: SimulatedPerson(collaborationId: id, devices: 1).rootHashData, notAfter: ownEnd)], in: id)
             }
             #expect(unknown?.code == "unknown_identity")
+            let past = await rejection {
+                _ = try await devin.updateParticipants(windows: [IdentityWindow(rootHash: own.rootHashData, notAfter: Date().addingTimeInterval(-1))], in: id)
+            }
+            #expect(past?.status == 400 && past?.code == "invalid_window")
+            // A misspelt bound is refused, not read as no window.
+            var request = URLRequest(url: server.baseURL.appendingPathComponent("v1/collaborations/\(id)/participants"))
+            request.httpMethod = "POST"
+            request.setValue("Bearer \(try await server.authority.issue(account: "devin"))", forHTTPHeaderField: "Authorization")
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = Data(#"{"windows": [{"rootHash": "\#(own.rootHashData.base64EncodedString())", "not_after": "2030-01-01T00:00:00Z"}]}"#.utf8)
+            let (body, status) = try await URLSessionTransport(session: .shared).send(request)
+            #expect(status == 400 && String(decoding: body, as: UTF8.self).contains("not_after"), "\(status) \(String(decoding: body, as: UTF8.self))")
             let since = try await devin.history(of: id).events.filter { $0.position > update.position && $0.type != "AccessExpired" }
             #expect(since.isEmpty, "refusals appended \(since.map(\.type))")
 

@@ -81,6 +81,19 @@ struct AccessWindowTests {
         #expect(throws: DomainError.self) {
             try CollaborationDecisions.updateParticipants(state: state, actor: "mallory", added: [], removed: [], windows: [(hash(1), moved)], now: t0)
         }
+        // A window that has already ended, and another window for a current identity, are refused.
+        #expect(throws: DomainError.invalid("identity \(hash(1)): notAfter must be later than now", code: .invalidWindow)) {
+            try CollaborationDecisions.updateParticipants(state: state, actor: "owner", added: [], removed: [], windows: [(hash(1), moved)], now: t0.addingTimeInterval(120))
+        }
+        #expect(throws: DomainError.self) {
+            try CollaborationDecisions.updateParticipants(
+                state: state, actor: "owner", added: [(hash(3), try AccessWindow(notBefore: nil, notAfter: t0.addingTimeInterval(1)))], removed: [],
+                now: t0.addingTimeInterval(1))
+        }
+        #expect(throws: DomainError.self) {
+            try CollaborationDecisions.updateParticipants(state: state, actor: "owner", added: [(hash(2), moved)], removed: [], now: t0)
+        }
+        #expect(try CollaborationDecisions.updateParticipants(state: state, actor: "owner", added: [(hash(1), moved)], removed: [], now: t0).events.isEmpty)
     }
 
     @Test("proofs: refused before notBefore and from notAfter on, and on an expired identity")
