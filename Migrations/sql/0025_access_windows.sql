@@ -18,7 +18,7 @@ ALTER TABLE proj_members ADD CONSTRAINT proj_members_state_check
     CHECK (state IN ('invited', 'granted', 'removed', 'expired'));
 
 -- The windows that may still fall due (an identity invited or granted, with an end): what the
--- expiry service asks for (ledger_due_expiries, ledger_next_expiry, ledger_expiry_overdue), one
+-- expiry service asks for (ExpiryQueries.due, ledger_next_expiry, ledger_expiry_overdue), one
 -- short range of this index, however many members the ledger holds; with the collaboration
 -- included, the due collaborations are an index-only scan. A rebuild builds it on the fresh
 -- members table under this name, like every index of a live table (LedgerProjections.Rebuild).

@@ -1,23 +1,79 @@
 import Foundation
 
-/// A commit time in whole microseconds as RFC 3339 text with exactly six fractional digits
-/// (`2026-11-23T10:00:00.123456Z`), so evidence documents carry the leaf's time exactly.
+/// A time in whole microseconds as RFC 3339 text with exactly six fractional digits
+/// (`2026-11-23T10:00:00.123456Z`), so evidence documents carry the leaf's time exactly, and
+/// windows' bounds are one spelling in the log. Written and read by integer arithmetic on the
+/// proleptic Gregorian calendar (years 0001 to 9999), not a date formatter: the expiry service
+/// reads every window's end on every decision, and a formatter per call cost ~100 µs.
 public enum RecordedTime {
     public static func text(micros: Int64) -> String {
-        let (seconds, fraction) = micros.quotientAndRemainder(dividingBy: 1_000_000)
-        let (s, f) = fraction < 0 ? (seconds - 1, fraction + 1_000_000) : (seconds, fraction)
-        let whole = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(s)))  // ...:SSZ
-        let digits = String(f)
-        return whole.dropLast() + "." + String(repeating: "0", count: 6 - digits.count) + digits + "Z"
+        let (seconds, fraction) = floorDivide(micros, 1_000_000)
+        let (days, second) = floorDivide(seconds, 86_400)
+        let (year, month, day) = civil(days)
+        func pad(_ value: Int64, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(second / 3600, 2)):\(pad(second / 60 % 60, 2)):"
+            + "\(pad(second % 60, 2)).\(pad(fraction, 6))Z"
     }
 
     /// The microseconds of `text`, nil unless it is in exactly the form `text(micros:)` writes.
     public static func micros(_ text: String) -> Int64? {
-        guard text.hasSuffix("Z"), let dot = text.lastIndex(of: ".") else { return nil }
-        let fraction = text[text.index(after: dot) ..< text.index(before: text.endIndex)]
-        guard fraction.count == 6, fraction.allSatisfy({ $0.isASCII && $0.isNumber }), let f = Int64(fraction),
-            let date = ISO8601DateFormatter().date(from: text[..<dot] + "Z")
+        let b = Array(text.utf8)
+        guard b.count == 27, b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-"), b[10] == UInt8(ascii: "T"),
+            b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":"), b[19] == UInt8(ascii: "."), b[26] == UInt8(ascii: "Z")
         else { return nil }
-        return Int64(date.timeIntervalSince1970) * 1_000_000 + f
+        func number(_ range: Range<Int>) -> Int64? {
+            var value: Int64 = 0
+            for i in range {
+                guard b[i] >= 0x30, b[i] <= 0x39 else { return nil }
+                value = value * 10 + Int64(b[i] - 0x30)
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), let hour = number(11..<13),
+            let minute = number(14..<16), let second = number(17..<19), let fraction = number(20..<26),
+            year >= 1, (1...12).contains(month), day >= 1, day <= daysIn(month, year), hour < 24, minute < 60, second < 60
+        else { return nil }
+        let days = daysFromCivil(year, month, day)
+        return ((days * 86_400 + hour * 3600 + minute * 60 + second) * 1_000_000) + fraction
+    }
+
+    static func floorDivide(_ a: Int64, _ b: Int64) -> (Int64, Int64) {
+        let (q, r) = a.quotientAndRemainder(dividingBy: b)
+        return r < 0 ? (q - 1, r + b) : (q, r)
+    }
+
+    static func daysIn(_ month: Int64, _ year: Int64) -> Int64 {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant, "chrono-compatible
+    /// low-level date algorithms").
+    static func daysFromCivil(_ year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = floorDivide(y, 400).0
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The date of a day since 1970-01-01 (the inverse of `daysFromCivil`).
+    static func civil(_ days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let z = days + 719_468
+        let era = floorDivide(z, 146_097).0
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }

@@ -5,8 +5,8 @@ import PostgresNIO
 
 /// What the expiry service and the status page read of the membership projection: which
 /// collaborations have a window due, when the next one falls due, how far the projection has
-/// folded, and how many windows are overdue (Migrations/functions/ledger_due_expiries.sql,
-/// ledger_next_expiry.sql).
+/// folded, and how many windows are overdue (the status: Migrations/functions/
+/// ledger_next_expiry.sql, ledger_expiry_overdue.sql).
 public struct ExpiryQueries: Sendable {
     let client: PostgresClient
     let logger: Logger
@@ -25,15 +25,24 @@ public struct ExpiryQueries: Sendable {
         var projected: Int64 = 0
     }
 
-    /// One statement on the lease holder's connection.
-    func due(at now: Date, limit: Int, on connection: PostgresConnection) async throws -> Round {
+    /// One statement on the lease holder's connection, leaving out `excluded` (collaborations the
+    /// service has decided and the projection has not folded yet): the collaborations with a
+    /// window due at `now` (most overdue first), the earliest end still pending, and the
+    /// projection's position. Both walk `proj_members_due` in `not_after` order.
+    func due(at now: Date, excluding excluded: [String], limit: Int, on connection: PostgresConnection) async throws -> Round {
         var round = Round()
         let rows = try await connection.queryUnlessClosed(
             """
             SELECT NULL::text, (SELECT position FROM ledger_projections WHERE name = 'membership'),
-                   (extract(epoch FROM ledger_next_expiry()) * 1000000)::int8
+                   (extract(epoch FROM (
+                       SELECT m.not_after FROM proj_members m
+                       WHERE m.not_after IS NOT NULL AND m.state IN ('invited', 'granted') AND m.collaboration_id <> ALL(\(excluded))
+                       ORDER BY m.not_after LIMIT 1)) * 1000000)::int8
             UNION ALL
-            SELECT d.collaboration_id, NULL, NULL FROM ledger_due_expiries(\(now), \(Int32(limit))) d
+            (SELECT m.collaboration_id, NULL, NULL FROM proj_members m
+             WHERE m.not_after IS NOT NULL AND m.state IN ('invited', 'granted') AND m.not_after <= \(now)
+               AND m.collaboration_id <> ALL(\(excluded))
+             GROUP BY m.collaboration_id ORDER BY min(m.not_after) LIMIT \(Int32(limit)))
             """, logger: logger)
         for try await (collaboration, projected, next) in rows.decode((String?, Int64?, Int64?).self) {
             if let collaboration {

@@ -15,15 +15,16 @@ import ServiceLifecycle
 /// (`CollaborationDecisions.expiries`), and each append states the stream version it decided on.
 ///
 /// **From the log.** The membership projection nominates collaborations with a window due
-/// (`ledger_due_expiries`, `ledger_next_expiry`: Migrations/functions); what to append is decided
-/// on each one's inline state, which the store writes with its events, never on the view. After
-/// downtime every overdue window is expired at once, its `dueAt` the window's end.
+/// (`ExpiryQueries.due`); what to append is decided on each one's inline state, which the store
+/// writes with its events, never on the view. After downtime every overdue window is expired at
+/// once, its `dueAt` the window's end.
 ///
 /// **Asleep until the next `dueAt`.** Nothing wakes it per append: the membership projection
 /// notifies `ledger_expiry` only when it projects a window or an expiry, and it looks again at
-/// least every `maxSleep`. A collaboration it has just decided is left out until the projection
-/// has folded that decision (the notification of its expiries says so), so a lagging view never
-/// makes it spin.
+/// least every `maxSleep`. A collaboration it has just decided is left out of the view's
+/// nominations until the projection has folded that decision (the notification of its expiries
+/// says so), so a lagging view never makes it spin; meanwhile the service expires its next
+/// windows itself, at the `dueAt` its state gives.
 public struct ExpiryService: Service {
     public static let channel = "ledger_expiry"
     /// "EXPIRY": the lease every instance asks for.
@@ -75,56 +76,77 @@ public struct ExpiryService: Service {
 
     /// The lease holder's loop: expire what is due, then sleep until the next `dueAt`.
     private func work(_ queries: ExpiryQueries, _ connection: PostgresConnection, _ signal: NotificationHub.Subscription) async throws {
-        // Collaborations decided and not yet folded by the projection: stream position to wait for.
+        // Collaborations decided and not yet folded by the projection: the stream position to wait
+        // for, and their next `dueAt` as their state says (the view cannot say it until then).
         var unfolded: [String: Int64] = [:]
+        var own: [String: Date] = [:]
+        // Their states as this service appended them: the next decision starts from it without a
+        // read (an append at its version is refused if anyone else appended since).
+        var known: [String: Collaborations.Current] = [:]
         while !Task.isCancelled {
             let now = Date()
-            let round = try await queries.due(at: now, limit: batch + unfolded.count, on: connection)
-            unfolded = unfolded.filter { $0.value > round.projected }
-            let due = round.collaborations.filter { unfolded[$0] == nil }.prefix(batch)
+            let round = try await queries.due(at: now, excluding: Array(unfolded.keys), limit: batch, on: connection)
+            let folded = unfolded.filter { $0.value <= round.projected }.keys
+            for collaboration in folded { (unfolded[collaboration], own[collaboration], known[collaboration]) = (nil, nil, nil) }
+            let due = round.collaborations + own.filter { $0.value <= now }.keys
             if !due.isEmpty {
-                for (collaboration, position) in try await expire(Array(due), now: now) { unfolded[collaboration] = position }
+                for (collaboration, after) in try await expire(due, now: now, known: known) {
+                    (unfolded[collaboration], own[collaboration], known[collaboration]) = (after.position, after.next, after.current)
+                }
                 continue
             }
-            // Nothing due that is not waiting for the projection: sleep until the next dueAt, a
-            // new window, or (while decisions wait to be folded) a moment.
+            if !folded.isEmpty { continue }  // the view nominates them again: look at once
+            // Nothing due: sleep until the next dueAt, a new window, or (while decisions wait to
+            // be folded) a look at the fold, which its notification usually brings first.
             var sleep = maxSleep
-            if let next = round.next { sleep = min(sleep, .milliseconds(max(0, Int64(next.timeIntervalSince(Date()) * 1000)))) }
-            if !unfolded.isEmpty { sleep = min(sleep, .milliseconds(250)) }  // the fold's notification usually comes first
-            _ = await signal.wait(timeout: max(sleep, .milliseconds(10)))
+            for next in [round.next, own.values.min()].compactMap({ $0 }) {
+                sleep = min(sleep, .milliseconds(max(1, Int64((next.timeIntervalSince(Date()) * 1000).rounded(.up)))))
+            }
+            if !unfolded.isEmpty { sleep = min(sleep, .milliseconds(250)) }
+            _ = await signal.wait(timeout: sleep)
         }
     }
 
-    /// Decides and appends the expiries due at `now` in `collaborations`; answers each one's stream
-    /// position after it (what the projection must reach before it is looked at again).
-    func expire(_ collaborations: [String], now: Date) async throws -> [String: Int64] {
-        var positions: [String: Int64] = [:]
+    /// What a decision left: the stream's position after it, its next `dueAt`, and (when this
+    /// service appended) the collaboration as it left it.
+    struct After: Sendable {
+        var position: Int64
+        var next: Date?
+        var current: Collaborations.Current?
+    }
+
+    /// Decides and appends the expiries due at `now` in `collaborations`; answers, for each one,
+    /// its stream position after them (what the projection must reach before it nominates the
+    /// collaboration again) and when its next window ends.
+    func expire(_ collaborations: [String], now: Date, known: [String: Collaborations.Current] = [:]) async throws -> [String: After] {
+        var positions: [String: After] = [:]
         var open = collaborations
+        var known = known
         for _ in 1...8 where !open.isEmpty {
-            let states = try await Collaborations(store: store).currents(open)
+            let wanted = Set(open)
+            var states = known.filter { wanted.contains($0.key) }
+            states.merge(try await Collaborations(store: store).currents(open.filter { states[$0] == nil })) { $1 }
+            known = [:]  // a retry reads them all
             var requests: [AppendRequest] = []
-            var decided: [(String, [CollaborationEvent])] = []
-            for collaboration in open {
-                guard let current = states[collaboration] else {
-                    positions[collaboration] = .max  // no state to decide on: left alone while this lease lasts
-                    logger.error("expiry service: a collaboration with a window due has no state", metadata: ["collaboration": "\(collaboration)"])
-                    continue
-                }
-                positions[collaboration] = current.position
-                let expiries = CollaborationDecisions.expiries(state: current.state, now: now)
-                guard !expiries.isEmpty else { continue }
-                var next = current.state
-                for expiry in expiries { next.apply(expiry.event) }
-                requests.append(AppendRequest(
-                    streamId: Streams.collaboration(collaboration), expectedVersion: .exact(current.version),
-                    events: expiries.map { $0.event.newEvent(metadata: EventMetadata(), id: $0.id) }, state: next.json))
-                decided.append((collaboration, expiries.map(\.event)))
+            var decided: [(String, [CollaborationEvent], CollaborationState)] = []
+            for collaboration in open where states[collaboration] == nil {
+                positions[collaboration] = After(position: .max, next: nil)  // no state: left alone while this lease lasts
+                logger.error("expiry service: a collaboration with a window due has no state", metadata: ["collaboration": "\(collaboration)"])
+            }
+            for decision in await Self.decide(open.compactMap { id in states[id].map { (id, $0) } }, now: now) {
+                positions[decision.collaboration] = decision.after
+                guard let request = decision.request else { continue }
+                requests.append(request)
+                decided.append((decision.collaboration, decision.events, decision.state))
             }
             open = []
-            for ((collaboration, events), result) in zip(decided, await store.appendAll(requests)) {
+            let results = await store.appendAll(requests)
+            for ((collaboration, events, state), result) in zip(decided, results) {
                 switch result {
                 case .success(let appended):
-                    positions[collaboration] = appended.lastPosition
+                    positions[collaboration]?.position = appended.lastPosition
+                    positions[collaboration]?.current = appended.duplicate
+                        ? nil : Collaborations.Current(state: state, version: appended.version, position: appended.lastPosition)
                     guard !appended.duplicate else { continue }
                     Self.appended.increment(by: events.count)
                     let appendedAt = Date()
@@ -137,7 +159,7 @@ public struct ExpiryService: Service {
                     open.append(collaboration)  // appended to since the read: decide again
                 case .failure(let error as StoreError):
                     // Refused for this collaboration alone: the others' expiries go on.
-                    positions[collaboration] = .max
+                    positions[collaboration] = After(position: .max, next: nil)
                     logger.error("expiry service: an expiry was refused", metadata: ["collaboration": "\(collaboration)", "error": "\(error)"])
                 case .failure(let error):
                     throw error  // the database away: the lease is given up and taken again
@@ -146,4 +168,43 @@ public struct ExpiryService: Service {
         }
         return positions
     }
+
+    /// One collaboration's expiries at `now`, decided on its state; `request` nil when none is due.
+    struct Decision: Sendable {
+        var collaboration: String
+        var events: [CollaborationEvent]
+        var state: CollaborationState
+        var request: AppendRequest?
+        var after: After
+    }
+
+    /// The metadata of every expiry: no actor (the ledger itself), written once.
+    static let metadata = EventMetadata().json()
+
+    /// Decides each collaboration on its state, in two halves on two tasks (encoding the events and
+    /// states is most of a round's work; a round of 1,000 collaborations took 0.37 s on one).
+    static func decide(_ states: [(String, Collaborations.Current)], now: Date) async -> [Decision] {
+        let half = (states.count + 1) / 2
+        let parts = states.count < 64 ? [states[...]] : [states[..<half], states[half...]]
+        return await withTaskGroup(of: [Decision].self) { group in
+            for part in parts { group.addTask { part.map { decide($0.0, $0.1, now: now) } } }
+            return await group.reduce(into: []) { $0 += $1 }
+        }
+    }
+
+    static func decide(_ collaboration: String, _ current: Collaborations.Current, now: Date) -> Decision {
+        let expiries = CollaborationDecisions.expiries(state: current.state, now: now)
+        var next = current.state
+        for expiry in expiries { next.apply(expiry.event) }
+        var decision = Decision(
+            collaboration: collaboration, events: expiries.map(\.event), state: next, request: nil,
+            after: After(position: current.position, next: next.nextDue.map(date)))
+        guard !expiries.isEmpty else { return decision }
+        decision.request = AppendRequest(
+            streamId: Streams.collaboration(collaboration), expectedVersion: .exact(current.version),
+            events: expiries.map { NewEvent(eventId: $0.id, type: $0.event.type, data: $0.event.json, metadata: metadata) }, state: next.json)
+        return decision
+    }
+
+    static func date(_ micros: Int64) -> Date { Date(timeIntervalSince1970: Double(micros) / 1_000_000) }
 }

@@ -20,6 +20,10 @@ public struct Collaborations: Sendable {
         /// Log position of the stream's last event.
         public var position: Int64
 
+        public init(state: CollaborationState, version: Int64, position: Int64) {
+            (self.state, self.version, self.position) = (state, version, position)
+        }
+
         public init?(_ stored: StreamState?) throws {
             guard let stored, let json = stored.state else { return nil }
             state = try CanonicalJSON.decode(CollaborationState.self, from: json)

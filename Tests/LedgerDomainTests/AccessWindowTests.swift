@@ -39,6 +39,27 @@ struct AccessWindowTests {
         }
     }
 
+    @Test("recorded times: written and read back exactly, as the formatter writes them for modern dates; other spellings refused")
+    func recordedTimes() throws {
+        var random = SystemRandomNumberGenerator()
+        let formatter = ISO8601DateFormatter()
+        for _ in 0..<2000 {
+            let micros = Int64.random(in: -62_135_596_800_000_000 ..< 253_402_300_800_000_000, using: &random)
+            let text = RecordedTime.text(micros: micros)
+            #expect(RecordedTime.micros(text) == micros, "\(text)")
+            let seconds = micros / 1_000_000 - (micros % 1_000_000 < 0 ? 1 : 0)
+            if seconds > -12_219_292_800 {  // from 1582-10-15 on, where the formatter is Gregorian too
+                #expect(text.prefix(19) + "Z" == formatter.string(from: Date(timeIntervalSince1970: Double(seconds))), "\(text)")
+            }
+        }
+        #expect(RecordedTime.text(micros: -62_135_596_800_000_000) == "0001-01-01T00:00:00.000000Z")
+        #expect(RecordedTime.text(micros: 253_402_300_799_999_999) == "9999-12-31T23:59:59.999999Z")
+        for bad in ["2026-02-30T00:00:00.000000Z", "2026-11-26T24:00:00.000000Z", "2026-11-26T10:00:00.00000Z", "2026-11-26 10:00:00.000000Z",
+                    "0000-01-01T00:00:00.000000Z", "2026-11-26T10:00:00.000000+00:00", "２026-11-26T10:00:00.000000Z"] {
+            #expect(RecordedTime.micros(bad) == nil, "\(bad)")
+        }
+    }
+
     @Test("defaultAccess: ISO 8601 durations of 1 s to 100 years; malformed ones refused")
     func durations() throws {
         #expect(try DefaultAccess(duration: "PT2S").window(from: t0).notAfterDate == t0.addingTimeInterval(2))
