@@ -269,6 +269,8 @@ struct TimeBoundAccessTests {
             #expect(try EvidenceVerifier.verify(now, key: key).position == expiry)
             #expect(try EvidenceVerifier.verify(saved, key: key).position == expiry)
             #expect(try EvidenceVerifier.verify(grant, key: key).position == granted)
+            // The grant's evidence carries the window it was granted under; the expiry's, when it ended.
+            #expect(grant.event.data.contains("\"notAfter\":") && saved.event.data.contains("\"dueAt\":"), "\(grant.event.data)")
             let json = String(decoding: try JSONEncoder().encode(now), as: UTF8.self)
             #expect(!json.contains("\"alice\""), "the evidence names alice after her erasure")
         }
