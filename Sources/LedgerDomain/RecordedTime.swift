@@ -1,15 +1,17 @@
 import Foundation
+import LedgerWire
 
 /// A time in whole microseconds as RFC 3339 text with exactly six fractional digits
 /// (`2026-11-23T10:00:00.123456Z`), so evidence documents carry the leaf's time exactly, and
 /// windows' bounds are one spelling in the log. Written and read by integer arithmetic on the
-/// proleptic Gregorian calendar (years 0001 to 9999), not a date formatter: the expiry service
-/// reads every window's end on every decision, and a formatter per call cost ~100 µs.
+/// proleptic Gregorian calendar (years 0001 to 9999; `RFC3339`'s), not a date formatter: the
+/// expiry service reads every window's end on every decision, and a formatter per call cost
+/// ~100 µs.
 public enum RecordedTime {
     public static func text(micros: Int64) -> String {
         let (seconds, fraction) = floorDivide(micros, 1_000_000)
         let (days, second) = floorDivide(seconds, 86_400)
-        let (year, month, day) = civil(days)
+        let (year, month, day) = RFC3339.civil(days)
         func pad(_ value: Int64, _ width: Int) -> String {
             let digits = String(value)
             return String(repeating: "0", count: max(0, width - digits.count)) + digits
@@ -34,46 +36,14 @@ public enum RecordedTime {
         }
         guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), let hour = number(11..<13),
             let minute = number(14..<16), let second = number(17..<19), let fraction = number(20..<26),
-            year >= 1, (1...12).contains(month), day >= 1, day <= daysIn(month, year), hour < 24, minute < 60, second < 60
+            year >= 1, (1...12).contains(month), day >= 1, day <= RFC3339.daysIn(month: month, year: year), hour < 24, minute < 60, second < 60
         else { return nil }
-        let days = daysFromCivil(year, month, day)
+        let days = RFC3339.days(year: year, month: month, day: day)
         return ((days * 86_400 + hour * 3600 + minute * 60 + second) * 1_000_000) + fraction
     }
 
     static func floorDivide(_ a: Int64, _ b: Int64) -> (Int64, Int64) {
         let (q, r) = a.quotientAndRemainder(dividingBy: b)
         return r < 0 ? (q - 1, r + b) : (q, r)
-    }
-
-    static func daysIn(_ month: Int64, _ year: Int64) -> Int64 {
-        switch month {
-        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant, "chrono-compatible
-    /// low-level date algorithms").
-    static func daysFromCivil(_ year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = floorDivide(y, 400).0
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    /// The date of a day since 1970-01-01 (the inverse of `daysFromCivil`).
-    static func civil(_ days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let z = days + 719_468
-        let era = floorDivide(z, 146_097).0
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }

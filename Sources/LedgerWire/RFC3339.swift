@@ -90,7 +90,7 @@ public enum RFC3339 {
         try c.encode(text, forKey: key)
     }
 
-    static func daysIn(month: Int64, year: Int64) -> Int64 {
+    package static func daysIn(month: Int64, year: Int64) -> Int64 {
         switch month {
         case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
         case 4, 6, 9, 11: 30
@@ -99,7 +99,7 @@ public enum RFC3339 {
     }
 
     /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's `days_from_civil`).
-    static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
+    package static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400
@@ -109,7 +109,7 @@ public enum RFC3339 {
     }
 
     /// The date of a day number (`civil_from_days`).
-    static func civil(_ dayNumber: Int64) -> (year: Int64, month: Int64, day: Int64) {
+    package static func civil(_ dayNumber: Int64) -> (year: Int64, month: Int64, day: Int64) {
         let z = dayNumber + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097
