@@ -15,43 +15,68 @@ public struct FeedAudience: Sendable, Equatable {
     public private(set) var owned: Set<String>
     /// Per collaboration, the identities (base64 root hashes) granted to the account.
     public private(set) var held: [String: Set<String>]
+    /// The end of each held identity's window (`collaboration\0rootHash` → `notAfter` in
+    /// microseconds), known from its grant and later window changes. A notice recorded at or
+    /// after it is not the account's to see, even before its `AccessExpired` is appended.
+    private var ends: [String: Int64] = [:]
 
-    public init(account: String, owned: Set<String> = [], held: [String: Set<String>] = [:]) {
+    /// `windowEnds`: per collaboration, the `notAfter` (microseconds) of held identities that have one.
+    public init(account: String, owned: Set<String> = [], held: [String: Set<String>] = [:], windowEnds: [String: [String: Int64]] = [:]) {
         self.account = account
         self.owned = owned
         self.held = held.filter { !$0.value.isEmpty }
+        for (collaboration, identities) in windowEnds {
+            for (rootHash, end) in identities { ends[collaboration + "\u{0}" + rootHash] = end }
+        }
     }
 
-    /// Whether the account sees `event` of `collaborationId`; updates what it owns and holds.
-    public mutating func sees(_ event: CollaborationEvent, in collaborationId: String) -> Bool {
+    /// Whether the account sees `event` of `collaborationId`, recorded at `at` (microseconds; nil:
+    /// unknown, windows not looked at); updates what it owns and holds.
+    public mutating func sees(_ event: CollaborationEvent, in collaborationId: String, at: Int64? = nil) -> Bool {
         let owner = owned.contains(collaborationId)
         switch event {
         case .started(let started):
             guard started.owner == account else { return false }
             owned.insert(collaborationId)
             return true
-        case .identityAdded, .identityRemoved, .accessWindowChanged:
+        case .identityAdded, .identityRemoved:
+            return owner
+        case .accessWindowChanged(let changed):
+            let key = collaborationId + "\u{0}" + changed.rootHash.base64
+            if held[collaborationId]?.contains(changed.rootHash.base64) == true { ends[key] = changed.window.notAfterMicros }
             return owner
         case .accessGranted(let granted):
             guard granted.account == account else { return owner }
             held[collaborationId, default: []].insert(granted.rootHash.base64)
+            ends[collaborationId + "\u{0}" + granted.rootHash.base64] = AccessWindow(stored: granted.notBefore, granted.notAfter).notAfterMicros
             return true
         case .accessRevoked(let revoked):
             guard revoked.account == account else { return owner }
-            held[collaborationId]?.remove(revoked.rootHash.base64)
-            if held[collaborationId]?.isEmpty == true { held[collaborationId] = nil }
+            release(revoked.rootHash, in: collaborationId)
             return true
         case .accessExpired(let expired):
             guard let account = expired.account, account == self.account else { return owner }
-            held[collaborationId]?.remove(expired.rootHash.base64)
-            if held[collaborationId]?.isEmpty == true { held[collaborationId] = nil }
+            release(expired.rootHash, in: collaborationId)
             return true
         case .proofRejected:
             return false
         case .highlightPosted(let notice):
-            guard owner || held[collaborationId] != nil else { return false }
+            guard owner || holdsAccess(in: collaborationId, at: at) else { return false }
             guard notice.kind == .mention else { return true }
             return notice.mentionedRootHash.map { held[collaborationId]?.contains($0.base64) == true } ?? false
         }
+    }
+
+    /// Whether an identity the account holds in the collaboration still grants access at `at`.
+    func holdsAccess(in collaborationId: String, at: Int64?) -> Bool {
+        guard let identities = held[collaborationId] else { return false }
+        guard let at else { return true }
+        return identities.contains { (ends[collaborationId + "\u{0}" + $0] ?? .max) > at }
+    }
+
+    private mutating func release(_ rootHash: RootHash, in collaborationId: String) {
+        held[collaborationId]?.remove(rootHash.base64)
+        ends[collaborationId + "\u{0}" + rootHash.base64] = nil
+        if held[collaborationId]?.isEmpty == true { held[collaborationId] = nil }
     }
 }

@@ -16,6 +16,8 @@ struct FeedItem: Sendable {
     /// Nil for an event of another stream than a collaboration's, or one that does not decode.
     var collaborationId: String?
     var event: CollaborationEvent?
+    /// When it was recorded: a notice after the end of the account's window is not its to see.
+    var recordedAtMicros: Int64 = 0
     /// `id:`, `event:` and `data:` (the event as the history endpoint shows it, on one line).
     var message: String
 
@@ -41,6 +43,7 @@ struct FeedItem: Sendable {
     /// `disclosure`: what the message may show of the event's personal values.
     init(_ recorded: RecordedEvent, disclosure: Disclosure) {
         position = recorded.position
+        recordedAtMicros = recorded.recordedAtMicros
         message = ""
         guard let collaboration = Streams.collaborationId(of: recorded.streamId), let event = try? CollaborationEvent(recorded) else { return }
         collaborationId = collaboration

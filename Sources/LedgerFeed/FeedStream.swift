@@ -85,7 +85,7 @@ public struct FeedStream {
         var text = ""
         for item in items {
             cursor = item.position
-            guard let event = item.event, let collaborationId = item.collaborationId, audience.sees(event, in: collaborationId)
+            guard let event = item.event, let collaborationId = item.collaborationId, audience.sees(event, in: collaborationId, at: item.recordedAtMicros)
             else { continue }
             text += item.message
         }

@@ -45,7 +45,7 @@ final class FeedSubscriber: Sendable {
             else { return (false, nil) }
             state.position = item.position
             let (owned, held) = (state.audience.owned.count, state.audience.held.count)
-            guard state.audience.sees(event, in: collaborationId) else { return (false, nil) }
+            guard state.audience.sees(event, in: collaborationId, at: item.recordedAtMicros) else { return (false, nil) }
             let keys = owned != state.audience.owned.count || held != state.audience.held.count ? Self.keys(of: state.audience) : nil
             if state.queue.utf8.count + item.message.utf8.count > limit {
                 state.overflowed = true

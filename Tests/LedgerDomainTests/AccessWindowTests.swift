@@ -180,5 +180,20 @@ struct AccessWindowTests {
         let seen = owner.sees(.accessExpired(.init(rootHash: hash(1), account: "a", dueAt: "x")), in: "c1")
         let window = owner.sees(.accessWindowChanged(.init(rootHash: hash(1), window: try AccessWindow(notBefore: nil, notAfter: t0))), in: "c1")
         #expect(seen && window)
+
+        // A notice after the end of the member's window is not the member's, before any AccessExpired.
+        var member = FeedAudience(account: "a")
+        let end = try AccessWindow(notBefore: nil, notAfter: t0)
+        let granted = CollaborationEvent.AccessGranted(
+            rootHash: hash(1), account: "a", proofRequestId: "r", challengeId: "c",
+            proof: IdentityProof(publicKey: [4], publicKeyIndex: 0, inclusionHashes: []), challenge: [1], signature: [2], window: end)
+        let micros = end.notAfterMicros!
+        let grant = member.sees(.accessGranted(granted), in: "c1", at: micros - 10)
+        let before = member.sees(.highlightPosted(.init(kind: .change, trigger: "edit", mentionedRootHash: nil, account: "o")), in: "c1", at: micros - 1)
+        let after = member.sees(.highlightPosted(.init(kind: .change, trigger: "edit", mentionedRootHash: nil, account: "o")), in: "c1", at: micros)
+        #expect(grant && before && !after)
+        _ = member.sees(.accessWindowChanged(.init(rootHash: hash(1), window: try AccessWindow(notBefore: nil, notAfter: t0.addingTimeInterval(60)))), in: "c1", at: micros)
+        let moved = member.sees(.highlightPosted(.init(kind: .change, trigger: "edit", mentionedRootHash: nil, account: "o")), in: "c1", at: micros + 1)
+        #expect(moved, "a window moved later gives the notices back")
     }
 }
