@@ -88,10 +88,10 @@ struct ExpiryProcessTests {
                 break
             }
         }
-        // Sent again with a fresh end should the request take longer than the window (a loaded
-        // machine): the ledger refuses a window that has ended.
+        // Sent again with a fresh and later end should the request take longer than the window (a
+        // loaded machine): the ledger refuses a window that has ended.
         for attempt in 1...5 {
-            let due = Date().addingTimeInterval(seconds)
+            let due = Date().addingTimeInterval(seconds * Double(attempt))
             do {
                 _ = try await owner.updateParticipants(windows: people.map { IdentityWindow(rootHash: $0.rootHashData, notAfter: due) }, in: id)
                 return (id, due)

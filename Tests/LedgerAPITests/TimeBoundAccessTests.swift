@@ -62,13 +62,14 @@ struct TimeBoundAccessTests {
     /// Sets `people`'s windows to end `seconds` from now (`AccessWindowChanged`): how a test gives
     /// a granted identity a short window however long the grant took on a loaded machine.
     /// A request that took longer than the window (seen under the whole suite's load) is refused
-    /// as ending in the past: it is sent again with a fresh start, up to five times.
+    /// as ending in the past: it is sent again with a fresh start and a longer window (the
+    /// window's length times the attempt), up to five times.
     static func endIn(
         _ seconds: Double, _ owner: LedgerClient, _ id: String, _ people: [SimulatedPerson]
     ) async throws -> (due: Date, position: Int64) {
         for attempt in 1...5 {
             let now = Date()
-            let due = Self.kept(now.addingTimeInterval(seconds))
+            let due = Self.kept(now.addingTimeInterval(seconds * Double(attempt)))
             do {
                 let change = try await owner.updateParticipants(
                     windows: people.map { IdentityWindow(rootHash: $0.rootHashData, notBefore: Self.kept(now), notAfter: due) }, in: id)
@@ -154,7 +155,8 @@ struct TimeBoundAccessTests {
                 SimulatedPerson(collaborationId: id, devices: 1), SimulatedPerson(collaborationId: id, devices: 1),
                 SimulatedPerson(collaborationId: id, devices: 1)
             )
-            let due = Self.kept(Date().addingTimeInterval(5))
+            // 12 s: the two updates below must both land before it, on a machine the whole suite loads.
+            let due = Self.kept(Date().addingTimeInterval(12))
             _ = try await devin.updateParticipants(
                 addedWithWindows: [moved, removed, kept].map { IdentityWindow(rootHash: $0.rootHashData, notAfter: due) }, in: id)
             let later = Self.kept(Date().addingTimeInterval(3600))
@@ -236,7 +238,7 @@ struct TimeBoundAccessTests {
                 addedWithWindows: people.prefix(2).map { IdentityWindow(rootHash: $0.rootHashData, notAfter: start.addingTimeInterval(600)) },
                 in: id)
             guard case .granted = try await verify(server.client("p0"), people[0], in: id) else { Issue.record("not granted"); return }
-            let (due, _) = try await Self.endIn(1.5, devin, id, Array(people.prefix(2)))
+            let (due, _) = try await Self.endIn(3, devin, id, Array(people.prefix(2)))
             try await waitUntil(timeout: .seconds(30), "both expiries") { try await Self.expiries(devin, id).count == 2 }
             let moments = [nil, start, due.addingTimeInterval(-0.5), due, due.addingTimeInterval(0.5), Date()]
             var before: [[Members.Member]] = []
@@ -263,7 +265,7 @@ struct TimeBoundAccessTests {
             _ = try await devin.updateParticipants(
                 addedWithWindows: [IdentityWindow(rootHash: person.rootHashData, notAfter: Date().addingTimeInterval(600))], in: id)
             guard case .granted(_, _, let granted) = try await verify(alice, person, in: id) else { Issue.record("not granted"); return }
-            _ = try await Self.endIn(1, devin, id, [person])
+            _ = try await Self.endIn(3, devin, id, [person])
             try await waitUntil(timeout: .seconds(30), "the expiry") { try await Self.expiries(devin, id).count == 1 }
             let expiry = try #require(try await Self.expiries(devin, id).first).position
             try await waitUntil(timeout: .seconds(20), "a checkpoint covering the expiry") {
