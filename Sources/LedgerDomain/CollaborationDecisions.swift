@@ -127,7 +127,8 @@ public enum CollaborationDecisions {
     /// that whoever appends it, however often it is decided, the log holds it once.
     public static func expiries(state: CollaborationState, now: Date) -> [(event: CollaborationEvent, id: UUID)] {
         let micros = AccessWindow.micros(now)
-        return state.identities.sorted { $0.key < $1.key }.compactMap { key, identity in
+        // Every command asks (`Collaborations`): the due ones are picked first, and only they sorted.
+        return state.identities.filter { $0.value.isCurrent && $0.value.notAfter != nil }.sorted { $0.key < $1.key }.compactMap { key, identity in
             guard identity.isCurrent, let dueAt = identity.notAfter, let due = identity.window.notAfterMicros, due <= micros,
                 let rootHash = try? RootHash(base64: key)
             else { return nil }

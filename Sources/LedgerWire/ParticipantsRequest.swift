@@ -28,18 +28,14 @@ public struct ParticipantsRequest: Codable, Sendable, Hashable {
         /// Whether the entry names a window (either bound).
         public var hasWindow: Bool { notBefore != nil || notAfter != nil }
 
-        enum CodingKeys: String, CodingKey { case rootHash, notBefore, notAfter }
-
+        /// A string, or an object read as a `Window` is.
         public init(from decoder: any Decoder) throws {
             if let single = try? decoder.singleValueContainer(), let text = try? single.decode(String.self) {
                 self.init(rootHash: text)
                 return
             }
-            try WindowKeys.refuseOthers(decoder)
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            self.init(
-                rootHash: try c.decode(String.self, forKey: .rootHash), notBefore: try RFC3339.decodeIfPresent(c, .notBefore),
-                notAfter: try RFC3339.decodeIfPresent(c, .notAfter))
+            let window = try Window(from: decoder)
+            self.init(rootHash: window.rootHash, notBefore: window.notBefore, notAfter: window.notAfter)
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -48,10 +44,7 @@ public struct ParticipantsRequest: Codable, Sendable, Hashable {
                 try single.encode(rootHash)
                 return
             }
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(rootHash, forKey: .rootHash)
-            try RFC3339.encodeIfPresent(notBefore, &c, .notBefore)
-            try RFC3339.encodeIfPresent(notAfter, &c, .notAfter)
+            try Window(rootHash: rootHash, notBefore: notBefore, notAfter: notAfter).encode(to: encoder)
         }
     }
 

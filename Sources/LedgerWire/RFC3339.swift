@@ -7,6 +7,12 @@ import Foundation
 public enum RFC3339 {
     /// The time `text` names, nil unless it is an RFC 3339 date-time (years 0000 to 9999).
     public static func date(_ text: String) -> Date? {
+        instant(text).map { Date(timeIntervalSince1970: Double($0.seconds) + Double($0.nanos) / 1_000_000_000) }
+    }
+
+    /// The instant `text` names, exactly: whole seconds since 1970-01-01T00:00:00Z and the
+    /// nanoseconds after them; nil unless it is an RFC 3339 date-time (years 0000 to 9999).
+    package static func instant(_ text: String) -> (seconds: Int64, nanos: Int64)? {
         let b = Array(text.utf8)
         guard b.count >= 20, b.count <= 40 else { return nil }
         func number(_ range: Range<Int>) -> Int64? {
@@ -49,8 +55,7 @@ public enum RFC3339 {
         default:
             return nil
         }
-        let seconds = days(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second - offset
-        return Date(timeIntervalSince1970: Double(seconds) + Double(nanos) / 1_000_000_000)
+        return (days(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second - offset, nanos)
     }
 
     /// `date` in UTC with six fractional digits; nil outside the years 0000 to 9999 (or not finite).
@@ -58,12 +63,18 @@ public enum RFC3339 {
         let interval = date.timeIntervalSince1970
         guard interval.isFinite, interval >= -62_167_219_200, interval < 253_402_300_800 else { return nil }
         let micros = Int64((interval * 1_000_000).rounded())
+        guard micros < 253_402_300_800_000_000 else { return nil }  // rounded up into the year 10000
+        return text(micros: micros)
+    }
+
+    /// An instant in whole microseconds since 1970 in UTC with six fractional digits
+    /// (`2026-05-01T09:00:00.000000Z`); the years 0000 to 9999 are written as four digits.
+    package static func text(micros: Int64) -> String {
         let (q, r) = micros.quotientAndRemainder(dividingBy: 1_000_000)
         let (seconds, fraction) = r < 0 ? (q - 1, r + 1_000_000) : (q, r)
         let (d, s) = seconds.quotientAndRemainder(dividingBy: 86_400)
         let (dayNumber, second) = s < 0 ? (d - 1, s + 86_400) : (d, s)
         let (year, month, day) = civil(dayNumber)
-        guard (0...9999).contains(year) else { return nil }
         func pad(_ value: Int64, _ width: Int) -> String {
             let digits = String(value)
             return String(repeating: "0", count: max(0, width - digits.count)) + digits
@@ -90,7 +101,7 @@ public enum RFC3339 {
         try c.encode(text, forKey: key)
     }
 
-    package static func daysIn(month: Int64, year: Int64) -> Int64 {
+    static func daysIn(month: Int64, year: Int64) -> Int64 {
         switch month {
         case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
         case 4, 6, 9, 11: 30
@@ -99,7 +110,7 @@ public enum RFC3339 {
     }
 
     /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's `days_from_civil`).
-    package static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
+    static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400
@@ -109,7 +120,7 @@ public enum RFC3339 {
     }
 
     /// The date of a day number (`civil_from_days`).
-    package static func civil(_ dayNumber: Int64) -> (year: Int64, month: Int64, day: Int64) {
+    static func civil(_ dayNumber: Int64) -> (year: Int64, month: Int64, day: Int64) {
         let z = dayNumber + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097
