@@ -133,40 +133,6 @@ public enum LedgerServer {
         return settings
     }
 
-    public struct NotListening: Error, CustomStringConvertible {
-        public var description: String { "the ledger's services stopped before the HTTP server was listening" }
-    }
-
-    /// Runs the services built by `services` (given the callback their HTTP server calls with
-    /// its port once listening), calls `body` with that port, then shuts them down gracefully.
-    /// For a ledger inside another process: the demo, benchmarks, tests against a live server.
-    public static func serving<T: Sendable>(
-        logger: Logger, _ services: (@escaping @Sendable (Int) async -> Void) -> [any Service],
-        _ body: @Sendable (Int) async throws -> T
-    ) async throws -> T {
-        let (ports, listening) = AsyncStream.makeStream(of: Int.self)
-        var configuration = ServiceGroupConfiguration(services: services { listening.yield($0) }.map { .init(service: $0) }, logger: logger)
-        // Bounded, as `ledger serve`'s: a client that keeps a stream open (a feed) cannot hold
-        // the shutdown, and with it whoever waits for `body`'s result, forever.
-        configuration.maximumGracefulShutdownDuration = .seconds(10)
-        let group = ServiceGroup(configuration: configuration)
-        return try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask {
-                defer { listening.finish() }
-                try await group.run()
-            }
-            var iterator = ports.makeAsyncIterator()
-            guard let port = await iterator.next() else {
-                try await tasks.next()
-                throw NotListening()
-            }
-            let result = try await body(port)
-            await group.triggerGracefulShutdown()
-            try await tasks.next()
-            return result
-        }
-    }
-
     /// The HTTP server around `LedgerAPI`'s router; `onRunning` gets the bound port (useful
     /// with port 0).
     static func application(

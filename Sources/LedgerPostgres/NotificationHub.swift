@@ -20,6 +20,15 @@ public final class NotificationHub: Service, Sendable {
     struct Registration: Sendable {
         let payload: String?
         let signal: Signal
+        /// Set for `registerCollecting()`: the payloads received and not yet taken.
+        let inbox: Inbox?
+    }
+
+    /// Payloads kept for a collecting subscription: distinct, at most `limit` (more are dropped,
+    /// so a collector must also find its work without them, as every waiter polls anyway).
+    final class Inbox: Sendable {
+        static let limit = 10_000
+        let payloads = Mutex<Set<String>>([])
     }
 
     public init(client: PostgresClient, channel: String, logger: Logger) {
@@ -57,10 +66,19 @@ public final class NotificationHub: Service, Sendable {
 
     /// A signal raised by the next notification with this payload (any payload if nil).
     public func register(payload: String? = nil) -> Subscription {
+        register(Registration(payload: payload, signal: Signal(), inbox: nil))
+    }
+
+    /// A signal raised by every notification, which also keeps their non-empty payloads for
+    /// `Subscription.take()`.
+    public func registerCollecting() -> Subscription {
+        register(Registration(payload: nil, signal: Signal(), inbox: Inbox()))
+    }
+
+    private func register(_ registration: Registration) -> Subscription {
         let id = nextId.wrappingAdd(1, ordering: .relaxed).oldValue
-        let signal = Signal()
-        waiters.withLock { $0[id] = Registration(payload: payload, signal: signal) }
-        return Subscription(hub: self, id: id, signal: signal)
+        waiters.withLock { $0[id] = registration }
+        return Subscription(hub: self, id: id, signal: registration.signal, inbox: registration.inbox)
     }
 
     fileprivate func unregister(_ id: Int) {
@@ -70,15 +88,29 @@ public final class NotificationHub: Service, Sendable {
     /// Wakes the waiters of `payload`; nil wakes everyone.
     func broadcast(_ payload: String?) {
         let woken = waiters.withLock { waiters in
-            waiters.values.filter { payload == nil || $0.payload == nil || $0.payload == payload }.map(\.signal)
+            waiters.values.filter { payload == nil || $0.payload == nil || $0.payload == payload }
         }
-        for signal in woken { signal.raise() }
+        for registration in woken {
+            if let inbox = registration.inbox, let payload, !payload.isEmpty {
+                inbox.payloads.withLock { if $0.count < Inbox.limit { $0.insert(payload) } }
+            }
+            registration.signal.raise()
+        }
     }
 
     public struct Subscription: Sendable {
         let hub: NotificationHub
         let id: Int
         let signal: Signal
+        let inbox: Inbox?
+
+        /// The payloads received since the last call (a collecting subscription's; otherwise none).
+        public func take() -> Set<String> {
+            inbox?.payloads.withLock { payloads in
+                defer { payloads = [] }
+                return payloads
+            } ?? []
+        }
 
         /// Waits for the notification, at most `timeout`; true if it came. Consumes it, so the
         /// next call waits for the next one.

@@ -19,14 +19,16 @@ import ServiceLifecycle
 /// writes with its events, never on the view. After downtime every overdue window is expired at
 /// once, its `dueAt` the window's end.
 ///
-/// **Asleep until the next `dueAt`.** Nothing wakes it per append: the membership projection
-/// notifies `ledger_expiry` only when it projects a window or an expiry, and it looks again at
-/// least every `maxSleep`. A collaboration it has just decided is left out of the view's
-/// nominations until the projection has folded that decision (the notification of its expiries
-/// says so), so a lagging view never makes it spin; meanwhile the service expires its next
-/// windows itself, at the `dueAt` its state gives.
+/// **Asleep until the next `dueAt`.** Nothing wakes it per append: a command that gives a
+/// collaboration an earlier window end notifies `ledger_expiry` with the collaboration's id
+/// (`Collaborations.windowsChannel`), which the service then decides from its state without
+/// waiting for the view; the membership projection notifies it when it projects a window or an
+/// expiry; and it looks again at least every `maxSleep`. A collaboration it has just decided is
+/// left out of the view's nominations until the projection has folded that decision (the
+/// notification of its expiries says so), so a lagging view never makes it spin; meanwhile the
+/// service expires its next windows itself, at the `dueAt` its state gives.
 public struct ExpiryService: Service {
-    public static let channel = "ledger_expiry"
+    public static let channel = Collaborations.windowsChannel
     /// "EXPIRY": the lease every instance asks for.
     public static let leaseKey: Int64 = 0x45_5850_4952_59
 
@@ -54,7 +56,7 @@ public struct ExpiryService: Service {
     static let appended = Counter(label: "ledger_expiry_appended_total")
 
     public func run() async throws {
-        let signal = wake.register()
+        let signal = wake.registerCollecting()
         defer { signal.cancel() }
         let queries = ExpiryQueries(client: client, logger: logger)
         try await cancelWhenGracefulShutdown {
@@ -84,11 +86,16 @@ public struct ExpiryService: Service {
         // read (an append at its version is refused if anyone else appended since).
         var known: [String: Collaborations.Current] = [:]
         while !Task.isCancelled {
+            // Collaborations a command has just given an earlier window end: decided now, from
+            // their state (which the command changed: what this service knew of them is stale).
+            // Any database login may NOTIFY: a payload that is no collaboration id is dropped.
+            let hinted = signal.take().filter { UUID(uuidString: $0) != nil }
+            for collaboration in hinted { known[collaboration] = nil }
             let now = Date()
             let round = try await queries.due(at: now, excluding: Array(unfolded.keys), limit: batch, on: connection)
             let folded = unfolded.filter { $0.value <= round.projected }.keys
             for collaboration in folded { (unfolded[collaboration], own[collaboration], known[collaboration]) = (nil, nil, nil) }
-            let due = round.collaborations + own.filter { $0.value <= now }.keys
+            let due = Array(hinted.union(round.collaborations).union(own.filter { $0.value <= now }.keys))
             if !due.isEmpty {
                 for (collaboration, after) in try await expire(due, now: now, known: known) {
                     (unfolded[collaboration], own[collaboration], known[collaboration]) = (after.position, after.next, after.current)

@@ -9,6 +9,9 @@ import PostgresNIO
 public struct Collaborations: Sendable {
     public let store: EventStore
     static let attempts = 8
+    /// Where the expiry service listens: the projection's folds of windows (empty payload), and
+    /// the id of a collaboration a command has just given an earlier window end.
+    public static let windowsChannel = "ledger_expiry"
 
     public init(store: EventStore) {
         self.store = store
@@ -153,6 +156,9 @@ public struct Collaborations: Sendable {
             } catch let error as StoreError where error.isVersionConflict && attempt < Self.attempts {
                 continue
             }
+            if !result.duplicate, let due = next.nextDue, current.state.nextDue.map({ due < $0 }) ?? true {
+                await tellExpiryService(collaborationId)
+            }
             var stored: [RecordedEvent] = []
             if result.duplicate {
                 stored = try await store.readStream(request.streamId, afterVersion: result.version - Int64(request.events.count))
@@ -161,5 +167,16 @@ public struct Collaborations: Sendable {
             return Outcome(result: result, position: result.lastPosition, stored: stored, events: decision.entries.map(\.event))
         }
         preconditionFailure("the last attempt returns or throws")
+    }
+
+    /// Tells the expiry service, once the append is committed, that this collaboration has an
+    /// earlier window end, so it need not wait for the membership projection to fold it. Only a
+    /// hint: lost, the projection's fold tells it later.
+    private func tellExpiryService(_ collaborationId: String) async {
+        do {
+            try await store.client.queryUnlessClosed("SELECT pg_notify(\(Self.windowsChannel), \(collaborationId))", logger: store.logger) { _ in }
+        } catch {
+            store.logger.warning("could not tell the expiry service of a new window", metadata: ["error": "\(error)"])
+        }
     }
 }

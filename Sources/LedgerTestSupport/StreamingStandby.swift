@@ -16,11 +16,13 @@ public func withPrimaryAndStandby<T: Sendable>(
     defer { try? FileManager.default.removeItem(at: folder) }
     let primary = EmbeddedPostgres(options: .init(dataDirectory: folder.appendingPathComponent("primary"), binaries: Setting.pgBin.value()), logger: logger)
     let standby = EmbeddedPostgres(options: .init(dataDirectory: folder.appendingPathComponent("standby"), binaries: Setting.pgBin.value()), logger: logger)
-    let owner = try await primary.start()
     let result: T
     do {
-        try await withClient(owner) { try await Migrator(client: $0, logger: logger).migrate() }
-        let standbyOwner = try await standby.startStandby(of: owner, slot: slot)
+        let (owner, standbyOwner) = try await ClusterStarts.shared.run {
+            let owner = try await primary.start()
+            try await withClient(owner) { try await Migrator(client: $0, logger: logger).migrate() }
+            return (owner, try await standby.startStandby(of: owner, slot: slot))
+        }
         result = try await body(owner, standby, standbyOwner)
     } catch {
         try? await standby.stop()

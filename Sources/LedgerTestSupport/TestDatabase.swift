@@ -57,7 +57,7 @@ public actor TestCluster {
                 serverSettings: ["fsync": "off", "full_page_writes": "off", "max_connections": "1000"],
                 database: "postgres", binaries: Setting.pgBin.value()),
             logger: logger)
-        let settings = try await embedded.start()
+        let settings = try await ClusterStarts.shared.run { try await embedded.start() }
         TestClusterCleanup.register(embedded: embedded, directory: dir)
         let template = settings.with(database: templateName)
         try await PostgresAdmin.createDatabaseIfMissing(templateName, on: settings, logger: logger)

@@ -3,6 +3,7 @@ import LedgerDomain
 import LedgerConfiguration
 import Hummingbird
 @testable import LedgerAPI
+import LedgerApp
 import LedgerPostgres
 import LedgerStore
 import LedgerTestSupport
@@ -49,5 +50,39 @@ struct ShutdownTests {
         _ = try await withDeadline(.seconds(10), "the server's shutdown") { await running.result }
         #expect(hang.parked.withLock { $0.count } == 1, "the handler is still parked: abandoned, not awaited")
         try? await channel.close()
+    }
+
+    /// Calls back with a port, then waits for shutdown: the HTTP server's part in `serving`.
+    struct Announcer: Service {
+        let onRunning: @Sendable (Int) async -> Void
+        func run() async throws {
+            await onRunning(1)
+            try? await gracefulShutdown()
+        }
+    }
+
+    /// A service that ignores shutdown and cancellation alike.
+    struct Stubborn: Service {
+        let hang: Hang
+        func run() async throws { await hang.forever() }
+    }
+
+    @Test("a service that ignores shutdown and cancellation does not hold serving's caller: it is left behind, named in the error")
+    func stuckServiceNamed() async throws {
+        let hang = Hang()
+        defer { hang.release() }
+        let started = ContinuousClock.now
+        let error = await #expect(throws: LedgerServer.ServicesDidNotStop.self) {
+            try await withDeadline(.seconds(60), "serving with a stuck service") {
+                try await LedgerServer.serving(logger: Logger(label: "test"), gracefulShutdown: .milliseconds(200), shutdownBound: .seconds(2)) {
+                    [Announcer(onRunning: $0), Stubborn(hang: hang)]
+                } _: { port in
+                    #expect(port == 1)
+                }
+            }
+        }
+        #expect(error?.services == ["Stubborn"], "the stuck one, and only it, named")
+        #expect(ContinuousClock.now - started < .seconds(30))
+        #expect(hang.parked.withLock { $0.count } == 1, "still parked: left behind, not awaited")
     }
 }
