@@ -132,6 +132,7 @@ struct ReplicationGateTests {
             kill(receiver, SIGTERM)
             _ = await ProcessRunner.exit(of: receiver)
             let later = try await stage.appendEven(store, at: flushed + 10)
+            try await Self.waitUntilInactive(slot, stage.owner)
             try await stage.owner.query("SELECT pg_drop_replication_slot(\(slot))")
             try await WALArchive.ensureSlot(slot, client: stage.owner, logger: Self.logger)
             try await stage.expectNoCheckpoint(beyond: flushed, whileTreeReaches: later)
@@ -140,7 +141,17 @@ struct ReplicationGateTests {
             try await stage.waitForCheckpoint(later)
             kill(receiver, SIGTERM)
             _ = await ProcessRunner.exit(of: receiver)
+            try await Self.waitUntilInactive(slot, stage.owner)
             #expect(try await WALArchive.dropSlot(slot, client: stage.owner, logger: Self.logger))
+        }
+    }
+
+    /// The receiver has exited; its walsender on the server may take a moment longer to notice,
+    /// and a slot still active cannot be dropped (seen on a loaded machine).
+    static func waitUntilInactive(_ slot: String, _ owner: PostgresClient) async throws {
+        try await waitUntil(timeout: .seconds(30), "the slot \(slot) released by its walsender") {
+            try await owner.query("SELECT count(*) FROM pg_replication_slots WHERE slot_name = \(slot) AND active")
+                .decode(Int64.self).reduce(0, +) == 0
         }
     }
 
