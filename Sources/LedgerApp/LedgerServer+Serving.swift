@@ -51,11 +51,15 @@ extension LedgerServer {
             await group.triggerGracefulShutdown()
             do {
                 try await withDeadline(shutdownBound, "the services' shutdown") { try await run.value }
-            } catch is DeadlineExceeded {
-                let names = running.names
-                logger.critical("services did not stop; left behind", metadata: ["services": "\(names)"])
-                if case .failure(let error) = result { throw error }  // what the caller did comes first
-                throw ServicesDidNotStop(services: names)
+            } catch {
+                var stopped = error
+                if error is DeadlineExceeded {
+                    let names = running.names
+                    logger.critical("services did not stop; left behind", metadata: ["services": "\(names)"])
+                    stopped = ServicesDidNotStop(services: names)
+                }
+                if case .failure(let failed) = result { throw failed }  // what the caller did comes first
+                throw stopped
             }
             return try result.get()
         } onCancel: {
@@ -72,10 +76,13 @@ final class RunningServices: Sendable {
 
     /// A service as the group runs it, marked running until its `run()` returns (graceful
     /// shutdown still reaches it: it runs in the same task).
-    struct Tracked: Service {
+    struct Tracked: Service, CustomStringConvertible {
         let inner: any Service
         let index: Int
         let running: RunningServices
+
+        /// The group's logs name the service, not the wrapper.
+        var description: String { String(describing: inner) }
 
         func run() async throws {
             running.running.withLock { $0[index] = String(describing: type(of: inner)) }
