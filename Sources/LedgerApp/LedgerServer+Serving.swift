@@ -43,7 +43,11 @@ extension LedgerServer {
         return try await withTaskCancellationHandler {
             var iterator = ports.makeAsyncIterator()
             guard let port = await iterator.next() else {
-                try await run.value
+                do {
+                    try await withDeadline(shutdownBound, "the services' stop before listening") { try await run.value }
+                } catch is DeadlineExceeded {
+                    throw ServicesDidNotStop(services: running.names)
+                }
                 throw NotListening()
             }
             let result: Result<T, any Error>

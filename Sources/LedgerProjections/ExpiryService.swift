@@ -19,7 +19,7 @@ import ServiceLifecycle
 /// writes with its events, never on the view. After downtime every overdue window is expired at
 /// once, its `dueAt` the window's end.
 ///
-/// **Asleep until the next `dueAt`.** Nothing wakes it per append: a command that gives a
+/// **Asleep until the next `dueAt`.** Not every append wakes it: a command that gives a
 /// collaboration an earlier window end notifies `ledger_expiry` with the collaboration's id
 /// (`Collaborations.windowsChannel`), which the service then decides from its state without
 /// waiting for the view; the membership projection notifies it when it projects a window or an
@@ -88,8 +88,9 @@ public struct ExpiryService: Service {
         while !Task.isCancelled {
             // Collaborations a command has just given an earlier window end: decided now, from
             // their state (which the command changed: what this service knew of them is stale).
-            // Any database login may NOTIFY: a payload that is no collaboration id is dropped.
-            let hinted = signal.take().filter { UUID(uuidString: $0) != nil }
+            // Any database login may NOTIFY: a payload that is no collaboration id (as the ledger
+            // writes them: a lower-case UUID) is dropped, and so is one that names no collaboration.
+            let hinted = signal.take().filter { (try? Identifiers.collaborationId($0)) == $0 }
             for collaboration in hinted { known[collaboration] = nil }
             let now = Date()
             let round = try await queries.due(at: now, excluding: Array(unfolded.keys), limit: batch, on: connection)
@@ -97,7 +98,7 @@ public struct ExpiryService: Service {
             for collaboration in folded { (unfolded[collaboration], own[collaboration], known[collaboration]) = (nil, nil, nil) }
             let due = Array(hinted.union(round.collaborations).union(own.filter { $0.value <= now }.keys))
             if !due.isEmpty {
-                for (collaboration, after) in try await expire(due, now: now, known: known) {
+                for (collaboration, after) in try await expire(due, now: now, known: known, hinted: hinted) {
                     (unfolded[collaboration], own[collaboration], known[collaboration]) = (after.position, after.next, after.current)
                 }
                 continue
@@ -125,7 +126,9 @@ public struct ExpiryService: Service {
     /// Decides and appends the expiries due at `now` in `collaborations`; answers, for each one,
     /// its stream position after them (what the projection must reach before it nominates the
     /// collaboration again) and when its next window ends.
-    func expire(_ collaborations: [String], now: Date, known: [String: Collaborations.Current] = [:]) async throws -> [String: After] {
+    func expire(
+        _ collaborations: [String], now: Date, known: [String: Collaborations.Current] = [:], hinted: Set<String> = []
+    ) async throws -> [String: After] {
         var positions: [String: After] = [:]
         var open = collaborations
         var known = known
@@ -136,7 +139,7 @@ public struct ExpiryService: Service {
             known = [:]  // a retry reads them all
             var requests: [AppendRequest] = []
             var decided: [(String, [CollaborationEvent], CollaborationState)] = []
-            for collaboration in open where states[collaboration] == nil {
+            for collaboration in open where states[collaboration] == nil && !hinted.contains(collaboration) {
                 positions[collaboration] = After(position: .max, next: nil)  // no state: left alone while this lease lasts
                 logger.error("expiry service: a collaboration with a window due has no state", metadata: ["collaboration": "\(collaboration)"])
             }

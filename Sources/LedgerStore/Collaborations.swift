@@ -156,7 +156,7 @@ public struct Collaborations: Sendable {
             } catch let error as StoreError where error.isVersionConflict && attempt < Self.attempts {
                 continue
             }
-            if !result.duplicate, let due = next.nextDue, current.state.nextDue.map({ due < $0 }) ?? true {
+            if !result.duplicate, let due = next.nextDue, state.nextDue.map({ due < $0 }) ?? true {
                 await tellExpiryService(collaborationId)
             }
             var stored: [RecordedEvent] = []

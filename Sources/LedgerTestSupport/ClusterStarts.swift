@@ -1,7 +1,7 @@
-/// At most two PostgreSQL clusters set up at once in the test process. Tests run in parallel,
-/// and on a two-core machine half a dozen initdb and pg_basebackup runs starting together
-/// starved every other test for 15 s and more (seen: deadlines of 10 s missed by queries that
-/// take milliseconds). Only the setup waits its turn; the clusters then run side by side.
+/// At most two PostgreSQL clusters set up at once (initdb, or pg_basebackup for a standby) by
+/// the test support's cluster helpers. Tests run in parallel, and on a two-core machine half a
+/// dozen set-ups starting together starve every other test for seconds. Only the set-up waits
+/// its turn; the clusters then run side by side.
 actor ClusterStarts {
     static let shared = ClusterStarts(permits: 2)
 

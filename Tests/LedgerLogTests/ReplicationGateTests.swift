@@ -147,7 +147,7 @@ struct ReplicationGateTests {
     }
 
     /// The receiver has exited; its walsender on the server may take a moment longer to notice,
-    /// and a slot still active cannot be dropped (seen on a loaded machine).
+    /// and a slot still active cannot be dropped.
     static func waitUntilInactive(_ slot: String, _ owner: PostgresClient) async throws {
         try await waitUntil(timeout: .seconds(30), "the slot \(slot) released by its walsender") {
             try await owner.query("SELECT count(*) FROM pg_replication_slots WHERE slot_name = \(slot) AND active")

@@ -69,7 +69,7 @@ struct ConnectionLossTests {
                     }
                 }
             }
-            #expect(ContinuousClock.now - started < .seconds(60))
+            #expect(ContinuousClock.now - started < .seconds(30), "ended promptly, not at the deadline")
             let rows = try await client.query("SELECT count(*) FROM loss_probe")
             for try await n in rows.decode(Int64.self) { #expect(n == 0) }
         }
