@@ -127,11 +127,10 @@ public enum CollaborationDecisions {
     /// that whoever appends it, however often it is decided, the log holds it once.
     public static func expiries(state: CollaborationState, now: Date) -> [(event: CollaborationEvent, id: UUID)] {
         let micros = AccessWindow.micros(now)
-        // Every command asks (`Collaborations`): the due ones are picked first, and only they sorted.
-        return state.identities.filter { $0.value.isCurrent && $0.value.notAfter != nil }.sorted { $0.key < $1.key }.compactMap { key, identity in
-            guard identity.isCurrent, let dueAt = identity.notAfter, let due = identity.window.notAfterMicros, due <= micros,
-                let rootHash = try? RootHash(base64: key)
-            else { return nil }
+        // Every command asks (`Collaborations`): the due identities are picked first, and only they sorted.
+        let due = state.identities.filter { $0.value.isCurrent && ($0.value.window.notAfterMicros.map { $0 <= micros } ?? false) }
+        return due.sorted { $0.key < $1.key }.compactMap { key, identity in
+            guard let dueAt = identity.notAfter, let rootHash = try? RootHash(base64: key) else { return nil }
             let id = Identifiers.derivedUUID(
                 "expiry\u{0}\(state.collaborationId)\u{0}\(key)\u{0}\(identity.windows ?? 0)\u{0}\(dueAt)")
             let account = identity.status == .granted ? identity.account : nil
