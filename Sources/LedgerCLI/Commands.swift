@@ -150,7 +150,7 @@ struct Log: AsyncParsableCommand {
 
 struct SettingsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "settings", abstract: "Print every setting: flag, environment variable, default, meaning (the README's table).")
+        commandName: "settings", abstract: "Print every setting: flag, environment variable, default, meaning (docs/OPERATIONS.md's table).")
 
     func run() {
         print(LedgerSettings.markdownTable, terminator: "")

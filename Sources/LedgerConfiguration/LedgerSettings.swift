@@ -1,6 +1,6 @@
 /// Every setting of the ledger, in one list: `LedgerConfiguration` reads them, every role
 /// refuses to start while one is malformed (naming the variable and the value), and the
-/// README's configuration table is `markdownTable` (a test keeps the two equal).
+/// configuration table of docs/OPERATIONS.md is `markdownTable` (a test keeps the two equal).
 public enum LedgerSettings {
     public static let all: [Setting] = [
         .host, .port, .dataDir, .databaseURL, .readDatabaseURL, .jwtSecret, .jwksURL, .jwksFile, .jwtIssuer, .jwtAudience,
@@ -35,7 +35,7 @@ public enum LedgerSettings {
         ]
     }
 
-    /// The README's configuration table.
+    /// The configuration table of docs/OPERATIONS.md.
     public static var markdownTable: String {
         let rows = all.map { "| \($0.flag.map { "`\($0)`" } ?? "") | `\($0.variable)` | \($0.defaultText) | \($0.meaning) |" }
         return (["| flag | environment | default | what |", "|---|---|---|---|"] + rows).joined(separator: "\n") + "\n"

@@ -3,7 +3,7 @@ import LedgerPostgres
 
 /// One setting: its flag (if it has one), environment variable, default and meaning, and what
 /// a valid value looks like. The default is written here once: `LedgerConfiguration` parses it
-/// when the variable is unset, and the README's table shows it.
+/// when the variable is unset, and docs/OPERATIONS.md's table shows it.
 public struct Setting: Sendable {
     public enum Kind: Sendable {
         case text
@@ -51,7 +51,7 @@ public struct Setting: Sendable {
     public var defaultText: String { defaultValue.map { "`\($0)`" } ?? unset ?? "unset" }
 
     /// A flag's `--help` text: `abstract` (else the meaning), then the variable and the default
-    /// as written here, so `--help` and the README's table cannot disagree.
+    /// as written here, so `--help` and docs/OPERATIONS.md's table cannot disagree.
     public func help(_ abstract: String? = nil) -> String {
         let what = abstract ?? (meaning.prefix(1).uppercased() + String(meaning.dropFirst()))
         var otherwise = ""

@@ -37,10 +37,10 @@ struct ConfigurationTests {
         }
     }
 
-    @Test("the README's configuration table is exactly `ledger settings` (LedgerSettings.all)")
-    func readmeTable() throws {
-        let readme = try String(contentsOf: DeploymentTests.root.appendingPathComponent("README.md"), encoding: .utf8)
-        #expect(readme.contains(LedgerSettings.markdownTable), "regenerate the README's table with `ledger settings`")
+    @Test("the configuration table in docs/OPERATIONS.md is exactly `ledger settings` (LedgerSettings.all)")
+    func documentedTable() throws {
+        let operations = try String(contentsOf: DeploymentTests.root.appendingPathComponent("docs/OPERATIONS.md"), encoding: .utf8)
+        #expect(operations.contains(LedgerSettings.markdownTable), "regenerate docs/OPERATIONS.md's table with `ledger settings`")
     }
 
     @Test("every malformed setting stops `ledger api` at start, naming the variable and (unless it is a secret) the value")
