@@ -10,7 +10,7 @@ RETURNS TABLE (root_hash text, state text, account text, invited_at timestamptz,
 LANGUAGE plpgsql STABLE SET enable_sort = off SET enable_bitmapscan = off AS $$
 BEGIN
     RETURN QUERY
-        SELECT f.root_hash, ledger_member_state(f.state, f.not_after, p_at), f.account, f.invited_at, f.granted_at,
+        SELECT f.root_hash, ledger_member_state(f.state, f.not_before, f.not_after, p_at), f.account, f.invited_at, f.granted_at,
                f.not_before, f.not_after
         FROM ledger_member_fold(p_collaboration, p_after, p_position) f
         WHERE f.state <> 'removed' ORDER BY f.root_hash LIMIT p_limit;

@@ -53,7 +53,7 @@ struct CollaborationController {
             guard entry.hasWindow else { return (try RootHash(base64: entry.rootHash, field: field), nil) }
             return (
                 try RootHash(base64: entry.rootHash, field: "\(field).rootHash"),
-                try Self.window(notBefore: entry.notBefore, notAfter: entry.notAfter, field: field)
+                try Self.window(notBefore: entry.notBeforeMicros, notAfter: entry.notAfterMicros, field: field)
             )
         }
         let removed = try removedEntries.enumerated().map { try RootHash(base64: $1, field: "removed[\($0)]") }
@@ -61,7 +61,7 @@ struct CollaborationController {
             let field = "windows[\(index)]"
             return (
                 try RootHash(base64: entry.rootHash, field: "\(field).rootHash"),
-                try Self.window(notBefore: entry.notBefore, notAfter: entry.notAfter, field: field)
+                try Self.window(notBefore: entry.notBeforeMicros, notAfter: entry.notAfterMicros, field: field)
             )
         }
         return try await commands.updateParticipants(
@@ -73,9 +73,9 @@ struct CollaborationController {
     static let maxParticipantEntries = 1000
 
     /// A request's window, its refusal naming the entry (`windows[2]: notBefore must be before notAfter`).
-    static func window(notBefore: Date?, notAfter: Date?, field: String) throws -> AccessWindow {
+    static func window(notBefore: Int64?, notAfter: Int64?, field: String) throws -> AccessWindow {
         do {
-            return try AccessWindow(notBefore: notBefore, notAfter: notAfter)
+            return try AccessWindow(notBeforeMicros: notBefore, notAfterMicros: notAfter)
         } catch let error as DomainError {
             throw DomainError(error.code, "\(field): \(error.message)")
         }

@@ -47,16 +47,12 @@ enum Query {
 
     static func time(_ request: Request, _ name: String) throws -> Date? {
         guard let raw = request.uri.queryParameters[name[...]] else { return nil }
-        let text = String(raw)
-        let plain = ISO8601DateFormatter()
-        let fractional = ISO8601DateFormatter()
-        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        // Years 1 to 9999 (RFC 3339's range): a time past them would not fit the database's.
-        guard let date = fractional.date(from: text) ?? plain.date(from: text),
-            (-62_135_596_800 ... 253_402_300_799).contains(date.timeIntervalSince1970)
-        else {
+        // Read exactly, as bodies are (RFC3339: the proleptic Gregorian calendar, a leap second,
+        // up to nine fractional digits; a formatter read years before 1582 in the Julian
+        // calendar), within the years 1 to 9999.
+        guard let instant = RFC3339.instant(String(raw)), instant.seconds >= -62_135_596_800, instant.seconds < 253_402_300_800 else {
             throw DomainError.invalid("\(name) must be an RFC 3339 time (years 1 to 9999)", code: .invalidQuery)
         }
-        return date
+        return RFC3339.date(instant)
     }
 }

@@ -8,11 +8,17 @@ public struct AccessWindow: Codable, Sendable, Hashable {
     public var notBefore: String?
     public var notAfter: String?
 
-    /// The window from request dates, to the microsecond; refused (400 `invalid_window`) outside
+    /// The window from dates, to the microsecond; refused (400 `invalid_window`) outside
     /// years 1–9999 or unless `notBefore` is before `notAfter`.
     public init(notBefore: Date?, notAfter: Date?) throws {
-        let start = try notBefore.map { try Self.micros($0, "notBefore") }
-        let end = try notAfter.map { try Self.micros($0, "notAfter") }
+        try self.init(notBeforeMicros: notBefore.map(Self.micros), notAfterMicros: notAfter.map(Self.micros))
+    }
+
+    /// The window from a request's bounds in microseconds (exact, as `ParticipantsRequest` reads
+    /// them); refused as above.
+    public init(notBeforeMicros: Int64?, notAfterMicros: Int64?) throws {
+        let start = try notBeforeMicros.map { try Self.checked($0, "notBefore") }
+        let end = try notAfterMicros.map { try Self.checked($0, "notAfter") }
         if let start, let end, start >= end {
             throw DomainError.invalid("notBefore must be before notAfter", code: .invalidWindow)
         }
@@ -40,17 +46,23 @@ public struct AccessWindow: Codable, Sendable, Hashable {
         return nil
     }
 
-    static let earliest = Date(timeIntervalSince1970: -62_135_596_800)  // 0001-01-01T00:00:00Z
-    static let latest = Date(timeIntervalSince1970: 253_402_300_800)  // 10000-01-01T00:00:00Z
+    static let earliest: Int64 = -62_135_596_800_000_000  // 0001-01-01T00:00:00Z
+    static let latest: Int64 = 253_402_300_800_000_000  // 10000-01-01T00:00:00Z, excluded
 
-    static func micros(_ date: Date, _ field: String) throws -> Int64 {
-        guard date.timeIntervalSince1970.isFinite, date >= earliest, date < latest else {
+    static func checked(_ micros: Int64, _ field: String) throws -> Int64 {
+        guard micros >= earliest, micros < latest else {
             throw DomainError.invalid("\(field) must be a date in the years 1 to 9999", code: .invalidWindow)
         }
-        return micros(date)
+        return micros
     }
 
-    static func micros(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1_000_000).rounded()) }
+    /// `date` in whole microseconds; a date no `Int64` of microseconds holds (infinite, NaN or
+    /// beyond ±292,000 years) as the nearest end, which the range check refuses.
+    static func micros(_ date: Date) -> Int64 {
+        let value = (date.timeIntervalSince1970 * 1_000_000).rounded()
+        guard value.isFinite else { return value.isNaN || value < 0 ? .min : .max }
+        return value >= 9.2e18 ? .max : value <= -9.2e18 ? .min : Int64(value)
+    }
     static func date(_ micros: Int64) -> Date { Date(timeIntervalSince1970: Double(micros) / 1_000_000) }
 }
 

@@ -77,11 +77,11 @@ public enum CollaborationDecisions {
         return decision
     }
 
-    /// A highlight notice posted by an account with access.
+    /// A highlight notice posted by an account with access at `now`.
     public static func postHighlight(
-        state: CollaborationState, actor: String, kind: HighlightKind, trigger: String?, mentioned: RootHash?
+        state: CollaborationState, actor: String, kind: HighlightKind, trigger: String?, mentioned: RootHash?, now: Date
     ) throws -> CollaborationEvent {
-        guard state.hasAccess(actor) else {
+        guard state.hasAccess(actor, at: now) else {
             throw DomainError(.noAccess, "only accounts with access may post highlights")
         }
         switch kind {

@@ -86,9 +86,12 @@ public struct CollaborationState: Codable, Sendable, Hashable {
         }
     }
 
-    /// True for the owner and for accounts granted through a current identity.
-    public func hasAccess(_ account: String) -> Bool {
-        account == owner || grants[account] != nil
+    /// True for the owner and for accounts granted through a current identity whose window holds
+    /// at `now` (SPEC "A window holds at both ends": before `notBefore` a grant gives nothing).
+    public func hasAccess(_ account: String, at now: Date) -> Bool {
+        guard account != owner else { return true }
+        guard let rootHash = grants[account], let identity = identities[rootHash] else { return false }
+        return identity.window.refusal(at: now) == nil
     }
 
     /// Invited or granted (not removed, not expired): adding it again changes nothing, and

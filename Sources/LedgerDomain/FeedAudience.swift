@@ -15,18 +15,28 @@ public struct FeedAudience: Sendable, Equatable {
     public private(set) var owned: Set<String>
     /// Per collaboration, the identities (base64 root hashes) granted to the account.
     public private(set) var held: [String: Set<String>]
-    /// The end of each held identity's window (`collaboration\0rootHash` → `notAfter` in
-    /// microseconds), known from its grant and later window changes. A notice recorded at or
-    /// after it is not the account's to see, even before its `AccessExpired` is appended.
-    private var ends: [String: Int64] = [:]
+    /// Each held identity's window (`collaboration\0rootHash` → its bounds in microseconds),
+    /// known from its grant and later window changes. A notice recorded before its `notBefore`, or
+    /// at or after its `notAfter`, is not the account's to see, even before its `AccessExpired`
+    /// is appended.
+    private var windows: [String: Bounds] = [:]
 
-    /// `windowEnds`: per collaboration, the `notAfter` (microseconds) of held identities that have one.
-    public init(account: String, owned: Set<String> = [], held: [String: Set<String>] = [:], windowEnds: [String: [String: Int64]] = [:]) {
+    /// A held window's bounds in microseconds (nil: none at that end).
+    public struct Bounds: Sendable, Equatable {
+        public var start: Int64?
+        public var end: Int64?
+        public init(start: Int64?, end: Int64?) { (self.start, self.end) = (start, end) }
+        init(_ window: AccessWindow) { (start, end) = (window.notBeforeMicros, window.notAfterMicros) }
+        func holds(at: Int64) -> Bool { (start ?? .min) <= at && at < (end ?? .max) }
+    }
+
+    /// `windows`: per collaboration, the bounds of held identities that have a window.
+    public init(account: String, owned: Set<String> = [], held: [String: Set<String>] = [:], windows: [String: [String: Bounds]] = [:]) {
         self.account = account
         self.owned = owned
         self.held = held.filter { !$0.value.isEmpty }
-        for (collaboration, identities) in windowEnds {
-            for (rootHash, end) in identities { ends[collaboration + "\u{0}" + rootHash] = end }
+        for (collaboration, identities) in windows {
+            for (rootHash, bounds) in identities { self.windows[collaboration + "\u{0}" + rootHash] = bounds }
         }
     }
 
@@ -43,12 +53,12 @@ public struct FeedAudience: Sendable, Equatable {
             return owner
         case .accessWindowChanged(let changed):
             let key = collaborationId + "\u{0}" + changed.rootHash.base64
-            if held[collaborationId]?.contains(changed.rootHash.base64) == true { ends[key] = changed.window.notAfterMicros }
+            if held[collaborationId]?.contains(changed.rootHash.base64) == true { windows[key] = Bounds(changed.window) }
             return owner
         case .accessGranted(let granted):
             guard granted.account == account else { return owner }
             held[collaborationId, default: []].insert(granted.rootHash.base64)
-            ends[collaborationId + "\u{0}" + granted.rootHash.base64] = AccessWindow(stored: granted.notBefore, granted.notAfter).notAfterMicros
+            windows[collaborationId + "\u{0}" + granted.rootHash.base64] = Bounds(AccessWindow(stored: granted.notBefore, granted.notAfter))
             return true
         case .accessRevoked(let revoked):
             guard revoked.account == account else { return owner }
@@ -71,12 +81,12 @@ public struct FeedAudience: Sendable, Equatable {
     func holdsAccess(in collaborationId: String, at: Int64?) -> Bool {
         guard let identities = held[collaborationId] else { return false }
         guard let at else { return true }
-        return identities.contains { (ends[collaborationId + "\u{0}" + $0] ?? .max) > at }
+        return identities.contains { windows[collaborationId + "\u{0}" + $0]?.holds(at: at) ?? true }
     }
 
     private mutating func release(_ rootHash: RootHash, in collaborationId: String) {
         held[collaborationId]?.remove(rootHash.base64)
-        ends[collaborationId + "\u{0}" + rootHash.base64] = nil
+        windows[collaborationId + "\u{0}" + rootHash.base64] = nil
         if held[collaborationId]?.isEmpty == true { held[collaborationId] = nil }
     }
 }

@@ -25,16 +25,17 @@ extension Reads {
             WITH me AS MATERIALIZED (SELECT ledger_account_names(\(caller.account)) AS names)
             SELECT c.collaboration_id, ledger_value(c.local_identifier), ledger_value(c.title), ledger_account(c.owner),
                    (extract(epoch FROM c.started_at) * 1000000)::int8, c.started_position,
-                   -- One pass over the members: invited, granted, removed, expired.
+                   -- One pass over the members: invited, granted, removed, expired, scheduled.
                    (SELECT ARRAY[count(*) FILTER (WHERE n.s = 'invited'), count(*) FILTER (WHERE n.s = 'granted'),
-                                 count(*) FILTER (WHERE n.s = 'removed'), count(*) FILTER (WHERE n.s = 'expired')]
-                    FROM (SELECT ledger_member_state(m.state, m.not_after, now()) AS s FROM proj_members m
+                                 count(*) FILTER (WHERE n.s = 'removed'), count(*) FILTER (WHERE n.s = 'expired'),
+                                 count(*) FILTER (WHERE n.s = 'scheduled')]
+                    FROM (SELECT ledger_member_state(m.state, m.not_before, m.not_after, now()) AS s FROM proj_members m
                           WHERE m.collaboration_id = c.collaboration_id) n)
             FROM proj_collaborations c, me
             WHERE c.started_position <= \(pinned) AND c.started_position < \(before)
               AND (\(caller.isAuditor) OR c.owner = ANY(me.names) OR EXISTS (
                   SELECT 1 FROM proj_members m WHERE m.collaboration_id = c.collaboration_id AND m.account = ANY(me.names)
-                     AND m.state = 'granted' AND (m.not_after IS NULL OR m.not_after > now())))
+                     AND ledger_member_state(m.state, m.not_before, m.not_after, now()) = 'granted'))
               AND (\(pattern)::text IS NULL OR ledger_value(c.local_identifier) ILIKE \(pattern) OR ledger_value(c.title) ILIKE \(pattern))
             ORDER BY c.started_position DESC LIMIT \(Int64(limit + 1))
             """, logger: logger
@@ -46,7 +47,7 @@ extension Reads {
                 let count = { (i: Int) in counts.indices.contains(i) ? Int(counts[i]) : 0 }
                 entries.append((CollaborationList.Entry(
                     collaborationId: id, localIdentifier: local, title: title, owner: owner, startedAt: Self.date(micros),
-                    memberCounts: .init(invited: count(0), granted: count(1), removed: count(2), expired: count(3))), position))
+                    memberCounts: .init(invited: count(0), granted: count(1), removed: count(2), expired: count(3), scheduled: count(4))), position))
             }
             return entries
         }

@@ -161,38 +161,42 @@ extension Reads {
 
     /// What `account` owned and held at `position` (the views must have reached it): where its
     /// change feed starts from, by the events (an identity held is one whose last grant,
-    /// revocation or expiry for the account is a grant, with its window's end). The audience goes
-    /// by the account's pseudonym (`subject`), as the events do.
+    /// revocation or expiry for the account is a grant, with its window's bounds). The audience
+    /// goes by the account's pseudonym (`subject`), as the events do.
     public func feedAudience(account: String, subject: String, at position: Int64) async throws -> FeedAudience {
         try await client.queryUnlessClosed(
             """
             WITH me AS MATERIALIZED (SELECT ledger_account_names(\(account)) AS names)
-            SELECT collaboration_id, NULL::text, NULL::int8 FROM proj_collaborations, me WHERE owner = ANY(me.names) AND started_position <= \(position)
+            SELECT collaboration_id, NULL::text, NULL::int8, NULL::int8 FROM proj_collaborations, me
+            WHERE owner = ANY(me.names) AND started_position <= \(position)
             UNION ALL
-            SELECT g.collaboration_id, g.root_hash, (
-                -- The held identity's window end then: that of its last invitation or window change.
-                SELECT (extract(epoch FROM w.not_after) * 1000000)::int8 FROM proj_access_history w
-                WHERE w.collaboration_id = g.collaboration_id AND w.root_hash = g.root_hash AND w.change IN ('invited', 'window')
-                  AND w.position <= \(position)
-                ORDER BY w.position DESC LIMIT 1)
+            SELECT g.collaboration_id, g.root_hash, w.not_before, w.not_after
             FROM (
                 SELECT DISTINCT ON (collaboration_id, root_hash) collaboration_id, root_hash, change
                 FROM proj_access_history, me
                 WHERE account = ANY(me.names) AND change IN ('granted', 'revoked', 'expired') AND position <= \(position)
                 ORDER BY collaboration_id, root_hash, position DESC) g
+            LEFT JOIN LATERAL (
+                -- The held identity's window then: that of its last invitation or window change.
+                SELECT (extract(epoch FROM h.not_before) * 1000000)::int8 AS not_before,
+                       (extract(epoch FROM h.not_after) * 1000000)::int8 AS not_after
+                FROM proj_access_history h
+                WHERE h.collaboration_id = g.collaboration_id AND h.root_hash = g.root_hash AND h.change IN ('invited', 'window')
+                  AND h.position <= \(position)
+                ORDER BY h.position DESC LIMIT 1) w ON true
             WHERE g.change = 'granted'
             """, logger: logger
         ) { rows in
-            var (owned, held, ends): (Set<String>, [String: Set<String>], [String: [String: Int64]]) = ([], [:], [:])
-            for try await (collaboration, rootHash, end) in rows.decode((String, String?, Int64?).self) {
+            var (owned, held, windows): (Set<String>, [String: Set<String>], [String: [String: FeedAudience.Bounds]]) = ([], [:], [:])
+            for try await (collaboration, rootHash, start, end) in rows.decode((String, String?, Int64?, Int64?).self) {
                 guard let rootHash else {
                     owned.insert(collaboration)
                     continue
                 }
                 held[collaboration, default: []].insert(rootHash)
-                if let end { ends[collaboration, default: [:]][rootHash] = end }
+                if start != nil || end != nil { windows[collaboration, default: [:]][rootHash] = .init(start: start, end: end) }
             }
-            return FeedAudience(account: subject, owned: owned, held: held, windowEnds: ends)
+            return FeedAudience(account: subject, owned: owned, held: held, windows: windows)
         }
     }
 }

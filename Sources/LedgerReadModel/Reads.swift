@@ -43,7 +43,7 @@ public struct Reads: Sendable {
 
     /// The collaboration's row as the caller may see it, the views' position and the caller's
     /// standing there (whether it owns it; else, unless an auditor, the identity granted to it,
-    /// if its window has not ended), in one round trip (two cost ~1 ms more per read, measured on
+    /// if its window holds now: started and not ended), in one round trip (two cost ~1 ms more per read, measured on
     /// `members?asOf`). The caller goes by its pseudonym, or (rows older than pseudonyms) its
     /// account: `ledger_account_names`.
     func collaborationRow(_ id: String, caller: Caller) async throws -> CollaborationRow {
@@ -57,8 +57,8 @@ public struct Reads: Sendable {
                    owner = ANY(caller.names),
                    CASE WHEN owner = ANY(caller.names) OR \(caller.isAuditor) THEN NULL ELSE
                        (SELECT m.root_hash FROM proj_members m
-                        WHERE m.collaboration_id = \(id) AND m.account = ANY(caller.names) AND m.state = 'granted'
-                          AND (m.not_after IS NULL OR m.not_after > now()) LIMIT 1) END
+                        WHERE m.collaboration_id = \(id) AND m.account = ANY(caller.names)
+                          AND ledger_member_state(m.state, m.not_before, m.not_after, now()) = 'granted' LIMIT 1) END
             FROM proj_collaborations, caller WHERE collaboration_id = \(id)
             """, logger: logger
         ) { rows in
@@ -88,15 +88,16 @@ public struct Reads: Sendable {
         let memberCounts = try await client.queryUnlessClosed(
             """
             SELECT count(*) FILTER (WHERE s = 'invited'), count(*) FILTER (WHERE s = 'granted'),
-                   count(*) FILTER (WHERE s = 'removed'), count(*) FILTER (WHERE s = 'expired')
-            FROM (SELECT ledger_member_state(state, not_after, now()) AS s FROM proj_members WHERE collaboration_id = \(row.id)) m
+                   count(*) FILTER (WHERE s = 'removed'), count(*) FILTER (WHERE s = 'expired'),
+                   count(*) FILTER (WHERE s = 'scheduled')
+            FROM (SELECT ledger_member_state(state, not_before, not_after, now()) AS s FROM proj_members WHERE collaboration_id = \(row.id)) m
             """, logger: logger
         ) { counts in
-            for try await (invited, granted, removed, expired) in counts.decode((Int64, Int64, Int64, Int64).self) {
+            for try await (invited, granted, removed, expired, scheduled) in counts.decode((Int64, Int64, Int64, Int64, Int64).self) {
                 return Collaboration.MemberCounts(
-                    invited: Int(invited), granted: Int(granted), removed: Int(removed), expired: Int(expired))
+                    invited: Int(invited), granted: Int(granted), removed: Int(removed), expired: Int(expired), scheduled: Int(scheduled))
             }
-            return Collaboration.MemberCounts(invited: 0, granted: 0, removed: 0, expired: 0)
+            return Collaboration.MemberCounts(invited: 0, granted: 0, removed: 0, expired: 0, scheduled: 0)
         }
         return Collaboration(
             collaborationId: row.id, localIdentifier: row.localIdentifier, title: row.title,
@@ -113,7 +114,8 @@ public struct Reads: Sendable {
     /// last membership change at or before `asOf`) is pinned in the cursor, so every page of a
     /// walk reads at it. States are time-correct: read now or `asOf`, an invited or granted
     /// identity whose window had ended by then is `expired`, even where its `AccessExpired` was
-    /// appended later (or not yet); `atPosition` answers by the events alone. That moment is
+    /// appended later (or not yet), and a granted one whose window had not started is `scheduled`;
+    /// `atPosition` answers by the events alone. That moment is
     /// pinned in the cursor too.
     public func members(
         _ id: String, caller: Caller, atPosition: Int64? = nil, asOf: Date? = nil, limit: Int = PageCursors.defaultLimit,
@@ -190,7 +192,7 @@ public struct Reads: Sendable {
             UNION ALL
             SELECT DISTINCT c.collaboration_id, ledger_value(c.title), 'member', c.started_position
             FROM me, proj_members m JOIN proj_collaborations c USING (collaboration_id)
-            WHERE m.account = ANY(me.names) AND m.state = 'granted' AND (m.not_after IS NULL OR m.not_after > now())
+            WHERE m.account = ANY(me.names) AND ledger_member_state(m.state, m.not_before, m.not_after, now()) = 'granted'
               AND c.owner <> ALL(me.names)
             ORDER BY 4
             """, logger: logger

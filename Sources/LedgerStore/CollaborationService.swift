@@ -89,7 +89,7 @@ public struct CollaborationService: Sendable {
         let id = try Identifiers.collaborationId(collaborationId)
         let outcome = try await collaborations.decideAndAppend(id, actor: caller.account) { state, subject in
             let event = try CollaborationDecisions.postHighlight(
-                state: state, actor: subject, kind: kind, trigger: trigger, mentioned: mentioned)
+                state: state, actor: subject, kind: kind, trigger: trigger, mentioned: mentioned, now: Date())
             return .init(events: [event], metadata: EventMetadata(actor: subject, requestId: requestId))
         }
         return PositionResponse(position: outcome.position)

@@ -13,15 +13,20 @@ public struct ParticipantsRequest: Codable, Sendable, Hashable {
     public struct Added: Codable, Sendable, Hashable, ExpressibleByStringLiteral {
         public var rootHash: String
         /// From when the identity may prove access (inclusive); nil: from now.
-        public var notBefore: Date?
+        public var notBefore: Date? { didSet { exact.notBefore = nil } }
         /// Until when (exclusive); nil: no end.
-        public var notAfter: Date?
+        public var notAfter: Date? { didSet { exact.notAfter = nil } }
+        private var exact = ExactBounds()
 
         public init(rootHash: String, notBefore: Date? = nil, notAfter: Date? = nil) {
             self.rootHash = rootHash
             self.notBefore = notBefore
             self.notAfter = notAfter
         }
+
+        /// The bounds to the microsecond: as the request wrote them when decoded (`ExactBounds`).
+        public var notBeforeMicros: Int64? { exact.notBefore ?? notBefore.map(RFC3339.micros) }
+        public var notAfterMicros: Int64? { exact.notAfter ?? notAfter.map(RFC3339.micros) }
 
         public init(stringLiteral rootHash: String) { self.init(rootHash: rootHash) }
 
@@ -36,6 +41,7 @@ public struct ParticipantsRequest: Codable, Sendable, Hashable {
             }
             let window = try Window(from: decoder)
             self.init(rootHash: window.rootHash, notBefore: window.notBefore, notAfter: window.notAfter)
+            exact = window.exact
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -53,8 +59,9 @@ public struct ParticipantsRequest: Codable, Sendable, Hashable {
     /// before its `notAfter` cancels that expiry.
     public struct Window: Codable, Sendable, Hashable {
         public var rootHash: String
-        public var notBefore: Date?
-        public var notAfter: Date?
+        public var notBefore: Date? { didSet { exact.notBefore = nil } }
+        public var notAfter: Date? { didSet { exact.notAfter = nil } }
+        fileprivate var exact = ExactBounds()
 
         public init(rootHash: String, notBefore: Date? = nil, notAfter: Date? = nil) {
             self.rootHash = rootHash
@@ -62,14 +69,18 @@ public struct ParticipantsRequest: Codable, Sendable, Hashable {
             self.notAfter = notAfter
         }
 
+        /// The bounds to the microsecond: as the request wrote them when decoded (`ExactBounds`).
+        public var notBeforeMicros: Int64? { exact.notBefore ?? notBefore.map(RFC3339.micros) }
+        public var notAfterMicros: Int64? { exact.notAfter ?? notAfter.map(RFC3339.micros) }
+
         enum CodingKeys: String, CodingKey { case rootHash, notBefore, notAfter }
 
         public init(from decoder: any Decoder) throws {
             try WindowKeys.refuseOthers(decoder)
             let c = try decoder.container(keyedBy: CodingKeys.self)
-            self.init(
-                rootHash: try c.decode(String.self, forKey: .rootHash), notBefore: try RFC3339.decodeIfPresent(c, .notBefore),
-                notAfter: try RFC3339.decodeIfPresent(c, .notAfter))
+            let (start, end) = (try RFC3339.decodeIfPresent(c, .notBefore), try RFC3339.decodeIfPresent(c, .notAfter))
+            self.init(rootHash: try c.decode(String.self, forKey: .rootHash), notBefore: start?.date, notAfter: end?.date)
+            exact = ExactBounds(notBefore: start?.micros, notAfter: end?.micros)
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -95,6 +106,14 @@ public struct ParticipantsRequest: Codable, Sendable, Hashable {
         self.removed = removed
         self.windows = windows
     }
+}
+
+/// A decoded window's bounds in microseconds, exactly as the request wrote them: a `Date` far
+/// from 1970 cannot hold every microsecond (near the year 9999 its steps are ~30 µs), and the
+/// server keeps what was asked.
+struct ExactBounds: Sendable, Hashable {
+    var notBefore: Int64?
+    var notAfter: Int64?
 }
 
 /// The keys a window object may have. Any other is refused: a misspelt bound (`not_after`)

@@ -3,12 +3,29 @@ import Foundation
 /// RFC 3339 times as request bodies carry them: parsed strictly (`YYYY-MM-DDTHH:MM:SS`, an
 /// optional fraction of 1 to 9 digits, then `Z` or `±HH:MM`; `t` and `z` as well), exactly
 /// (whole seconds by calendar arithmetic, no formatter's leniency), and written in UTC with six
-/// fractional digits (`2026-05-01T09:00:00.000000Z`).
+/// fractional digits (`2026-05-01T09:00:00.000000Z`). A leap second (`23:59:60` UTC, RFC 3339
+/// §5.7) is read as the last nanosecond of its minute: POSIX time, as the database's, has no
+/// 61st second, and the time still sorts before the next minute.
 public enum RFC3339 {
     /// The time `text` names, nil unless it is an RFC 3339 date-time (years 0000 to 9999).
-    public static func date(_ text: String) -> Date? {
-        instant(text).map { Date(timeIntervalSince1970: Double($0.seconds) + Double($0.nanos) / 1_000_000_000) }
+    public static func date(_ text: String) -> Date? { instant(text).map(date) }
+
+    /// An exact instant as a `Date`. Far from 1970 a `Double` cannot hold every nanosecond; it
+    /// is never rounded up into the next second (`9999-12-31T23:59:59.99999Z` stays in 9999).
+    package static func date(_ instant: (seconds: Int64, nanos: Int64)) -> Date {
+        let value = Double(instant.seconds) + Double(instant.nanos) / 1_000_000_000
+        let next = Double(instant.seconds + 1)
+        return Date(timeIntervalSince1970: value < next ? value : next.nextDown)
     }
+
+    /// An exact instant in whole microseconds (a finer fraction cut toward the past, so a time in
+    /// the year 9999 stays there).
+    package static func micros(_ instant: (seconds: Int64, nanos: Int64)) -> Int64 {
+        instant.seconds * 1_000_000 + instant.nanos / 1_000
+    }
+
+    /// `date` in whole microseconds (rounded).
+    package static func micros(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1_000_000).rounded()) }
 
     /// The instant `text` names, exactly: whole seconds since 1970-01-01T00:00:00Z and the
     /// nanoseconds after them; nil unless it is an RFC 3339 date-time (years 0000 to 9999).
@@ -27,7 +44,7 @@ public enum RFC3339 {
         guard let year = number(0..<4), b[4] == dash, let month = number(5..<7), b[7] == dash, let day = number(8..<10),
             b[10] == 0x54 || b[10] == 0x74,  // T t
             let hour = number(11..<13), b[13] == colon, let minute = number(14..<16), b[16] == colon, let second = number(17..<19),
-            (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year), hour <= 23, minute <= 59, second <= 59
+            (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year), hour <= 23, minute <= 59, second <= 60
         else { return nil }
         var i = 19
         var nanos: Int64 = 0
@@ -55,7 +72,12 @@ public enum RFC3339 {
         default:
             return nil
         }
-        return (days(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second - offset, nanos)
+        let seconds = days(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second - offset
+        guard second == 60 else { return (seconds, nanos) }
+        // A leap second: only in the last minute of a UTC day; its last nanosecond.
+        let lastMinute = (seconds - 60) % 86_400  // from the UTC day's start (negative before 1970)
+        guard lastMinute == 86_340 || lastMinute == -60 else { return nil }
+        return (seconds - 1, 999_999_999)
     }
 
     /// `date` in UTC with six fractional digits; nil outside the years 0000 to 9999 (or not finite).
@@ -83,13 +105,14 @@ public enum RFC3339 {
             + "\(pad(second % 60, 2)).\(pad(fraction, 6))Z"
     }
 
-    static func decodeIfPresent<K: CodingKey>(_ c: KeyedDecodingContainer<K>, _ key: K) throws -> Date? {
+    /// The time at `key`, as a `Date` and exactly in microseconds.
+    static func decodeIfPresent<K: CodingKey>(_ c: KeyedDecodingContainer<K>, _ key: K) throws -> (date: Date, micros: Int64)? {
         guard let text = try c.decodeIfPresent(String.self, forKey: key) else { return nil }
-        guard let date = Self.date(text) else {
+        guard let instant = Self.instant(text) else {
             throw DecodingError.dataCorruptedError(
                 forKey: key, in: c, debugDescription: "not an RFC 3339 time such as 2026-05-01T09:00:00Z")
         }
-        return date
+        return (date(instant), micros(instant))
     }
 
     static func encodeIfPresent<K: CodingKey>(_ date: Date?, _ c: inout KeyedEncodingContainer<K>, _ key: K) throws {

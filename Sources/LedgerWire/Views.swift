@@ -6,18 +6,29 @@ import Foundation
 /// `GET /v1/collaborations/{id}`.
 public struct Collaboration: Codable, Sendable, Hashable {
     /// Identities by state, as of now: an invited or granted identity whose window has ended
-    /// counts as expired, whether or not its `AccessExpired` is in the log yet.
+    /// counts as expired, whether or not its `AccessExpired` is in the log yet; a granted one
+    /// whose window has not started yet counts as scheduled (not granted).
     public struct MemberCounts: Codable, Sendable, Hashable {
         public var invited: Int
         public var granted: Int
         public var removed: Int
         public var expired: Int
+        public var scheduled: Int
 
-        public init(invited: Int, granted: Int, removed: Int, expired: Int) {
+        public init(invited: Int, granted: Int, removed: Int, expired: Int, scheduled: Int = 0) {
             self.invited = invited
             self.granted = granted
             self.removed = removed
             self.expired = expired
+            self.scheduled = scheduled
+        }
+
+        /// A server from before scheduled windows sends no `scheduled`: none.
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            (invited, granted, removed) = try (c.decode(Int.self, forKey: .invited), c.decode(Int.self, forKey: .granted), c.decode(Int.self, forKey: .removed))
+            expired = try c.decode(Int.self, forKey: .expired)
+            scheduled = try c.decodeIfPresent(Int.self, forKey: .scheduled) ?? 0
         }
     }
     public var collaborationId: String
@@ -81,9 +92,11 @@ public struct Members: Codable, Sendable, Hashable {
     public struct Member: Codable, Sendable, Hashable {
         /// Base64 of the identity's root hash; `rootHashData` for the bytes.
         public var rootHash: String
-        /// `invited`, `granted` or `expired` (removed identities are not listed). Time-correct:
-        /// read now or `asOf`, an invited or granted identity whose window had ended by then is
-        /// `expired`, even before its `AccessExpired` is in the log; `atPosition`, by the events.
+        /// `invited`, `granted`, `scheduled` or `expired` (removed identities are not listed).
+        /// Time-correct: read now or `asOf`, an invited or granted identity whose window had ended
+        /// by then is `expired`, even before its `AccessExpired` is in the log, and a granted one
+        /// whose window had not started yet is `scheduled` (it gives nothing until `notBefore`);
+        /// `atPosition`, by the events.
         public var state: String
         /// The account that holds (or, expired, held) access through the identity.
         public var accountId: String?

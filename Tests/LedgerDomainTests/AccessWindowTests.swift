@@ -128,7 +128,7 @@ struct AccessWindowTests {
         state.apply(grant(1, "a"))
         #expect(state.identities[hash(1).base64]?.window == window, "a grant keeps the window")
         for (event, _) in CollaborationDecisions.expiries(state: state, now: t0.addingTimeInterval(10)) { state.apply(event) }
-        #expect(!state.hasAccess("a") && !state.isCurrent(hash(1)))
+        #expect(!state.hasAccess("a", at: Date()) && !state.isCurrent(hash(1)))
         #expect(CollaborationDecisions.decideAccess(state: state, rootHash: hash(1), account: "a", now: t0.addingTimeInterval(5)) == .accessExpired)
     }
 
@@ -195,5 +195,31 @@ struct AccessWindowTests {
         _ = member.sees(.accessWindowChanged(.init(rootHash: hash(1), window: try AccessWindow(notBefore: nil, notAfter: t0.addingTimeInterval(60)))), in: "c1", at: micros)
         let moved = member.sees(.highlightPosted(.init(kind: .change, trigger: "edit", mentionedRootHash: nil, account: "o")), in: "c1", at: micros + 1)
         #expect(moved, "a window moved later gives the notices back")
+    }
+
+    @Test("a window holds at both ends: a grant whose window starts later gives no access and no notices until then")
+    func scheduled() throws {
+        var state = started()
+        state.apply(.identityAdded(.init(rootHash: hash(1))))
+        state.apply(grant(1, "a"))
+        #expect(state.hasAccess("a", at: t0))
+        let later = try AccessWindow(notBefore: t0.addingTimeInterval(10), notAfter: t0.addingTimeInterval(20))
+        state.apply(.accessWindowChanged(.init(rootHash: hash(1), window: later)))
+        #expect(!state.hasAccess("a", at: t0) && state.hasAccess("a", at: t0.addingTimeInterval(10)))
+        #expect(!state.hasAccess("a", at: t0.addingTimeInterval(20)) && state.hasAccess("owner", at: t0))
+        #expect(throws: DomainError.self) {
+            try CollaborationDecisions.postHighlight(state: state, actor: "a", kind: .change, trigger: "edit", mentioned: nil, now: t0)
+        }
+        _ = try CollaborationDecisions.postHighlight(state: state, actor: "a", kind: .change, trigger: "edit", mentioned: nil, now: t0.addingTimeInterval(10))
+
+        let start = later.notBeforeMicros!
+        var member = FeedAudience(account: "a", held: ["c1": [hash(1).base64]], windows: ["c1": [hash(1).base64: .init(start: start, end: nil)]])
+        let notice = CollaborationEvent.highlightPosted(.init(kind: .change, trigger: "edit", mentionedRootHash: nil, account: "o"))
+        let early = member.sees(notice, in: "c1", at: start - 1)
+        let onTime = member.sees(notice, in: "c1", at: start)
+        #expect(!early && onTime)
+        _ = member.sees(.accessWindowChanged(.init(rootHash: hash(1), window: later)), in: "c1", at: start)
+        let after = member.sees(notice, in: "c1", at: later.notAfterMicros!)
+        #expect(!after, "a window change gives both ends")
     }
 }

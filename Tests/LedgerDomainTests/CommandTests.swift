@@ -48,12 +48,12 @@ struct CommandTests {
         state.apply(.accessGranted(.init(
             rootHash: hash(1), account: "alice", proofRequestId: "r", challengeId: "c",
             proof: IdentityProof(publicKey: [4], publicKeyIndex: 0, inclusionHashes: []), challenge: [1], signature: [2])))
-        #expect(state.hasAccess("alice"))
+        #expect(state.hasAccess("alice", at: Date()))
         let removal = try CollaborationDecisions.updateParticipants(state: state, actor: "owner", added: [], removed: [hash(1), hash(2)], now: Date())
         #expect(removal.removed == [hash(1), hash(2)])
         #expect(removal.revokedAccounts == ["alice"])
         removal.events.forEach { state.apply($0) }
-        #expect(!state.hasAccess("alice"))
+        #expect(!state.hasAccess("alice", at: Date()))
         #expect(CollaborationDecisions.decideAccess(state: state, rootHash: hash(1), account: "alice", now: Date()) == .identityRemoved)
         let again = try CollaborationDecisions.updateParticipants(state: state, actor: "owner", added: [(hash(1), nil)], removed: [], now: Date())
         #expect(again.added == [hash(1)])
@@ -66,14 +66,14 @@ struct CommandTests {
     func highlights() throws {
         var state = started()
         state.apply(.identityAdded(.init(rootHash: hash(1))))
-        _ = try CollaborationDecisions.postHighlight(state: state, actor: "owner", kind: .change, trigger: "edit", mentioned: nil)
-        _ = try CollaborationDecisions.postHighlight(state: state, actor: "owner", kind: .persistence, trigger: "renamed", mentioned: nil)
-        _ = try CollaborationDecisions.postHighlight(state: state, actor: "owner", kind: .mention, trigger: nil, mentioned: hash(1))
-        #expect(throws: DomainError.self) { try CollaborationDecisions.postHighlight(state: state, actor: "x", kind: .change, trigger: "edit", mentioned: nil) }
-        #expect(throws: DomainError.self) { try CollaborationDecisions.postHighlight(state: state, actor: "owner", kind: .change, trigger: "renamed", mentioned: nil) }
-        #expect(throws: DomainError.self) { try CollaborationDecisions.postHighlight(state: state, actor: "owner", kind: .membership, trigger: "addedCollaborator", mentioned: nil) }
-        #expect(throws: DomainError.self) { try CollaborationDecisions.postHighlight(state: state, actor: "owner", kind: .mention, trigger: nil, mentioned: hash(5)) }
-        #expect(throws: DomainError.self) { try CollaborationDecisions.postHighlight(state: state, actor: "owner", kind: .mention, trigger: "edit", mentioned: hash(1)) }
+        _ = try CollaborationDecisions.postHighlight(state: state, actor: "owner", kind: .change, trigger: "edit", mentioned: nil, now: Date())
+        _ = try CollaborationDecisions.postHighlight(state: state, actor: "owner", kind: .persistence, trigger: "renamed", mentioned: nil, now: Date())
+        _ = try CollaborationDecisions.postHighlight(state: state, actor: "owner", kind: .mention, trigger: nil, mentioned: hash(1), now: Date())
+        #expect(throws: DomainError.self) { try CollaborationDecisions.postHighlight(state: state, actor: "x", kind: .change, trigger: "edit", mentioned: nil, now: Date()) }
+        #expect(throws: DomainError.self) { try CollaborationDecisions.postHighlight(state: state, actor: "owner", kind: .change, trigger: "renamed", mentioned: nil, now: Date()) }
+        #expect(throws: DomainError.self) { try CollaborationDecisions.postHighlight(state: state, actor: "owner", kind: .membership, trigger: "addedCollaborator", mentioned: nil, now: Date()) }
+        #expect(throws: DomainError.self) { try CollaborationDecisions.postHighlight(state: state, actor: "owner", kind: .mention, trigger: nil, mentioned: hash(5), now: Date()) }
+        #expect(throws: DomainError.self) { try CollaborationDecisions.postHighlight(state: state, actor: "owner", kind: .mention, trigger: "edit", mentioned: hash(1), now: Date()) }
     }
 
     @Test("events round-trip through their stored JSON; base64 is strict")

@@ -37,7 +37,7 @@ struct ExpiryCatchUpTests {
             let notice = CollaborationEvent.highlightPosted(.init(kind: .change, trigger: "edit", mentionedRootHash: nil, account: "member"))
             await #expect(throws: DomainError.self) {
                 _ = try await collaborations.decideAndAppend(id) { state in
-                    _ = try CollaborationDecisions.postHighlight(state: state, actor: "member", kind: .change, trigger: "edit", mentioned: nil)
+                    _ = try CollaborationDecisions.postHighlight(state: state, actor: "member", kind: .change, trigger: "edit", mentioned: nil, now: Date())
                     return .init(events: [notice], metadata: EventMetadata(actor: "member"))
                 }
             }
@@ -45,7 +45,7 @@ struct ExpiryCatchUpTests {
             let expected = CollaborationDecisions.expiries(state: current.state, now: Date())
             #expect(expected.count == 1)
             _ = try await collaborations.decideAndAppend(id) { state in
-                #expect(!state.hasAccess("member"), "the command decides after the expiry")
+                #expect(!state.hasAccess("member", at: Date()), "the command decides after the expiry")
                 return .init(events: [.highlightPosted(.init(kind: .change, trigger: "edit", mentionedRootHash: nil, account: "owner"))],
                              metadata: EventMetadata(actor: "owner"))
             }

@@ -37,7 +37,8 @@ export function showCollaboration(id) {
       ['Initiator name', c.title === null ? personal(c.initiatorName) : optional(c.initiatorName), 'collab-initiator-name'],
       ['Started', time(c.startedAt), 'collab-started'],
       ['Members', `${counts.invited} invited, ${counts.granted} granted, ${counts.removed} removed` +
-        (Number.isInteger(counts.expired) ? `, ${counts.expired} expired` : ''), 'collab-counts'],
+        (Number.isInteger(counts.expired) ? `, ${counts.expired} expired` : '') +
+        (counts.scheduled ? `, ${counts.scheduled} scheduled` : ''), 'collab-counts'],
       ['Universal link', code(c.universalLink), 'collab-link'],
       ['Log position', optional(c.position), 'collab-position'],
     ]));

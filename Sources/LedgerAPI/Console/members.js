@@ -1,7 +1,7 @@
 // A collaboration's members now or at a moment: a time typed (asOf) or a timeline mark picked
 // (atPosition). The browser test's contract: input#asof-input, button#asof-apply, button#asof-now,
 // #members[data-moment] (the moment the shown rows are for: "now", the typed time or the picked
-// mark's time), tr.member-row[data-account][data-state=invited|granted|removed|expired]
+// mark's time), tr.member-row[data-account][data-state=invited|granted|scheduled|removed|expired]
 // [data-not-before][data-not-after] > td.member-window > span.access-window.
 import { el, personal, optional, time, code, cssName } from './dom.js';
 import { api, url } from './api.js';
@@ -51,7 +51,8 @@ export function membersPanel(members, { base, live, pick }) {
       return { items: r.members, nextCursor: r.nextCursor, caption: `Members ${when} (log position ${r.position})`,
         attrs: { moment: m ? (m.asOf || m.time) : 'now' }, announce: `Members ${when}.` };
     },
-    // Each state has its own style (not colour alone: expired is italic, its row shaded).
+    // Each state has its own style (not colour alone: expired is italic, its row shaded; scheduled,
+    // a grant whose window has not started, italic with a dashed outline).
     row: (m) => el('tr', {
       class: 'member-row', 'data-account': m.accountId || '', 'data-state': m.state,
       'data-not-before': m.notBefore || '', 'data-not-after': m.notAfter || '',

@@ -67,9 +67,11 @@ export function accessWindows(events) {
     .filter((r) => r.segments.length);
 }
 
-// Where a segment's bar starts and ends, and why it ends there.
+// Where a segment's bar starts and ends, and why it ends there. A grant whose window starts
+// later (scheduled) draws from the window's start: it gives nothing before it.
 export function extent(s) {
-  const start = s.grantedAt || s.notBefore || s.invitedAt;
+  const later = (a, b) => (b && Date.parse(b) > Date.parse(a) ? b : a);
+  const start = s.grantedAt ? later(s.grantedAt, s.notBefore) : s.notBefore || s.invitedAt;
   if (s.expiry) return { start, end: s.expiry.dueAt, reason: 'expired' };
   if (s.removedAt) return { start, end: s.removedAt, reason: 'removed' };
   return s.notAfter ? { start, end: s.notAfter, reason: 'due' } : { start, end: null, reason: 'open' };
