@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the system packages the ledger needs when they are missing: the PostgreSQL server
 # and client (initdb, pg_ctl, postgres, pgbench), Prometheus, Go's x/mod, Chromium and Selenium, Patroni, etcd,
-# HAProxy and Barman (tests only) and the usual build headers. Debian/Ubuntu.
+# HAProxy and Barman (tests only), age (sealed secrets in backups), faketime (tests) and the usual
+# build headers. Debian/Ubuntu.
 set -euo pipefail
 
 need=()
@@ -25,6 +26,10 @@ command -v etcd >/dev/null 2>&1 || need+=(etcd-server)
 command -v haproxy >/dev/null 2>&1 || need+=(haproxy)
 # Barman: the disaster drill's backup server (scripts/disaster, deploy/barman).
 command -v barman >/dev/null 2>&1 || need+=(barman)
+# age: `ledger backup --recipient` seals the ledger's secrets with it (SPEC "A backup is not a key
+# ring"); faketime: the tests skew the host's clock against the database's.
+command -v age >/dev/null 2>&1 || need+=(age)
+command -v faketime >/dev/null 2>&1 || need+=(faketime)
 for pkg in libpq-dev libssl-dev golang-golang-x-mod-dev python3-etcd; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done

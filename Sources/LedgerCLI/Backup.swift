@@ -15,14 +15,18 @@ import Darwin
 /// `ledger backup --to DIR`: a base backup of the embedded cluster (or of `--database-url`),
 /// then its WAL streamed into DIR through a replication slot until stopped (`WALArchive`).
 /// The checkpointer counts the slot like a standby, so every published checkpoint is covered by
-/// what DIR holds, and `ledger restore --from DIR` on another machine extends them all.
+/// what DIR holds, and `ledger restore --from DIR` on another machine extends them all. Beside
+/// the database: the published checkpoint in the clear, and the secrets only sealed to the
+/// `--recipient`s (`BackupSecrets`).
 struct Backup: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Back up the ledger's database into a folder: a base backup, then its WAL streamed through a replication slot until stopped (Ctrl-C or SIGTERM).",
         discussion: """
             Run it again with the same folder to resume the stream (the slot kept every WAL segment since). While the \
             slot exists, checkpoints cover only what the folder flushed: a stopped backup delays them, it never forks \
-            them. `ledger backup --drop-slot` ends backups. Put the folder on another disk than the data folder.
+            them. `ledger backup --drop-slot` ends backups. Put the folder on another disk than the data folder. \
+            The signing key, the JWT secret and the cluster's passwords go into the folder only sealed with age to \
+            the --recipient keys (age-keygen makes one); without recipients they stay out, and you keep them elsewhere.
             """)
 
     @OptionGroup var database: DatabaseOptions
@@ -36,8 +40,15 @@ struct Backup: AsyncParsableCommand {
     @Flag(name: .long, help: "Drop the slot and exit: backups end, checkpoints no longer wait for them.")
     var dropSlot = false
 
+    @Option(name: .long, help: "An age recipient (age1…) the secrets are sealed to; repeatable. Without one the secrets stay out of the folder.")
+    var recipient: [String] = []
+
+    @Flag(name: .long, help: "Seal only the secrets into the folder, and exit: no database is reached (beside a backup tool such as Barman).")
+    var secretsOnly = false
+
     func validate() throws {
         guard dropSlot || to != nil else { throw ValidationError("--to DIR is required (or --drop-slot)") }
+        guard !secretsOnly || !recipient.isEmpty else { throw ValidationError("--secrets-only seals the secrets: name a --recipient") }
         // The checkpointer's gate knows a backup's slot by its name, whatever the replication mode.
         guard slot.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "_") }), slot.count <= 63,
             slot == WALArchive.defaultSlot || slot.hasPrefix(WALArchive.defaultSlot + "_")
@@ -49,6 +60,19 @@ struct Backup: AsyncParsableCommand {
     func run() async throws {
         let configuration = try database.configuration()
         let logger = Logs.bootstrap(configuration)
+        let archive = to.map { WALArchive(folder: URL(fileURLWithPath: $0).standardizedFileURL) }
+        let kept = archive.map { BackupSecrets(folder: $0.folder) }
+        if let kept, !dropSlot {
+            // The secrets first, before any database is reached: a bad recipient is refused before anything else is made.
+            let outside = try await kept.keep(configuration, recipients: recipient)
+            if recipient.isEmpty {
+                say("backup: no --recipient, so no secret is in \(kept.folder.path); keep these elsewhere (a restore needs them): "
+                    + outside.map(\.path).joined(separator: ", "))
+            } else {
+                say("backup: the secrets sealed with age to \(recipient.count) recipient(s) in \(kept.secrets.path)")
+            }
+            if secretsOnly { return }
+        }
         let (server, embedded) = try await configuration.connect(logger: logger)
         try await stopping(embedded) {
             if dropSlot {
@@ -56,10 +80,10 @@ struct Backup: AsyncParsableCommand {
                 say(dropped ? "backup: slot \(slot) dropped; checkpoints no longer wait for a backup" : "backup: no slot \(slot)")
                 return
             }
-            let archive = WALArchive(folder: URL(fileURLWithPath: to!).standardizedFileURL)
+            guard let archive, let kept else { return }
+            try kept.keepCheckpoint(from: configuration.checkpointFileURL)
             let binaries = try EmbeddedPostgres.binaries(preferring: configuration.pgBin)
             try await server.withClient(logger: logger) { try await WALArchive.ensureSlot(slot, client: $0, logger: logger) }
-            let secrets = Self.secretFiles(configuration)
             if FileManager.default.fileExists(atPath: archive.base.appendingPathComponent("PG_VERSION").path) {
                 say("backup: \(archive.base.path) holds a base backup; resuming the WAL stream")
             } else {
@@ -67,16 +91,16 @@ struct Backup: AsyncParsableCommand {
                 try await archive.takeBase(of: server, slot: slot, binaries: binaries, progress: isatty(2) != 0 ? "/dev/stderr" : nil)
                 say("backup: base backup in \(archive.base.path) (\(ContinuousClock.now - started))")
             }
-            try archive.keepSecrets(from: secrets)
-            try await stream(archive, server: server, binaries: binaries, secrets: secrets, logger: logger)
+            try await stream(archive, server: server, binaries: binaries, checkpoint: configuration.checkpointFileURL, logger: logger)
         }
     }
 
-    /// Streams until SIGINT or SIGTERM, keeping the secrets (the checkpoint file changes with each
+    /// Streams until SIGINT or SIGTERM, keeping the checkpoint file (it changes with each
     /// checkpoint) copied every second; pg_receivewal is started again if it exits.
     private func stream(
-        _ archive: WALArchive, server: DatabaseSettings, binaries: String, secrets: [String: URL], logger: Logger
+        _ archive: WALArchive, server: DatabaseSettings, binaries: String, checkpoint: URL, logger: Logger
     ) async throws {
+        let kept = BackupSecrets(folder: archive.folder)
         let log = archive.folder.appendingPathComponent("pg_receivewal.log").path
         say("backup: streaming WAL into \(archive.wal.path) through slot \(slot); stop with Ctrl-C (the slot stays)")
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -98,29 +122,21 @@ struct Backup: AsyncParsableCommand {
             }
             group.addTask {
                 while !Task.isCancelled {
-                    try? archive.keepSecrets(from: secrets)
+                    try? kept.keepCheckpoint(from: checkpoint)
                     try await Task.sleep(for: .seconds(1))
                 }
             }
             _ = try await group.next()  // a signal
             group.cancelAll()
         }
-        try? archive.keepSecrets(from: secrets)
+        try? kept.keepCheckpoint(from: checkpoint)
         say("backup: stopped; \(archive.folder.path) holds what was flushed")
-    }
-
-    /// The files a restored ledger needs beside its database, where this configuration keeps them.
-    static func secretFiles(_ configuration: LedgerConfiguration) -> [String: URL] {
-        let data = configuration.dataDirectory
-        var files = Dictionary(uniqueKeysWithValues: WALArchive.secretFiles.map { ($0, data.appendingPathComponent($0)) })
-        files["published-checkpoint"] = configuration.checkpointFileURL
-        if let key = configuration.signingKeyFile { files["log-signing-key"] = URL(fileURLWithPath: key) }
-        return files
     }
 }
 
 /// `ledger restore --from DIR --data-dir D`: lays a backup out as D's embedded cluster, for
-/// `ledger serve --data-dir D`, whose first start replays the archived WAL.
+/// `ledger serve --data-dir D`, whose first start replays the archived WAL; the checkpoint and
+/// (with `--identity`) the sealed secrets where the backed-up ledger kept them, never over a file.
 struct Restore: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Restore a `ledger backup` folder as a data folder's embedded cluster (replayed at the next `ledger serve`).")
@@ -131,10 +147,26 @@ struct Restore: AsyncParsableCommand {
     @Option(name: .long, help: "The data folder to restore into (it must hold no cluster).")
     var dataDir: String
 
+    @Option(name: .long, help: "An age identity file that opens the backup's sealed secrets.")
+    var identity: String?
+
+    @Flag(name: .long, help: "Lay only the secrets (and a checkpoint the folder holds), not the database (a folder made with --secrets-only).")
+    var secretsOnly = false
+
     func run() async throws {
         let archive = WALArchive(folder: URL(fileURLWithPath: from).standardizedFileURL)
         let target = URL(fileURLWithPath: dataDir).standardizedFileURL
         let started = ContinuousClock.now
+        if !secretsOnly, FileManager.default.fileExists(atPath: target.appendingPathComponent("pg").path) {
+            throw ValidationError("\(target.path)/pg exists: restore into a data folder without a cluster (nothing is overwritten)")
+        }
+        // The secrets first: one that cannot be opened stops the restore before the database is laid.
+        do {
+            for line in try await BackupSecrets(folder: archive.folder).restore(into: target, identity: identity) { say(line) }
+        } catch let failure as BackupSecrets.Failure {
+            throw ValidationError(failure.description)
+        }
+        if secretsOnly { return }
         let segments: Int
         do {
             segments = try archive.restore(into: target)

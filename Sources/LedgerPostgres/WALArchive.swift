@@ -8,10 +8,10 @@ import Glibc
 import Darwin
 #endif
 
-/// A backup folder (SPEC "Backups and recovery"): a base backup of the cluster in `base/`
-/// (`pg_basebackup`), its WAL from then on in `wal/` (`pg_receivewal`), and in `secrets/` the
-/// files a restored ledger needs beside its database (the checkpoint file, the signing key, the
-/// JWT secret, the embedded cluster's passwords).
+/// A backup folder's database (SPEC "Backups and recovery"): a base backup of the cluster in
+/// `base/` (`pg_basebackup`) and its WAL from then on in `wal/` (`pg_receivewal`). What the
+/// ledger keeps beside it (its checkpoint, its secrets sealed or left out) is the ledger's own:
+/// `BackupSecrets` in the CLI.
 ///
 /// Both streams go through one physical replication slot. The primary keeps every WAL segment
 /// the folder has not flushed, and the checkpointer's replication gate counts the slot like a
@@ -21,13 +21,10 @@ import Darwin
 /// piles up on the primary) until it streams again or the slot is dropped (`dropSlot`).
 public struct WALArchive: Sendable {
     public static let defaultSlot = "ledger_backup"
-    /// The files of a data folder copied into `secrets/` and back by a restore.
-    public static let secretFiles = ["pg-password", "app-password", "jwt-secret", "log-signing-key", "published-checkpoint"]
 
     public let folder: URL
     public var base: URL { folder.appendingPathComponent("base") }
     public var wal: URL { folder.appendingPathComponent("wal") }
-    public var secrets: URL { folder.appendingPathComponent("secrets") }
 
     public init(folder: URL) {
         self.folder = folder
@@ -73,7 +70,7 @@ public struct WALArchive: Sendable {
         if fm.fileExists(atPath: base.appendingPathComponent("PG_VERSION").path) {
             throw Refusal(description: "\(folder.path) already holds a base backup; back up into a new folder")
         }
-        for dir in [folder, wal, secrets] {
+        for dir in [folder, wal] {
             try fm.createDirectory(at: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
         let arguments = ["-D", base.path, "-X", "stream", "-S", slot, "--checkpoint=fast"] + Self.connection(server)
@@ -97,27 +94,12 @@ public struct WALArchive: Sendable {
             environment: Self.environment(server), outputPath: log)
     }
 
-    /// Copies the data folder's secrets (those that exist) into `secrets/`, each replaced whole
-    /// (written aside, then renamed), and only where it changed.
-    public func keepSecrets(from files: [String: URL]) throws {
-        for (name, source) in files {
-            guard let data = FileManager.default.contents(atPath: source.path) else { continue }
-            let target = secrets.appendingPathComponent(name)
-            if FileManager.default.contents(atPath: target.path) == data { continue }
-            let aside = secrets.appendingPathComponent(".\(name).new")
-            FileManager.default.createFile(atPath: aside.path, contents: data, attributes: [.posixPermissions: 0o600])
-            guard rename(aside.path, target.path) == 0 else {
-                throw Refusal(description: "cannot write \(target.path): \(String(cString: strerror(errno)))")
-            }
-        }
-    }
-
     // MARK: Restoring
 
     /// Lays the backup out as the embedded cluster of `dataDirectory` (which must hold none):
     /// `base/` as its `pg/`, then every WAL segment of `wal/` in its `pg_wal` (the one being
     /// written, `.partial`, under its own name), so the first start replays them up to the last
-    /// record the archive flushed; the secrets beside it. Returns how many segments it laid.
+    /// record the archive flushed. Returns how many segments it laid.
     public func restore(into dataDirectory: URL) throws -> Int {
         let fm = FileManager.default
         let cluster = dataDirectory.appendingPathComponent("pg")
@@ -150,26 +132,10 @@ public struct WALArchive: Sendable {
             laid += 1
         }
         try? fm.removeItem(at: cluster.appendingPathComponent("postmaster.pid"))
-        for name in Self.secretFiles {
-            let source = secrets.appendingPathComponent(name)
-            guard fm.fileExists(atPath: source.path) else { continue }
-            let target = dataDirectory.appendingPathComponent(name)
-            // A checkpoint file already there that names a larger checkpoint is a higher floor: kept.
-            if name == "published-checkpoint", Self.checkpointSize(target) > Self.checkpointSize(source) { continue }
-            try? fm.removeItem(at: target)
-            try fm.copyItem(at: source, to: target)
-        }
         return laid
     }
 
     // MARK: Plumbing
-
-    /// The size a checkpoint file names (its note's second line), -1 without one.
-    static func checkpointSize(_ file: URL) -> Int64 {
-        guard let text = try? String(contentsOf: file, encoding: .utf8) else { return -1 }
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        return lines.count > 1 ? Int64(lines[1]) ?? -1 : -1
-    }
 
     static func connection(_ server: DatabaseSettings) -> [String] {
         ["-h", server.host, "-p", "\(server.port)", "-U", server.username]

@@ -17,9 +17,16 @@ import Glibc
 /// SPEC "Backups and recovery", the single-node default: `ledger serve` on its embedded cluster,
 /// `ledger backup` streaming while writes go on, then the server and its PostgreSQL killed and
 /// the data folder wiped; `ledger restore` and `ledger serve` again. Every checkpoint seen before
-/// the loss is extended by the restored log, every write a seen checkpoint covers is there.
+/// the loss is extended by the restored log, every write a seen checkpoint covers is there. A
+/// backup is not a key ring: without recipients no secret is in the folder, with one they are
+/// sealed, and the restore opens them with its identity and overwrites nothing.
 @Suite("Backups")
 struct BackupTests {
+    /// Where the backed-up ledger keeps its signing key and checkpoint file (outside its data
+    /// folder): the restore must lay them there again, told only by the backup.
+    static func keyFile(_ folder: URL) -> URL { folder.appendingPathComponent("keys/log.key") }
+    static func checkpointFile(_ folder: URL) -> URL { folder.appendingPathComponent("checkpoint/published-checkpoint") }
+
     /// One `ledger` process, its output in files of `folder`.
     struct Launched {
         let pid: pid_t
@@ -29,7 +36,10 @@ struct BackupTests {
 
     static func launch(_ arguments: [String], in folder: URL, name: String) throws -> Launched {
         let (out, err) = (folder.appendingPathComponent("\(name).out").path, folder.appendingPathComponent("\(name).err").path)
-        let environment = ConfigurationTests.environment(["LEDGER_LOG_FORMAT": "json", "LEDGER_JWT_SECRET": ConfigurationTests.secret])
+        let environment = ConfigurationTests.environment([
+            "LEDGER_LOG_FORMAT": "json", "LEDGER_JWT_SECRET": ConfigurationTests.secret,
+            "LEDGER_SIGNING_KEY_FILE": keyFile(folder).path, "LEDGER_CHECKPOINT_FILE": checkpointFile(folder).path,
+        ])
         let pid = try ProcessRunner.launch(ledgerBinary(), arguments, environment: environment, outputPath: out, errorPath: err)
         return Launched(pid: pid, out: out, err: err)
     }
@@ -57,6 +67,29 @@ struct BackupTests {
 
     static func size(_ note: String) -> Int64 { Int64(note.split(separator: "\n")[1]) ?? 0 }
 
+    /// The secrets (each file's text) found in any file under `folder`, by a byte search.
+    static func secretsFound(_ secrets: [URL], in folder: URL) throws -> [String] {
+        let needles = secrets.compactMap { file in
+            (try? String(contentsOf: file, encoding: .utf8)).map { (file.lastPathComponent, Data($0.trimmingCharacters(in: .whitespacesAndNewlines).utf8)) }
+        }
+        #expect(needles.count == secrets.count && needles.allSatisfy { $0.1.count >= 16 }, "every secret is there to search for")
+        var found: Set<String> = []
+        let files = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.isRegularFileKey])!
+        for case let file as URL in files where (try? file.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
+            guard let bytes = FileManager.default.contents(atPath: file.path) else { continue }
+            for (name, needle) in needles where bytes.range(of: needle) != nil { found.insert("\(name) in \(file.path)") }
+        }
+        return found.sorted()
+    }
+
+    /// `age-keygen -o FILE`: an identity file; returns its recipient (`age1…`).
+    static func ageKey(_ file: URL) async throws -> String {
+        let made = try await ProcessRunner.run(try #require(ProcessRunner.which("age-keygen"), "age-keygen (Debian's age)"), ["-o", file.path])
+        try #require(made.status == 0, "\(made.output)")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        return try #require(text.split(separator: "\n").first { $0.hasPrefix("# public key: ") }).dropFirst("# public key: ".count).description
+    }
+
     /// `pg_dump` of the embedded cluster running in `data`, as its owner.
     static func dump(_ data: URL) async throws -> String {
         let port = try #require(Self.text(data.appendingPathComponent("pg/postmaster.pid").path).split(separator: "\n").dropFirst(3).first)
@@ -75,8 +108,19 @@ struct BackupTests {
         chmod(folder.path, 0o755)  // crossed by the system user that runs PostgreSQL as root
         defer { try? FileManager.default.removeItem(at: folder) }
         let (data, backup) = (folder.appendingPathComponent("data"), folder.appendingPathComponent("backup"))
+        for file in [Self.keyFile(folder), Self.checkpointFile(folder)] {
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        }
+        let keygen = try await ProcessRunner.run(ledgerBinary(), ["log", "keygen", "--origin", "127.0.0.1/ledger"])
+        try #require(keygen.status == 0)
+        // stdout has the key; stderr (merged here) the verifier key, a line of its own.
+        let signingKey = try #require(keygen.output.split(separator: "\n").first { $0.hasPrefix("PRIVATE+KEY+") })
+        try (signingKey + "\n").write(to: Self.keyFile(folder), atomically: true, encoding: .utf8)
         var (server, url) = try await Self.serve(data, in: folder, name: "serve")
         var live: [pid_t] = [server.pid]
+        // A JWT secret file as `ledger serve` makes without LEDGER_JWT_SECRET: a backup must not carry it in the clear.
+        try "backup-test-jwt-secret-\(UUID())".write(to: data.appendingPathComponent("jwt-secret"), atomically: true, encoding: .utf8)
+        let secrets = ["pg-password", "app-password", "jwt-secret"].map { data.appendingPathComponent($0) } + [Self.keyFile(folder)]
         defer { for pid in live { kill(pid, SIGKILL); _ = ProcessRunner.exitStatus(of: pid) } }
 
         let authority = try await TokenAuthority(secret: ConfigurationTests.secret)
@@ -124,6 +168,11 @@ struct BackupTests {
         kill(streaming.pid, SIGTERM)
         #expect(await ProcessRunner.exit(of: streaming.pid) == 0, "\(Self.text(streaming.err))")
         live.removeAll { $0 == streaming.pid }
+        // Made without recipients: no secret in the folder, and the backup said where they are.
+        #expect(try Self.secretsFound(secrets, in: backup) == [], "a backup without recipients holds key material")
+        #expect(try Self.secretsFound(secrets, in: data).count == 3, "the search finds a secret where it is")
+        #expect(Self.text(streaming.out).contains("no secret is in") && Self.text(streaming.out).contains(Self.keyFile(folder).path))
+        #expect(FileManager.default.fileExists(atPath: backup.appendingPathComponent("published-checkpoint").path), "the checkpoint is kept in the clear")
         try await write(5, to: url)
         let watchEnd = ContinuousClock.now + .seconds(3)
         while ContinuousClock.now < watchEnd {  // a bounded watch for what must not happen
@@ -131,7 +180,11 @@ struct BackupTests {
             #expect(size <= flushed, "a checkpoint of \(size) covers events the stopped backup never flushed (\(flushed))")
             try await Task.sleep(for: .milliseconds(100))
         }
-        let resumed = try Self.launch(["backup", "--to", backup.path, "--data-dir", data.path], in: folder, name: "backup-resumed")
+        // Resumed with a recipient: the secrets sealed with age.
+        let identity = folder.appendingPathComponent("backup-identity.txt")
+        let recipient = try await Self.ageKey(identity)
+        let resumed = try Self.launch(
+            ["backup", "--to", backup.path, "--data-dir", data.path, "--recipient", recipient], in: folder, name: "backup-resumed")
         live.append(resumed.pid)
         try await waitUntil(timeout: .seconds(60), "the backup resumes") { Self.text(resumed.out).contains("streaming WAL") }
         #expect(Self.text(resumed.out).contains("resuming the WAL stream"), "\(Self.text(resumed.out))")
@@ -156,13 +209,34 @@ struct BackupTests {
         #expect(await ProcessRunner.exit(of: resumed.pid) == 0, "\(Self.text(resumed.err))")
         live = []
         try await waitUntil(timeout: .seconds(30), "PostgreSQL's processes gone") { kill(postmaster, 0) != 0 }
+        #expect(try Self.secretsFound(secrets, in: backup) == [], "sealed secrets are not in the clear")
+        #expect(FileManager.default.fileExists(atPath: backup.appendingPathComponent("secrets/log-signing-key.age").path))
         try FileManager.default.removeItem(at: data)
+        try FileManager.default.removeItem(at: Self.keyFile(folder))
+        try FileManager.default.removeItem(at: Self.checkpointFile(folder))
+
+        // A wrong identity opens nothing and lays nothing.
+        let stranger = folder.appendingPathComponent("stranger.txt")
+        _ = try await Self.ageKey(stranger)
+        let refused = try await ProcessRunner.run(
+            ledgerBinary(), ["restore", "--from", backup.path, "--data-dir", data.path, "--identity", stranger.path],
+            environment: ConfigurationTests.environment([:]))
+        #expect(refused.status != 0 && refused.output.contains("could not open"), "\(refused.output)")
+        #expect(!FileManager.default.fileExists(atPath: data.appendingPathComponent("pg").path))
+        #expect(!FileManager.default.fileExists(atPath: data.appendingPathComponent("pg-password").path))
+        // A file already in the restore's way is kept (here a JWT secret someone put back).
+        let existing = "existing-jwt-secret-\(UUID())"
+        try existing.write(to: data.appendingPathComponent("jwt-secret"), atomically: true, encoding: .utf8)
 
         let restore = try await ProcessRunner.run(
-            ledgerBinary(), ["restore", "--from", backup.path, "--data-dir", data.path],
+            ledgerBinary(), ["restore", "--from", backup.path, "--data-dir", data.path, "--identity", identity.path],
             environment: ConfigurationTests.environment([:]))
         #expect(restore.status == 0 && restore.output.contains("WAL segments laid out"), "\(restore.output)")
-        #expect(FileManager.default.fileExists(atPath: data.appendingPathComponent("log-signing-key").path))
+        #expect(Self.text(data.appendingPathComponent("jwt-secret").path) == existing, "the restore overwrote a file")
+        #expect(restore.output.contains("kept \(data.appendingPathComponent("jwt-secret").path)"), "\(restore.output)")
+        // Where the backed-up ledger kept them (LEDGER_SIGNING_KEY_FILE, LEDGER_CHECKPOINT_FILE), told by the backup alone.
+        #expect(FileManager.default.fileExists(atPath: Self.keyFile(folder).path), "\(restore.output)")
+        #expect(FileManager.default.fileExists(atPath: Self.checkpointFile(folder).path), "\(restore.output)")
         (server, url) = try await Self.serve(data, in: folder, name: "restored")
         live = [server.pid]
 
@@ -181,7 +255,7 @@ struct BackupTests {
         let dump = try await Self.dump(data)
         #expect(dump.contains("CREATE TABLE") && !dump.contains(secret) && !dump.contains("backup-erased"), "the restored database holds erased values")
         print("backup drill (embedded): \(acknowledged.count) acknowledged, \(present) present after the restore, \(coveredWrites.count) covered by the last checkpoint seen (\(covered)), \(seen.count) checkpoints seen")
-        let key = try String(contentsOf: data.appendingPathComponent("log-signing-key"), encoding: .utf8)
+        let key = try String(contentsOf: Self.keyFile(folder), encoding: .utf8)
         let verifier = try NoteSigner(key).verifier.text
         for (n, note) in seen.enumerated() {
             let saved = folder.appendingPathComponent("seen-\(n).txt")

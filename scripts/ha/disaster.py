@@ -81,6 +81,33 @@ def witness(ledger, work):
     return process
 
 
+def ledger_env(work):
+    return dict(os.environ, LEDGER_DATA_DIR=work, LEDGER_LOG_ORIGIN=ORIGIN, LEDGER_LOG_LEVEL="warning",
+                LEDGER_SIGNING_KEY_FILE=os.path.join(work, "log.key"))
+
+
+def seal_secrets(ledger, work):
+    """Barman backs up the database, not the ledger's secrets: they are sealed with age to the
+    operator's recipient (`ledger backup --secrets-only`, deploy/barman/README.md) and kept apart
+    from the cluster. Returns the folder and the identity that opens it."""
+    identity, sealed = os.path.join(work, "operator.agekey"), os.path.join(work, "sealed-secrets")
+    subprocess.run(["age-keygen", "-o", identity], check=True, capture_output=True)
+    with open(identity) as f:
+        recipient = next(l.split(": ", 1)[1].strip() for l in f if l.startswith("# public key: "))
+    subprocess.run([ledger, "backup", "--secrets-only", "--to", sealed, "--recipient", recipient], env=ledger_env(work),
+                   check=True, capture_output=True, timeout=60)
+    return sealed, identity
+
+
+def open_secrets(ledger, work, sealed, identity):
+    """The lost secrets laid again from the sealed folder (never over a file that is there)."""
+    out = subprocess.run([ledger, "restore", "--secrets-only", "--from", sealed, "--data-dir", work, "--identity", identity],
+                         env=ledger_env(work), capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, f"ledger restore --secrets-only failed: {out.stdout}{out.stderr}"
+    for name in ("log.key", "jwt-secret"):
+        assert os.path.exists(os.path.join(work, name)), f"the restore did not lay {name}: {out.stdout}"
+
+
 def token(ledger, work, account, role=None):
     argv = [ledger, "token", "--account", account, "--data-dir", work] + (["--role", role] if role else [])
     return subprocess.run(argv, capture_output=True, text=True, check=True).stdout.strip()
@@ -113,7 +140,9 @@ def lose_everything(server, work):
     subprocess.run(["scripts/ha-cluster", "stop"], check=True, stdout=subprocess.DEVNULL, timeout=300)
     for node in ("node1", "node2", "node3"):
         shutil.rmtree(os.path.join(HA, node), ignore_errors=True)
-    os.remove(os.path.join(work, "published-checkpoint"))
+    # The ledger's host too: its checkpoint file and its secrets (the sealed copy survives apart).
+    for name in ("published-checkpoint", "log.key", "jwt-secret"):
+        os.remove(os.path.join(work, name))
 
 
 def restore(target, older=False):
@@ -174,6 +203,7 @@ def main():
 
 
 def drill(args, work, port, server, target):
+    sealed, identity = seal_secrets(args.ledger, work)
     s = Soak(port, token(args.ledger, work, "drill"), args.mode)
     last = LastCheckpoint(port)
     threads = [threading.Thread(target=s.writer, daemon=True) for _ in range(args.writers)]
@@ -222,7 +252,9 @@ def drill(args, work, port, server, target):
     restore(target)
     restore_time = time.monotonic() - started
     retire_backup(args.ledger)
-    # The same ledger (its signing key and secrets), on the restored node, without its checkpoint file.
+    open_secrets(args.ledger, work, sealed, identity)
+    # The same ledger (its signing key and secrets, opened from their sealed copy), on the restored
+    # node, without its checkpoint file.
     port = free_port()
     server = serve(args.ledger, work, RESTORED_DB, port, "serve-restored.log")
     try:
