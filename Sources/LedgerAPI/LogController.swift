@@ -71,10 +71,11 @@ struct LogController {
             LogStatus.Projection(name: $0.name, position: $0.position, lagEvents: $0.lagEvents, lagSeconds: $0.lagSeconds, status: $0.status)
         }
         let expiry = try await ExpiryQueries(client: client, logger: logger).status()
+        // Not clamped: a log cut below its published checkpoint shows a negative lag, never 0.
         return LogStatus(
-            head: head, checkpoint: checkpoint, checkpointLagEvents: max(0, head - (published?.size ?? 0)),
+            head: head, checkpoint: checkpoint, checkpointLagEvents: head - (published?.size ?? 0),
             checkpointLagSeconds: lagSeconds, projections: projections,
-            expiry: .init(running: expiry.running, nextDueAt: expiry.next, overdue: expiry.overdue))
+            expiry: .init(running: expiry.running, nextDueAt: expiry.next, overdue: expiry.overdue), tree: try await tree.integrity())
     }
 
     @Sendable func inclusion(_ request: Request, context: LedgerRequestContext) async throws -> InclusionProof {

@@ -21,7 +21,28 @@ extension Checkpointer {
                     + "the log's first \(size) events changed",
                 log: signer.name, logger: logger, metadata: ["tree": "\(size)"])
         }
+        try await checkEdge(frontier)
         return frontier
+    }
+
+    /// Refuses (a `ForkRefusal`, counted and alerted) unless the log still holds, up to the
+    /// tree's edge, the events the tree was built from (SPEC "Never sign over a rewritten log"):
+    /// a log cut below it, or changed at or below it, is never integrated over, even once it has
+    /// grown past it again. The check is a function of what is stored, so the refusal stands
+    /// until an operator puts the events back (OPERATIONS, "Failover: the fork alert").
+    func checkEdge(_ frontier: MerkleFrontier) async throws {
+        let why: String
+        switch try await store.edge() {
+        case .unrecorded, .intact:
+            return
+        case .cut(let size, let head):
+            why = "the log ends at position \(head) but its tree was built over \(size) events: events \(head + 1)…\(size) were removed"
+        case .rewritten(let size):
+            let first = try await store.firstDifferent(upTo: size)
+            why = "the events up to position \(size) are not those the tree was built from: "
+                + (first.map { "position \($0) or \($0 + 1) differs (the first pair that does)" } ?? "position \(size) differs")
+        }
+        throw ForkRefusal.refuse(why + "; not signing", log: signer.name, logger: logger, metadata: ["tree": "\(frontier.size)"])
     }
 
     /// Adds the events after the frontier through `through` to the tree, a batch at a time, in
@@ -47,7 +68,7 @@ extension Checkpointer {
             frontier = batch.frontier
             try await storing?.value
             if end < through { logger.info("building the log's tree", metadata: ["events": "\(end)", "of": "\(through)"]) }
-            storing = Task { try await store.storeNodes(batch.nodes, hashes: batch.hashes, on: connection) }
+            storing = Task { try await store.storeNodes(batch.nodes, hashes: batch.hashes, through: end, on: connection) }
         }
         try await storing?.value
     }

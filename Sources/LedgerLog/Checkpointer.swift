@@ -114,11 +114,8 @@ public struct Checkpointer: Service {
         var sending: Sending?  // the checkpoint next sent to the witnesses, once its record is replicated
         while !Task.isCancelled {
             let head = try await gate.head(connection)
-            guard head.position >= frontier.size else {
-                throw CheckpointError(
-                    "the log ends at position \(head.position) but its tree holds \(frontier.size) events: "
-                        + "events were removed; not signing")
-            }
+            // Before the tree grows: the events it was built from are still there (or it refuses).
+            if head.position != frontier.size { try await checkEdge(frontier) }
             if head.position > frontier.size { try await integrate(connection, &frontier, through: head.position) }
             if frontier.size > (built.last?.size ?? signedSize) {
                 built.append(Built(size: frontier.size, root: frontier.root, wal: head.wal))

@@ -129,16 +129,22 @@ public struct LogStore: Sendable {
         return size
     }
 
-    /// Stores the nodes an integration completed (`MerkleIntegration.Result`), in one
-    /// statement. Nodes derive from the events (one lost in a failover is built again from
+    /// Stores the nodes an integration completed (`MerkleIntegration.Result`) and the tree's
+    /// new edge (`through`, the last event integrated, with its chain hash: `LogStore+Edge`), in
+    /// one statement. Nodes derive from the events (one lost in a failover is built again from
     /// them): their commit waits for no standby, so the tree grows while one is away.
-    func storeNodes(_ nodes: [MerkleTree.Node], hashes: [MerkleTree.Hash], on connection: PostgresConnection) async throws {
+    func storeNodes(
+        _ nodes: [MerkleTree.Node], hashes: [MerkleTree.Hash], through: Int64, on connection: PostgresConnection
+    ) async throws {
         let (levels, indexes) = (nodes.map { Int16($0.level) }, nodes.map(\.index))
         let bytes = hashes.map { ByteBuffer(bytes: $0) }
         try await connection.queryUnlessClosed(
             """
-            WITH local AS (SELECT set_config('synchronous_commit', 'local', true))
-            INSERT INTO ledger_tree_nodes (level, index, hash) SELECT n.* FROM unnest(\(levels), \(indexes), \(bytes)) AS n, local
+            WITH local AS (SELECT set_config('synchronous_commit', 'local', true)),
+            stored AS (
+                INSERT INTO ledger_tree_nodes (level, index, hash) SELECT n.* FROM unnest(\(levels), \(indexes), \(bytes)) AS n, local)
+            INSERT INTO ledger_tree_edge (size, chain_hash) SELECT e.position, e.hash FROM ledger_events e, local WHERE e.position = \(through)
+            ON CONFLICT (id) DO UPDATE SET size = excluded.size, chain_hash = excluded.chain_hash
             """, logger: logger)
     }
 }

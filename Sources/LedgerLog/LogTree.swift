@@ -1,5 +1,6 @@
 import Foundation
 import LedgerStore
+import LedgerWire
 import Logging
 import PostgresNIO
 import TransparencyLog
@@ -85,6 +86,17 @@ public struct LogTree: Sendable {
     /// event it does not cover yet (0 when it covers them all).
     public func status() async throws -> (head: Int64, signedAt: Date?, lagSeconds: Double) {
         try await store.status()
+    }
+
+    /// The stored tree against the log: its size and `intact`, `cut` or `rewritten`
+    /// (`LogStore+Edge`).
+    public func integrity() async throws -> LogStatus.Tree {
+        switch try await store.edge() {
+        case .unrecorded: LogStatus.Tree(size: 0, state: "intact")
+        case .intact(let size): LogStatus.Tree(size: size, state: "intact")
+        case .cut(let size, _): LogStatus.Tree(size: size, state: "cut")
+        case .rewritten(let size): LogStatus.Tree(size: size, state: "rewritten")
+        }
     }
 
     /// The newest verifier key the checkpointer has signed with.

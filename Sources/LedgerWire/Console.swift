@@ -105,17 +105,34 @@ public struct LogStatus: Codable, Sendable, Hashable {
             try c.encode(overdue, forKey: .overdue)
         }
     }
+    /// The stored tree against the log (SPEC "Never sign over a rewritten log").
+    public struct Tree: Codable, Sendable, Hashable {
+        /// The events the stored tree was built over (0: none recorded yet).
+        public var size: Int64
+        /// `intact`; `cut` (the log ends before `size`: events were removed) or `rewritten` (an
+        /// event at or below `size` was replaced): the checkpointer refuses to sign until an
+        /// operator puts the events back.
+        public var state: String
+
+        public init(size: Int64, state: String) {
+            self.size = size
+            self.state = state
+        }
+    }
     public var head: Int64
     public var checkpoint: PublishedCheckpoint?
-    /// Events past the published checkpoint, and the age of the oldest of them.
+    /// Events past the published checkpoint, and the age of the oldest of them. Negative when the
+    /// log is shorter than its published checkpoint (cut).
     public var checkpointLagEvents: Int64
     public var checkpointLagSeconds: Double
     public var projections: [Projection]
     public var expiry: Expiry
+    /// Absent from servers before it.
+    public var tree: Tree?
 
     public init(
         head: Int64, checkpoint: PublishedCheckpoint?, checkpointLagEvents: Int64, checkpointLagSeconds: Double, projections: [Projection],
-        expiry: Expiry
+        expiry: Expiry, tree: Tree? = nil
     ) {
         self.head = head
         self.checkpoint = checkpoint
@@ -123,5 +140,6 @@ public struct LogStatus: Codable, Sendable, Hashable {
         self.checkpointLagSeconds = checkpointLagSeconds
         self.projections = projections
         self.expiry = expiry
+        self.tree = tree
     }
 }

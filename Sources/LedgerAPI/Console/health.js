@@ -55,10 +55,17 @@ export function showHealth() {
       for (const sec of [lag, expiry, proj]) { setState(sec, 'error'); report(s.reason, sec); }
       return;
     }
+    // A cut or rewritten log (the stored tree no longer matches it): the checkpointer refuses to
+    // sign until an operator acts. #health-tree[data-state=intact|cut|rewritten].
+    const tree = st.tree && typeof st.tree === 'object' ? st.tree : null;
+    const broken = tree && tree.state !== 'intact';
     lag.append(details([
       ['Log head (position)', String(st.head), 'health-head'],
       ['Events not yet in a checkpoint', optional(st.checkpointLagEvents), 'health-lag-events'],
       ['Seconds behind', optional(st.checkpointLagSeconds), 'health-lag-seconds'],
+      ['The log against its tree', tree ? el('span', { id: 'health-tree', 'data-state': tree.state, class: broken ? 'status-failed' : 'status-running' },
+        broken ? `${tree.state}: the log no longer holds the ${tree.size} events its tree was built over; no checkpoint is signed until an operator acts`
+          : `intact (${tree.size} events in the tree)`) : optional(null), 'health-tree-state'],
     ]));
     setState(lag, 'ready');
     showExpiry(expiry, st.expiry);
