@@ -335,7 +335,7 @@ let package = Package(
         .testTarget(
             name: "LedgerStoreTests",
             dependencies: [
-                "LedgerStore", "LedgerLog", "LedgerPostgres", "LedgerTestSupport", "LedgerDomain",
+                "LedgerStore", "LedgerLog", "LedgerPostgres", "LedgerTestSupport", "LedgerDomain", "LedgerMigrations",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             // A database as the previous release left it, for the upgrade test.

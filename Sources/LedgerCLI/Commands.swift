@@ -39,10 +39,15 @@ struct Migrate: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOptions
 
     func run() async throws {
-        let applied = try await database.withClient { client, logger in
-            try await Migrator(client: client, logger: logger).migrate()
+        let (applied, files) = try await database.withClient { client, logger in
+            let migrator = try Migrator(client: client, logger: logger)
+            // Function files applied again: changed, or their functions changed outside them.
+            let files = try await migrator.pendingFunctions()
+            return (try await migrator.migrate(), files)
         }
-        print(applied.isEmpty ? "schema is up to date" : "applied: \(applied.joined(separator: ", "))")
+        if !applied.isEmpty { print("applied: \(applied.joined(separator: ", ")), then every function file") }
+        else if !files.isEmpty { print("function files applied again: \(files.joined(separator: ", "))") }
+        else { print("schema is up to date") }
     }
 }
 

@@ -72,7 +72,7 @@ extension EventStore {
                     (i + 1, outcomes[i], first[i] < 0 ? nil : first[i], last[i] < 0 ? nil : last[i], versions[i] < 0 ? nil : versions[i])
                 }
             }
-            throw StoreError.invalidRequest("ledger_append_committed answered nothing")
+            throw StoreError.invalidRequest("ledger_append_and_keep answered nothing")
         }
     }
 

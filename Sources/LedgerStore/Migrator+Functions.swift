@@ -18,19 +18,68 @@ extension Migrator {
         }
     }
 
+    /// Files whose checksum differs from the one recorded, or whose functions are no longer what
+    /// applying it left (a body changed outside its file: the digest recorded after it was
+    /// applied, 0028, differs from the database's definitions now).
     static func pendingFunctions(
         _ files: [Migration], _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> [Migration] {
         let exists = try await connection.queryUnlessClosed(
-            "SELECT to_regclass('ledger_repeatable_migrations') IS NOT NULL", logger: logger)
-        var recordExists = false
-        for try await (value) in exists.decode(Bool.self) { recordExists = value }
+            """
+            SELECT to_regclass('ledger_repeatable_migrations') IS NOT NULL,
+                   EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('ledger_repeatable_migrations') AND attname = 'definition')
+            """, logger: logger)
+        var (recordExists, digestExists) = (false, false)
+        for try await (table, column) in exists.decode((Bool, Bool).self) { (recordExists, digestExists) = (table, column) }
         guard recordExists else { return files }
         let rows = try await connection.queryUnlessClosed(
-            "SELECT name, checksum FROM ledger_repeatable_migrations", logger: logger)
-        var recorded: [String: String] = [:]
-        for try await (name, checksum) in rows.decode((String, String).self) { recorded[name] = checksum }
-        return files.filter { recorded[$0.name] != $0.checksum }
+            PostgresQuery(unsafeSQL: "SELECT name, checksum, \(digestExists ? "definition" : "NULL::text") FROM ledger_repeatable_migrations"),
+            logger: logger)
+        var recorded: [String: (checksum: String, digest: String?)] = [:]
+        for try await (name, checksum, digest) in rows.decode((String, String, String?).self) { recorded[name] = (checksum, digest) }
+        let current = try await definitions(connection, logger)
+        return files.filter { file in
+            guard let record = recorded[file.name], record.checksum == file.checksum else { return true }
+            return record.digest.map { $0 != current[Self.functionName(file)] } ?? false
+        }
+    }
+
+    /// Functions of schema public (none an extension's) that no file defines: refused, not
+    /// dropped (`ledger migrate` cannot know whose they are).
+    static func unknownFunctions(_ files: [Migration], _ connection: PostgresConnection, _ logger: Logger) async throws -> [String] {
+        let named = Set(files.map(Self.functionName))
+        return try await definitions(connection, logger).keys.filter { !named.contains($0) }.sorted()
+    }
+
+    /// The function a file defines (each file is named after its function, overloads sharing it).
+    static func functionName(_ file: Migration) -> String { String(file.name.dropLast(".sql".count)) }
+
+    /// Each function name of schema public (none an extension's) with a digest of its
+    /// definitions: md5 of every overload's `pg_get_functiondef` (body and every attribute), in
+    /// signature order.
+    static let definitionsQuery = """
+        SELECT p.proname::text, md5(string_agg(pg_get_functiondef(p.oid), E'\\n' ORDER BY p.oid::regprocedure::text))
+        FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+        WHERE n.nspname = 'public' AND NOT EXISTS (
+            SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e')
+        GROUP BY p.proname
+        """
+
+    static func definitions(_ connection: PostgresConnection, _ logger: Logger) async throws -> [String: String] {
+        var result: [String: String] = [:]
+        let rows = try await connection.queryUnlessClosed(PostgresQuery(unsafeSQL: definitionsQuery), logger: logger)
+        for try await (name, digest) in rows.decode((String, String).self) { result[name] = digest }
+        return result
+    }
+
+    /// Records, for every file, the digest of what its functions are now (after they were applied).
+    static func recordDefinitions(_ connection: PostgresConnection, _ logger: Logger) async throws {
+        try await connection.queryUnlessClosed(
+            PostgresQuery(
+                unsafeSQL: """
+                    UPDATE ledger_repeatable_migrations r SET definition = d.digest
+                    FROM (\(definitionsQuery)) AS d(name, digest) WHERE r.name = d.name || '.sql'
+                    """), logger: logger)
     }
 
     /// Applies and records each function file whose checksum changed (`all`: every file); returns

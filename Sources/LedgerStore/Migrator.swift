@@ -50,7 +50,10 @@ public struct Migrator: Sendable {
     @discardableResult
     public func migrate() async throws -> [String] {
         // Nothing to do: no DDL, so a role that may not create tables can start on a current schema.
-        if try await pending().isEmpty, try await pendingFunctions().isEmpty { return [] }
+        if try await pending().isEmpty, try await pendingFunctions().isEmpty {
+            try await refuseUnknownFunctions()
+            return []
+        }
         return try await client.transaction(logger: logger) { connection in
             try await connection.queryUnlessClosed("SELECT pg_advisory_xact_lock(\(Self.advisoryLockKey))", logger: logger)
             try await Self.createTable(connection, logger)
@@ -66,6 +69,10 @@ public struct Migrator: Sendable {
             // every file is applied again (a numbered migration may have dropped a function with
             // what depended on it, or replaced one under the same name).
             try await Self.applyFunctions(functions, connection, logger, all: !pending.isEmpty)
+            try await Self.recordDefinitions(connection, logger)
+            // Refused inside the transaction: the numbered migrations may drop what no file defines.
+            let unknown = try await Self.unknownFunctions(functions, connection, logger)
+            if !unknown.isEmpty { throw Self.unknownFunctionsError(unknown) }
             return pending.map(\.name)
         }
     }
@@ -95,10 +102,22 @@ public struct Migrator: Sendable {
         if !changed.isEmpty {
             throw MigrationError(
                 description:
-                    "the database schema is behind: \(changed.count) function file(s) not applied, or applied from "
-                    + "another release (\(changed.joined(separator: ", "))); run `ledger migrate`"
+                    "the database schema is behind: \(changed.count) function file(s) not applied, applied from "
+                    + "another release, or changed outside their file (\(changed.joined(separator: ", "))); run `ledger migrate`"
             )
         }
+        try await refuseUnknownFunctions()
+    }
+
+    func refuseUnknownFunctions() async throws {
+        let unknown = try await client.withConnection { try await Self.unknownFunctions(functions, $0, logger) }
+        if !unknown.isEmpty { throw Self.unknownFunctionsError(unknown) }
+    }
+
+    static func unknownFunctionsError(_ names: [String]) -> MigrationError {
+        MigrationError(
+            description: "the database has functions no file of Migrations/functions defines (\(names.joined(separator: ", "))): "
+                + "drop them, or add their file; refusing to run on a schema that is not the release's")
     }
 
     /// Runs a file's statements one by one (PostgresNIO runs one statement per query).
