@@ -71,7 +71,16 @@ BEGIN
                     stream_version := greatest(stream_version, d_versions[k]);
                 END IF;
             END LOOP;
-            outcome := CASE WHEN found_here = n THEN 'duplicate' ELSE 'mismatch' END;
+            -- Some of them stored, on a stream that has moved past the version this request read:
+            -- another writer decided first with the same derived ids (the expiry service and a
+            -- command's catch-up); a conflict, read and decided again. At that version: a mismatch.
+            slot := array_position(s_names, p_streams[i]);
+            cur := CASE WHEN slot IS NULL THEN 0 ELSE s_versions[slot] END;
+            outcome := CASE WHEN found_here = n THEN 'duplicate'
+                            WHEN p_expected[i] >= 0 AND p_expected[i] <> cur THEN 'conflict' ELSE 'mismatch' END;
+            IF outcome = 'conflict' THEN
+                first_position := NULL; last_position := NULL; stream_version := cur;
+            END IF;
             offs := offs + n;
             RETURN NEXT;
             CONTINUE;
