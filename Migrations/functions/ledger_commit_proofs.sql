@@ -15,7 +15,8 @@
 --   * each request's subject (its account's pseudonym in ledger_subjects) must still be there
 --     (else LP004);
 --   * each challenge a decision used must still be unused and unexpired (else LP001);
---   * the verdicts are appended at the versions read (else LP002);
+--   * the verdicts are appended at the versions read (else LP002), each grant inside its window
+--     at the time it is recorded (else LP005);
 --   * fresh requests are stored decided; stored ones must still be pending (else LP003), and
 --     their waiters are told (NOTIFY ledger_proof_verdicts).
 -- Any raise writes nothing; the engine reads and decides again. Answers after the commit.
@@ -68,6 +69,13 @@ BEGIN
         FROM ledger_append(p_streams, p_expected, p_states, p_counts, p_ids, p_types, p_data, p_metadata) AS a;
     IF refused > 0 THEN
         RAISE EXCEPTION 'a collaboration changed since it was read' USING ERRCODE = 'LP002';
+    END IF;
+    -- Each grant inside its window at the time it is recorded, on this database's clock (SPEC
+    -- "One clock"): one decided before its window ended but recorded after (LP005) is decided again.
+    IF EXISTS (SELECT 1 FROM ledger_events e
+               WHERE e.position >= (SELECT min(p) FROM unnest(first_positions) AS p WHERE p > 0) AND e.event_type = 'AccessGranted'
+                 AND (e.recorded_at >= (e.data->>'notAfter')::timestamptz OR e.recorded_at < (e.data->>'notBefore')::timestamptz)) THEN
+        RAISE EXCEPTION 'a grant would be recorded outside its window' USING ERRCODE = 'LP005';
     END IF;
 
     WITH r AS (

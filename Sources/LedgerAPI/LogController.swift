@@ -71,11 +71,12 @@ struct LogController {
             LogStatus.Projection(name: $0.name, position: $0.position, lagEvents: $0.lagEvents, lagSeconds: $0.lagSeconds, status: $0.status)
         }
         let expiry = try await ExpiryQueries(client: client, logger: logger).status()
+        let integrity = try await tree.integrity()
         // Not clamped: a log cut below its published checkpoint shows a negative lag, never 0.
         return LogStatus(
             head: head, checkpoint: checkpoint, checkpointLagEvents: head - (published?.size ?? 0),
             checkpointLagSeconds: lagSeconds, projections: projections,
-            expiry: .init(running: expiry.running, nextDueAt: expiry.next, overdue: expiry.overdue), tree: try await tree.integrity())
+            expiry: expiry, tree: integrity)
     }
 
     @Sendable func inclusion(_ request: Request, context: LedgerRequestContext) async throws -> InclusionProof {

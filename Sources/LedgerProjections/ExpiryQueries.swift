@@ -1,5 +1,6 @@
 import Foundation
 import LedgerPostgres
+import LedgerWire
 import Logging
 import PostgresNIO
 
@@ -17,6 +18,8 @@ public struct ExpiryQueries: Sendable {
     }
 
     struct Round {
+        /// The round's time: the database's clock (SPEC "One clock"), which the decisions use.
+        var now = Date()
         /// Collaborations with a window due at the round's time.
         var collaborations: [String] = []
         /// The earliest `notAfter` still pending.
@@ -26,46 +29,98 @@ public struct ExpiryQueries: Sendable {
     }
 
     /// One statement on the lease holder's connection, leaving out `excluded` (collaborations the
-    /// service has decided and the projection has not folded yet): the collaborations with a
-    /// window due at `now` (most overdue first), the earliest end still pending, and the
-    /// projection's position. Both walk `proj_members_due` in `not_after` order.
-    func due(at now: Date, excluding excluded: [String], limit: Int, on connection: PostgresConnection) async throws -> Round {
+    /// service has decided and the projection has not folded yet): the database's clock (the
+    /// round's time), the collaborations with a window due then (most overdue first), the
+    /// earliest end still pending, and the projection's position. Both walk `proj_members_due` in
+    /// `not_after` order.
+    func due(excluding excluded: [String], limit: Int, on connection: PostgresConnection) async throws -> Round {
         var round = Round()
         let rows = try await connection.queryUnlessClosed(
             """
+            WITH t AS MATERIALIZED (SELECT clock_timestamp() AS now)
             SELECT NULL::text, (SELECT position FROM ledger_projections WHERE name = 'membership'),
                    (extract(epoch FROM (
                        SELECT m.not_after FROM proj_members m
                        WHERE m.not_after IS NOT NULL AND m.state IN ('invited', 'granted') AND m.collaboration_id <> ALL(\(excluded))
-                       ORDER BY m.not_after LIMIT 1)) * 1000000)::int8
+                       ORDER BY m.not_after LIMIT 1)) * 1000000)::int8,
+                   (extract(epoch FROM t.now) * 1000000)::int8
+            FROM t
             UNION ALL
-            (SELECT m.collaboration_id, NULL, NULL FROM proj_members m
-             WHERE m.not_after IS NOT NULL AND m.state IN ('invited', 'granted') AND m.not_after <= \(now)
+            (SELECT m.collaboration_id, NULL, NULL, NULL FROM proj_members m, t
+             WHERE m.not_after IS NOT NULL AND m.state IN ('invited', 'granted') AND m.not_after <= t.now
                AND m.collaboration_id <> ALL(\(excluded))
              GROUP BY m.collaboration_id ORDER BY min(m.not_after) LIMIT \(Int32(limit)))
             """, logger: logger)
-        for try await (collaboration, projected, next) in rows.decode((String?, Int64?, Int64?).self) {
+        let date = { (micros: Int64) in Date(timeIntervalSince1970: Double(micros) / 1_000_000) }
+        for try await (collaboration, projected, next, now) in rows.decode((String?, Int64?, Int64?, Int64?).self) {
             if let collaboration {
                 round.collaborations.append(collaboration)
             } else {
                 round.projected = projected ?? 0
-                round.next = next.map { Date(timeIntervalSince1970: Double($0) / 1_000_000) }
+                round.next = next.map(date)
+                round.now = now.map(date) ?? round.now
             }
         }
         return round
     }
 
-    /// The expiry service as the log-health page shows it: whether an instance holds the lease,
-    /// the next `dueAt`, and how many windows are more than a second overdue.
-    public func status() async throws -> (running: Bool, next: Date?, overdue: Int64) {
-        let running = try await AdvisoryLease(key: ExpiryService.leaseKey, client: client, logger: logger).isHeld()
-        return try await client.queryUnlessClosed(
-            "SELECT (extract(epoch FROM ledger_next_expiry()) * 1000000)::int8, ledger_expiry_overdue(now())", logger: logger
+    /// The expiry service as the log-health page shows it: who holds the lease (the lock's
+    /// session, recognised when it is the service that recorded itself in
+    /// `ledger_lease_holders`), whether it is making progress, the next `dueAt`, and how many
+    /// windows are more than a second overdue.
+    public func status() async throws -> LogStatus.Expiry {
+        try await client.queryUnlessClosed(
+            """
+            WITH lock AS (
+                SELECT a.pid, coalesce(a.application_name, '') AS application_name FROM pg_locks k JOIN pg_stat_activity a ON a.pid = k.pid
+                WHERE k.locktype = 'advisory' AND k.granted AND k.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                  AND ((k.classid::int8 << 32) | k.objid::int8) = \(ExpiryService.leaseKey) AND k.objsubid = 1)
+            SELECT (extract(epoch FROM ledger_next_expiry()) * 1000000)::int8, ledger_expiry_overdue(now()),
+                   lock.pid, lock.application_name, h.pid = lock.pid,
+                   (extract(epoch FROM h.since) * 1000000)::int8, (extract(epoch FROM h.progress_at) * 1000000)::int8,
+                   coalesce(h.progress_at > now() - interval '30 seconds', false)
+            FROM (SELECT 1) one LEFT JOIN lock ON true LEFT JOIN ledger_lease_holders h ON h.name = \(ExpiryService.leaseName)
+            """, logger: logger
         ) { rows in
-            for try await (next, overdue) in rows.decode((Int64?, Int64).self) {
-                return (running, next.map { Date(timeIntervalSince1970: Double($0) / 1_000_000) }, overdue)
+            let date = { (micros: Int64?) in micros.map { Date(timeIntervalSince1970: Double($0) / 1_000_000) } }
+            for try await (next, overdue, pid, name, recognised, since, progress, recent)
+                in rows.decode((Int64?, Int64, Int32?, String?, Bool?, Int64?, Int64?, Bool).self)
+            {
+                let holder = pid.map { pid in
+                    let known = recognised == true
+                    return LogStatus.Expiry.Holder(
+                        applicationName: name ?? "", pid: Int(pid), recognised: known, since: known ? date(since) : nil,
+                        progressAt: known ? date(progress) : nil)
+                }
+                return LogStatus.Expiry(running: holder?.recognised == true && recent, nextDueAt: date(next), overdue: overdue, holder: holder)
             }
-            return (running, nil, 0)
+            return LogStatus.Expiry(running: false, nextDueAt: nil, overdue: 0)
+        }
+    }
+
+    /// The overdue windows alone: the gauge every instance keeps (`ledger_expiry_overdue`).
+    func overdue() async throws -> Int64 {
+        try await client.queryUnlessClosed("SELECT ledger_expiry_overdue(now())", logger: logger) { rows in
+            for try await count in rows.decode(Int64.self) { return count }
+            return 0
+        }
+    }
+
+    /// Records that this session holds the lease now (taken, or a round made): what status
+    /// compares the lock's holder with.
+    func recordHolder(taken: Bool, on connection: PostgresConnection) async throws {
+        if taken {
+            try await connection.queryUnlessClosed(
+                """
+                INSERT INTO ledger_lease_holders (name, pid, application_name, since, progress_at)
+                VALUES (\(ExpiryService.leaseName), pg_backend_pid(), current_setting('application_name'), now(), now())
+                ON CONFLICT (name) DO UPDATE SET pid = excluded.pid, application_name = excluded.application_name,
+                    since = excluded.since, progress_at = excluded.progress_at
+                """, logger: logger)
+        } else {
+            try await connection.queryUnlessClosed(
+                "UPDATE ledger_lease_holders SET progress_at = now() WHERE name = \(ExpiryService.leaseName) AND pid = pg_backend_pid()",
+                logger: logger)
         }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import LedgerDomain
 import LedgerPostgres
 import LedgerStore
+import LedgerWire
 import Logging
 import Metrics
 import PostgresNIO
@@ -31,6 +32,11 @@ public struct ExpiryService: Service {
     public static let channel = Collaborations.windowsChannel
     /// "EXPIRY": the lease every instance asks for.
     public static let leaseKey: Int64 = 0x45_5850_4952_59
+    /// Its holder's record (`ledger_lease_holders`).
+    static let leaseName = "expiry"
+    /// The holder records a round at least this often (status calls it running while it has in
+    /// the last 30 s), and every instance looks at the lease and the overdue windows this often.
+    static let beat: Duration = .seconds(10)
 
     let client: PostgresClient
     let store: EventStore
@@ -54,17 +60,26 @@ public struct ExpiryService: Service {
 
     static let lag = Timer(label: "ledger_expiry_lag_seconds")
     static let appended = Counter(label: "ledger_expiry_appended_total")
+    /// Windows more than a second overdue, as every instance last saw (the `LedgerExpiryOverdue` alert).
+    static let overdue = Gauge(label: "ledger_expiry_overdue")
 
     public func run() async throws {
         let signal = wake.registerCollecting()
         defer { signal.cancel() }
         let queries = ExpiryQueries(client: client, logger: logger)
+        try? await look(queries)
         try await cancelWhenGracefulShutdown {
+            var looked = ContinuousClock.now
             while !Task.isCancelled {
                 do {
                     try await AdvisoryLease(key: Self.leaseKey, client: client, logger: logger).withLease { connection in
+                        try await queries.recordHolder(taken: true, on: connection)
                         logger.info("expiry service running")
                         try await work(queries, connection, signal)
+                    }
+                    if ContinuousClock.now - looked >= Self.beat {
+                        looked = .now
+                        try await look(queries)
                     }
                 } catch {
                     if Task.isCancelled { break }
@@ -76,8 +91,22 @@ public struct ExpiryService: Service {
         }
     }
 
-    /// The lease holder's loop: expire what is due, then sleep until the next `dueAt`.
+    /// The overdue windows into their gauge; a lease held by a session that is not an expiry
+    /// service (any login can take an advisory lock) is said, since nothing expires meanwhile.
+    func look(_ queries: ExpiryQueries) async throws {
+        let status = try await queries.status()
+        Self.overdue.record(status.overdue)
+        if let holder = status.holder, !holder.recognised {
+            logger.warning(
+                "expiry service: its lease is held by a session that is not an expiry service; no window expires while it holds it",
+                metadata: ["application_name": "\(holder.applicationName)", "pid": "\(holder.pid)", "overdue": "\(status.overdue)"])
+        }
+    }
+
+    /// The lease holder's loop: expire what is due, then sleep until the next `dueAt` (at most
+    /// `beat`: each round is recorded as progress, and the overdue windows looked at).
     private func work(_ queries: ExpiryQueries, _ connection: PostgresConnection, _ signal: NotificationHub.Subscription) async throws {
+        var (beat, looked) = (ContinuousClock.now, ContinuousClock.now)
         // Collaborations decided and not yet folded by the projection: the stream position to wait
         // for, and their next `dueAt` as their state says (the view cannot say it until then).
         var unfolded: [String: Int64] = [:]
@@ -86,14 +115,24 @@ public struct ExpiryService: Service {
         // read (an append at its version is refused if anyone else appended since).
         var known: [String: Collaborations.Current] = [:]
         while !Task.isCancelled {
+            if ContinuousClock.now - beat >= .seconds(1) {
+                beat = .now
+                try await queries.recordHolder(taken: false, on: connection)
+            }
+            if ContinuousClock.now - looked >= Self.beat {
+                looked = .now
+                Self.overdue.record(try await queries.overdue())
+            }
             // Collaborations a command has just given an earlier window end: decided now, from
             // their state (which the command changed: what this service knew of them is stale).
             // Any database login may NOTIFY: a payload that is no collaboration id (as the ledger
             // writes them: a lower-case UUID) is dropped, and so is one that names no collaboration.
             let hinted = signal.take().filter { (try? Identifiers.collaborationId($0)) == $0 }
             for collaboration in hinted { known[collaboration] = nil }
-            let now = Date()
-            let round = try await queries.due(at: now, excluding: Array(unfolded.keys), limit: batch, on: connection)
+            // Decided on the database's clock, which dates the expiries: none is ever recorded
+            // before its dueAt, whatever this host's clock says (SPEC "One clock").
+            let round = try await queries.due(excluding: Array(unfolded.keys), limit: batch, on: connection)
+            let now = round.now
             let folded = unfolded.filter { $0.value <= round.projected }.keys
             for collaboration in folded { (unfolded[collaboration], own[collaboration], known[collaboration]) = (nil, nil, nil) }
             let due = Array(hinted.union(round.collaborations).union(own.filter { $0.value <= now }.keys))
@@ -106,9 +145,9 @@ public struct ExpiryService: Service {
             if !folded.isEmpty { continue }  // the view nominates them again: look at once
             // Nothing due: sleep until the next dueAt, a new window, or (while decisions wait to
             // be folded) a look at the fold, which its notification usually brings first.
-            var sleep = maxSleep
+            var sleep = min(maxSleep, Self.beat)
             for next in [round.next, own.values.min()].compactMap({ $0 }) {
-                sleep = min(sleep, .milliseconds(max(1, Int64((next.timeIntervalSince(Date()) * 1000).rounded(.up)))))
+                sleep = min(sleep, .milliseconds(max(1, Int64((next.timeIntervalSince(now) * 1000).rounded(.up)))))
             }
             if !unfolded.isEmpty { sleep = min(sleep, .milliseconds(250)) }
             _ = await signal.wait(timeout: sleep)

@@ -61,17 +61,17 @@ public struct CollaborationService: Sendable {
     }
 
     /// Adds identities (each with its window, or nil for the start's `defaultAccess`), removes
-    /// identities and sets windows anew, in one decision at the time of the call (`now`, which
-    /// dates a default window's start). Owner only.
+    /// identities and sets windows anew, in one decision at the database's time of the read
+    /// (`now`, which dates a default window's start). Owner only.
     public func updateParticipants(
         collaborationId: String, added: [(RootHash, AccessWindow?)], removed: [RootHash], windows: [(RootHash, AccessWindow)] = [],
         caller: Caller, requestId: String
     ) async throws -> ParticipantsResponse {
         var decision: ParticipantsDecision?
         let id = try Identifiers.collaborationId(collaborationId)
-        let outcome = try await collaborations.decideAndAppend(id, actor: caller.account) { state, subject in
+        let outcome = try await collaborations.decideAndAppend(id, actor: caller.account) { state, subject, now in
             decision = try CollaborationDecisions.updateParticipants(
-                state: state, actor: subject, added: added, removed: removed, windows: windows, now: Date())
+                state: state, actor: subject, added: added, removed: removed, windows: windows, now: now)
             return .init(events: decision!.events, metadata: EventMetadata(actor: subject, requestId: requestId))
         }
         // The revoked accounts as the caller knows them (the state names their pseudonyms).
@@ -87,9 +87,9 @@ public struct CollaborationService: Sendable {
         collaborationId: String, kind: HighlightKind, trigger: String?, mentioned: RootHash?, caller: Caller, requestId: String
     ) async throws -> PositionResponse {
         let id = try Identifiers.collaborationId(collaborationId)
-        let outcome = try await collaborations.decideAndAppend(id, actor: caller.account) { state, subject in
+        let outcome = try await collaborations.decideAndAppend(id, actor: caller.account) { state, subject, now in
             let event = try CollaborationDecisions.postHighlight(
-                state: state, actor: subject, kind: kind, trigger: trigger, mentioned: mentioned, now: Date())
+                state: state, actor: subject, kind: kind, trigger: trigger, mentioned: mentioned, now: now)
             return .init(events: [event], metadata: EventMetadata(actor: subject, requestId: requestId))
         }
         return PositionResponse(position: outcome.position)

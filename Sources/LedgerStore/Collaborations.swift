@@ -94,20 +94,23 @@ public struct Collaborations: Sendable {
         public var events: [CollaborationEvent]
     }
 
-    /// The collaboration and the pseudonym of `account` (made on its first use), in one
-    /// statement: a command's one read before it decides.
-    public func current(_ collaborationId: String, subjectOf account: String) async throws -> (Current, subject: String) {
+    /// A command's one read before it decides, in one statement: the collaboration, the
+    /// pseudonym of `account` (made on its first use; nil: no actor) and the database's clock,
+    /// which the command decides on (SPEC "One clock": windows are decided on the clock that
+    /// dates the events, never the host's).
+    public func current(_ collaborationId: String, subjectOf account: String?) async throws -> (Current, subject: String?, now: Date) {
         let stream = Streams.collaboration(collaborationId)
         return try await store.client.queryUnlessClosed(
             """
-            SELECT s.version, s.state::text, s.position, ledger_subject(\(account))
+            SELECT s.version, s.state::text, s.position, CASE WHEN \(account)::text IS NOT NULL THEN ledger_subject(\(account)) END,
+                   (extract(epoch FROM clock_timestamp()) * 1000000)::int8
             FROM (SELECT 1) AS one LEFT JOIN ledger_streams s ON s.stream_id = \(stream)
             """, logger: store.logger
         ) { rows in
-            for try await (version, state, position, subject) in rows.decode((Int64?, String?, Int64?, String).self) {
+            for try await (version, state, position, subject, micros) in rows.decode((Int64?, String?, Int64?, String?, Int64).self) {
                 guard let version, let position, let current = try Current(StreamState(version: version, state: state, position: position))
                 else { break }
-                return (current, subject)
+                return (current, subject, Date(timeIntervalSince1970: Double(micros) / 1_000_000))
             }
             throw DomainError.collaborationNotFound
         }
@@ -118,30 +121,30 @@ public struct Collaborations: Sendable {
     public func decideAndAppend(
         _ collaborationId: String, _ decide: (CollaborationState) throws -> Decision
     ) async throws -> Outcome {
-        try await loop(collaborationId, actor: nil) { state, _ in try decide(state) }
+        try await loop(collaborationId, actor: nil) { state, _, _ in try decide(state) }
     }
 
-    /// The same, for a command by `account`: `decide` gets its pseudonym, read with the state.
+    /// The same, for a command by `account`: `decide` gets its pseudonym and the database's
+    /// clock (`now`), read with the state.
     public func decideAndAppend(
-        _ collaborationId: String, actor account: String, _ decide: (CollaborationState, _ subject: String) throws -> Decision
+        _ collaborationId: String, actor account: String,
+        _ decide: (CollaborationState, _ subject: String, _ now: Date) throws -> Decision
     ) async throws -> Outcome {
-        try await loop(collaborationId, actor: account) { state, subject in try decide(state, subject!) }
+        try await loop(collaborationId, actor: account) { state, subject, now in try decide(state, subject!, now) }
     }
 
     private func loop(
-        _ collaborationId: String, actor account: String?, _ decide: (CollaborationState, String?) throws -> Decision
+        _ collaborationId: String, actor account: String?, _ decide: (CollaborationState, String?, Date) throws -> Decision
     ) async throws -> Outcome {
         for attempt in 1...Self.attempts {
-            let (current, subject): (Current, String?)
-            if let account { (current, subject) = try await self.current(collaborationId, subjectOf: account) }
-            else { (current, subject) = (try await self.current(collaborationId), nil) }
+            let (current, subject, now) = try await self.current(collaborationId, subjectOf: account)
             // A command decides on the collaboration as it stands now: windows that have ended are
             // expired first (the expiry service's events, with the same derived ids), so no
             // access lingers between a window's end and the service's append.
             var state = current.state
-            let due = CollaborationDecisions.expiries(state: state, now: Date())
+            let due = CollaborationDecisions.expiries(state: state, now: now)
             for expiry in due { state.apply(expiry.event) }
-            let decision = try decide(state, subject)
+            let decision = try decide(state, subject, now)
             guard !decision.entries.isEmpty else { return Outcome(result: nil, position: current.position, stored: [], events: []) }
             let entries = due.map { Decision.Entry(event: $0.event, metadata: EventMetadata(), id: $0.id) } + decision.entries
             var next = state

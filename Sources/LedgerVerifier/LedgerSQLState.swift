@@ -1,7 +1,7 @@
 import PostgresNIO
 
 /// The SQLSTATEs the ledger's own SQL raises (class `LP`), typed: matched here, never as
-/// strings. All four come from `ledger_commit_proofs` (Migrations/functions/ledger_commit_proofs.sql), the proof
+/// strings. All five come from `ledger_commit_proofs` (Migrations/functions/ledger_commit_proofs.sql), the proof
 /// engine's commit: a premise of the group's decision moved between its read and its commit,
 /// nothing was written, and `ProofEngine` reads and decides the group again. A group refused on
 /// every attempt answers 409 `concurrent_update`, as the API's catalogue mapping also answers
@@ -15,6 +15,9 @@ public enum LedgerSQLState: String, CaseIterable, Sendable {
     case requestDecided = "LP003"
     /// A request's subject (its account's pseudonym) was erased since the read.
     case subjectErased = "LP004"
+    /// A grant would be recorded outside its window (it ended, or had not started, by the
+    /// database's clock at the commit): decided again, at the new time.
+    case grantOutsideWindow = "LP005"
 
     /// The ledger's SQLSTATE that `error` carries; nil for any other error.
     public init?(_ error: PSQLError) {

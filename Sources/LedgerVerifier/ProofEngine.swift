@@ -149,8 +149,8 @@ public final class ProofEngine: Sendable {
 
     /// Step 1: the collaborations' states, the challenges, the stored requests that are no longer
     /// pending, each fresh request's subject (its account's pseudonym, made on first use) unless an
-    /// earlier attempt found it, and which of the pseudonyms known before are erased, in one
-    /// statement.
+    /// earlier attempt found it, which of the pseudonyms known before are erased, and the
+    /// database's clock (the decision's time), in one statement.
     private func read(_ requests: [Request]) async throws -> ProofPlan.Premises {
         let streams = Array(Set(requests.map { Streams.collaboration($0.submission.collaborationId) }))
         let stored = requests.filter(\.stored).map(\.submission.requestId)
@@ -171,6 +171,8 @@ public final class ProofEngine: Sendable {
             UNION ALL
             SELECT NULL, 2, 0, NULL, NULL, NULL, NULL, p.pseudonym, false, NULL FROM unnest(\(pseudonyms)::text[]) AS p(pseudonym)
             WHERE NOT EXISTS (SELECT 1 FROM ledger_subjects s WHERE s.pseudonym = p.pseudonym)
+            UNION ALL
+            SELECT NULL, 3, (extract(epoch FROM clock_timestamp()) * 1000000)::int8, NULL, NULL, NULL, NULL, NULL, false, NULL
             """, logger: logger
         ) { rows in
             var premises = ProofPlan.Premises()
@@ -190,6 +192,8 @@ public final class ProofEngine: Sendable {
                     premises.subjects[collaboration] = account
                 } else if version == 2, let account {
                     premises.erased.insert(account)
+                } else if version == 3 {
+                    premises.now = Date(timeIntervalSince1970: Double(position) / 1_000_000)
                 }
             }
             return premises

@@ -19,6 +19,8 @@ struct ProofPlan {
         /// The pseudonyms known before this read (stored requests', and fresh ones' found by an
         /// earlier attempt) whose subject has been erased since.
         var erased: Set<String> = []
+        /// The database's clock at the read: what windows are decided on (SPEC "One clock").
+        var now = Date()
     }
 
     /// One request's verdict: where it is among the appends' events.
@@ -47,12 +49,13 @@ struct ProofPlan {
     private(set) var appends: [Append] = []
     private var appendOf: [String: Int] = [:]
 
-    /// When the group is decided: a proof outside its identity's window is refused.
-    let now: Date
+    /// When the group is decided (the database's clock at the read): a proof outside its
+    /// identity's window is refused. The commit checks each grant's window again at the time it
+    /// records it (LP005), so none is recorded after its window ended.
+    var now: Date { premises.now }
 
-    init(premises: Premises, now: Date = Date()) {
+    init(premises: Premises) {
         self.premises = premises
-        self.now = now
     }
 
     /// Decides request `index` of the group. A challenge used by an earlier request of the group

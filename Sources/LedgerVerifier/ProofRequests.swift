@@ -32,18 +32,20 @@ public struct ProofRequests: Sendable {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let challengeId = UUID()
-        let expires = Date().addingTimeInterval(challengeLifetime)
-        let micros = Int64(expires.timeIntervalSince1970 * 1_000_000)
         // In a transaction: the challenge is answered to the caller (see `PostgresClient.transaction`).
-        try await client.transaction(logger: logger) { connection in
-            _ = try await connection.queryUnlessClosed(
+        // Its expiry on the database's clock, which checks it (SPEC "One clock").
+        let micros = try await client.transaction(logger: logger) { connection -> Int64 in
+            let rows = try await connection.queryUnlessClosed(
                 """
                 INSERT INTO ledger_challenges (challenge_id, collaboration_id, account, challenge, expires_at)
                 VALUES (\(challengeId), \(collaborationId), ledger_subject(\(account)), \(ByteBuffer(bytes: bytes)),
-                        to_timestamp(\(micros)::float8 / 1000000))
+                        date_trunc('milliseconds', clock_timestamp()) + \(challengeLifetime) * interval '1 second')
+                RETURNING (extract(epoch FROM expires_at) * 1000000)::int8
                 """, logger: logger)
+            for try await micros in rows.decode(Int64.self) { return micros }
+            throw DomainError(.notReady, "the challenge was not stored")
         }
-        return Challenge(challengeId: challengeId, challenge: bytes, expiresAt: expires)
+        return Challenge(challengeId: challengeId, challenge: bytes, expiresAt: Date(timeIntervalSince1970: Double(micros) / 1_000_000))
     }
 
     /// Stores a request for the verifier workers, under its account's pseudonym, and tells them

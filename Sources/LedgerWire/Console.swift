@@ -84,17 +84,38 @@ public struct LogStatus: Codable, Sendable, Hashable {
     }
     /// The expiry service (SPEC "Time-bound access").
     public struct Expiry: Codable, Sendable, Hashable {
-        /// Whether an instance holds the expiry service's lease.
+        /// The session holding the expiry lease (an advisory lock any login could take), as
+        /// PostgreSQL shows it, against what the expiry service recorded when it took the lease.
+        public struct Holder: Codable, Sendable, Hashable {
+            public var applicationName: String
+            public var pid: Int
+            /// Whether it is the expiry service that recorded itself: false for any other session
+            /// sitting on the lock (then nothing expires while it holds it).
+            public var recognised: Bool
+            /// When the expiry service took the lease, and when it last made a round (at least
+            /// every 10 s); nil unless recognised.
+            public var since: Date?
+            public var progressAt: Date?
+
+            public init(applicationName: String, pid: Int, recognised: Bool, since: Date?, progressAt: Date?) {
+                (self.applicationName, self.pid, self.recognised, self.since, self.progressAt) = (applicationName, pid, recognised, since, progressAt)
+            }
+        }
+        /// Whether the expiry service holds its lease and is making progress (a round in the last
+        /// 30 s); false while the lease is free, or held by a session that is not the service.
         public var running: Bool
         /// The earliest `notAfter` of a window not yet expired (null: none).
         public var nextDueAt: Date?
         /// Windows more than a second past their `notAfter` without their `AccessExpired`.
         public var overdue: Int64
+        /// Who holds the lease (absent: no one, or a server from before this field).
+        public var holder: Holder?
 
-        public init(running: Bool, nextDueAt: Date?, overdue: Int64) {
+        public init(running: Bool, nextDueAt: Date?, overdue: Int64, holder: Holder? = nil) {
             self.running = running
             self.nextDueAt = nextDueAt
             self.overdue = overdue
+            self.holder = holder
         }
 
         /// `nextDueAt` is written as null, not left out.
@@ -103,6 +124,7 @@ public struct LogStatus: Codable, Sendable, Hashable {
             try c.encode(running, forKey: .running)
             try c.encode(nextDueAt, forKey: .nextDueAt)
             try c.encode(overdue, forKey: .overdue)
+            try c.encodeIfPresent(holder, forKey: .holder)
         }
     }
     /// The stored tree against the log (SPEC "Never sign over a rewritten log").

@@ -26,15 +26,18 @@ struct ExpiryProcessTests {
     }
 
     /// `ledger serve` on the test database (`folder` holds its keys, shared by every instance),
-    /// once it answers /ready.
-    static func serve(_ database: DatabaseSettings, in folder: URL, name: String) async throws -> Server {
+    /// once it answers /ready; `skew` (`+1h`, `-1h`): its host clock that far from the
+    /// database's, under Debian's `faketime`.
+    static func serve(_ database: DatabaseSettings, in folder: URL, name: String, skew: String? = nil) async throws -> Server {
         let err = folder.appendingPathComponent("\(name).err").path
         let environment = ConfigurationTests.environment([
             "LEDGER_LOG_FORMAT": "json", "LEDGER_JWT_SECRET": ConfigurationTests.secret,
             "LEDGER_DATABASE_URL": database.url(revealPassword: true),
         ])
+        let arguments = ["serve", "--data-dir", folder.appendingPathComponent("data").path, "--port", "0"]
         let pid = try ProcessRunner.launch(
-            ledgerBinary(), ["serve", "--data-dir", folder.appendingPathComponent("data").path, "--port", "0"], environment: environment,
+            skew == nil ? ledgerBinary() : try #require(ProcessRunner.which("faketime"), "faketime (Debian's)"),
+            skew.map { ["-f", $0, ledgerBinary()] + arguments } ?? arguments, environment: environment,
             outputPath: folder.appendingPathComponent("\(name).out").path, errorPath: err)
         try await waitUntil(timeout: .seconds(120), "\(name) logs where it listens") {
             ConfigurationTests.listening(err) != nil || ProcessRunner.exitStatus(of: pid) != nil

@@ -81,6 +81,17 @@ export function showHealth() {
   focusHeading();
 }
 
+// Who holds the expiry lease: the service (its process, since when, its last round), or a session
+// that is not one, sitting on the lock (#health-expiry-holder > span[data-recognised]).
+function leaseHolder(h) {
+  if (!h || typeof h !== 'object') return el('span', { class: 'none' }, 'no one');
+  if (h.recognised !== true) {
+    return el('span', { class: 'status-failed', 'data-recognised': 'false' },
+      `${h.applicationName || 'a session'} (pid ${h.pid}), not an expiry service: nothing expires while it holds the lease`);
+  }
+  return el('span', { 'data-recognised': 'true' }, `${h.applicationName} (pid ${h.pid}) since `, time(h.since), ', last round ', time(h.progressAt));
+}
+
 // The expiry service (SPEC "Time-bound access"): whether an instance holds its lease, the next
 // window due and how many are overdue (due more than a second ago without their AccessExpired).
 // #expiry[data-running][data-overdue] > #health-expiry-running, #health-expiry-next, #health-expiry-overdue.
@@ -98,6 +109,7 @@ function showExpiry(section, x) {
       'health-expiry-running'],
     ['Next window due', x.nextDueAt ? time(x.nextDueAt) : el('span', { class: 'none' }, 'none'), 'health-expiry-next'],
     ['Overdue windows', el('span', { class: overdue ? 'status-overdue' : null }, optional(overdue)), 'health-expiry-overdue'],
+    ['Lease held by', leaseHolder(x.holder), 'health-expiry-holder'],
   ]), el('p', { class: 'help' }, running
     ? 'One instance holds the expiry lease and appends AccessExpired when a window ends; overdue ones are appended at once with their true due time.'
     : 'No instance holds the expiry lease: windows that end are not recorded until one runs (ledger serve or ledger project).'));
