@@ -23,10 +23,16 @@ struct OneClockTests {
             let server = try await ExpiryProcessTests.serve(settings, in: folder, name: "behind", skew: "-1h")
             defer { kill(server.pid, SIGKILL); _ = ProcessRunner.exitStatus(of: server.pid) }
             let (owner, member) = (try await ExpiryProcessTests.client(server, "owner"), try await ExpiryProcessTests.client(server, "member"))
-            // Granted: the challenge (an hour old by the host's clock) is not expired.
-            let (id, due) = try await ExpiryProcessTests.windows(owner, member, count: 1, granted: 1, endIn: 4)
-            let late = SimulatedPerson(collaborationId: id, devices: 1)
-            _ = try await owner.updateParticipants(addedWithWindows: [IdentityWindow(rootHash: late.rootHashData, notAfter: due)], in: id)
+            let id = try await owner.prepareCollaboration(
+                localIdentifier: "behind", title: "Behind", initiator: Initiator(handle: "owner@example.com")).identifier
+            let (granted, late) = (SimulatedPerson(collaborationId: id, devices: 1), SimulatedPerson(collaborationId: id, devices: 1))
+            _ = try await owner.updateParticipants(added: [granted.rootHashData, late.rootHashData], in: id)
+            // Granted: its challenge (an hour old by the host's clock) is not expired.
+            guard case .granted = try await verify(member, granted, in: id) else {
+                Issue.record("a proof with a fresh challenge was not granted")
+                return
+            }
+            let (due, _) = try await TimeBoundAccessTests.endIn(4, owner, id, [granted, late])
             try await waitUntil(timeout: .seconds(30), "the window's end") { Date() > due.addingTimeInterval(0.5) }
             let refused = await rejection { _ = try await verify(member, late, in: id) }
             #expect(refused?.reason == "access_expired", "\(String(describing: refused))")

@@ -30,8 +30,8 @@ struct ScheduledWindowTests {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 defer { group.cancelAll() }
                 let aliceSeen = TimeBoundAccessTests.listen(alice, after: started, in: &group)
-                // The start 8 s ahead: the checks below must all run before it, on a loaded machine.
-                let start = TimeBoundAccessTests.kept(Date().addingTimeInterval(8))
+                // The start 25 s ahead: the checks below must all run before it, on a machine the whole suite loads.
+                let start = TimeBoundAccessTests.kept(Date().addingTimeInterval(25))
                 let moved = try await devin.updateParticipants(
                     windows: [IdentityWindow(rootHash: person.rootHashData, notBefore: start, notAfter: start.addingTimeInterval(3600))], in: id)
                 let hidden = try await devin.postHighlight(.change, trigger: "edit", in: id)
@@ -52,7 +52,7 @@ struct ScheduledWindowTests {
                 #expect(Date() < start, "the checks above ran before the window's start; the test proves nothing otherwise")
 
                 // At notBefore: access again, with no new proof.
-                try await waitUntil(timeout: .seconds(30), "alice reads the collaboration again") {
+                try await waitUntil(timeout: .seconds(60), "alice reads the collaboration again") {
                     (try? await alice.collaboration(id)) != nil
                 }
                 #expect(Date() >= start.addingTimeInterval(-0.001), "access came back before notBefore")
