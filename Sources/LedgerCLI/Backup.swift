@@ -161,8 +161,10 @@ struct Restore: AsyncParsableCommand {
             throw ValidationError("\(target.path)/pg exists: restore into a data folder without a cluster (nothing is overwritten)")
         }
         // The secrets first: one that cannot be opened stops the restore before the database is laid.
+        var configuration = try loadConfiguration()
+        configuration.dataDir = target.path
         do {
-            for line in try await BackupSecrets(folder: archive.folder).restore(into: target, identity: identity) { say(line) }
+            for line in try await BackupSecrets(folder: archive.folder).restore(into: configuration, identity: identity) { say(line) }
         } catch let failure as BackupSecrets.Failure {
             throw ValidationError(failure.description)
         }

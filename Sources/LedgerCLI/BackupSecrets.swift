@@ -13,9 +13,12 @@ import Darwin
 /// - `secrets/NAME.age`: the signing key, the JWT secret and the cluster's passwords, sealed with
 ///   age (c2sp.org/age, Debian's `age`) to the recipients the operator named, and only then;
 /// - `backup.json`: where the checkpoint file and the signing key lived at backup time
-///   (`LEDGER_CHECKPOINT_FILE`, `LEDGER_SIGNING_KEY_FILE`; null: the data folder), so a restore
-///   lays them where the ledger looks for them.
-/// A restore never overwrites a file already in its place.
+///   (`LEDGER_CHECKPOINT_FILE`, `LEDGER_SIGNING_KEY_FILE`; null: the data folder). A restore
+///   lays them there when its own settings name the same paths (the folder is not trusted to
+///   choose where files are written), else in the data folder, saying where they were.
+/// A restore never overwrites a file already in its place. Folders of earlier releases kept the
+/// secrets in the clear in `secrets/NAME`: a backup into such a folder removes them, a restore
+/// from one still lays them (saying so).
 struct BackupSecrets {
     /// The secrets a ledger keeps in its data folder, or where its settings say.
     static let sealed = ["pg-password", "app-password", "jwt-secret", "log-signing-key"]
@@ -54,20 +57,28 @@ struct BackupSecrets {
         return age
     }
 
-    /// Writes the manifest, then seals each secret that exists to `recipients` (none: removes
-    /// any sealed copy and returns the secrets the operator must keep elsewhere).
+    /// The clear copies an earlier release kept in `secrets/` (and its half-written ones).
+    var legacy: [URL] {
+        (Self.sealed + [Self.checkpointName]).flatMap { [secrets.appendingPathComponent($0), secrets.appendingPathComponent(".\($0).new")] }
+            .filter { FileManager.default.fileExists(atPath: $0.path) }
+    }
+
+    /// Writes the manifest, removes the clear copies an earlier release kept, then seals each
+    /// secret that exists to `recipients` (none: returns the secrets the operator must keep
+    /// elsewhere; what an earlier run sealed stays).
     func keep(_ configuration: LedgerConfiguration, recipients: [String]) async throws -> [URL] {
         try FileManager.default.createDirectory(at: secrets, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let manifest = Manifest(
             checkpointFile: configuration.checkpointFile.map { Self.absolute($0).path },
             signingKeyFile: configuration.signingKeyFile.map { Self.absolute($0).path })
         try Self.replace(manifestFile, with: try JSONEncoder().encode(manifest), mode: 0o644)
+        for file in legacy {
+            try FileManager.default.removeItem(at: file)
+            say("backup: removed \(file.path), a secret an earlier release kept in the clear")
+        }
         let sources = Self.sources(configuration)
         let present = Self.sealed.compactMap { name in sources[name].flatMap { FileManager.default.fileExists(atPath: $0.path) ? (name, $0) : nil } }
-        guard !recipients.isEmpty else {
-            for name in Self.sealed { try? FileManager.default.removeItem(at: secrets.appendingPathComponent(name + ".age")) }
-            return present.map(\.1)
-        }
+        guard !recipients.isEmpty else { return present.map(\.1) }
         let age = try Self.age()
         for (name, source) in present {
             let target = secrets.appendingPathComponent(name + ".age")
@@ -90,25 +101,36 @@ struct BackupSecrets {
         try Self.replace(checkpoint, with: data, mode: 0o644)
     }
 
-    /// Lays the checkpoint and the secrets where the backed-up ledger kept them (the manifest's
-    /// paths, else `dataDirectory`), opening sealed ones with `identity`; a file already there is
-    /// kept. Everything is opened before anything is laid: a wrong identity changes nothing.
-    /// Returns what it did, a line each.
-    func restore(into dataDirectory: URL, identity: String?) async throws -> [String] {
+    /// Lays the checkpoint and the secrets where the restoring ledger looks for them
+    /// (`configuration`: its data folder, `LEDGER_CHECKPOINT_FILE`, `LEDGER_SIGNING_KEY_FILE`),
+    /// opening sealed ones with `identity`; a file already there is kept. Everything is opened
+    /// before anything is laid: a wrong identity changes nothing. Returns what it did, a line each.
+    func restore(into configuration: LedgerConfiguration, identity: String?) async throws -> [String] {
         let fm = FileManager.default
+        let dataDirectory = configuration.dataDirectory
         let manifest = (fm.contents(atPath: manifestFile.path)).flatMap { try? JSONDecoder().decode(Manifest.self, from: $0) } ?? Manifest()
-        func place(_ name: String) -> URL {
-            if name == Self.checkpointName, let file = manifest.checkpointFile { return URL(fileURLWithPath: file) }
-            if name == "log-signing-key", let file = manifest.signingKeyFile { return URL(fileURLWithPath: file) }
-            return dataDirectory.appendingPathComponent(name)
+        var lines: [String] = []
+        let wanted = Self.sources(configuration)
+        // Where the backed-up ledger kept a file, honoured only where this one's settings say the same.
+        for (name, kept) in [(Self.checkpointName, manifest.checkpointFile), ("log-signing-key", manifest.signingKeyFile)] {
+            if let kept, wanted[name]?.path != kept {
+                lines.append("restore: the backed-up ledger kept \(name) at \(kept); set its setting to that path to restore it there")
+            }
         }
+        func place(_ name: String) -> URL { wanted[name] ?? dataDirectory.appendingPathComponent(name) }
         try fm.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
         let opened = dataDirectory.appendingPathComponent(".restore-\(UUID().uuidString.prefix(8))")
         try fm.createDirectory(at: opened, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         defer { try? fm.removeItem(at: opened) }
-        var files: [(name: String, data: URL)] = fm.fileExists(atPath: checkpoint.path) ? [(Self.checkpointName, checkpoint)] : []
+        let oldCheckpoint = secrets.appendingPathComponent(Self.checkpointName)
+        var files: [(name: String, data: URL)] =
+            fm.fileExists(atPath: checkpoint.path) ? [(Self.checkpointName, checkpoint)]
+            : fm.fileExists(atPath: oldCheckpoint.path) ? [(Self.checkpointName, oldCheckpoint)] : []
         let sealedHere = Self.sealed.filter { fm.fileExists(atPath: secrets.appendingPathComponent($0 + ".age").path) }
-        var lines: [String] = []
+        for name in Self.sealed where !sealedHere.contains(name) && fm.fileExists(atPath: secrets.appendingPathComponent(name).path) {
+            files.append((name, secrets.appendingPathComponent(name)))
+            lines.append("restore: \(name) was kept in the clear by an earlier release; destroy this folder's copy once restored")
+        }
         if let identity, !sealedHere.isEmpty {
             let age = try Self.age()
             for name in sealedHere {
@@ -122,7 +144,7 @@ struct BackupSecrets {
             }
         } else if !sealedHere.isEmpty {
             lines.append("restore: \(sealedHere.joined(separator: ", ")) are sealed in \(secrets.path); pass --identity FILE to open them, or put them in place yourself")
-        } else {
+        } else if files.count <= 1 {
             lines.append("restore: the backup holds no secrets; put \(Self.sealed.map { place($0).path }.joined(separator: ", ")) in place from where you keep them")
         }
         for (name, source) in files {
@@ -155,12 +177,20 @@ struct BackupSecrets {
         }
     }
 
-    /// Creates `file` only if nothing is there (O_EXCL): a restore never overwrites.
+    /// Creates `file` whole, only if nothing is there: written aside and flushed, then linked into
+    /// place (`link` refuses an existing name), so a restore never overwrites and never leaves a
+    /// part of a file behind.
     static func create(_ file: URL, with data: Data, mode: Int) throws {
-        let fd = open(file.path, O_WRONLY | O_CREAT | O_EXCL, mode_t(mode))
-        guard fd >= 0 else { throw Failure(description: "cannot create \(file.path): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
+        let aside = file.deletingLastPathComponent().appendingPathComponent(".\(file.lastPathComponent).\(UUID().uuidString.prefix(8))")
+        let fd = open(aside.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode_t(mode))
+        guard fd >= 0 else { throw Failure(description: "cannot create \(aside.path): \(String(cString: strerror(errno)))") }
+        defer { unlink(aside.path) }
         let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        guard written == data.count else { throw Failure(description: "cannot write \(file.path)") }
+        let synced = fsync(fd) == 0
+        close(fd)
+        guard written == data.count, synced else { throw Failure(description: "cannot write \(file.path)") }
+        guard link(aside.path, file.path) == 0 else {
+            throw Failure(description: "cannot create \(file.path): \(String(cString: strerror(errno)))")
+        }
     }
 }

@@ -1,4 +1,5 @@
 import Logging
+import Synchronization
 import PostgresNIO
 import TransparencyLog
 
@@ -21,6 +22,12 @@ extension Checkpointer {
                     + "the log's first \(size) events changed",
                 log: signer.name, logger: logger, metadata: ["tree": "\(size)"])
         }
+        if try await store.edge() == .unrecorded, size > 0 {
+            // A tree built before its edge was recorded (0027): checked against the events once,
+            // then its edge recorded.
+            try await checkEdge(frontier, upTo: size)
+            try await store.recordEdge(size, on: connection)
+        }
         try await checkEdge(frontier)
         return frontier
     }
@@ -30,19 +37,36 @@ extension Checkpointer {
     /// a log cut below it, or changed at or below it, is never integrated over, even once it has
     /// grown past it again. The check is a function of what is stored, so the refusal stands
     /// until an operator puts the events back (OPERATIONS, "Failover: the fork alert").
-    func checkEdge(_ frontier: MerkleFrontier) async throws {
+    /// `upTo`: no edge recorded yet; the stored tree of that size checked pair by pair instead.
+    func checkEdge(_ frontier: MerkleFrontier, upTo unrecorded: Int64? = nil) async throws {
         let why: String
-        switch try await store.edge() {
+        let edge: LogStore.Edge
+        if let unrecorded {
+            edge = try await firstDifferent(unrecorded) == nil ? .intact(size: unrecorded) : .rewritten(size: unrecorded)
+        } else {
+            edge = try await store.edge()
+        }
+        switch edge {
         case .unrecorded, .intact:
             return
         case .cut(let size, let head):
             why = "the log ends at position \(head) but its tree was built over \(size) events: events \(head + 1)…\(size) were removed"
         case .rewritten(let size):
-            let first = try await store.firstDifferent(upTo: size)
+            let first = try await firstDifferent(size)
             why = "the events up to position \(size) are not those the tree was built from: "
                 + (first.map { "position \($0) or \($0 + 1) differs (the first pair that does)" } ?? "position \(size) differs")
         }
         throw ForkRefusal.refuse(why + "; not signing", log: signer.name, logger: logger, metadata: ["tree": "\(frontier.size)"])
+    }
+
+    /// `LogStore.firstDifferent`, a scan of the whole tree, once per log head while refused
+    /// (the refusal is looked at again every 10 s).
+    func firstDifferent(_ size: Int64) async throws -> Int64? {
+        let key = [size, try await store.headPosition()]
+        if let known = scans.found.withLock({ $0[key] }) { return known }
+        let first = try await store.firstDifferent(upTo: size)
+        scans.found.withLock { $0 = [key: first] }
+        return first
     }
 
     /// Adds the events after the frontier through `through` to the tree, a batch at a time, in
@@ -72,4 +96,9 @@ extension Checkpointer {
         }
         try await storing?.value
     }
+}
+
+/// The scans a refused checkpointer made (one kept: the refusal's).
+final class FirstDifferentScans: Sendable {
+    let found = Mutex<[[Int64]: Int64?]>([:])
 }

@@ -45,6 +45,8 @@ public struct Checkpointer: Service {
     let file: CheckpointFile?
     let floor: CheckpointFloor
     let gate: ReplicationGate
+    /// The first differing position found while refused, by (edge size, log head).
+    let scans = FirstDifferentScans()
 
     public init(
         client: PostgresClient, signer: NoteSigner, events: NotificationHub, logger: Logger,
@@ -114,8 +116,14 @@ public struct Checkpointer: Service {
         var sending: Sending?  // the checkpoint next sent to the witnesses, once its record is replicated
         while !Task.isCancelled {
             let head = try await gate.head(connection)
-            // Before the tree grows: the events it was built from are still there (or it refuses).
-            if head.position != frontier.size { try await checkEdge(frontier) }
+            // Every round, before the tree grows or a built tree is signed: the events it was
+            // built from are still there (or it refuses).
+            guard head.position >= frontier.size else {
+                throw ForkRefusal.refuse(
+                    "the log ends at position \(head.position) but its tree holds \(frontier.size) events: events \(head.position + 1)…\(frontier.size) were removed; not signing",
+                    log: signer.name, logger: logger, metadata: ["tree": "\(frontier.size)"])
+            }
+            try await checkEdge(frontier)
             if head.position > frontier.size { try await integrate(connection, &frontier, through: head.position) }
             if frontier.size > (built.last?.size ?? signedSize) {
                 built.append(Built(size: frontier.size, root: frontier.root, wal: head.wal))

@@ -21,6 +21,23 @@ extension LogStore {
         case rewritten(size: Int64)
     }
 
+    /// Records the edge at `size` (the event there and its chain hash) without new nodes: a tree
+    /// built before 0027, once checked against the events.
+    func recordEdge(_ size: Int64, on connection: PostgresConnection) async throws {
+        try await connection.queryUnlessClosed(
+            """
+            INSERT INTO ledger_tree_edge (size, chain_hash) SELECT e.position, e.hash FROM ledger_events e WHERE e.position = \(size)
+            ON CONFLICT (id) DO UPDATE SET size = excluded.size, chain_hash = excluded.chain_hash
+            """, logger: logger)
+    }
+
+    func headPosition() async throws -> Int64 {
+        try await client.queryUnlessClosed("SELECT position FROM ledger_head", logger: logger) { rows in
+            for try await position in rows.decode(Int64.self) { return position }
+            return 0
+        }
+    }
+
     func edge() async throws -> Edge {
         try await client.queryUnlessClosed(
             """

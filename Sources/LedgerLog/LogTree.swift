@@ -92,7 +92,7 @@ public struct LogTree: Sendable {
     /// (`LogStore+Edge`).
     public func integrity() async throws -> LogStatus.Tree {
         switch try await store.edge() {
-        case .unrecorded: LogStatus.Tree(size: 0, state: "intact")
+        case .unrecorded: LogStatus.Tree(size: 0, state: "unrecorded")
         case .intact(let size): LogStatus.Tree(size: size, state: "intact")
         case .cut(let size, _): LogStatus.Tree(size: size, state: "cut")
         case .rewritten(let size): LogStatus.Tree(size: size, state: "rewritten")

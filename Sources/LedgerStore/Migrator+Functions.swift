@@ -40,35 +40,43 @@ extension Migrator {
         let current = try await definitions(connection, logger)
         return files.filter { file in
             guard let record = recorded[file.name], record.checksum == file.checksum else { return true }
-            return record.digest.map { $0 != current[Self.functionName(file)] } ?? false
+            return record.digest.map { $0 != current[Self.functionName(file)]?.digest } ?? false
         }
     }
 
-    /// Functions of schema public (none an extension's) that no file defines: refused, not
-    /// dropped (`ledger migrate` cannot know whose they are).
+    /// The ledger's functions (`ledger_…` in schema public, none an extension's) that no file
+    /// defines, and names with more overloads than their file defines: refused, not dropped
+    /// (`ledger migrate` cannot know whose they are).
     static func unknownFunctions(_ files: [Migration], _ connection: PostgresConnection, _ logger: Logger) async throws -> [String] {
-        let named = Set(files.map(Self.functionName))
-        return try await definitions(connection, logger).keys.filter { !named.contains($0) }.sorted()
+        let defined = Dictionary(files.map { (Self.functionName($0), SQLScript.definitions($0.sql)) }, uniquingKeysWith: +)
+        return try await definitions(connection, logger).compactMap { name, found in
+            guard let count = defined[name] else { return name }
+            return found.count > count ? "\(name) (\(found.count - count) overload(s) no file defines)" : nil
+        }.sorted()
     }
 
     /// The function a file defines (each file is named after its function, overloads sharing it).
     static func functionName(_ file: Migration) -> String { String(file.name.dropLast(".sql".count)) }
 
-    /// Each function name of schema public (none an extension's) with a digest of its
-    /// definitions: md5 of every overload's `pg_get_functiondef` (body and every attribute), in
-    /// signature order.
+    /// Each of the ledger's function names (`ledger_…` in schema public, none an extension's, no
+    /// aggregate) with a digest of its definitions: md5 of every overload's `pg_get_functiondef`
+    /// (body and every attribute) and owner, in signature order; and how many overloads. (Grants
+    /// are not in it: applying a file again would not restore them.)
     static let definitionsQuery = """
-        SELECT p.proname::text, md5(string_agg(pg_get_functiondef(p.oid), E'\\n' ORDER BY p.oid::regprocedure::text))
+        SELECT p.proname::text,
+               md5(string_agg(pg_get_functiondef(p.oid) || p.proowner::regrole::text, E'\\n'
+                              ORDER BY p.oid::regprocedure::text)),
+               count(*)
         FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-        WHERE n.nspname = 'public' AND NOT EXISTS (
+        WHERE n.nspname = 'public' AND p.proname LIKE 'ledger\\_%' AND p.prokind <> 'a' AND NOT EXISTS (
             SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e')
         GROUP BY p.proname
         """
 
-    static func definitions(_ connection: PostgresConnection, _ logger: Logger) async throws -> [String: String] {
-        var result: [String: String] = [:]
+    static func definitions(_ connection: PostgresConnection, _ logger: Logger) async throws -> [String: (digest: String, count: Int)] {
+        var result: [String: (digest: String, count: Int)] = [:]
         let rows = try await connection.queryUnlessClosed(PostgresQuery(unsafeSQL: definitionsQuery), logger: logger)
-        for try await (name, digest) in rows.decode((String, String).self) { result[name] = digest }
+        for try await (name, digest, count) in rows.decode((String, String, Int64).self) { result[name] = (digest, Int(count)) }
         return result
     }
 
@@ -78,7 +86,7 @@ extension Migrator {
             PostgresQuery(
                 unsafeSQL: """
                     UPDATE ledger_repeatable_migrations r SET definition = d.digest
-                    FROM (\(definitionsQuery)) AS d(name, digest) WHERE r.name = d.name || '.sql'
+                    FROM (\(definitionsQuery)) AS d(name, digest, count) WHERE r.name = d.name || '.sql'
                     """), logger: logger)
     }
 

@@ -4,6 +4,15 @@ import Foundation
 /// Understands quoted strings and identifiers, dollar-quoted bodies and comments, so a
 /// semicolon inside a function body does not end the statement.
 public enum SQLScript {
+    /// How many functions and procedures `script` defines (its `CREATE OR REPLACE FUNCTION` and
+    /// `PROCEDURE` statements, comment lines aside): a function file's overloads.
+    public static func definitions(_ script: String) -> Int {
+        statements(script).filter { statement in
+            let code = statement.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("--") }.joined(separator: "\n")
+            return code.hasPrefix("CREATE OR REPLACE FUNCTION ") || code.hasPrefix("CREATE OR REPLACE PROCEDURE ")
+        }.count
+    }
+
     public static func statements(_ script: String) -> [String] {
         let chars = Array(script.unicodeScalars)
         var statements: [String] = []

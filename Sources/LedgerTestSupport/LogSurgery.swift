@@ -4,7 +4,8 @@ import PostgresNIO
 /// what catches it: the events past `position` gone, with their tree nodes (unless
 /// `keepingTree`), the head moved back. With `keepingCheckpoints` false the checkpoints over them
 /// go too, as on a standby that never had them; kept, they are what a backup restored beside them
-/// would leave. The tree's edge (`ledger_tree_edge`) stays, as a superuser's cut leaves it.
+/// would leave. The tree's edge (`ledger_tree_edge`) goes back with the nodes, as on a standby
+/// that lacked them; kept with the tree (`keepingTree`), as a superuser's cut leaves it.
 public func truncateLog(_ owner: PostgresClient, to position: Int64, keepingCheckpoints: Bool, keepingTree: Bool = false) async throws {
     let tables = ["ledger_events", "ledger_head"] + (keepingTree ? [] : ["ledger_tree_nodes"])
         + (keepingCheckpoints ? [] : ["ledger_checkpoints", "ledger_published_checkpoints"])
@@ -13,7 +14,12 @@ public func truncateLog(_ owner: PostgresClient, to position: Int64, keepingChec
         "DELETE FROM ledger_events WHERE position > \(position)",
         "UPDATE ledger_head SET position = \(position), hash = (SELECT hash FROM ledger_events WHERE position = \(position))",
     ]
-    if !keepingTree { statements.append("DELETE FROM ledger_tree_nodes WHERE (index + 1) * (1::int8 << level) > \(position)") }
+    if !keepingTree {
+        statements += [
+            "DELETE FROM ledger_tree_nodes WHERE (index + 1) * (1::int8 << level) > \(position)",
+            "DELETE FROM ledger_tree_edge WHERE size > \(position)",
+        ]
+    }
     if !keepingCheckpoints {
         statements += [
             "DELETE FROM ledger_published_checkpoints WHERE tree_size > \(position)",

@@ -133,7 +133,8 @@ public struct LogStatus: Codable, Sendable, Hashable {
         public var size: Int64
         /// `intact`; `cut` (the log ends before `size`: events were removed) or `rewritten` (an
         /// event at or below `size` was replaced): the checkpointer refuses to sign until an
-        /// operator puts the events back.
+        /// operator puts the events back; `unrecorded` (size 0): no edge recorded yet (a tree
+        /// from before it, checked and recorded when the checkpointer next starts).
         public var state: String
 
         public init(size: Int64, state: String) {

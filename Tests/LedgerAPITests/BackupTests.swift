@@ -228,15 +228,26 @@ struct BackupTests {
         let existing = "existing-jwt-secret-\(UUID())"
         try existing.write(to: data.appendingPathComponent("jwt-secret"), atomically: true, encoding: .utf8)
 
+        // Restored with the settings the backed-up ledger had (LEDGER_SIGNING_KEY_FILE,
+        // LEDGER_CHECKPOINT_FILE): the key and the checkpoint laid there, as backup.json says they were.
         let restore = try await ProcessRunner.run(
             ledgerBinary(), ["restore", "--from", backup.path, "--data-dir", data.path, "--identity", identity.path],
-            environment: ConfigurationTests.environment([:]))
+            environment: ConfigurationTests.environment([
+                "LEDGER_SIGNING_KEY_FILE": Self.keyFile(folder).path, "LEDGER_CHECKPOINT_FILE": Self.checkpointFile(folder).path,
+            ]))
         #expect(restore.status == 0 && restore.output.contains("WAL segments laid out"), "\(restore.output)")
         #expect(Self.text(data.appendingPathComponent("jwt-secret").path) == existing, "the restore overwrote a file")
         #expect(restore.output.contains("kept \(data.appendingPathComponent("jwt-secret").path)"), "\(restore.output)")
-        // Where the backed-up ledger kept them (LEDGER_SIGNING_KEY_FILE, LEDGER_CHECKPOINT_FILE), told by the backup alone.
         #expect(FileManager.default.fileExists(atPath: Self.keyFile(folder).path), "\(restore.output)")
         #expect(FileManager.default.fileExists(atPath: Self.checkpointFile(folder).path), "\(restore.output)")
+        #expect(!restore.output.contains("set its setting"), "\(restore.output)")
+        // Without those settings the folder does not choose where files are written: into the data folder, saying where they were.
+        let elsewhere = folder.appendingPathComponent("elsewhere")
+        let secretsOnly = try await ProcessRunner.run(
+            ledgerBinary(), ["restore", "--secrets-only", "--from", backup.path, "--data-dir", elsewhere.path, "--identity", identity.path],
+            environment: ConfigurationTests.environment([:]))
+        #expect(secretsOnly.status == 0 && secretsOnly.output.contains("kept log-signing-key at \(Self.keyFile(folder).path)"), "\(secretsOnly.output)")
+        #expect(Self.text(elsewhere.appendingPathComponent("log-signing-key").path) == Self.text(Self.keyFile(folder).path))
         (server, url) = try await Self.serve(data, in: folder, name: "restored")
         live = [server.pid]
 

@@ -53,10 +53,13 @@ struct SchemaDriftTests {
             #expect(extra?.contains("ledger_backdoor") == true, "\(String(describing: extra))")
             let migrating = await Self.refusal { try await migrator.migrate() }
             #expect(migrating?.contains("ledger_backdoor") == true, "\(String(describing: migrating))")
-            // An overload of a function a file defines counts as changing that file's functions.
+            // An overload of a function a file defines: that file's functions changed, and the
+            // overload is refused by both (applying the file again would not remove it).
             try await client.query("DROP FUNCTION ledger_backdoor()")
             try await client.query("CREATE FUNCTION ledger_value(p text, extra int) RETURNS text LANGUAGE sql AS $$ SELECT p $$")
             #expect(try await migrator.pendingFunctions() == ["ledger_value.sql"])
+            let overload = await Self.refusal { try await migrator.migrate() }
+            #expect(overload?.contains("ledger_value (1 overload(s) no file defines)") == true, "\(String(describing: overload))")
             try await client.query("DROP FUNCTION ledger_value(text, int)")
             try await migrator.ensureCurrent()
         }

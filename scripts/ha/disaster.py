@@ -88,7 +88,7 @@ def ledger_env(work):
 
 def seal_secrets(ledger, work):
     """Barman backs up the database, not the ledger's secrets: they are sealed with age to the
-    operator's recipient (`ledger backup --secrets-only`, deploy/barman/README.md) and kept apart
+    operator's recipient (`ledger backup --secrets-only`, docs/OPERATIONS.md "Backups of the Patroni cluster") and kept apart
     from the cluster. Returns the folder and the identity that opens it."""
     identity, sealed = os.path.join(work, "operator.agekey"), os.path.join(work, "sealed-secrets")
     subprocess.run(["age-keygen", "-o", identity], check=True, capture_output=True)

@@ -110,7 +110,9 @@ function showExpiry(section, x) {
     ['Next window due', x.nextDueAt ? time(x.nextDueAt) : el('span', { class: 'none' }, 'none'), 'health-expiry-next'],
     ['Overdue windows', el('span', { class: overdue ? 'status-overdue' : null }, optional(overdue)), 'health-expiry-overdue'],
     ['Lease held by', leaseHolder(x.holder), 'health-expiry-holder'],
-  ]), el('p', { class: 'help' }, running
+  ]), el('p', { class: 'help' }, x.holder && x.holder.recognised !== true
+    ? 'A session that is not an expiry service holds the lease: nothing expires until it lets go (end it, or see docs/OPERATIONS.md).'
+    : running
     ? 'One instance holds the expiry lease and appends AccessExpired when a window ends; overdue ones are appended at once with their true due time.'
     : 'No instance holds the expiry lease: windows that end are not recorded until one runs (ledger serve or ledger project).'));
   setState(section, 'ready');
