@@ -176,9 +176,10 @@ struct Role {
         }
     }
 
-    /// Roles that run beside others on one database: each must check the same tokens, so a
-    /// key generated for one process alone would split them.
-    var needsTokenKey: Bool { ["api", "project", "verifier", "deliver"].contains(name) }
+    /// Roles that check tokens beside others on one database (`ledger api`): each must check the
+    /// same ones, so a key generated for one process alone would split them. The projector,
+    /// verifier, deliverer and checkpointer check no token, and need no key.
+    var needsTokenKey: Bool { name == "api" }
 
     func run(_ services: (Context) async throws -> [any Service]) async throws {
         if needsTokenKey, configuration.databaseURL != nil, !configuration.tokenKeysConfigured {
