@@ -4,6 +4,7 @@ import LedgerDeviceSimulator
 import LedgerDomain
 import LedgerPostgres
 import LedgerTestSupport
+import PostgresNIO
 import Testing
 
 #if canImport(Glibc)
@@ -15,16 +16,26 @@ import Glibc
 /// clock is skewed by an hour (Debian's `faketime`) against its PostgreSQL (and this test's clock).
 @Suite("One clock", .serialized)
 struct OneClockTests {
-    @Test("a host clock an hour behind: its challenges are usable, a proof after the window's end is refused, an expiry is appended at its dueAt (not an hour late)")
-    func hostBehind() async throws {
+    /// `ledger serve` on a test database, its host clock `skew` from the database's; `body` gets
+    /// the database (as its owner), an owner's and a member's clients and a new collaboration.
+    static func skewed(
+        _ skew: String, _ body: @Sendable (PostgresClient, LedgerClient, LedgerClient, String) async throws -> Void
+    ) async throws {
         try await withTestStore { _, db, settings in
             let folder = try ExpiryProcessTests.folder()
             defer { try? FileManager.default.removeItem(at: folder) }
-            let server = try await ExpiryProcessTests.serve(settings, in: folder, name: "behind", skew: "-1h")
+            let server = try await ExpiryProcessTests.serve(settings, in: folder, name: "skewed", skew: skew)
             defer { kill(server.pid, SIGKILL); _ = ProcessRunner.exitStatus(of: server.pid) }
             let (owner, member) = (try await ExpiryProcessTests.client(server, "owner"), try await ExpiryProcessTests.client(server, "member"))
             let id = try await owner.prepareCollaboration(
-                localIdentifier: "behind", title: "Behind", initiator: Initiator(handle: "owner@example.com")).identifier
+                localIdentifier: "skewed \(skew)", title: "Skewed", initiator: Initiator(handle: "owner@example.com")).identifier
+            try await body(db, owner, member, id)
+        }
+    }
+
+    @Test("a host clock an hour behind: its challenges are usable, a proof after the window's end is refused, an expiry is appended at its dueAt (not an hour late)")
+    func hostBehind() async throws {
+        try await Self.skewed("-1h") { db, owner, member, id in
             let (granted, late) = (SimulatedPerson(collaborationId: id, devices: 1), SimulatedPerson(collaborationId: id, devices: 1))
             _ = try await owner.updateParticipants(added: [granted.rootHashData, late.rootHashData], in: id)
             // Granted: its challenge (an hour old by the host's clock) is not expired.
@@ -44,14 +55,7 @@ struct OneClockTests {
 
     @Test("a host clock an hour ahead: a window starting in 30 minutes refuses proofs, one ending in 30 minutes is not expired early (by the service or a command)")
     func hostAhead() async throws {
-        try await withTestStore { _, db, settings in
-            let folder = try ExpiryProcessTests.folder()
-            defer { try? FileManager.default.removeItem(at: folder) }
-            let server = try await ExpiryProcessTests.serve(settings, in: folder, name: "ahead", skew: "+1h")
-            defer { kill(server.pid, SIGKILL); _ = ProcessRunner.exitStatus(of: server.pid) }
-            let (owner, member) = (try await ExpiryProcessTests.client(server, "owner"), try await ExpiryProcessTests.client(server, "member"))
-            let id = try await owner.prepareCollaboration(
-                localIdentifier: "ahead", title: "Ahead", initiator: Initiator(handle: "owner@example.com")).identifier
+        try await Self.skewed("+1h") { db, owner, member, id in
             let (early, granted) = (SimulatedPerson(collaborationId: id, devices: 1), SimulatedPerson(collaborationId: id, devices: 1))
             let now = Date()
             _ = try await owner.updateParticipants(
