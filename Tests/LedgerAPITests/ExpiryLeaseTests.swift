@@ -37,12 +37,14 @@ struct ExpiryLeaseTests {
                 var mine: Int32 = 0
                 for try await pid in try await squat.query("SELECT pg_backend_pid()", logger: logger).decode(Int32.self) { mine = pid }
                 // The service's session ended, and the lock taken before it asks again (it waits a second).
+                // Advisory locks are per database: only this one's (other tests' servers share the cluster).
                 var held = false
                 let deadline = ContinuousClock.now + .seconds(30)
                 while !held, ContinuousClock.now < deadline {
                     _ = try await squat.query(
                         """
                         SELECT pg_terminate_backend(l.pid) FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted
+                          AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
                           AND ((l.classid::int8 << 32) | l.objid::int8) = \(key) AND l.objsubid = 1 AND l.pid <> \(mine)
                         """, logger: logger)
                     for try await locked in try await squat.query("SELECT pg_try_advisory_lock(\(key))", logger: logger).decode(Bool.self) { held = locked }

@@ -29,7 +29,14 @@ struct OneClockTests {
             let (owner, member) = (try await ExpiryProcessTests.client(server, "owner"), try await ExpiryProcessTests.client(server, "member"))
             let id = try await owner.prepareCollaboration(
                 localIdentifier: "skewed \(skew)", title: "Skewed", initiator: Initiator(handle: "owner@example.com")).identifier
-            try await body(db, owner, member, id)
+            do {
+                try await body(db, owner, member, id)
+            } catch {
+                // What the skewed server said last: the evidence when it did not do its part in time.
+                let said = ConfigurationTests.lines(server.err).suffix(15).map { "\($0["message"] ?? $0["unparsed"] ?? "") \($0)" }
+                Issue.record("ledger serve at \(skew) said, last:\n\(said.joined(separator: "\n"))")
+                throw error
+            }
         }
     }
 
@@ -47,7 +54,7 @@ struct OneClockTests {
             try await waitUntil(timeout: .seconds(30), "the window's end") { Date() > due.addingTimeInterval(0.5) }
             let refused = await rejection { _ = try await verify(member, late, in: id) }
             #expect(refused?.reason == "access_expired", "\(String(describing: refused))")
-            try await waitUntil(timeout: .seconds(30), "the expiry, by the database's clock") { try await !ExpiryProcessTests.expiries(db).isEmpty }
+            try await waitUntil(timeout: .seconds(60), "the expiry, by the database's clock") { try await !ExpiryProcessTests.expiries(db).isEmpty }
             let found = try await ExpiryProcessTests.expiries(db)
             #expect(found.allSatisfy { $0.late >= 0 && $0.late < 60 }, "\(found)")
         }
