@@ -24,6 +24,9 @@ struct OneClockTests {
         try await withTestStore { _, db, settings in
             let folder = try ExpiryProcessTests.folder()
             defer { try? FileManager.default.removeItem(at: folder) }
+            // The `faketime` wrapper runs the server as its child: killing the wrapper would leave
+            // the server running, so every process started with this folder is ended.
+            defer { _ = ProcessRunner.which("pkill").map { ProcessRunner.runBlocking($0, ["-KILL", "-f", folder.path]) } }
             let server = try await ExpiryProcessTests.serve(settings, in: folder, name: "skewed", skew: skew)
             defer { kill(server.pid, SIGKILL); _ = ProcessRunner.exitStatus(of: server.pid) }
             let (owner, member) = (try await ExpiryProcessTests.client(server, "owner"), try await ExpiryProcessTests.client(server, "member"))
