@@ -56,13 +56,7 @@ public struct AccessWindow: Codable, Sendable, Hashable {
         return micros
     }
 
-    /// `date` in whole microseconds; a date no `Int64` of microseconds holds (infinite, NaN or
-    /// beyond ±292,000 years) as the nearest end, which the range check refuses.
-    static func micros(_ date: Date) -> Int64 {
-        let value = (date.timeIntervalSince1970 * 1_000_000).rounded()
-        guard value.isFinite else { return value.isNaN || value < 0 ? .min : .max }
-        return value >= 9.2e18 ? .max : value <= -9.2e18 ? .min : Int64(value)
-    }
+    static func micros(_ date: Date) -> Int64 { RFC3339.micros(date) }
     static func date(_ micros: Int64) -> Date { Date(timeIntervalSince1970: Double(micros) / 1_000_000) }
 }
 

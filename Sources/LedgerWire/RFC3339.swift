@@ -24,8 +24,13 @@ public enum RFC3339 {
         instant.seconds * 1_000_000 + instant.nanos / 1_000
     }
 
-    /// `date` in whole microseconds (rounded).
-    package static func micros(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1_000_000).rounded()) }
+    /// `date` in whole microseconds (rounded); a date no `Int64` of microseconds holds (infinite,
+    /// NaN or beyond ±292,000 years) as the nearest end, which every range check refuses.
+    package static func micros(_ date: Date) -> Int64 {
+        let value = (date.timeIntervalSince1970 * 1_000_000).rounded()
+        guard value.isFinite else { return value.isNaN || value < 0 ? .min : .max }
+        return value >= 9.2e18 ? .max : value <= -9.2e18 ? .min : Int64(value)
+    }
 
     /// The instant `text` names, exactly: whole seconds since 1970-01-01T00:00:00Z and the
     /// nanoseconds after them; nil unless it is an RFC 3339 date-time (years 0000 to 9999).
@@ -84,7 +89,7 @@ public enum RFC3339 {
     public static func text(_ date: Date) -> String? {
         let interval = date.timeIntervalSince1970
         guard interval.isFinite, interval >= -62_167_219_200, interval < 253_402_300_800 else { return nil }
-        let micros = Int64((interval * 1_000_000).rounded())
+        let micros = micros(date)
         guard micros < 253_402_300_800_000_000 else { return nil }  // rounded up into the year 10000
         return text(micros: micros)
     }
