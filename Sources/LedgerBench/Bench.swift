@@ -13,7 +13,7 @@ public struct Bench: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "ledger-bench",
         abstract: "Benchmarks that print their figures next to a baseline measured in the same run.",
-        subcommands: [BenchAppend.self, BenchVerify.self, BenchReplay.self, BenchProofs.self, BenchFeed.self, BenchFeedClients.self, BenchReplica.self, BenchCommands.self, BenchErase.self, BenchTiles.self, BenchExpiry.self])
+        subcommands: [BenchAppend.self, BenchVerify.self, BenchReplay.self, BenchProofs.self, BenchFeed.self, BenchFeedClients.self, BenchReplica.self, BenchCommands.self, BenchLoad.self, BenchErase.self, BenchTiles.self, BenchExpiry.self])
 }
 
 /// Options shared by benchmarks: where to run them.

@@ -34,9 +34,7 @@ struct BenchAppend: AsyncParsableCommand {
     }
 
     private func measure(_ settings: DatabaseSettings, logger: Logger) async throws {
-        guard let pgbench = Self.pgbenchPath() else {
-            throw ValidationError("pgbench not found (Debian: apt-get install postgresql-client)")
-        }
+        let pgbench = try Pgbench.path()
         try await settings.withClient(logger: logger, maxConnections: 40) { client in
             try await archive.around(settings, client: client, logger: logger) {
                 try await measure(client, settings, pgbench: pgbench, logger: logger)
@@ -61,14 +59,7 @@ struct BenchAppend: AsyncParsableCommand {
     }
 
     private func measurePhases(_ client: PostgresClient, _ settings: DatabaseSettings, pgbench: String, logger: Logger) async throws {
-        try await client.query(
-            """
-            CREATE TABLE bench_insert (
-                position bigserial PRIMARY KEY, stream_id text NOT NULL, version bigint NOT NULL,
-                event_id uuid NOT NULL UNIQUE, event_type text NOT NULL, data json NOT NULL,
-                metadata json NOT NULL, recorded_at timestamptz NOT NULL, hash bytea NOT NULL,
-                UNIQUE (stream_id, version))
-            """)
+        try await Pgbench.createTable(client)
         let store = EventStore(client: client, logger: logger)
         var results: [String: [Double]] = [:]
         var cpu: [String: [CPUTime.PerOperation]] = [:]
@@ -79,13 +70,13 @@ struct BenchAppend: AsyncParsableCommand {
                 + (witnesses > 0 ? ", \(witnesses) witnesses" : "") + (archive != .none ? ", archive receiver \(archive.rawValue)" : ""))
         for round in 1...rounds {
             for (name, writers, batch, tag) in phases {
-                let (rate, perEvent, acks) = try await appendRate(store, writers: writers, batch: batch, tag: "r\(round)\(tag)")
+                let (rate, perEvent, acks) = try await Self.appendRate(store, writers: writers, batch: batch, tag: "r\(round)\(tag)", seconds: seconds)
                 results[name, default: []].append(rate)
                 cpu[name, default: []].append(perEvent)
                 if name == "single-16" { acknowledged += acks }
             }
-            results["pgbench-1", default: []].append(try await pgbenchRate(pgbench, settings, clients: 1))
-            results["pgbench-16", default: []].append(try await pgbenchRate(pgbench, settings, clients: 16))
+            results["pgbench-1", default: []].append(try await Pgbench.rate(pgbench, settings, clients: 1, seconds: seconds))
+            results["pgbench-16", default: []].append(try await Pgbench.rate(pgbench, settings, clients: 16, seconds: seconds))
             print("  round \(round): " + results.keys.sorted().map { "\($0)=\(Int(results[$0]!.last!))" }.joined(separator: " "))
         }
         let m = results.mapValues(Stats.median)
@@ -139,8 +130,8 @@ struct BenchAppend: AsyncParsableCommand {
     }
 
     /// Events per second appended by `writers` concurrent tasks for `seconds`, and the CPU per event.
-    private func appendRate(
-        _ store: EventStore, writers: Int, batch: Int, tag: String
+    static func appendRate(
+        _ store: EventStore, writers: Int, batch: Int, tag: String, seconds: Double
     ) async throws -> (Double, CPUTime.PerOperation, [(position: Int64, at: Date)]) {
         let data = #"{"rootHash":"q83vEjRWeJq83vEjRWeJq83vEjRWeJq83vEjRWeJq80=","kind":"bench"}"#
         let meta = EventMetadata(actor: "bench", requestId: UUID().uuidString).json()
@@ -172,32 +163,5 @@ struct BenchAppend: AsyncParsableCommand {
             Double(total) / elapsed.seconds,
             CPUTime.since(cpu, operations: total), acks
         )
-    }
-
-    /// pgbench's single-row insert rate into an equivalent table (tps excluding connection time).
-    private func pgbenchRate(_ pgbench: String, _ settings: DatabaseSettings, clients: Int) async throws -> Double {
-        let script = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-pgbench-\(UUID().uuidString).sql")
-        try """
-            INSERT INTO bench_insert (stream_id, version, event_id, event_type, data, metadata, recorded_at, hash) VALUES ('pgbench-' || :client_id || '-' || random(), 1, gen_random_uuid(), 'BenchEvent', '{"rootHash":"q83vEjRWeJq83vEjRWeJq83vEjRWeJq83vEjRWeJq80=","kind":"bench"}', '{"actor":"bench"}', now(), sha256('x'));
-            """.write(to: script, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(at: script) }
-        var env = ProcessInfo.processInfo.environment
-        env["PGPASSWORD"] = settings.password ?? ""
-        let output = try await ProcessRunner.check(
-            pgbench,
-            ["-n", "-f", script.path, "-c", "\(clients)", "-j", "\(min(clients, 2))", "-T", "\(Int(seconds.rounded(.up)))",
-             "-h", settings.host, "-p", "\(settings.port)", "-U", settings.username, settings.database],
-            environment: env)
-        guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix("tps = ") }),
-            let value = Double(line.dropFirst(6).prefix(while: { $0 != " " }))
-        else { throw ValidationError("could not read pgbench output:\n\(output)") }
-        return value
-    }
-
-    static func pgbenchPath() -> String? {
-        if let bin = try? EmbeddedPostgres.binaries(preferring: Setting.pgBin.value()), FileManager.default.isExecutableFile(atPath: bin + "/pgbench") {
-            return bin + "/pgbench"
-        }
-        return ProcessRunner.which("pgbench")
     }
 }

@@ -2,75 +2,110 @@ import ArgumentParser
 import Foundation
 import LedgerAPI
 import LedgerApp
-import LedgerClient
+import LedgerStore
 import Logging
 
-/// The commands apps send most, over HTTP: starts (an owner, a title, a handle and a name to
-/// record) and highlights (an actor), at 16 clients.
+/// The commands apps send most, over HTTP, each beside its floor measured in the same run:
+/// pgbench's single-row inserts, a bare append, and an HTTP exchange that does nothing.
 struct BenchCommands: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "commands",
-        abstract: "Starts and highlights over HTTP at 16 clients (rate, p50/p99, CPU per command).",
+        abstract: "Starts, highlights, participant adds and proofs over HTTP beside pgbench, a bare append and the HTTP floor (rate, p50/p99, CPU per call: server, PostgreSQL, load).",
         discussion: """
             A ledger runs in this process (the services of `ledger serve`) on a throwaway embedded \
-            PostgreSQL or --database-url. Each client is its own account on its own connection: \
-            it starts collaborations one after the other, then posts highlights on its own.
+            PostgreSQL or --database-url; the load comes from a separate `ledger-bench load` process \
+            per phase, so this process's CPU is the server's. Each client is its own account on its \
+            own connection. Phases: GET /health (the HTTP floor); starts; highlights on the client's \
+            own collaboration; participant adds (3 identities a call); proofs (a challenge and its \
+            signed proof) at 16 clients and at 1. A command's floor is one exchange plus one bare \
+            append; a proof's is two exchanges, one ECDSA verify on the machine's cores, one \
+            single-row insert (the challenge) and one bare append.
             """)
 
     @OptionGroup var target: BenchTarget
     @Option(help: "Rounds; medians are reported.") var rounds = 3
-    @Option(help: "Commands each of the 16 clients sends per phase and round.") var commands = 150
+    @Option(help: "Seconds per phase.") var seconds = 3.0
+
+    /// The phases, in order: (name in the summary, load phase, clients).
+    static let phases: [(String, LoadPlan.Phase, Int)] = [
+        ("HTTP floor: GET /health, 16 clients", .health, 16), ("starts, 16 clients", .starts, 16),
+        ("highlights, 16 clients", .highlights, 16), ("participant adds, 16 clients", .adds, 16),
+        ("proofs, 16 clients", .proofs, 16), ("proofs, 1 client", .proofs, 1),
+    ]
 
     func run() async throws {
         let quiet = Logs.quiet()
-        print("ledger bench commands: \(rounds) rounds, 16 clients, \(commands) commands each per phase")
-        var starts: [BenchVerify.Outcome] = []
-        var highlights: [BenchVerify.Outcome] = []
-        let commands = commands
+        let pgbench = try Pgbench.path()
+        print("ledger bench commands: \(rounds) rounds of \(seconds) s a phase; load from a separate process (`ledger-bench load`)")
+        var floors: [String: [Double]] = [:]
+        var outcomes: [String: [LoadProcess.Outcome]] = [:]
+        let (rounds, seconds) = (rounds, seconds)
         try await target.run(logger: quiet) { settings in
-            (starts, highlights) = try await LocalLedger.run(settings, logger: quiet, maxConnections: 60) { ledger in
-                var starts: [BenchVerify.Outcome] = []
-                var highlights: [BenchVerify.Outcome] = []
+            (floors, outcomes) = try await LocalLedger.run(settings, logger: quiet, maxConnections: 60) { ledger in
+                var floors: [String: [Double]] = [:]
+                var outcomes: [String: [LoadProcess.Outcome]] = [:]
+                try await Pgbench.createTable(ledger.client)
+                let store = EventStore(client: ledger.client, logger: quiet)
                 for round in 1...rounds {
-                    var clients: [LedgerClient] = []
-                    var transports: [NIOTransport] = []
-                    for c in 0..<16 {
-                        let token = try await ledger.authority.issue(account: "bench-\(round)-\(c)")
-                        let transport = try await NIOTransport.connect(host: "127.0.0.1", port: ledger.baseURL.port ?? 80)
-                        clients.append(LedgerClient(baseURL: ledger.baseURL, transport: transport) { token })
-                        transports.append(transport)
+                    floors["pgbench-1", default: []].append(try await Pgbench.rate(pgbench, settings, clients: 1, seconds: seconds))
+                    floors["pgbench-16", default: []].append(try await Pgbench.rate(pgbench, settings, clients: 16, seconds: seconds))
+                    let (append, _, _) = try await BenchAppend.appendRate(store, writers: 16, batch: 1, tag: "c\(round)", seconds: seconds)
+                    floors["append-16", default: []].append(append)
+                    floors["ecdsa", default: []].append(BenchVerify.rawVerifyRate(seconds: 1))
+                    var line = "  round \(round): pgbench \(Int(floors["pgbench-1"]!.last!))/\(Int(floors["pgbench-16"]!.last!)), append \(Int(append))"
+                    for (name, phase, clients) in Self.phases {
+                        var tokens: [String] = []
+                        for c in 0..<clients { tokens.append(try await ledger.authority.issue(account: "\(phase)-\(clients)-\(round)-\(c)")) }
+                        let owner = try await ledger.authority.issue(account: "owner-\(clients)-\(round)")
+                        let outcome = try await LoadProcess.run(
+                            LoadPlan(baseURL: ledger.baseURL.absoluteString, phase: phase, seconds: seconds, tokens: tokens, ownerToken: owner))
+                        outcomes[name, default: []].append(outcome)
+                        line += ", \(phase)@\(clients) \(Int(outcome.rate))"
                     }
-                    let senders = clients
-                    starts.append(try await BenchVerify.timed(calls: Array(repeating: commands, count: 16)) { c, n in
-                        _ = try await senders[c].prepareCollaboration(
-                            localIdentifier: "doc-\(n)", title: "Bench plan \(c)-\(n)",
-                            initiator: Initiator(handle: "bench-\(c)@example.com", name: "Bench \(c)"))
-                    })
-                    var owned: [String] = []
-                    for client in clients {
-                        owned.append(try await client.prepareCollaboration(
-                            localIdentifier: "noticed", title: "Noticed", initiator: Initiator(handle: "bench@example.com")).identifier)
-                    }
-                    highlights.append(try await BenchVerify.timed(calls: Array(repeating: commands, count: 16)) { [owned] c, _ in
-                        _ = try await senders[c].postHighlight(.change, trigger: "edit", in: owned[c])
-                    })
-                    for transport in transports { await transport.close() }
-                    print(String(
-                        format: "  round %d: starts %.0f/s (p50 %.1f ms, p99 %.1f ms, CPU %@), highlights %.0f/s (p50 %.1f ms, p99 %.1f ms, CPU %@)",
-                        round, starts.last!.rate, starts.last!.p50, starts.last!.p99, starts.last!.cpuText,
-                        highlights.last!.rate, highlights.last!.p50, highlights.last!.p99, highlights.last!.cpuText))
+                    print(line)
                 }
-                return (starts, highlights)
+                return (floors, outcomes)
             }
         }
+        Self.summarise(rounds: rounds, floors: floors.mapValues(Stats.median), outcomes: outcomes)
+    }
+
+    static func summarise(rounds: Int, floors m: [String: Double], outcomes: [String: [LoadProcess.Outcome]]) {
+        let (pg1, pg16, append, ecdsa) = (m["pgbench-1"]!, m["pgbench-16"]!, m["append-16"]!, m["ecdsa"]!)
+        let http = Stats.median(outcomes[phases[0].0]!.map(\.rate))
+        // Work that shares the machine's cores adds up in time: a floor's rate is one over the sum.
+        let commandFloor = 1 / (1 / http + 1 / append)
+        let proofFloor = 1 / (2 / http + 1 / (ecdsa * Double(CPUTime.cores)) + 1 / pg16 + 1 / append)
         print("")
         print("medians of \(rounds) rounds")
-        for (name, outcomes) in [("starts, 16 clients    ", starts), ("highlights, 16 clients", highlights)] {
-            let machine = outcomes.compactMap(\.cpu.machine)
-            print(String(
-                format: "  %@  %8.0f commands/s   p50 %6.1f ms   p99 %6.1f ms   machine CPU %@", name,
-                Stats.median(outcomes.map(\.rate)), Stats.median(outcomes.map(\.p50)), Stats.median(outcomes.map(\.p99)),
-                machine.isEmpty ? "?" : String(format: "%.2f ms", Stats.median(machine))))
+        print(String(format: "  pgbench single-row inserts, 1 client     %8.0f tx/s", pg1))
+        print(String(format: "  pgbench single-row inserts, 16 clients   %8.0f tx/s", pg16))
+        print(String(format: "  bare append in process, 16 writers       %8.0f events/s   ×pgbench@16 %.2f", append, append / pg16))
+        print(String(format: "  raw ECDSA P-256 verify, one core         %8.0f verifies/s", ecdsa))
+        print(String(format: "  a command's floor (exchange + append)    %8.0f /s         ×pgbench@16 %.2f", commandFloor, commandFloor / pg16))
+        print(String(format: "  a proof's floor (2 exchanges, verify, insert, append) %8.0f /s   ×pgbench@16 %.2f", proofFloor, proofFloor / pg16))
+        print("")
+        print("  phase (load from its own process)       rate   p50/p99 ms   CPU per call in ms: machine (server, PostgreSQL, load)   ratios")
+        for (name, phase, clients) in phases {
+            let runs = outcomes[name]!
+            let rate = Stats.median(runs.map(\.rate))
+            let machine = runs.compactMap(\.machine)
+            let postgres = runs.compactMap(\.postgres)
+            let baseline = clients == 1 ? pg1 : pg16
+            var ratios = String(format: "×pgbench@%d %.2f", clients, rate / baseline)
+            switch phase {
+            case .health: ratios = ""
+            case .proofs where clients == 16: ratios += String(format: "   ×floor %.2f", rate / proofFloor)
+            case .starts, .highlights, .adds: ratios += String(format: "   ×floor %.2f", rate / commandFloor)
+            case .proofs: break
+            }
+            print(
+                String(
+                    format: "  %@ %8.0f /s   p50 %6.1f ms   p99 %6.1f ms   machine CPU %@ (server %.2f, PostgreSQL %@, load %.2f)   %@",
+                    name.padding(toLength: 36, withPad: " ", startingAt: 0), rate, Stats.median(runs.map(\.p50)),
+                    Stats.median(runs.map(\.p99)), machine.isEmpty ? "?" : String(format: "%.2f ms", Stats.median(machine)),
+                    Stats.median(runs.map(\.server)), postgres.isEmpty ? "?" : String(format: "%.2f", Stats.median(postgres)),
+                    Stats.median(runs.map(\.load)), ratios))
         }
     }
 }

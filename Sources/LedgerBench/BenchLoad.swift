@@ -1,0 +1,138 @@
+import ArgumentParser
+import Foundation
+import LedgerClient
+import LedgerDeviceSimulator
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The load generator of `ledger-bench commands`, in a process of its own so that the
+/// server's CPU is the server's: its clients, their JSON and their signatures cost this
+/// process, not the one measured.
+///
+/// Contract with the caller (`LoadProcess`): it reads `FOLDER/plan.json`, sets its clients up
+/// (untimed), writes `FOLDER/ready`, waits for `FOLDER/go`, runs the timed phase, and writes
+/// `FOLDER/result.json`.
+struct BenchLoad: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "load",
+        abstract: "The load generator `ledger-bench commands` starts for each phase (not for use on its own).")
+
+    @Argument(help: "The folder holding plan.json; ready, go and result.json are exchanged there.") var folder: String
+
+    func run() async throws {
+        let folder = URL(fileURLWithPath: folder)
+        let plan = try JSONDecoder().decode(LoadPlan.self, from: Data(contentsOf: folder.appendingPathComponent("plan.json")))
+        guard let baseURL = URL(string: plan.baseURL), let port = baseURL.port else { throw ValidationError("bad base URL in the plan") }
+        var clients: [LedgerClient] = []
+        var transports: [NIOTransport] = []
+        for token in plan.tokens {
+            let transport = try await NIOTransport.connect(host: baseURL.host ?? "127.0.0.1", port: port)
+            clients.append(LedgerClient(baseURL: baseURL, transport: transport) { token })
+            transports.append(transport)
+        }
+        let call = try await Self.prepare(plan, clients: clients, baseURL: baseURL, transports: transports)
+        FileManager.default.createFile(atPath: folder.appendingPathComponent("ready").path, contents: nil)
+        try await Self.wait(for: folder.appendingPathComponent("go"), within: .seconds(60))
+        let outcome = try await BenchVerify.timed(
+            calls: Array(repeating: Int.max, count: clients.count), until: ContinuousClock.now + .milliseconds(Int(plan.seconds * 1000)), call)
+        for transport in transports { await transport.close() }
+        let result = LoadResult(rate: outcome.rate, p50: outcome.p50, p99: outcome.p99, cpuPerCall: outcome.cpu.process)
+        try JSONEncoder().encode(result).write(to: folder.appendingPathComponent("result.json"))
+    }
+
+    /// Sets the phase's clients up (their collaborations, identities) and returns the timed call.
+    static func prepare(
+        _ plan: LoadPlan, clients: [LedgerClient], baseURL: URL, transports: [NIOTransport]
+    ) async throws -> @Sendable (Int, Int) async throws -> Void {
+        switch plan.phase {
+        case .health:
+            let request = URLRequest(url: baseURL.appendingPathComponent("health"))
+            return { c, _ in
+                let (_, status) = try await transports[c].send(request)
+                guard status == 200 else { throw ValidationError("GET /health answered \(status)") }
+            }
+        case .starts:
+            return { c, n in
+                _ = try await clients[c].prepareCollaboration(
+                    localIdentifier: "doc-\(n)", title: "Bench plan \(c)-\(n)",
+                    initiator: Initiator(handle: "bench-\(c)@example.com", name: "Bench \(c)"))
+            }
+        case .highlights:
+            let owned = try await startEach(clients)
+            return { c, _ in _ = try await clients[c].postHighlight(.change, trigger: "edit", in: owned[c]) }
+        case .adds:
+            let owned = try await startEach(clients)
+            return { c, _ in
+                let identities = (0..<3).map { _ in Data((0..<32).map { _ in UInt8.random(in: 0...255) }) }
+                _ = try await clients[c].updateParticipants(added: identities, in: owned[c])
+            }
+        case .proofs:
+            // Each client is a recipient with 4 devices on a collaboration of its own, started
+            // and shared by one owner. Timed: a challenge, the device's signature, the proof.
+            guard let ownerToken = plan.ownerToken else { throw ValidationError("a proofs plan needs an owner token") }
+            let owner = LedgerClient(baseURL: baseURL, session: .shared, token: ownerToken)
+            var people: [(String, SimulatedPerson)] = []
+            for c in clients.indices {
+                let id = try await owner.prepareCollaboration(
+                    localIdentifier: "proofs-\(c)", title: "Bench", initiator: Initiator(handle: "owner@example.com")
+                ).identifier
+                let person = SimulatedPerson(collaborationId: id, devices: 4)
+                try await owner.updateParticipants(added: [person.rootHashData], in: id)
+                people.append((id, person))
+            }
+            let recipients = people
+            return { c, n in
+                let (id, person) = recipients[c]
+                let challenge = try await clients[c].challenge(for: id)
+                let proof = person.signedProof(challenge: challenge.data, device: n % 4, der: n % 2 == 0)
+                let result = try await clients[c].submitProof(
+                    publicKey: proof.publicKey, publicKeyIndex: proof.publicKeyIndex, inclusionHashes: proof.inclusionHashes,
+                    signature: proof.signature, challenge: challenge)
+                guard case .granted = result else { throw ValidationError("a bench proof was not granted: \(result)") }
+            }
+        }
+    }
+
+    /// One collaboration for each client, started by it (untimed).
+    static func startEach(_ clients: [LedgerClient]) async throws -> [String] {
+        var owned: [String] = []
+        for client in clients {
+            owned.append(
+                try await client.prepareCollaboration(localIdentifier: "noticed", title: "Noticed", initiator: Initiator(handle: "bench@example.com"))
+                    .identifier)
+        }
+        return owned
+    }
+
+    /// Waits until `file` exists: the caller's signal, polled each millisecond.
+    static func wait(for file: URL, within limit: Duration) async throws {
+        let deadline = ContinuousClock.now + limit
+        while !FileManager.default.fileExists(atPath: file.path) {
+            guard ContinuousClock.now < deadline else { throw ValidationError("no \(file.lastPathComponent) within \(limit)") }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+    }
+}
+
+/// What one load process is asked to do: a phase's calls from one client per token, for
+/// `seconds`. Each token is its own account.
+struct LoadPlan: Codable, Sendable {
+    enum Phase: String, Codable, Sendable, CaseIterable { case health, starts, highlights, adds, proofs }
+
+    var baseURL: String
+    var phase: Phase
+    var seconds: Double
+    var tokens: [String]
+    /// The owner of the recipients' collaborations (proofs only).
+    var ownerToken: String?
+}
+
+/// What the load process measured: the calls' rate and latency, and its own CPU per call.
+struct LoadResult: Codable, Sendable {
+    var rate: Double
+    var p50: Double
+    var p99: Double
+    var cpuPerCall: Double
+}
