@@ -32,6 +32,8 @@ DECLARE
     consumed int;
     refused int;
     decided int;
+    written_from int8;
+    written_to int8;
 BEGIN
     PERFORM ledger_lock_head();
 
@@ -64,16 +66,19 @@ BEGIN
         RAISE EXCEPTION 'a challenge was used or expired since it was read' USING ERRCODE = 'LP001';
     END IF;
 
-    SELECT count(*) FILTER (WHERE a.outcome <> 'ok'), array_agg(a.first_position ORDER BY a.request)
-        INTO refused, first_positions
+    SELECT count(*) FILTER (WHERE a.outcome <> 'ok'), array_agg(a.first_position ORDER BY a.request),
+           min(a.first_position), max(a.last_position)
+        INTO refused, first_positions, written_from, written_to
         FROM ledger_append(p_streams, p_expected, p_states, p_counts, p_ids, p_types, p_data, p_metadata) AS a;
     IF refused > 0 THEN
         RAISE EXCEPTION 'a collaboration changed since it was read' USING ERRCODE = 'LP002';
     END IF;
     -- Each grant inside its window at the time it is recorded, on this database's clock (SPEC
     -- "One clock"): one decided before its window ended but recorded after (LP005) is decided again.
+    -- Only the positions just written are read, by the primary key: an open-ended range had the
+    -- planner scan the whole log on every commit.
     IF EXISTS (SELECT 1 FROM ledger_events e
-               WHERE e.position >= (SELECT min(p) FROM unnest(first_positions) AS p WHERE p > 0) AND e.event_type = 'AccessGranted'
+               WHERE e.position BETWEEN written_from AND written_to AND e.event_type = 'AccessGranted'
                  AND (e.recorded_at >= (e.data->>'notAfter')::timestamptz OR e.recorded_at < (e.data->>'notBefore')::timestamptz)) THEN
         RAISE EXCEPTION 'a grant would be recorded outside its window' USING ERRCODE = 'LP005';
     END IF;
