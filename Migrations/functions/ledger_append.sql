@@ -46,10 +46,8 @@ DECLARE
     r_index int[] := '{}';
 BEGIN
     SELECT h.position, h.hash INTO head_pos, head_hash FROM ledger_head h FOR UPDATE;
-    -- A stream's stored state is never read here: '' keeps it (the upsert's COALESCE), so an
-    -- append that leaves it unchanged neither copies nor re-parses it.
     SELECT coalesce(array_agg(s.stream_id), '{}'), coalesce(array_agg(s.version), '{}'),
-           coalesce(array_agg(''::text), '{}'), coalesce(array_agg(s.position), '{}')
+           coalesce(array_agg(coalesce(s.state::text, '')), '{}'), coalesce(array_agg(s.position), '{}')
         INTO s_names, s_versions, s_states, s_positions
         FROM ledger_streams s WHERE s.stream_id = ANY (p_streams);
     SELECT coalesce(array_agg(e.event_id), '{}'), coalesce(array_agg(e.stream_id), '{}'),

@@ -152,7 +152,7 @@ public struct Collaborations: Sendable {
             let request = AppendRequest(
                 streamId: Streams.collaboration(collaborationId), expectedVersion: .exact(current.version),
                 events: entries.map { $0.event.newEvent(metadata: $0.metadata, id: $0.id ?? Identifiers.timeOrderedUUID()) },
-                state: next == current.state ? nil : next.json)
+                state: next.json)
             let result: AppendResult
             do {
                 result = try await store.append(request)
