@@ -20,6 +20,13 @@ import ServiceLifecycle
 /// **Poison.** A range that fails is retried event by event to find the first event that
 /// cannot be applied; the events before it are applied, and the projection stops with that
 /// position and error in `ledger_projections` (status, metrics) instead of skipping it.
+///
+/// **Batches under load.** After a step that applied events the worker waits `gather` before
+/// the next, so a busy log is projected a batch of events at a time rather than the few that
+/// arrived during the last step: a step's fixed cost (its transaction, the leases, each
+/// projection's function and checkpoint) had been 0.4 ms of the machine's CPU per command
+/// (docs/BENCHMARKS.md, issue 47). A quiet log's event is projected as soon as it is
+/// notified; the wait only follows a step that found work.
 public struct ProjectorWorker: Service {
     public let id: String
     let client: PostgresClient
@@ -29,6 +36,7 @@ public struct ProjectorWorker: Service {
     let batchSize: Int64
     let leaseDuration: Duration
     let pollInterval: Duration
+    let gather: Duration
     let hooks: Hooks
 
     /// Test seams.
@@ -50,7 +58,7 @@ public struct ProjectorWorker: Service {
     public init(
         client: PostgresClient, events: NotificationHub, logger: Logger, id: String = "projector-\(UUID().uuidString.prefix(8))",
         projections: [Projection] = Projection.allCases, batchSize: Int64 = 5_000, leaseDuration: Duration = .seconds(5),
-        pollInterval: Duration = .seconds(1), hooks: Hooks = Hooks()
+        pollInterval: Duration = .seconds(1), gather: Duration = .milliseconds(5), hooks: Hooks = Hooks()
     ) {
         self.hooks = hooks
         self.id = id
@@ -61,6 +69,7 @@ public struct ProjectorWorker: Service {
         self.batchSize = batchSize
         self.leaseDuration = leaseDuration
         self.pollInterval = pollInterval
+        self.gather = gather
     }
 
     public func run() async throws {
@@ -83,7 +92,11 @@ public struct ProjectorWorker: Service {
                     if Task.isCancelled { break }
                     logger.warning("projector: step failed; retrying", metadata: ["error": "\(String(reflecting: error))"])
                 }
-                if !busy { await wake.wait(timeout: pollInterval) }
+                if busy {
+                    try? await Task.sleep(for: gather)
+                } else {
+                    await wake.wait(timeout: pollInterval)
+                }
             }
         }
     }
