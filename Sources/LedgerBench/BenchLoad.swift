@@ -33,7 +33,7 @@ struct BenchLoad: AsyncParsableCommand {
             transports.append(transport)
         }
         let call = try await Self.prepare(plan, clients: clients, baseURL: baseURL, transports: transports)
-        FileManager.default.createFile(atPath: folder.appendingPathComponent("ready").path, contents: nil)
+        _ = FileManager.default.createFile(atPath: folder.appendingPathComponent("ready").path, contents: nil)
         try await Self.wait(for: folder.appendingPathComponent("go"), within: .seconds(60))
         let outcome = try await BenchVerify.timed(
             calls: Array(repeating: Int.max, count: clients.count), until: ContinuousClock.now + .milliseconds(Int(plan.seconds * 1000)), call)

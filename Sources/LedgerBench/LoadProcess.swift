@@ -48,7 +48,7 @@ enum LoadProcess {
             throw error
         }
         let before = (cpu: CPUTime.now(), postgres: postgresSeconds())
-        FileManager.default.createFile(atPath: folder.appendingPathComponent("go").path, contents: nil)
+        _ = FileManager.default.createFile(atPath: folder.appendingPathComponent("go").path, contents: nil)
         let status = await ProcessRunner.exit(of: pid)
         let after = (cpu: CPUTime.now(), postgres: postgresSeconds())
         guard status == 0, let data = FileManager.default.contents(atPath: folder.appendingPathComponent("result.json").path) else {
