@@ -79,7 +79,7 @@ struct BenchLoad: AsyncParsableCommand {
                     localIdentifier: "proofs-\(c)", title: "Bench", initiator: Initiator(handle: "owner@example.com")
                 ).identifier
                 let person = SimulatedPerson(collaborationId: id, devices: 4)
-                try await owner.updateParticipants(added: [person.rootHashData], in: id)
+                _ = try await owner.updateParticipants(added: [person.rootHashData], in: id)
                 people.append((id, person))
             }
             let recipients = people
