@@ -2,8 +2,10 @@ import ArgumentParser
 import Foundation
 import LedgerAPI
 import LedgerApp
+import LedgerProjections
 import LedgerStore
 import Logging
+import PostgresNIO
 
 /// The commands apps send most, over HTTP, each beside its floor measured in the same run:
 /// pgbench's single-row inserts, a bare append, and an HTTP exchange that does nothing.
@@ -58,7 +60,8 @@ struct BenchCommands: AsyncParsableCommand {
                         for c in 0..<clients { tokens.append(try await ledger.authority.issue(account: "\(phase)-\(clients)-\(round)-\(c)")) }
                         let owner = try await ledger.authority.issue(account: "owner-\(clients)-\(round)")
                         let outcome = try await LoadProcess.run(
-                            LoadPlan(baseURL: ledger.baseURL.absoluteString, phase: phase, seconds: seconds, tokens: tokens, ownerToken: owner))
+                            LoadPlan(baseURL: ledger.baseURL.absoluteString, phase: phase, seconds: seconds, tokens: tokens, ownerToken: owner)
+                        ) { try await Self.caughtUp(ledger.client, logger: quiet) }
                         outcomes[name, default: []].append(outcome)
                         line += ", \(phase)@\(clients) \(Int(outcome.rate))"
                     }
@@ -68,6 +71,16 @@ struct BenchCommands: AsyncParsableCommand {
             }
         }
         Self.summarise(rounds: rounds, floors: floors.mapValues(Stats.median), outcomes: outcomes)
+    }
+
+    /// Waits (60 s at most) until every projection has folded the log's head, so the work an
+    /// earlier phase or a set-up left behind is not counted in the next phase.
+    static func caughtUp(_ client: PostgresClient, logger: Logger) async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while try await ProjectionQueries.status(client: client, logger: logger).contains(where: { $0.lagEvents > 0 }) {
+            guard ContinuousClock.now < deadline else { throw ValidationError("the projections did not catch up within 60 s") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
     }
 
     static func summarise(rounds: Int, floors m: [String: Double], outcomes: [String: [LoadProcess.Outcome]]) {

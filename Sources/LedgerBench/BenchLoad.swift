@@ -38,7 +38,7 @@ struct BenchLoad: AsyncParsableCommand {
         let outcome = try await BenchVerify.timed(
             calls: Array(repeating: Int.max, count: clients.count), until: ContinuousClock.now + .milliseconds(Int(plan.seconds * 1000)), call)
         for transport in transports { await transport.close() }
-        let result = LoadResult(rate: outcome.rate, p50: outcome.p50, p99: outcome.p99, cpuPerCall: outcome.cpu.process)
+        let result = LoadResult(calls: outcome.calls, rate: outcome.rate, p50: outcome.p50, p99: outcome.p99, cpuPerCall: outcome.cpu.process)
         try JSONEncoder().encode(result).write(to: folder.appendingPathComponent("result.json"))
     }
 
@@ -129,8 +129,9 @@ struct LoadPlan: Codable, Sendable {
     var ownerToken: String?
 }
 
-/// What the load process measured: the calls' rate and latency, and its own CPU per call.
+/// What the load process measured: the calls made, their rate and latency, and its own CPU per call.
 struct LoadResult: Codable, Sendable {
+    var calls: Int
     var rate: Double
     var p50: Double
     var p99: Double

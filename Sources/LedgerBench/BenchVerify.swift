@@ -115,6 +115,7 @@ struct BenchVerify: AsyncParsableCommand {
     }
 
     struct Outcome: Sendable {
+        var calls = 0
         var rate: Double
         var p50: Double
         var p99: Double
@@ -241,7 +242,7 @@ struct BenchVerify: AsyncParsableCommand {
         }
         let elapsed = (clock.now - start).seconds
         return Outcome(
-            rate: Double(histogram.totalCount) / elapsed, p50: Double(histogram.valueAtPercentile(50)) / 1000,
+            calls: Int(histogram.totalCount), rate: Double(histogram.totalCount) / elapsed, p50: Double(histogram.valueAtPercentile(50)) / 1000,
             p99: Double(histogram.valueAtPercentile(99)) / 1000, cpu: CPUTime.since(cpu, operations: Int(histogram.totalCount)))
     }
 }

@@ -21,7 +21,9 @@ enum LoadProcess {
         var machine: Double?
     }
 
-    static func run(_ plan: LoadPlan) async throws -> Outcome {
+    /// `settle` runs once the load process is set up and before the timed phase starts: what
+    /// the set-up caused (the views catching up) is not counted in the phase.
+    static func run(_ plan: LoadPlan, settle: () async throws -> Void = {}) async throws -> Outcome {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-load-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -40,22 +42,31 @@ enum LoadProcess {
                 guard ContinuousClock.now < deadline else { throw ValidationError("the load process was not ready within 120 s") }
                 try await Task.sleep(for: .milliseconds(5))
             }
+            try await settle()
         } catch {
-            if exited == nil {
-                kill(pid, SIGKILL)
-                _ = await ProcessRunner.exit(of: pid)
-            }
+            if exited == nil { await stop(pid) }
             throw error
         }
         let before = (cpu: CPUTime.now(), postgres: postgresSeconds())
         _ = FileManager.default.createFile(atPath: folder.appendingPathComponent("go").path, contents: nil)
-        let status = await ProcessRunner.exit(of: pid)
+        // The phase lasts `seconds`; a call that never gets an answer must not hold the bench.
+        let deadline = ContinuousClock.now + .seconds(plan.seconds + 60)
+        var finished = ProcessRunner.exitStatus(of: pid)
+        while finished == nil {
+            guard ContinuousClock.now < deadline else {
+                await stop(pid)
+                throw ValidationError("the load process did not finish within \(Int(plan.seconds) + 60) s: \(Self.tail(log))")
+            }
+            try await Task.sleep(for: .milliseconds(5))
+            finished = ProcessRunner.exitStatus(of: pid)
+        }
+        let status = finished ?? -1
         let after = (cpu: CPUTime.now(), postgres: postgresSeconds())
         guard status == 0, let data = FileManager.default.contents(atPath: folder.appendingPathComponent("result.json").path) else {
             throw ValidationError("the load process failed (\(status)): \(Self.tail(log))")
         }
         let result = try JSONDecoder().decode(LoadResult.self, from: data)
-        let calls = max(result.rate * plan.seconds, 1)
+        let calls = Double(max(result.calls, 1))
         func perCall(_ seconds: Double) -> Double { seconds * 1000 / calls }
         var machine: Double?
         if let a = before.cpu.machine, let b = after.cpu.machine { machine = perCall(b - a) }
@@ -71,24 +82,34 @@ enum LoadProcess {
         (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     }
 
+    private static func stop(_ pid: pid_t) async {
+        kill(pid, SIGKILL)
+        _ = await ProcessRunner.exit(of: pid)
+    }
+
     /// CPU seconds used so far by every process named `postgres` on this machine (`/proc/PID/stat`'s
-    /// utime and stime): the bench's cluster, its postmaster, backends and background workers.
-    /// Nil where `/proc` is not there. A backend that exits during a phase takes its time along;
-    /// the ledger's pool keeps its connections, so none does.
+    /// utime and stime, with cutime and cstime: a backend or autovacuum worker that exits moves
+    /// its time into the postmaster's, so the sum neither drops nor loses it). The bench's cluster
+    /// (any other on the machine counts too). Nil where `/proc` is not there or no PostgreSQL
+    /// runs here (a --database-url on another host).
     static func postgresSeconds() -> Double? {
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return nil }
         var ticks = 0.0
+        var found = false
         for entry in entries where entry.allSatisfy(\.isNumber) {
             guard let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
                 let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")"),
                 stat[stat.index(after: open)..<close] == "postgres"
             else { continue }
-            // Fields after the name: state is field 3; utime and stime are fields 14 and 15.
+            // Fields after the name: state is field 3; utime, stime, cutime and cstime are fields 14 to 17.
             let fields = stat[stat.index(after: close)...].split(separator: " ")
-            guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { continue }
-            ticks += user + system
+            guard fields.count > 14 else { continue }
+            let times = fields[11...14].compactMap { Double($0) }
+            guard times.count == 4 else { continue }
+            ticks += times.reduce(0, +)
+            found = true
         }
-        return ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
+        return found ? ticks / Double(sysconf(Int32(_SC_CLK_TCK))) : nil
     }
 
     private static func tail(_ path: String) -> String {
