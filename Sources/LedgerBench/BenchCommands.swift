@@ -58,7 +58,8 @@ struct BenchCommands: AsyncParsableCommand {
                     for (name, phase, clients) in Self.phases {
                         var tokens: [String] = []
                         for c in 0..<clients { tokens.append(try await ledger.authority.issue(account: "\(phase)-\(clients)-\(round)-\(c)")) }
-                        let owner = try await ledger.authority.issue(account: "owner-\(clients)-\(round)")
+                        // The recipients' collaborations have an owner of their own (proofs only).
+                        let owner = phase == .proofs ? try await ledger.authority.issue(account: "owner-\(clients)-\(round)") : nil
                         let outcome = try await LoadProcess.run(
                             LoadPlan(baseURL: ledger.baseURL.absoluteString, phase: phase, seconds: seconds, tokens: tokens, ownerToken: owner)
                         ) { try await Self.caughtUp(ledger.client, logger: quiet) }
@@ -76,10 +77,8 @@ struct BenchCommands: AsyncParsableCommand {
     /// Waits (60 s at most) until every projection has folded the log's head, so the work an
     /// earlier phase or a set-up left behind is not counted in the next phase.
     static func caughtUp(_ client: PostgresClient, logger: Logger) async throws {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while try await ProjectionQueries.status(client: client, logger: logger).contains(where: { $0.lagEvents > 0 }) {
-            guard ContinuousClock.now < deadline else { throw ValidationError("the projections did not catch up within 60 s") }
-            try await Task.sleep(for: .milliseconds(20))
+        try await LoadProcess.poll("the projections caught up", within: .seconds(60), every: .milliseconds(20)) {
+            try await ProjectionQueries.status(client: client, logger: logger).allSatisfy { $0.lagEvents == 0 }
         }
     }
 

@@ -34,7 +34,8 @@ struct BenchLoad: AsyncParsableCommand {
         }
         let call = try await Self.prepare(plan, clients: clients, baseURL: baseURL, transports: transports)
         _ = FileManager.default.createFile(atPath: folder.appendingPathComponent("ready").path, contents: nil)
-        try await Self.wait(for: folder.appendingPathComponent("go"), within: .seconds(60))
+        let go = folder.appendingPathComponent("go").path
+        try await LoadProcess.poll("the go signal", within: .seconds(60), every: .milliseconds(1)) { FileManager.default.fileExists(atPath: go) }
         let outcome = try await BenchVerify.timed(
             calls: Array(repeating: Int.max, count: clients.count), until: ContinuousClock.now + .milliseconds(Int(plan.seconds * 1000)), call)
         for transport in transports { await transport.close() }
@@ -104,15 +105,6 @@ struct BenchLoad: AsyncParsableCommand {
                     .identifier)
         }
         return owned
-    }
-
-    /// Waits until `file` exists: the caller's signal, polled each millisecond.
-    static func wait(for file: URL, within limit: Duration) async throws {
-        let deadline = ContinuousClock.now + limit
-        while !FileManager.default.fileExists(atPath: file.path) {
-            guard ContinuousClock.now < deadline else { throw ValidationError("no \(file.lastPathComponent) within \(limit)") }
-            try await Task.sleep(for: .milliseconds(1))
-        }
     }
 }
 

@@ -30,37 +30,35 @@ enum LoadProcess {
         try JSONEncoder().encode(plan).write(to: folder.appendingPathComponent("plan.json"))
         let log = folder.appendingPathComponent("load.log").path
         let pid = try ProcessRunner.launch(Self.executable, ["load", folder.path], outputPath: log)
-        var exited: Int32?
+        var exited = false
         do {
             // Set-up is untimed; the phase starts when this process says go.
-            let deadline = ContinuousClock.now + .seconds(120)
-            while !FileManager.default.fileExists(atPath: folder.appendingPathComponent("ready").path) {
+            try await poll("the load process ready", within: .seconds(120), every: .milliseconds(5)) {
                 if let status = ProcessRunner.exitStatus(of: pid) {
-                    exited = status
+                    exited = true
                     throw ValidationError("the load process exited (\(status)) before it was ready: \(Self.tail(log))")
                 }
-                guard ContinuousClock.now < deadline else { throw ValidationError("the load process was not ready within 120 s") }
-                try await Task.sleep(for: .milliseconds(5))
+                return FileManager.default.fileExists(atPath: folder.appendingPathComponent("ready").path)
             }
             try await settle()
         } catch {
-            if exited == nil { await stop(pid) }
+            if !exited { await stop(pid) }
             throw error
         }
         let before = (cpu: CPUTime.now(), postgres: postgresSeconds())
         _ = FileManager.default.createFile(atPath: folder.appendingPathComponent("go").path, contents: nil)
         // The phase lasts `seconds`; a call that never gets an answer must not hold the bench.
-        let deadline = ContinuousClock.now + .seconds(plan.seconds + 60)
-        var finished = ProcessRunner.exitStatus(of: pid)
-        while finished == nil {
-            guard ContinuousClock.now < deadline else {
-                await stop(pid)
-                throw ValidationError("the load process did not finish within \(Int(plan.seconds) + 60) s: \(Self.tail(log))")
+        var status: Int32 = -1
+        do {
+            try await poll("the load process's phase", within: .seconds(plan.seconds + 60), every: .milliseconds(5)) {
+                guard let exit = ProcessRunner.exitStatus(of: pid) else { return false }
+                status = exit
+                return true
             }
-            try await Task.sleep(for: .milliseconds(5))
-            finished = ProcessRunner.exitStatus(of: pid)
+        } catch {
+            await stop(pid)
+            throw ValidationError("\(error): \(Self.tail(log))")
         }
-        let status = finished ?? -1
         let after = (cpu: CPUTime.now(), postgres: postgresSeconds())
         guard status == 0, let data = FileManager.default.contents(atPath: folder.appendingPathComponent("result.json").path) else {
             throw ValidationError("the load process failed (\(status)): \(Self.tail(log))")
@@ -80,6 +78,17 @@ enum LoadProcess {
     /// This executable (the load process is the same binary's `load`).
     static var executable: String {
         (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    }
+
+    /// Checks `done` every `interval` until it holds; throws once `limit` has passed without.
+    static func poll(
+        _ what: String, within limit: Duration, every interval: Duration, _ done: () async throws -> Bool
+    ) async throws {
+        let deadline = ContinuousClock.now + limit
+        while try await !done() {
+            guard ContinuousClock.now < deadline else { throw ValidationError("\(what): not within \(limit)") }
+            try await Task.sleep(for: interval)
+        }
     }
 
     private static func stop(_ pid: pid_t) async {
