@@ -93,6 +93,31 @@ let package = Package(
             dependencies: ["LedgerPostgres"],
             swiftSettings: swiftSettings
         ),
+        // Every process's logging and metrics: the log handlers (text or JSON lines) and the
+        // Prometheus registry `/metrics` renders.
+        .target(
+            name: "LedgerTelemetry",
+            dependencies: [
+                "LedgerConfiguration", "LedgerWire",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The tokens callers present: HS256 with the deployment's secret, or an identity
+        // provider's keys (JWKS), and the caller a token's claims make.
+        .target(
+            name: "LedgerTokens",
+            dependencies: [
+                "LedgerDomain", "LedgerWire",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The store: the event log (append, reads, the collaborations' inline state), the migrator.
         .target(
             name: "LedgerStore",
@@ -189,11 +214,8 @@ let package = Package(
             name: "LedgerAPI",
             dependencies: [
                 "LedgerDomain", "LedgerWire", "TransparencyLog", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog",
-                "LedgerReadModel", "LedgerVerifier", "LedgerProjections", "LedgerWebhooks", "LedgerFeed",
+                "LedgerReadModel", "LedgerVerifier", "LedgerWebhooks", "LedgerFeed", "LedgerTelemetry", "LedgerTokens",
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "JWTKit", package: "jwt-kit"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -208,7 +230,7 @@ let package = Package(
             name: "LedgerApp",
             dependencies: [
                 "LedgerAPI", "LedgerFeed", "LedgerDomain", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog",
-                "LedgerVerifier", "LedgerProjections", "LedgerWebhooks", "TransparencyLog",
+                "LedgerVerifier", "LedgerProjections", "LedgerWebhooks", "TransparencyLog", "LedgerTelemetry", "LedgerTokens",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -223,7 +245,8 @@ let package = Package(
             dependencies: [
                 "LedgerWitness",
                 "LedgerDomain", "LedgerWire", "TransparencyLog", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog",
-                "LedgerAPI", "LedgerApp", "LedgerReadModel", "LedgerProjections", "LedgerClient", "LedgerDeviceSimulator",
+                "LedgerApp", "LedgerReadModel", "LedgerProjections", "LedgerClient", "LedgerDeviceSimulator", "LedgerTelemetry",
+                "LedgerTokens",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -247,8 +270,8 @@ let package = Package(
             name: "LedgerCLI",
             dependencies: [
                 "LedgerDomain", "LedgerWire", "TransparencyLog", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog",
-                "LedgerAPI", "LedgerApp", "LedgerReadModel", "LedgerProjections", "LedgerClient",
-                "LedgerDeviceSimulator", "LedgerWitness",
+                "LedgerApp", "LedgerReadModel", "LedgerProjections", "LedgerClient",
+                "LedgerDeviceSimulator", "LedgerWitness", "LedgerTelemetry", "LedgerTokens",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -262,8 +285,8 @@ let package = Package(
         .executableTarget(
             name: "LedgerReliability",
             dependencies: [
-                "LedgerStore", "LedgerPostgres", "LedgerLog", "LedgerAPI", "LedgerProjections", "LedgerClient", "LedgerDeviceSimulator",
-                "LedgerConfiguration",
+                "LedgerStore", "LedgerPostgres", "LedgerLog", "LedgerProjections", "LedgerClient", "LedgerDeviceSimulator",
+                "LedgerConfiguration", "LedgerTokens",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -289,13 +312,23 @@ let package = Package(
             dependencies: [
                 "LedgerStore", "LedgerPostgres", "LedgerAPI", "LedgerApp", "LedgerFeed", "LedgerConfiguration", "LedgerDomain", "LedgerWire",
                 "LedgerLog", "LedgerDeviceSimulator", "TransparencyLog", "LedgerClient", "LedgerVerifier", "LedgerProjections",
-                "LedgerWebhooks", "LedgerWitness",
+                "LedgerWebhooks", "LedgerWitness", "LedgerTelemetry", "LedgerTokens",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LedgerTelemetryTests",
+            dependencies: ["LedgerTelemetry", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LedgerTokensTests",
+            dependencies: ["LedgerTokens", "LedgerDomain", "LedgerWire"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -388,7 +421,7 @@ let package = Package(
         .testTarget(
             name: "LedgerVerifierTests",
             dependencies: [
-                "LedgerVerifier", "LedgerAPI", "LedgerFeed", "LedgerStore", "LedgerPostgres", "LedgerDomain", "LedgerWire", "LedgerDeviceSimulator",
+                "LedgerVerifier", "LedgerAPI", "LedgerFeed", "LedgerStore", "LedgerPostgres", "LedgerDomain", "LedgerWire", "LedgerDeviceSimulator", "LedgerTokens", "LedgerTelemetry",
                 "LedgerTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -399,7 +432,7 @@ let package = Package(
         .testTarget(
             name: "LedgerWebhooksTests",
             dependencies: [
-                "LedgerWebhooks", "LedgerClient", "LedgerAPI", "LedgerStore", "LedgerPostgres", "LedgerDomain", "LedgerWire",
+                "LedgerWebhooks", "LedgerClient", "LedgerAPI", "LedgerStore", "LedgerPostgres", "LedgerDomain", "LedgerWire", "LedgerTokens", "LedgerTelemetry",
                 "LedgerDeviceSimulator", "LedgerTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -413,7 +446,7 @@ let package = Package(
         .testTarget(
             name: "LedgerAPITests",
             dependencies: [
-                "LedgerAPI", "LedgerFeed", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog", "LedgerVerifier", "LedgerProjections",
+                "LedgerAPI", "LedgerFeed", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog", "LedgerVerifier", "LedgerProjections", "LedgerTokens", "LedgerTelemetry",
                 "LedgerReadModel", "LedgerTestSupport", "LedgerDomain", "LedgerWire", "TransparencyLog", "LedgerDeviceSimulator",
                 "LedgerClient", "LedgerWebhooks",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -431,7 +464,7 @@ let package = Package(
         .testTarget(
             name: "LedgerClientTests",
             dependencies: [
-                "LedgerClient", "LedgerAPI", "LedgerApp", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog", "LedgerProjections",
+                "LedgerClient", "LedgerAPI", "LedgerApp", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog", "LedgerProjections", "LedgerTokens", "LedgerTelemetry",
                 "LedgerWebhooks", "LedgerTestSupport", "LedgerDeviceSimulator", "LedgerDomain", "LedgerWire", "TransparencyLog",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -7,6 +7,8 @@ import LedgerLog
 import LedgerPostgres
 import LedgerReadModel
 import LedgerStore
+import LedgerTelemetry
+import LedgerTokens
 import LedgerVerifier
 import LedgerWebhooks
 import LedgerWire

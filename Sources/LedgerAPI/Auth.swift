@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import Hummingbird
-import JWTKit
+import LedgerTokens
 import LedgerDomain
 import LedgerWire
 import Metrics
@@ -30,6 +30,8 @@ public struct LedgerRequestContext: RequestContext {
 /// one passes, without a caller, where the token is `optional`), as does a token whose account
 /// is in the pseudonyms' namespace (`reserved_account`).
 struct AuthMiddleware: RouterMiddleware {
+    /// Refused tokens, for `/metrics`.
+    static let failures = Counter(label: "ledger_auth_failures_total")
     let authority: TokenAuthority
     var optional = false
 
@@ -49,7 +51,7 @@ struct AuthMiddleware: RouterMiddleware {
         do {
             caller = try await authority.verify(token)
         } catch let refusal as TokenAuthority.Refusal {
-            AuthFailures.count.increment()
+            Self.failures.increment()
             throw DomainError(refusal.code, refusal.reason)
         }
         var context = context

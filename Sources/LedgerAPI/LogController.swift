@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import LedgerDomain
 import LedgerLog
-import LedgerProjections
+import LedgerReadModel
 import LedgerStore
 import LedgerWire
 import Logging
@@ -67,10 +67,9 @@ struct LogController {
                 size: published.size, rootHash: Base64.encode(published.rootHash), signedAt: signedAt, publishedAt: published.publishedAt,
                 cosigners: signatures.map(\.name).filter { $0 != origin })
         }
-        let projections = try await ProjectionQueries.status(client: client, logger: logger).map {
-            LogStatus.Projection(name: $0.name, position: $0.position, lagEvents: $0.lagEvents, lagSeconds: $0.lagSeconds, status: $0.status)
-        }
-        let expiry = try await ExpiryQueries(client: client, logger: logger).status()
+        let health = StatusReads(client: client, logger: logger)
+        let projections = try await health.projections()
+        let expiry = try await health.expiry()
         let integrity = try await tree.integrity()
         // Not clamped: a log cut below its published checkpoint shows a negative lag, never 0.
         return LogStatus(

@@ -8,6 +8,7 @@ import LedgerLog
 import LedgerPostgres
 import LedgerProjections
 import LedgerStore
+import LedgerTokens
 import LedgerVerifier
 import LedgerWebhooks
 import Logging

@@ -1,8 +1,8 @@
 import Foundation
-import LedgerAPI
 import LedgerConfiguration
 import LedgerPostgres
 import LedgerStore
+import LedgerTokens
 import Logging
 import PostgresNIO
 import TransparencyLog

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import LedgerConfiguration
-import LedgerAPI
+import LedgerTelemetry
 import TransparencyLog
 import LedgerLog
 import LedgerDomain

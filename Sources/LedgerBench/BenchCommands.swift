@@ -1,9 +1,10 @@
 import ArgumentParser
 import Foundation
-import LedgerAPI
 import LedgerApp
 import LedgerProjections
 import LedgerStore
+import LedgerTelemetry
+import LedgerTokens
 import Logging
 import PostgresNIO
 

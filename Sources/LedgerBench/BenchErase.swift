@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
-import LedgerAPI
 import LedgerDomain
 import LedgerPostgres
 import LedgerStore
+import LedgerTelemetry
 import LedgerWire
 import Logging
 import PostgresNIO

@@ -2,12 +2,12 @@ import ArgumentParser
 import Crypto
 import Foundation
 import Histogram
-import LedgerAPI
 import LedgerApp
 import LedgerDeviceSimulator
 import LedgerDomain
 import LedgerPostgres
 import LedgerStore
+import LedgerTelemetry
 import LedgerWire
 import Logging
 import PostgresNIO

@@ -2,11 +2,11 @@ import ArgumentParser
 import Foundation
 import LedgerPostgres
 import Histogram
-import LedgerAPI
 import LedgerApp
 import LedgerDeviceSimulator
 import LedgerDomain
 import LedgerStore
+import LedgerTelemetry
 import LedgerWire
 import Logging
 import NIOCore

@@ -1,9 +1,9 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import LedgerTokens
 import NIOCore
 import NIOPosix
-import LedgerAPI
 import LedgerApp
 import LedgerPostgres
 import Synchronization

@@ -1,9 +1,10 @@
 import ArgumentParser
 import Foundation
+import LedgerTelemetry
+import LedgerTokens
 import TransparencyLog
 import LedgerLog
 import LedgerConfiguration
-import LedgerAPI
 import LedgerApp
 import LedgerDomain
 import LedgerPostgres

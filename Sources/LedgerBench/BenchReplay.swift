@@ -2,12 +2,12 @@ import ArgumentParser
 import Foundation
 import LedgerPostgres
 import Histogram
-import LedgerAPI
 import LedgerDeviceSimulator
 import LedgerDomain
 import LedgerProjections
 import LedgerReadModel
 import LedgerStore
+import LedgerTelemetry
 import LedgerWire
 import Logging
 import PostgresNIO

@@ -1,11 +1,12 @@
 import ArgumentParser
 import Foundation
 import LedgerConfiguration
-import LedgerAPI
 import LedgerApp
 import LedgerClient
 import LedgerDeviceSimulator
 import LedgerPostgres
+import LedgerTelemetry
+import LedgerTokens
 import Logging
 
 #if canImport(FoundationNetworking)

@@ -1,12 +1,13 @@
 import ArgumentParser
 import Foundation
-import LedgerAPI
 import LedgerApp
 import LedgerClient
 import LedgerDomain
 import LedgerLog
 import LedgerPostgres
 import LedgerStore
+import LedgerTelemetry
+import LedgerTokens
 import Logging
 import TransparencyLog
 

@@ -3,10 +3,11 @@ import Crypto
 import Foundation
 import LedgerPostgres
 import Histogram
-import LedgerAPI
 import LedgerApp
 import LedgerClient
 import LedgerDeviceSimulator
+import LedgerTelemetry
+import LedgerTokens
 import Logging
 
 #if canImport(FoundationNetworking)

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import LedgerConfiguration
-import LedgerAPI
 import LedgerDomain
 import LedgerReadModel
 import TransparencyLog
@@ -82,8 +81,8 @@ struct Audit: AsyncParsableCommand {
                 return audit
             }
             switch format {
-            case "csv": print(AuditExport.csv(audit.records), terminator: "")
-            case "ndjson": print(try AuditExport.ndjson(audit.records), terminator: "")
+            case "csv": print(AccessAuditText.csv(audit.records), terminator: "")
+            case "ndjson": print(try AccessAuditText.ndjson(audit.records), terminator: "")
             case "table":
                 Table(["pos", "time", "collaboration", "account", "change", "reason", "identity", "actor"], audit.records.map { r in
                     [String(r.position), Audit.time(r.time), r.collaborationId, r.accountId, r.change, r.reason ?? "",

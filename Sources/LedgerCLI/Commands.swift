@@ -1,11 +1,11 @@
 import ArgumentParser
 import Foundation
-import LedgerAPI
 import LedgerClient
 import LedgerConfiguration
 import LedgerLog
 import LedgerDomain
 import LedgerStore
+import LedgerTokens
 import Logging
 import PostgresNIO
 import TransparencyLog

@@ -1,8 +1,9 @@
 import ArgumentParser
 import Foundation
+import LedgerTelemetry
+import LedgerTokens
 import TransparencyLog
 import LedgerConfiguration
-import LedgerAPI
 import LedgerApp
 import LedgerStore
 import LedgerClient

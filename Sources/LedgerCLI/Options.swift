@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
-import LedgerAPI
 import LedgerConfiguration
 import LedgerPostgres
+import LedgerTelemetry
 import Logging
 import PostgresNIO
 

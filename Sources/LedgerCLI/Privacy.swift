@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import LedgerAPI
 import LedgerDomain
 import LedgerStore
 import LedgerWire

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import LedgerAPI
 import LedgerConfiguration
+import LedgerTokens
 
 /// The tokens the API accepts: an identity provider's (LEDGER_JWKS_URL or LEDGER_JWKS_FILE),
 /// else HS256 with LEDGER_JWT_SECRET, else (development) a secret generated into the data folder.

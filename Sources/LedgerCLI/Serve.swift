@@ -1,7 +1,8 @@
 import ArgumentParser
 import Foundation
+import LedgerTelemetry
+import LedgerTokens
 import TransparencyLog
-import LedgerAPI
 import LedgerApp
 import LedgerConfiguration
 import LedgerLog

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import Hummingbird
-import LedgerAPI
+import LedgerTelemetry
 import LedgerWitness
 import Logging
 import ServiceLifecycle

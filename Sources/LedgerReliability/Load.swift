@@ -1,7 +1,7 @@
 import Foundation
-import LedgerAPI
 import LedgerClient
 import LedgerDeviceSimulator
+import LedgerTokens
 import Synchronization
 
 #if canImport(FoundationNetworking)

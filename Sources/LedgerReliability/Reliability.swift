@@ -1,10 +1,10 @@
 import ArgumentParser
 import Foundation
-import LedgerAPI
 import LedgerClient
 import LedgerConfiguration
 import LedgerPostgres
 import LedgerStore
+import LedgerTokens
 import Logging
 import PostgresNIO
 import Synchronization

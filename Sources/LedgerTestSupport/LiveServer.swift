@@ -1,11 +1,12 @@
 import Foundation
-import LedgerAPI
 import LedgerApp
 import LedgerConfiguration
 import LedgerClient
 import LedgerDomain
 import LedgerPostgres
 import LedgerStore
+import LedgerTelemetry
+import LedgerTokens
 import LedgerWebhooks
 import TransparencyLog
 import Logging

@@ -11,6 +11,7 @@ import LedgerLog
 import LedgerPostgres
 import LedgerProjections
 import LedgerStore
+import LedgerTokens
 import LedgerVerifier
 import LedgerWire
 import Logging

@@ -99,7 +99,7 @@ public struct TokenAuthority: Sendable {
     }
 
     /// The caller a token names, or a `Refusal` saying why not.
-    func verify(_ token: String) async throws -> Caller {
+    public func verify(_ token: String) async throws -> Caller {
         let header = try Self.header(token)
         let collection: JWTKeyCollection
         switch keys {

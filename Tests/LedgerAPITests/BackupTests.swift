@@ -6,6 +6,7 @@ import LedgerAPI
 import LedgerClient
 import LedgerPostgres
 import LedgerTestSupport
+import LedgerTokens
 import Synchronization
 import Testing
 import TransparencyLog

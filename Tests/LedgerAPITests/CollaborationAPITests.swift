@@ -3,6 +3,7 @@ import LedgerConfiguration
 import HTTPTypes
 import LedgerAPI
 import LedgerDomain
+import LedgerTokens
 import LedgerWire
 import LedgerTestSupport
 import NIOCore

@@ -4,6 +4,7 @@ import LedgerClient
 import LedgerDeviceSimulator
 import LedgerPostgres
 import LedgerTestSupport
+import LedgerTokens
 import Testing
 
 /// The auditor's console in a real browser: Debian's Chromium driven by Selenium

@@ -11,6 +11,7 @@ import LedgerPostgres
 import LedgerProjections
 import LedgerStore
 import LedgerTestSupport
+import LedgerTokens
 import LedgerWebhooks
 import Logging
 import PostgresNIO

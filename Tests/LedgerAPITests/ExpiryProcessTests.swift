@@ -6,6 +6,7 @@ import LedgerDomain
 import LedgerPostgres
 import LedgerProjections
 import LedgerTestSupport
+import LedgerTokens
 import PostgresNIO
 import Testing
 

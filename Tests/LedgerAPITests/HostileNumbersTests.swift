@@ -4,6 +4,7 @@ import LedgerAPI
 import LedgerClient
 import LedgerConfiguration
 import LedgerTestSupport
+import LedgerTokens
 import NIOCore
 import NIOHTTP1
 import Testing

@@ -10,6 +10,7 @@ import LedgerLog
 import LedgerPostgres
 import LedgerStore
 import LedgerTestSupport
+import LedgerTokens
 import Logging
 import PostgresNIO
 import Testing

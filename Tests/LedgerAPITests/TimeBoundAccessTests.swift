@@ -9,6 +9,7 @@ import LedgerDomain
 import LedgerProjections
 import LedgerStore
 import LedgerTestSupport
+import LedgerTokens
 import Logging
 import PostgresNIO
 import Synchronization

@@ -7,6 +7,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import JWTKit
+import LedgerTokens
 import LedgerWire
 import Logging
 import NIOCore
@@ -15,6 +16,7 @@ import Testing
 import _CryptoExtras
 
 @testable import LedgerAPI
+@testable import LedgerTokens
 
 /// Tokens from an identity provider, through the real auth middleware: RS256, ES256 and EdDSA
 /// keys published as a JWKS (a file, or served over loopback HTTP and rotated), and every refusal.

@@ -1,6 +1,5 @@
 import Foundation
 import LedgerConfiguration
-import LedgerAPI
 import LedgerClient
 import LedgerDeviceSimulator
 import LedgerDomain

@@ -1,5 +1,4 @@
 import Foundation
-import LedgerAPI
 import LedgerClient
 import LedgerDeviceSimulator
 import LedgerDomain

@@ -1,12 +1,12 @@
 import Foundation
 import LedgerConfiguration
-import LedgerAPI
 import LedgerApp
 import LedgerClient
 import LedgerDeviceSimulator
 import LedgerPostgres
 import LedgerStore
 import LedgerTestSupport
+import LedgerTokens
 import Logging
 import PostgresNIO
 import Testing

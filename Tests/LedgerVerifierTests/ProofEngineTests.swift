@@ -1,6 +1,5 @@
 import Foundation
 import HTTPTypes
-import LedgerAPI
 import LedgerDeviceSimulator
 import LedgerDomain
 import LedgerPostgres

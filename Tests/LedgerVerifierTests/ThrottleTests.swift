@@ -6,6 +6,7 @@ import LedgerAPI
 import LedgerDeviceSimulator
 import LedgerDomain
 import LedgerFeed
+import LedgerTokens
 import LedgerWire
 import LedgerPostgres
 import LedgerStore

@@ -1,6 +1,5 @@
 import AsyncHTTPClient
 import Foundation
-import LedgerAPI
 import LedgerConfiguration
 import LedgerClient
 import LedgerPostgres

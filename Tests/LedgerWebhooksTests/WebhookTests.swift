@@ -1,5 +1,4 @@
 import Foundation
-import LedgerAPI
 import LedgerConfiguration
 @testable import LedgerClient
 import LedgerDeviceSimulator

@@ -1,0 +1,54 @@
+import Foundation
+import LedgerDomain
+import LedgerWire
+import Testing
+
+@testable import LedgerTokens
+
+/// The authority alone, no HTTP: what it issues with the deployment's secret verifies to the same
+/// caller, and every refusal names its reason (the router's 401s are `TokenTests`).
+struct TokenAuthorityTests {
+    static let secret = String(repeating: "s", count: 32)
+
+    @Test("a token issued with the secret verifies to its account and roles")
+    func issuedVerifies() async throws {
+        let authority = try await TokenAuthority(secret: Self.secret)
+        let token = try await authority.issue(account: "alice", roles: ["auditor"])
+        let caller = try await authority.verify(token)
+        #expect(caller == Caller(account: "alice", roles: ["auditor"]))
+        #expect(caller.isAuditor)
+    }
+
+    @Test("a secret shorter than HS256's key size is refused")
+    func weakSecret() async throws {
+        await #expect(throws: TokenAuthority.WeakSecret.self) { try await TokenAuthority(secret: String(repeating: "s", count: 31)) }
+    }
+
+    @Test("another secret's token, an expired token, a mangled token and a reserved account are refused, each with its reason")
+    func refusals() async throws {
+        let authority = try await TokenAuthority(secret: Self.secret)
+        let other = try await TokenAuthority(secret: String(repeating: "t", count: 32))
+        let forged = try await other.issue(account: "alice")
+        await #expect(throws: TokenAuthority.Refusal.self) { try await authority.verify(forged) }
+        // Past the leeway on `exp` (30 s).
+        let expired = try await authority.issue(account: "alice", validFor: -120)
+        await #expect(throws: TokenAuthority.Refusal.self) { try await authority.verify(expired) }
+        await #expect(throws: TokenAuthority.Refusal.self) { try await authority.verify("not.a.token") }
+        await #expect(throws: TokenAuthority.Refusal.self) { try await authority.verify("") }
+        do {
+            _ = try await authority.issue(account: "psn-0123")
+            Issue.record("an account in the pseudonyms' namespace was issued a token")
+        } catch let refusal as TokenAuthority.Refusal {
+            #expect(refusal.code == .reservedAccount)
+        }
+    }
+
+    @Test("the claims say where the account is: a token whose configured claim is missing is refused")
+    func configuredClaims() async throws {
+        let authority = try await TokenAuthority(secret: Self.secret, claims: .init(account: "email"))
+        let token = try await authority.issue(account: "alice@example.com")
+        #expect(try await authority.verify(token).account == "alice@example.com")
+        let plain = try await TokenAuthority(secret: Self.secret)
+        await #expect(throws: TokenAuthority.Refusal.self) { try await plain.verify(token) }
+    }
+}
