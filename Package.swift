@@ -332,6 +332,35 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "LedgerFeedTests",
+            dependencies: [
+                "LedgerFeed", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerDomain", "LedgerWire", "LedgerTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The shipped binary as a process: configuration, backups and restores, roles across processes.
+        .testTarget(
+            name: "LedgerCLITests",
+            dependencies: [
+                "LedgerClient", "LedgerConfiguration", "LedgerDeviceSimulator", "LedgerDomain", "LedgerPostgres", "LedgerProjections",
+                "LedgerTestSupport", "LedgerTokens", "TransparencyLog",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LedgerAppTests",
+            dependencies: [
+                "LedgerApp", "LedgerAPI", "LedgerConfiguration", "LedgerFeed", "LedgerLog", "LedgerPostgres", "LedgerProjections",
+                "LedgerStore", "LedgerTokens", "LedgerVerifier", "LedgerWebhooks", "TransparencyLog",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "LedgerWireTests",
             dependencies: ["LedgerWire"],
             swiftSettings: swiftSettings

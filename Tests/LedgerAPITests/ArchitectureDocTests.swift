@@ -1,14 +1,13 @@
 import Foundation
+import LedgerTestSupport
 import Testing
 
 /// docs/ARCHITECTURE.md stays true: its target table names exactly the package's targets, and
 /// every file it names (Swift under `Sources/`, SQL under `Migrations/`) exists.
 @Suite("The architecture document")
 struct ArchitectureDocTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
     static func read(_ path: String) throws -> String {
-        try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
+        try String(contentsOf: Repository.root.appendingPathComponent(path), encoding: .utf8)
     }
 
     @Test("the target table names exactly the targets of Package.swift")
@@ -34,7 +33,7 @@ struct ArchitectureDocTests {
         #expect(named.count > 50, "the ways through list their files")
         let missing = named.filter { name in
             let path = name.hasPrefix("Migrations/") ? name : "Sources/" + name
-            return !FileManager.default.fileExists(atPath: Self.root.appendingPathComponent(path).path)
+            return !FileManager.default.fileExists(atPath: Repository.root.appendingPathComponent(path).path)
         }
         #expect(missing.isEmpty, "named in docs/ARCHITECTURE.md but missing: \(missing)")
     }

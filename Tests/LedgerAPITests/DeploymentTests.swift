@@ -10,11 +10,9 @@ import Testing
 /// service's command must be a `ledger` subcommand whose help lists each flag it passes.
 @Suite("Deployment files")
 struct DeploymentTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
     /// `service name -> command` from the compose file's `command: [...]` lines.
     static func composeCommands() throws -> [String: [String]] {
-        let text = try String(contentsOf: root.appendingPathComponent("docker-compose.yml"), encoding: .utf8)
+        let text = try String(contentsOf: Repository.root.appendingPathComponent("docker-compose.yml"), encoding: .utf8)
         var result: [String: [String]] = [:]
         var service: String?
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -51,7 +49,7 @@ struct DeploymentTests {
                 #expect(help.contains(flag), "\(service): `ledger \(command[1])` has no \(flag)")
             }
         }
-        let compose = try String(contentsOf: Self.root.appendingPathComponent("docker-compose.yml"), encoding: .utf8)
+        let compose = try String(contentsOf: Repository.root.appendingPathComponent("docker-compose.yml"), encoding: .utf8)
         #expect(compose.contains("LEDGER_DATABASE_URL") && compose.contains("healthcheck"))
         // The roles that refuse to start without the deployment's token key have it.
         let needKey = roles.filter { ["api", "project", "verifier", "deliver"].contains($0) }.count
@@ -63,10 +61,10 @@ struct DeploymentTests {
         #expect(compose.components(separatedBy: "LEDGER_DATABASE_URL: postgres://ledger_app:").count - 1 == commands.count - 1)
         // The API reads from the hot standby, which streams from the primary.
         #expect(compose.contains("LEDGER_READ_DATABASE_URL: postgres://ledger_app:") && compose.contains("postgres-standby:"))
-        let standby = try String(contentsOf: Self.root.appendingPathComponent("deploy/postgres/standby.sh"), encoding: .utf8)
+        let standby = try String(contentsOf: Repository.root.appendingPathComponent("deploy/postgres/standby.sh"), encoding: .utf8)
         #expect(standby.contains("pg_basebackup") && standby.contains(" -R "))
         #expect(compose.contains("LEDGER_SIGNING_KEY_FILE") && compose.contains("deploy/postgres/ledger-roles.sh"))
-        let dockerfile = try String(contentsOf: Self.root.appendingPathComponent("Dockerfile"), encoding: .utf8)
+        let dockerfile = try String(contentsOf: Repository.root.appendingPathComponent("Dockerfile"), encoding: .utf8)
         #expect(dockerfile.contains("--product ledger"))
     }
 }

@@ -60,7 +60,7 @@ struct ExpiryLeaseTests {
                 let (id, _) = try await TimeBoundAccessTests.start(devin, "squatted")
                 let person = SimulatedPerson(collaborationId: id, devices: 1)
                 _ = try await devin.updateParticipants(added: [person.rootHashData], in: id)
-                _ = try await TimeBoundAccessTests.endIn(2, devin, id, [person])
+                _ = try await TestWindows.endIn(2, devin, id, [person])
                 try await waitUntil(timeout: .seconds(30), "the window overdue on the status") { try await devin.logStatus().expiry.overdue >= 1 }
                 try await waitUntil(timeout: .seconds(40), "the overdue window in ledger_expiry_overdue") { (try await Self.overdueGauge(server) ?? 0) >= 1 }
                 #expect(try await TimeBoundAccessTests.expiries(devin, id).isEmpty, "an expiry was appended while the lease was squatted")

@@ -31,7 +31,7 @@ struct ScheduledWindowTests {
                 defer { group.cancelAll() }
                 let aliceSeen = TimeBoundAccessTests.listen(alice, after: started, in: &group)
                 // The start 25 s ahead: the checks below must all run before it, on a machine the whole suite loads.
-                let start = TimeBoundAccessTests.kept(Date().addingTimeInterval(25))
+                let start = TestWindows.kept(Date().addingTimeInterval(25))
                 let moved = try await devin.updateParticipants(
                     windows: [IdentityWindow(rootHash: person.rootHashData, notBefore: start, notAfter: start.addingTimeInterval(3600))], in: id)
                 let hidden = try await devin.postHighlight(.change, trigger: "edit", in: id)

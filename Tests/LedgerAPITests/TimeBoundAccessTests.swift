@@ -53,34 +53,9 @@ struct TimeBoundAccessTests {
         try await Self.all(client.allHistory(of: id)).filter { $0.type == "AccessExpired" }
     }
 
-    /// A whole millisecond, as the API's dates are written.
-    static func kept(_ date: Date) -> Date { Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1_000).rounded() / 1_000) }
-
     /// Whether `date` is `expected` as the API writes it: to the millisecond, cut (a whole
     /// millisecond as a `Date` may be a hair below it).
     static func same(_ date: Date?, _ expected: Date) -> Bool { date.map { abs($0.timeIntervalSince(expected)) < 0.0011 } ?? false }
-
-    /// Sets `people`'s windows to end `seconds` from now (`AccessWindowChanged`): how a test gives
-    /// a granted identity a short window however long the grant took on a loaded machine.
-    /// A request that took longer than the window (seen under the whole suite's load) is refused
-    /// as ending in the past: it is sent again with a fresh start and a longer window (the
-    /// window's length times the attempt), up to five times.
-    static func endIn(
-        _ seconds: Double, _ owner: LedgerClient, _ id: String, _ people: [SimulatedPerson]
-    ) async throws -> (due: Date, position: Int64) {
-        for attempt in 1...5 {
-            let now = Date()
-            let due = Self.kept(now.addingTimeInterval(seconds * Double(attempt)))
-            do {
-                let change = try await owner.updateParticipants(
-                    windows: people.map { IdentityWindow(rootHash: $0.rootHashData, notBefore: Self.kept(now), notAfter: due) }, in: id)
-                return (due, change.position)
-            } catch let error as LedgerError where error.code == "invalid_window" && attempt < 5 {
-                continue
-            }
-        }
-        preconditionFailure("the last attempt returns or throws")
-    }
 
     static func all<Item: Sendable>(_ pages: LedgerPages<Item>) async throws -> [Item] {
         var items: [Item] = []
@@ -113,7 +88,7 @@ struct TimeBoundAccessTests {
                 let early = await rejection { _ = try await verify(bob, bobPerson, in: id) }
                 #expect(early?.reason == "access_not_yet_valid", "\(String(describing: early))")
                 // Her window made 2 s long, from now (the grant above may have taken a while).
-                let (due, changed) = try await Self.endIn(2, devin, id, [alicePerson])
+                let (due, changed) = try await TestWindows.endIn(2, devin, id, [alicePerson])
                 #expect(Self.same(try await Self.member(devin, id, alicePerson, minPosition: changed)?.notAfter, due))
 
                 try await waitUntil(timeout: .seconds(30), "AccessExpired on the owner's feed") {
@@ -157,10 +132,10 @@ struct TimeBoundAccessTests {
                 SimulatedPerson(collaborationId: id, devices: 1)
             )
             // 12 s: the two updates below must both land before it, on a machine the whole suite loads.
-            let due = Self.kept(Date().addingTimeInterval(12))
+            let due = TestWindows.kept(Date().addingTimeInterval(12))
             _ = try await devin.updateParticipants(
                 addedWithWindows: [moved, removed, kept].map { IdentityWindow(rootHash: $0.rootHashData, notAfter: due) }, in: id)
-            let later = Self.kept(Date().addingTimeInterval(3600))
+            let later = TestWindows.kept(Date().addingTimeInterval(3600))
             let change = try await devin.updateParticipants(
                 removed: [removed.rootHashData], windows: [IdentityWindow(rootHash: moved.rootHashData, notAfter: later)], in: id)
             let changedAt = try #require(try await devin.history(of: id, minPosition: change.position).events.last { $0.position == change.position })
@@ -185,7 +160,7 @@ struct TimeBoundAccessTests {
             #expect(refused?.status == 400 && refused?.code == "invalid_window")
             let (id, _) = try await Self.start(devin, "defaulted", defaultAccess: "PT2S")
             let (plain, own) = (SimulatedPerson(collaborationId: id, devices: 1), SimulatedPerson(collaborationId: id, devices: 1))
-            let ownEnd = Self.kept(Date().addingTimeInterval(3600))
+            let ownEnd = TestWindows.kept(Date().addingTimeInterval(3600))
             let before = Date()
             let update = try await devin.updateParticipants(
                 added: [plain.rootHashData], addedWithWindows: [IdentityWindow(rootHash: own.rootHashData, notAfter: ownEnd)], in: id)
@@ -239,7 +214,7 @@ struct TimeBoundAccessTests {
                 addedWithWindows: people.prefix(2).map { IdentityWindow(rootHash: $0.rootHashData, notAfter: start.addingTimeInterval(600)) },
                 in: id)
             guard case .granted = try await verify(server.client("p0"), people[0], in: id) else { Issue.record("not granted"); return }
-            let (due, _) = try await Self.endIn(3, devin, id, Array(people.prefix(2)))
+            let (due, _) = try await TestWindows.endIn(3, devin, id, Array(people.prefix(2)))
             try await waitUntil(timeout: .seconds(30), "both expiries") { try await Self.expiries(devin, id).count == 2 }
             let moments = [nil, start, due.addingTimeInterval(-0.5), due, due.addingTimeInterval(0.5), Date()]
             var before: [[Members.Member]] = []
@@ -266,7 +241,7 @@ struct TimeBoundAccessTests {
             _ = try await devin.updateParticipants(
                 addedWithWindows: [IdentityWindow(rootHash: person.rootHashData, notAfter: Date().addingTimeInterval(600))], in: id)
             guard case .granted(_, _, let granted) = try await verify(alice, person, in: id) else { Issue.record("not granted"); return }
-            _ = try await Self.endIn(3, devin, id, [person])
+            _ = try await TestWindows.endIn(3, devin, id, [person])
             try await waitUntil(timeout: .seconds(30), "the expiry") { try await Self.expiries(devin, id).count == 1 }
             let expiry = try #require(try await Self.expiries(devin, id).first).position
             try await waitUntil(timeout: .seconds(20), "a checkpoint covering the expiry") {

@@ -1,7 +1,6 @@
 import Foundation
 import LedgerDomain
 import LedgerConfiguration
-import LedgerAPI
 import LedgerPostgres
 import LedgerTestSupport
 import Synchronization
@@ -43,7 +42,7 @@ struct ConfigurationTests {
 
     @Test("the configuration table in docs/OPERATIONS.md is exactly `ledger settings` (LedgerSettings.all)")
     func documentedTable() throws {
-        let operations = try String(contentsOf: DeploymentTests.root.appendingPathComponent("docs/OPERATIONS.md"), encoding: .utf8)
+        let operations = try String(contentsOf: Repository.root.appendingPathComponent("docs/OPERATIONS.md"), encoding: .utf8)
         #expect(operations.contains(LedgerSettings.markdownTable), "regenerate docs/OPERATIONS.md's table with `ledger settings`")
     }
 

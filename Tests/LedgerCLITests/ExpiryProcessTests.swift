@@ -1,5 +1,4 @@
 import Foundation
-import LedgerAPI
 import LedgerClient
 import LedgerDeviceSimulator
 import LedgerDomain
@@ -94,7 +93,7 @@ struct ExpiryProcessTests {
                 break
             }
         }
-        return (id, try await TimeBoundAccessTests.endIn(seconds, owner, id, people).due)
+        return (id, try await TestWindows.endIn(seconds, owner, id, people).due)
     }
 
     @Test("the server killed (SIGKILL) while an expiry is due: after a restart it is appended once, with its true dueAt")

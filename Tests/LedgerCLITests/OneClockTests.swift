@@ -53,7 +53,7 @@ struct OneClockTests {
                 Issue.record("a proof with a fresh challenge was not granted")
                 return
             }
-            let (due, _) = try await TimeBoundAccessTests.endIn(4, owner, id, [granted, late])
+            let (due, _) = try await TestWindows.endIn(4, owner, id, [granted, late])
             try await waitUntil(timeout: .seconds(30), "the window's end") { Date() > due.addingTimeInterval(0.5) }
             let refused = await rejection { _ = try await verify(member, late, in: id) }
             #expect(refused?.reason == "access_expired", "\(String(describing: refused))")
