@@ -313,6 +313,8 @@ let package = Package(
                 "LedgerStore", "LedgerPostgres", "LedgerAPI", "LedgerApp", "LedgerFeed", "LedgerConfiguration", "LedgerDomain", "LedgerWire",
                 "LedgerLog", "LedgerDeviceSimulator", "TransparencyLog", "LedgerClient", "LedgerVerifier", "LedgerProjections",
                 "LedgerWebhooks", "LedgerWitness", "LedgerTelemetry", "LedgerTokens",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

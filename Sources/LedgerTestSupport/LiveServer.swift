@@ -25,7 +25,7 @@ public struct LiveServer: Sendable {
 
     public func client(_ account: String, roles: [String] = []) -> LedgerClient {
         let authority = authority
-        return LedgerClient(baseURL: baseURL) { try await authority.issue(account: account, roles: roles) }
+        return LedgerClient(baseURL: baseURL, transport: HTTPClientTransport()) { try await authority.issue(account: account, roles: roles) }
     }
 
     public enum Roles: Sendable { case allInOne, apiOnly }

@@ -93,7 +93,7 @@ extension ErasureTests {
         func raw(_ path: String, as account: String, roles: [String] = []) async throws -> String {
             var request = URLRequest(url: URL(string: server.baseURL.absoluteString + path)!)
             request.setValue("Bearer \(try await server.authority.issue(account: account, roles: roles))", forHTTPHeaderField: "Authorization")
-            let (data, _) = try await URLSession.shared.data(for: request)
+            let (data, _) = try await TestHTTP.data(for: request)
             return String(decoding: data, as: UTF8.self)
         }
 
@@ -106,7 +106,7 @@ extension ErasureTests {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
             request.setValue("Bearer \(try await server.authority.issue(account: account, roles: roles))", forHTTPHeaderField: "Authorization")
             for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-            let (data, response) = try await URLSession.shared.data(for: request)
+            let (data, response) = try await TestHTTP.data(for: request)
             return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
         }
 

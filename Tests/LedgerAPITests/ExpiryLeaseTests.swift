@@ -18,7 +18,7 @@ import Testing
 @Suite("The expiry lease", .serialized)
 struct ExpiryLeaseTests {
     static func overdueGauge(_ server: LiveServer) async throws -> Double? {
-        let metrics = String(decoding: try await URLSession.shared.data(from: server.baseURL.appendingPathComponent("metrics")).0, as: UTF8.self)
+        let metrics = String(decoding: try await TestHTTP.data(from: server.baseURL.appendingPathComponent("metrics")).0, as: UTF8.self)
         return metrics.split(separator: "\n").first { $0.hasPrefix("ledger_expiry_overdue ") }.flatMap { Double($0.split(separator: " ").last!) }
     }
 

@@ -40,7 +40,7 @@ struct TilesTests {
     static func get(_ server: LiveServer, _ path: String, token: String? = nil) async throws -> (status: Int, body: Data, headers: [String: String]) {
         var request = URLRequest(url: URL(string: server.baseURL.absoluteString + path)!)
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-        let (data, response) = try await URLSession.shared.data(for: request)
+        let (data, response) = try await TestHTTP.data(for: request)
         let http = response as! HTTPURLResponse
         var headers: [String: String] = [:]
         for (name, value) in http.allHeaderFields { headers[String(describing: name).lowercased()] = String(describing: value) }

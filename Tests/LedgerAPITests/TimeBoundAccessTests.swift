@@ -190,7 +190,7 @@ struct TimeBoundAccessTests {
             request.setValue("Bearer \(try await server.authority.issue(account: "devin"))", forHTTPHeaderField: "Authorization")
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
             request.httpBody = Data(#"{"windows": [{"rootHash": "\#(own.rootHashData.base64EncodedString())", "not_after": "2030-01-01T00:00:00Z"}]}"#.utf8)
-            let (body, status) = try await URLSessionTransport(session: .shared).send(request)
+            let (body, status) = try await HTTPClientTransport().send(request)
             #expect(status == 400 && String(decoding: body, as: UTF8.self).contains("not_after"), "\(status) \(String(decoding: body, as: UTF8.self))")
             let since = try await devin.history(of: id).events.filter { $0.position > update.position && $0.type != "AccessExpired" }
             #expect(since.isEmpty, "refusals appended \(since.map(\.type))")

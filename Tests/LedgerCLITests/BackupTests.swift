@@ -59,7 +59,7 @@ struct BackupTests {
 
     /// The published checkpoint's note, nil before the first.
     static func published(_ url: URL) async -> String? {
-        guard let (data, response) = try? await URLSession.shared.data(from: url.appendingPathComponent("tlog/checkpoint")),
+        guard let (data, response) = try? await TestHTTP.data(from: url.appendingPathComponent("tlog/checkpoint")),
             (response as? HTTPURLResponse)?.statusCode == 200
         else { return nil }
         return String(decoding: data, as: UTF8.self)
@@ -124,7 +124,7 @@ struct BackupTests {
         defer { for pid in live { kill(pid, SIGKILL); _ = ProcessRunner.exitStatus(of: pid) } }
 
         let authority = try await TokenAuthority(secret: ConfigurationTests.secret)
-        let client = { (base: URL) in LedgerClient(baseURL: base) { try await authority.issue(account: "backup-owner") } }
+        let client = { (base: URL) in LedgerClient(baseURL: base, transport: HTTPClientTransport()) { try await authority.issue(account: "backup-owner") } }
         var acknowledged: [(id: String, position: Int64)] = []
         func write(_ count: Int, to base: URL) async throws {
             for n in 0 ..< count {
@@ -151,11 +151,11 @@ struct BackupTests {
         }
 
         // An erasure while the backup streams: it stays made after the restore.
-        let erased = LedgerClient(baseURL: url) { try await authority.issue(account: "backup-erased") }
+        let erased = LedgerClient(baseURL: url, transport: HTTPClientTransport()) { try await authority.issue(account: "backup-erased") }
         let secret = "Backup secret title \(UUID())"
         let erasedStart = try await erased.prepareCollaboration(
             localIdentifier: "erased-doc", title: secret, initiator: Initiator(handle: "erased@example.com"))
-        let officer = LedgerClient(baseURL: url) { try await authority.issue(account: "backup-officer", roles: ["privacy"]) }
+        let officer = LedgerClient(baseURL: url, transport: HTTPClientTransport()) { try await authority.issue(account: "backup-officer", roles: ["privacy"]) }
         let erasure = try await officer.erasePersonalData(account: "backup-erased", reason: "TICKET-38")
 
         // The gate counts the backup's slot: stopped, it holds checkpoints back from what it has
@@ -260,7 +260,7 @@ struct BackupTests {
         let coveredWrites = acknowledged.filter { $0.position <= covered }
         let presentCovered = await coveredWrites.asyncCount(isPresent)
         #expect(presentCovered == coveredWrites.count, "writes a published checkpoint covered are lost")
-        let auditor = LedgerClient(baseURL: url) { try await authority.issue(account: "backup-auditor", roles: ["auditor"]) }
+        let auditor = LedgerClient(baseURL: url, transport: HTTPClientTransport()) { try await authority.issue(account: "backup-auditor", roles: ["auditor"]) }
         let afterErasure = try await auditor.collaboration(erasedStart.identifier, minPosition: erasedStart.position)
         #expect(afterErasure.title == nil && afterErasure.owner.hasPrefix("erased:"), "the erasure is undone: \(afterErasure)")
         let dump = try await Self.dump(data)

@@ -145,6 +145,6 @@ struct ConfigurationTests {
     static func status(_ base: URL, _ path: String, id: String? = nil) async -> Int {
         var request = URLRequest(url: base.appendingPathComponent(path), timeoutInterval: 5)
         if let id { request.setValue(id, forHTTPHeaderField: "X-Request-Id") }
-        return ((try? await URLSession.shared.data(for: request))?.1 as? HTTPURLResponse)?.statusCode ?? 0
+        return ((try? await TestHTTP.data(for: request))?.1 as? HTTPURLResponse)?.statusCode ?? 0
     }
 }

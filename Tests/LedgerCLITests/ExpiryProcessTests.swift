@@ -51,7 +51,7 @@ struct ExpiryProcessTests {
 
     static func client(_ server: Server, _ account: String, roles: [String] = []) async throws -> LedgerClient {
         let authority = try await TokenAuthority(secret: ConfigurationTests.secret)
-        return LedgerClient(baseURL: server.url) { try await authority.issue(account: account, roles: roles) }
+        return LedgerClient(baseURL: server.url, transport: HTTPClientTransport()) { try await authority.issue(account: account, roles: roles) }
     }
 
     /// Every AccessExpired in the log: (collaboration stream, root hash, dueAt, seconds from dueAt to its commit).

@@ -98,7 +98,7 @@ struct ClientTests {
             #expect(unknown?.status == 404 && unknown?.code == "not_found")
             let badHash = await rejection { _ = try await devin.updateParticipants(added: [Data([1, 2, 3])], in: id) }
             #expect(badHash?.status == 400)
-            let forged = LedgerClient(baseURL: server.baseURL, token: "not-a-token")
+            let forged = LedgerClient(baseURL: server.baseURL, transport: HTTPClientTransport()) { "not-a-token" }
             let unauthorized = await rejection { _ = try await forged.myCollaborations() }
             #expect(unauthorized?.status == 401)
         }

@@ -152,7 +152,7 @@ struct MonitoringTests {
     static func get(_ api: URL, _ path: String, _ query: [URLQueryItem] = []) async throws -> [String: Any] {
         var components = URLComponents(url: api.appendingPathComponent(path), resolvingAgainstBaseURL: false)!
         if !query.isEmpty { components.queryItems = query }
-        let (data, _) = try await URLSession.shared.data(from: components.url!)
+        let (data, _) = try await TestHTTP.data(from: components.url!)
         return (try JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
     }
 

@@ -43,7 +43,7 @@ struct ReplicaTests {
                             client: client, store: store, authority: authority, configuration: configuration, standby: replica, logger: logger,
                             onRunning: onRunning)
                     } _: { port in
-                        let devin = LedgerClient(baseURL: URL(string: "http://127.0.0.1:\(port)")!) {
+                        let devin = LedgerClient(baseURL: URL(string: "http://127.0.0.1:\(port)")!, transport: HTTPClientTransport()) {
                             try await authority.issue(account: "devin")
                         }
                         let prepared = try await devin.prepareCollaboration(

@@ -27,7 +27,7 @@ struct CosigningTests {
 
     /// `ledger_witness_refusals_total` with this status, summed over witnesses, from /metrics.
     static func refusals(_ server: LiveServer, status: String) async throws -> Double {
-        let metrics = String(decoding: try await URLSession.shared.data(from: server.baseURL.appendingPathComponent("metrics")).0, as: UTF8.self)
+        let metrics = String(decoding: try await TestHTTP.data(from: server.baseURL.appendingPathComponent("metrics")).0, as: UTF8.self)
         return metrics.split(separator: "\n").filter { $0.hasPrefix("ledger_witness_refusals_total") && $0.contains("status=\"\(status)\"") }
             .compactMap { Double($0.split(separator: " ").last!) }.reduce(0, +)
     }

@@ -20,7 +20,7 @@ struct ForkRefusalTests {
     /// `ledger_checkpoint_fork_refusals_total` of the server's log from /metrics (the process's
     /// metrics: other tests' logs have their own `log` label).
     static func refusals(_ server: LiveServer) async throws -> Double {
-        let metrics = String(decoding: try await URLSession.shared.data(from: server.baseURL.appendingPathComponent("metrics")).0, as: UTF8.self)
+        let metrics = String(decoding: try await TestHTTP.data(from: server.baseURL.appendingPathComponent("metrics")).0, as: UTF8.self)
         return metrics.split(separator: "\n")
             .filter { $0.hasPrefix("ledger_checkpoint_fork_refusals_total") && $0.contains("log=\"\(server.signer.name)\"") }
             .compactMap { Double($0.split(separator: " ").last!) }.reduce(0, +)
@@ -76,7 +76,7 @@ struct ForkRefusalTests {
     /// GET /tlog/checkpoint: what anyone is served; nil when it is not a 200 (none published).
     static func served(_ server: LiveServer) async throws -> String? {
         let url = server.baseURL.appendingPathComponent("tlog").appendingPathComponent("checkpoint")
-        let (data, response) = try await URLSession.shared.data(from: url)
+        let (data, response) = try await TestHTTP.data(from: url)
         guard (response as? HTTPURLResponse)?.statusCode == 200 else { return nil }
         return String(decoding: data, as: UTF8.self)
     }

@@ -1,0 +1,63 @@
+import AsyncHTTPClient
+import Foundation
+import LedgerClient
+import NIOCore
+import NIOFoundationEssentialsCompat
+import NIOHTTP1
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// HTTP for tests, over AsyncHTTPClient (NIO), never `URLSession`. On Linux, FoundationNetworking's
+/// `URLSession.shared`, which every test's requests shared, wedged the whole test process now and
+/// then: every task waiting, no socket or timer of its requests watched, the run never ending
+/// (issue 48's freeze; earlier, the witness suite and the shutdown test had left it for the same
+/// reason). Every request here has a deadline.
+public enum TestHTTP {
+    public static let deadline: TimeAmount = .seconds(60)
+
+    public static func data(from url: URL) async throws -> (Data, HTTPURLResponse) {
+        try await data(for: URLRequest(url: url))
+    }
+
+    public static func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        guard let url = request.url else { throw URLError(.badURL) }
+        var outgoing = HTTPClientRequest(url: url.absoluteString)
+        outgoing.method = HTTPMethod(rawValue: request.httpMethod ?? "GET")
+        for (name, value) in request.allHTTPHeaderFields ?? [:] { outgoing.headers.replaceOrAdd(name: name, value: value) }
+        if let body = request.httpBody { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
+        let (response, body) = try await exchange(outgoing)
+        var headers: [String: String] = [:]
+        for (name, value) in response.headers { headers[name] = headers[name].map { "\($0), \(value)" } ?? value }
+        guard let answered = HTTPURLResponse(url: url, statusCode: Int(response.status.code), httpVersion: "HTTP/1.1", headerFields: headers) else {
+            throw URLError(.badServerResponse)
+        }
+        return (Data(buffer: body), answered)
+    }
+
+    /// A failure to get an answer is thrown as a `URLError`, as the SDK's default transport
+    /// throws it, so the SDK retries the same failures (`LedgerClient.isRetryable`).
+    static func exchange(_ request: HTTPClientRequest) async throws -> (HTTPClientResponse, ByteBuffer) {
+        do {
+            let response = try await HTTPClient.shared.execute(request, timeout: deadline)
+            return (response, try await response.body.collect(upTo: 256 << 20))
+        } catch let error as HTTPClientError where error == .deadlineExceeded {
+            throw URLError(.timedOut, userInfo: [NSUnderlyingErrorKey: error])
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw URLError(.networkConnectionLost, userInfo: [NSUnderlyingErrorKey: error])
+        }
+    }
+}
+
+/// The SDK's requests over `TestHTTP` (`LedgerClient`'s default is `URLSession`).
+public struct HTTPClientTransport: LedgerTransport {
+    public init() {}
+
+    public func send(_ request: URLRequest) async throws -> (body: Data, status: Int) {
+        let (body, response) = try await TestHTTP.data(for: request)
+        return (body, response.statusCode)
+    }
+}
