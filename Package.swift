@@ -157,7 +157,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // The read model: every read the API serves (members, history, notices, audit, my
-        // collaborations, the feed's starting point), paging cursors, replica routing.
+        // collaborations, the feed's starting point, the views' and expiry's health), paging
+        // cursors, replica routing.
         .target(
             name: "LedgerReadModel",
             dependencies: [
@@ -219,7 +220,6 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             resources: [.copy("openapi.yaml"), .copy("Console")],
@@ -230,7 +230,7 @@ let package = Package(
             name: "LedgerApp",
             dependencies: [
                 "LedgerAPI", "LedgerFeed", "LedgerDomain", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog",
-                "LedgerVerifier", "LedgerProjections", "LedgerWebhooks", "TransparencyLog", "LedgerTelemetry", "LedgerTokens",
+                "LedgerVerifier", "LedgerProjections", "LedgerWebhooks", "TransparencyLog", "LedgerTokens",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -306,7 +306,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // Test support: a throwaway PostgreSQL cluster and per-test databases, the router harness,
-        // a live server.
+        // a live server, HTTP over AsyncHTTPClient (TestHTTP), access windows, the repository's root.
         .target(
             name: "LedgerTestSupport",
             dependencies: [
@@ -452,7 +452,7 @@ let package = Package(
         .testTarget(
             name: "LedgerVerifierTests",
             dependencies: [
-                "LedgerVerifier", "LedgerAPI", "LedgerFeed", "LedgerStore", "LedgerPostgres", "LedgerDomain", "LedgerWire", "LedgerDeviceSimulator", "LedgerTokens", "LedgerTelemetry",
+                "LedgerVerifier", "LedgerAPI", "LedgerFeed", "LedgerStore", "LedgerPostgres", "LedgerDomain", "LedgerWire", "LedgerDeviceSimulator", "LedgerTokens",
                 "LedgerTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -463,7 +463,7 @@ let package = Package(
         .testTarget(
             name: "LedgerWebhooksTests",
             dependencies: [
-                "LedgerWebhooks", "LedgerClient", "LedgerAPI", "LedgerStore", "LedgerPostgres", "LedgerDomain", "LedgerWire", "LedgerTokens", "LedgerTelemetry",
+                "LedgerWebhooks", "LedgerClient", "LedgerStore", "LedgerPostgres", "LedgerDomain", "LedgerWire",
                 "LedgerDeviceSimulator", "LedgerTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -477,7 +477,7 @@ let package = Package(
         .testTarget(
             name: "LedgerAPITests",
             dependencies: [
-                "LedgerAPI", "LedgerFeed", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog", "LedgerVerifier", "LedgerProjections", "LedgerTokens", "LedgerTelemetry",
+                "LedgerAPI", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog", "LedgerVerifier", "LedgerProjections", "LedgerTokens",
                 "LedgerReadModel", "LedgerTestSupport", "LedgerDomain", "LedgerWire", "TransparencyLog", "LedgerDeviceSimulator",
                 "LedgerClient", "LedgerWebhooks",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -495,7 +495,7 @@ let package = Package(
         .testTarget(
             name: "LedgerClientTests",
             dependencies: [
-                "LedgerClient", "LedgerAPI", "LedgerApp", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog", "LedgerProjections", "LedgerTokens", "LedgerTelemetry",
+                "LedgerClient", "LedgerApp", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog", "LedgerProjections", "LedgerTokens",
                 "LedgerWebhooks", "LedgerTestSupport", "LedgerDeviceSimulator", "LedgerDomain", "LedgerWire", "TransparencyLog",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

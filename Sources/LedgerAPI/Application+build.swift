@@ -14,7 +14,6 @@ import LedgerWebhooks
 import LedgerWire
 import Logging
 import PostgresNIO
-import Prometheus
 
 /// The router: health, readiness, the OpenAPI document and the authenticated v1 endpoints.
 /// `proofs`: how proofs reach their verdict (an engine in this process, or stored requests and a
@@ -46,7 +45,7 @@ public func buildRouter(
     router.get("metrics") { _, _ -> Response in
         Response(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
-            body: .init(byteBuffer: ByteBuffer(string: LedgerMetrics.registry.emitToString())))
+            body: .init(byteBuffer: ByteBuffer(string: LedgerMetrics.text())))
     }
     router.get("openapi.yaml") { _, _ -> Response in
         Response(

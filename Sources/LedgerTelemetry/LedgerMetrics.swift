@@ -9,5 +9,8 @@ public enum LedgerMetrics {
     /// process does it, later ones (a test process's live servers) do nothing.
     public static func bootstrap() { _ = bootstrapped }
 
+    /// Every metric in Prometheus's text format, as `/metrics` answers.
+    public static func text() -> String { registry.emitToString() }
+
     private static let bootstrapped: Void = MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
 }

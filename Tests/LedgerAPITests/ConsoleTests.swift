@@ -22,7 +22,7 @@ struct ConsoleTests {
         for tool in ["chromium", "chromedriver"] {
             try #require(ProcessRunner.which(tool) != nil, "\(tool) is installed by scripts/setup-system.sh")
         }
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = Repository.root
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Console/test_console.py").path
         let downloads = FileManager.default.temporaryDirectory.appendingPathComponent("console-downloads-\(UUID())").path
         defer { try? FileManager.default.removeItem(atPath: downloads) }

@@ -7,7 +7,6 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import JWTKit
-import LedgerTokens
 import LedgerWire
 import Logging
 import NIOCore

@@ -25,6 +25,8 @@ struct LedgerServerTests {
     static let client = DatabaseSettings(host: "127.0.0.1", port: 1, username: "nobody", password: nil, database: "none")
         .makeClient(logger: logger)
     static let signer = "PRIVATE+KEY+PeterNeumann+c74f20a3+AYEKFALVFGyNhPJEMzD1QIDr+Y7hfZx09iUvxdXHKDFz"
+    static let store = EventStore(client: client, logger: logger)
+    static let configuration = LedgerConfiguration()
 
     static func names(_ services: [any Service]) -> [String] {
         services.map { String(describing: type(of: $0)).components(separatedBy: "<")[0] }
@@ -32,9 +34,8 @@ struct LedgerServerTests {
 
     @Test("ledger serve: every worker, the checkpointer with a signing key, then the HTTP server, then Readiness last")
     func allInOne() async throws {
-        let store = EventStore(client: Self.client, logger: Self.logger)
+        let (store, configuration) = (Self.store, Self.configuration)
         let authority = try await TokenAuthority(secret: TokenAuthority.randomSecret())
-        let configuration = LedgerConfiguration()
         let unsigned = Self.names(LedgerServer.allInOne(
             client: Self.client, store: store, authority: authority, configuration: configuration, logger: Self.logger))
         #expect(unsigned.suffix(2) == ["Application", "Readiness"])
@@ -50,9 +51,8 @@ struct LedgerServerTests {
 
     @Test("ledger api: the HTTP server and the feed's tail, no worker; the other roles: their workers, no HTTP server")
     func roles() async throws {
-        let store = EventStore(client: Self.client, logger: Self.logger)
+        let (store, configuration) = (Self.store, Self.configuration)
         let authority = try await TokenAuthority(secret: TokenAuthority.randomSecret())
-        let configuration = LedgerConfiguration()
         let api = Self.names(LedgerServer.apiOnly(
             client: Self.client, store: store, authority: authority, configuration: configuration, logger: Self.logger))
         #expect(api.suffix(2) == ["Application", "Readiness"])
