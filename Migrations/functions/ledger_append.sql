@@ -6,8 +6,8 @@
 -- Set-based: three lookups and two writes per group, whatever its size. An event's hash is
 -- sha256(previous hash || ledger_leaf(...)), as LedgerDomain.EventLeaf and HashChain compute it
 -- (a store test compares the two).
--- The lookups (ledger_append_lookup) are planned for their actual arguments on every call; the
--- rest keeps its cached plans.
+-- Each lookup is planned for its actual arguments: a generic plan cached while the log was small
+-- would keep scanning sequentially as it grows.
 -- Runs with the owner's rights (the services may not write the log themselves), on this schema
 -- whatever the caller's path.
 CREATE OR REPLACE FUNCTION ledger_append(
@@ -15,6 +15,7 @@ CREATE OR REPLACE FUNCTION ledger_append(
     p_ids uuid[], p_types text[], p_data text[], p_metadata text[])
 RETURNS TABLE (request int, outcome text, first_position int8, last_position int8, stream_version int8)
 LANGUAGE plpgsql
+SET plan_cache_mode = force_custom_plan
 SECURITY DEFINER SET search_path FROM CURRENT
 AS $$
 DECLARE
@@ -45,9 +46,14 @@ DECLARE
     r_index int[] := '{}';
 BEGIN
     SELECT h.position, h.hash INTO head_pos, head_hash FROM ledger_head h FOR UPDATE;
-    SELECT l.s_names, l.s_versions, l.s_states, l.s_positions, l.d_ids, l.d_streams, l.d_positions, l.d_versions
-        INTO s_names, s_versions, s_states, s_positions, d_ids, d_streams, d_positions, d_versions
-        FROM ledger_append_lookup(p_streams, p_ids) AS l;
+    SELECT coalesce(array_agg(s.stream_id), '{}'), coalesce(array_agg(s.version), '{}'),
+           coalesce(array_agg(coalesce(s.state::text, '')), '{}'), coalesce(array_agg(s.position), '{}')
+        INTO s_names, s_versions, s_states, s_positions
+        FROM ledger_streams s WHERE s.stream_id = ANY (p_streams);
+    SELECT coalesce(array_agg(e.event_id), '{}'), coalesce(array_agg(e.stream_id), '{}'),
+           coalesce(array_agg(e.position), '{}'), coalesce(array_agg(e.version), '{}')
+        INTO d_ids, d_streams, d_positions, d_versions
+        FROM ledger_events e WHERE e.event_id = ANY (p_ids);
 
     FOR i IN 1 .. coalesce(array_length(p_streams, 1), 0) LOOP
         n := p_counts[i];
