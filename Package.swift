@@ -225,7 +225,8 @@ let package = Package(
             resources: [.copy("openapi.yaml"), .copy("Console")],
             swiftSettings: swiftSettings
         ),
-        // The composition root: each role's services (serve, api, verifier, project, deliver, checkpointer).
+        // The composition root: one process type (LedgerProcess) running each role's services
+        // (serve, api, verifier, project, deliver, checkpointer).
         .target(
             name: "LedgerApp",
             dependencies: [
@@ -236,6 +237,7 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),

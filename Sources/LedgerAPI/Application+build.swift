@@ -17,7 +17,7 @@ import PostgresNIO
 
 /// The router: health, readiness, the OpenAPI document and the authenticated v1 endpoints.
 /// `proofs`: how proofs reach their verdict (an engine in this process, or stored requests and a
-/// wait: `LedgerServer` in `LedgerApp` chooses); `feed`: the process's shared tail of the log,
+/// wait: `RoleServices` in `LedgerApp` chooses); `feed`: the process's shared tail of the log,
 /// which the change feed reads (run it too); `standby`: a hot standby's pool for the reads.
 /// The router knows nothing of the workers that run beside it.
 public func buildRouter(

@@ -63,23 +63,18 @@ struct BenchProofs: AsyncParsableCommand {
 
                 print(String(format: "  tree backfill                  %10.0f events/s   ratio to raw read %.2f", backfill, backfill / raw))
                 print(String(format: "  log verify --checkpoint        %10.0f events/s   ratio to raw read %.2f", verify, verify / raw))
-                try await Self.http(client, store: store, size: saved.size, rounds: rounds, requests: requests, logger: quiet)
+                try await Self.http(settings, size: saved.size, rounds: rounds, requests: requests, logger: quiet)
             }
         }
     }
 
     /// The HTTP phases on `ledger api`'s services (no workers competing for the cores).
-    static func http(
-        _ client: PostgresClient, store: EventStore, size: Int64, rounds: Int, requests: Int, logger: Logger
-    ) async throws {
+    static func http(_ settings: DatabaseSettings, size: Int64, rounds: Int, requests: Int, logger: Logger) async throws {
         let authority = try await TokenAuthority(secret: TokenAuthority.randomSecret())
         var configuration = LedgerConfiguration()
         configuration.port = 0
-        try await LedgerServer.serving(logger: logger) { onRunning in
-            LedgerServer.apiOnly(
-                client: client, store: store, authority: authority, configuration: configuration, logger: logger, onRunning: onRunning)
-        } _: { port in
-            let baseURL = URL(string: "http://127.0.0.1:\(port)")!
+        try await LedgerProcess(.api, configuration: configuration, database: settings, authority: authority).serving(logger: logger) { running in
+            let baseURL = running.baseURL
             let token = try await authority.issue(account: "auditor", roles: ["auditor"])
             var floors: [BenchVerify.Outcome] = []
             var keys: [BenchVerify.Outcome] = []

@@ -45,10 +45,8 @@ struct BenchReplica: AsyncParsableCommand {
                     try await Self.reads(ledger, id, seconds: seconds)
                 }
                 print(String(format: "  primary alone:       %7.0f reads/s   p50 %5.1f ms   p99 %5.1f ms", alone.rate, alone.p50, alone.p99))
-                let both = try await replica.withClient(logger: quiet, maxConnections: 40) { standbyClient in
-                    try await LocalLedger.run(owner, logger: quiet, standby: standbyClient) { ledger in
-                        try await Self.reads(ledger, id, seconds: seconds)
-                    }
+                let both = try await LocalLedger.run(owner, logger: quiet, standby: replica) { ledger in
+                    try await Self.reads(ledger, id, seconds: seconds)
                 }
                 print(String(format: "  primary + standby:   %7.0f reads/s   p50 %5.1f ms   p99 %5.1f ms   ratio %.2f", both.rate, both.p50, both.p99, both.rate / alone.rate))
             }

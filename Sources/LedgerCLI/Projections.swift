@@ -8,7 +8,6 @@ import LedgerProjections
 import LedgerStore
 import Logging
 import PostgresNIO
-import ServiceLifecycle
 
 struct Project: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -18,9 +17,7 @@ struct Project: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOptions
 
     func run() async throws {
-        try await Role(name: "project", configuration: try database.configuration(), migrate: false).run { context in
-            LedgerServer.projector(client: context.client, store: EventStore(client: context.client, logger: context.logger), logger: context.logger)
-        }
+        try await Role(.project, configuration: try database.configuration()).run()
     }
 }
 

@@ -9,9 +9,6 @@ import LedgerLog
 import LedgerPostgres
 import LedgerStore
 import Logging
-import PostgresNIO
-import ServiceLifecycle
-import UnixSignals
 
 /// HTTP options: flag, then environment, then default.
 struct HTTPOptions: ParsableArguments {
@@ -50,13 +47,7 @@ struct Serve: AsyncParsableCommand {
         verifier.apply(to: &configuration)
         let signer = try SigningKey.resolve(configuration).signer
         let witnesses = try configuration.witnessPolicy.map { try WitnessClient.policy(file: $0, log: signer.verifier) }
-        try await Role(name: "serve", configuration: configuration, migrate: true).run { context in
-            let (authority, onRunning) = try await context.authority(printGeneratedToken: true, verifierKey: signer.verifier.text)
-            return LedgerServer.allInOne(
-                client: context.client, store: context.store, authority: authority, configuration: configuration,
-                signer: signer, witnesses: witnesses, publishedFile: configuration.checkpointFileURL,
-                standby: context.standby, logger: context.logger, onRunning: onRunning)
-        }
+        try await Role(.serve, configuration: configuration, migrate: true, signer: signer, witnesses: witnesses).run()
     }
 }
 
@@ -71,12 +62,7 @@ struct API: AsyncParsableCommand {
     func run() async throws {
         var configuration = try database.configuration()
         http.apply(to: &configuration)
-        try await Role(name: "api", configuration: configuration, migrate: false).run { context in
-            let (authority, onRunning) = try await context.authority(printGeneratedToken: false)
-            return LedgerServer.apiOnly(
-                client: context.client, store: context.store, authority: authority, configuration: configuration,
-                standby: context.standby, logger: context.logger, onRunning: onRunning)
-        }
+        try await Role(.api, configuration: configuration).run()
     }
 }
 
@@ -91,9 +77,7 @@ struct Verifier: AsyncParsableCommand {
     func run() async throws {
         var configuration = try database.configuration()
         verifier.apply(to: &configuration)
-        try await Role(name: "verifier", configuration: configuration, migrate: false).run { context in
-            LedgerServer.verifier(client: context.client, configuration: configuration, logger: context.logger)
-        }
+        try await Role(.verifier, configuration: configuration).run()
     }
 }
 
@@ -104,10 +88,7 @@ struct Deliver: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOptions
 
     func run() async throws {
-        let configuration = try database.configuration()
-        try await Role(name: "deliver", configuration: configuration, migrate: false).run { context in
-            LedgerServer.deliverer(client: context.client, store: context.store, configuration: configuration, logger: context.logger)
-        }
+        try await Role(.deliver, configuration: try database.configuration()).run()
     }
 }
 
@@ -125,67 +106,37 @@ struct CheckpointerRole: AsyncParsableCommand {
         if let publicBaseURL { configuration.publicBaseURL = publicBaseURL }
         let signer = try SigningKey.resolve(configuration).signer
         let witnesses = try configuration.witnessPolicy.map { try WitnessClient.policy(file: $0, log: signer.verifier) }
-        try await Role(name: "checkpointer", configuration: configuration, migrate: false).run { context in
-            LedgerServer.checkpointer(
-                client: context.client, signer: signer, witnesses: witnesses, publishedFile: configuration.checkpointFileURL,
-                logger: context.logger)
-        }
+        try await Role(.checkpointer, configuration: configuration, signer: signer, witnesses: witnesses).run()
     }
 }
 
-/// One process role: connect (embedded PostgreSQL unless a URL is set), migrate or check the
-/// schema, then run its services in one ServiceGroup. On SIGTERM/SIGINT the services stop in
-/// reverse order (HTTP server first, workers next), then the client, then the embedded cluster.
+/// What the command line adds to a `LedgerProcess`: the connection (embedded PostgreSQL unless
+/// a URL is set), the migrations (`ledger serve` only; other roles need a current schema), the
+/// token keys, and the process's logs and metrics. On SIGTERM/SIGINT the process stops, then the
+/// embedded cluster.
 struct Role {
-    /// The role's name: with the process id, the `application_name` of its connections.
-    let name: String
+    let role: LedgerProcess.Role
     let configuration: LedgerConfiguration
     let migrate: Bool
-    let maxConnections = 40
+    let signer: NoteSigner?
+    let witnesses: WitnessPolicy?
 
-    struct Context {
-        let client: PostgresClient
-        let store: EventStore
-        let logger: Logger
-        let configuration: LedgerConfiguration
-        /// A hot standby's pool for the API's reads (`LEDGER_READ_DATABASE_URL`), if set.
-        let standby: PostgresClient?
-
-        /// The token authority (a development secret is generated into the data folder if none
-        /// is configured) and what to do once the server listens: print a development token.
-        func authority(
-            printGeneratedToken: Bool, verifierKey: String? = nil
-        ) async throws -> (TokenAuthority, @Sendable (Int) async -> Void) {
-            let (authority, generated) = try await Tokens.authority(configuration, createIfMissing: true)
-            let dataDir = configuration.dataDirectory.path
-            return (authority, { _ in
-                // Unbuffered: the key and the token must show even when stdout is a file.
-                if let verifierKey {
-                    FileHandle.standardOutput.write(Data("""
-                        checkpoint verifier key (keep a copy: auditors check checkpoints with it):
-                          export LEDGER_LOG_KEY=\(verifierKey)
-
-                        """.utf8))
-                }
-                guard generated && printGeneratedToken, let token = try? await authority.issue(account: "dev") else { return }
-                FileHandle.standardOutput.write(Data("""
-                    development token (account dev; secret in \(dataDir)/jwt-secret):
-                      export TOKEN=\(token)
-
-                    """.utf8))
-            })
-        }
+    init(
+        _ role: LedgerProcess.Role, configuration: LedgerConfiguration, migrate: Bool = false, signer: NoteSigner? = nil,
+        witnesses: WitnessPolicy? = nil
+    ) {
+        (self.role, self.configuration, self.migrate, self.signer, self.witnesses) = (role, configuration, migrate, signer, witnesses)
     }
 
     /// Roles that check tokens beside others on one database (`ledger api`): each must check the
     /// same ones, so a key generated for one process alone would split them. The projector,
     /// verifier, deliverer and checkpointer check no token, and need no key.
-    var needsTokenKey: Bool { name == "api" }
+    var needsTokenKey: Bool { role == .api }
 
-    func run(_ services: (Context) async throws -> [any Service]) async throws {
+    func run() async throws {
         if needsTokenKey, configuration.databaseURL != nil, !configuration.tokenKeysConfigured {
             throw ValidationError(
-                "refusing to start: `ledger \(name)` with a database URL needs the deployment's token keys, LEDGER_JWT_SECRET or LEDGER_JWKS_URL/LEDGER_JWKS_FILE (every API instance must accept the others' tokens)")
+                "refusing to start: `ledger \(role.rawValue)` with a database URL needs the deployment's token keys, LEDGER_JWT_SECRET or LEDGER_JWKS_URL/LEDGER_JWKS_FILE (every API instance must accept the others' tokens)")
         }
         let logger = Logs.bootstrap(configuration)
         LedgerMetrics.bootstrap()
@@ -197,36 +148,41 @@ struct Role {
                 let applied = try await owner.withClient(logger: logger) { try await Migrator(client: $0, logger: logger).migrate() }
                 if !applied.isEmpty { logger.info("migrations applied", metadata: ["names": "\(applied)"]) }
             }
-            let settings = try await embedded?.serviceSettings(owner: owner) ?? owner
-            let applicationName = "ledger \(name) \(ProcessInfo.processInfo.processIdentifier)"
-            let client = settings.makeClient(logger: logger, maxConnections: maxConnections, applicationName: applicationName)
-            let standby = try configuration.readDatabaseURL.map {
-                try DatabaseSettings(url: $0).makeClient(logger: logger, maxConnections: maxConnections, applicationName: applicationName)
+            var process = LedgerProcess(
+                role, configuration: configuration, database: try await embedded?.serviceSettings(owner: owner) ?? owner,
+                standby: try configuration.readDatabaseURL.map { try DatabaseSettings(url: $0) }, signer: signer, witnesses: witnesses)
+            var onRunning: @Sendable (Int) async -> Void = { _ in }
+            if role.servesHTTP {
+                let (authority, generated) = try await Tokens.authority(configuration, createIfMissing: true)
+                process.authority = authority
+                onRunning = announce(authority: authority, generated: generated && role == .serve, verifierKey: signer?.verifier.text)
             }
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { await client.run() }
-                if let standby { group.addTask { await standby.run() } }
-                defer { group.cancelAll() }
-                try await Migrator(client: client, logger: logger).ensureCurrent()
-                if configuration.publicEntries, let refusal = try await PrivacyFormat(client: client, logger: logger).publicEntriesRefusal() {
-                    throw ValidationError(refusal)
-                }
-                let context = Context(
-                    client: client, store: EventStore(client: client, logger: logger), logger: logger, configuration: configuration,
-                    standby: standby)
-                var configuration = ServiceGroupConfiguration(
-                    services: ([
-                        DatabasePoolMetrics(
-                            client: client, applicationName: applicationName, maxConnections: maxConnections, logger: logger),
-                        DatabaseWatchdog(client: client, logger: logger),
-                    ] + (try await services(context))).map { .init(service: $0) },
-                    gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-                // In-flight work gets 30 s to finish after SIGTERM, then it is cancelled (a
-                // transaction cut short rolls back: nothing half-done remains).
-                configuration.maximumGracefulShutdownDuration = .seconds(30)
-                configuration.maximumCancellationDuration = .seconds(5)
-                try await ServiceGroup(configuration: configuration).run()
+            do {
+                try await process.run(logger: logger, onRunning: onRunning)
+            } catch let refused as LedgerProcess.Incomplete {
+                throw ValidationError(refused.description)
             }
+        }
+    }
+
+    /// Once the server listens: the checkpoint verifier key, and a development token when the
+    /// secret was generated here. Unbuffered: they must show even when stdout is a file.
+    func announce(authority: TokenAuthority, generated: Bool, verifierKey: String?) -> @Sendable (Int) async -> Void {
+        let dataDir = configuration.dataDirectory.path
+        return { _ in
+            if let verifierKey {
+                FileHandle.standardOutput.write(Data("""
+                    checkpoint verifier key (keep a copy: auditors check checkpoints with it):
+                      export LEDGER_LOG_KEY=\(verifierKey)
+
+                    """.utf8))
+            }
+            guard generated, let token = try? await authority.issue(account: "dev") else { return }
+            FileHandle.standardOutput.write(Data("""
+                development token (account dev; secret in \(dataDir)/jwt-secret):
+                  export TOKEN=\(token)
+
+                """.utf8))
         }
     }
 }

@@ -41,22 +41,17 @@ public struct LiveServer: Sendable {
             let authority = try await TokenAuthority(secret: "live-server-test-secret-\(UUID())")
             // As in production: the server connects as a member of ledger_service, not as the owner.
             let service = try await PostgresAdmin.serviceLogin("ledger_app_\(UInt32.random(in: 0 ... .max))", on: settings, logger: logger)
-            try await withClient(service) { client in
-                let store = EventStore(client: client, logger: logger)
-                return try await LedgerServer.serving(logger: logger) { onRunning in
-                    switch roles {
-                    case .allInOne:
-                        LedgerServer.allInOne(
-                            client: client, store: store, authority: authority, configuration: configuration,
-                            signer: signer, witnesses: witnesses, publishedFile: publishedFile, deliveries: deliveries, logger: logger, onRunning: onRunning)
-                    case .apiOnly:
-                        LedgerServer.apiOnly(
-                            client: client, store: store, authority: authority, configuration: configuration, logger: logger,
-                            onRunning: onRunning)
-                    }
-                } _: { port in
-                    try await body(LiveServer(baseURL: URL(string: "http://127.0.0.1:\(port)")!, authority: authority, db: owner, settings: settings, signer: signer))
-                }
+            // The published checkpoint belongs to this database's log alone: a file of its own.
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("live-server-\(UUID().uuidString.prefix(8))")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            var configuration = configuration
+            configuration.checkpointFile = (publishedFile ?? folder.appendingPathComponent("published-checkpoint")).path
+            var process = LedgerProcess(
+                roles == .allInOne ? .serve : .api, configuration: configuration, database: service, authority: authority,
+                signer: roles == .allInOne ? signer : nil, witnesses: witnesses)
+            process.deliveries = deliveries
+            try await process.serving(logger: logger) { running in
+                try await body(LiveServer(baseURL: running.baseURL, authority: authority, db: owner, settings: settings, signer: signer))
             }
         }
     }

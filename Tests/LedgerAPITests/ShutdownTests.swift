@@ -72,9 +72,9 @@ struct ShutdownTests {
         let hang = Hang()
         defer { hang.release() }
         let started = ContinuousClock.now
-        let error = await #expect(throws: LedgerServer.ServicesDidNotStop.self) {
+        let error = await #expect(throws: LedgerProcess.ServicesDidNotStop.self) {
             try await withDeadline(.seconds(60), "serving with a stuck service") {
-                try await LedgerServer.serving(logger: Logger(label: "test"), gracefulShutdown: .milliseconds(200), shutdownBound: .seconds(2)) {
+                try await LedgerProcess.serving(logger: Logger(label: "test"), gracefulShutdown: .milliseconds(200), shutdownBound: .seconds(2)) {
                     [Announcer(onRunning: $0), Stubborn(hang: hang)]
                 } _: { port in
                     #expect(port == 1)

@@ -34,16 +34,11 @@ struct ReplicaTests {
     ) async throws {
         let authority = try await TokenAuthority(secret: "replica-test-secret-\(UUID())")
         let configuration = LedgerConfiguration.testing()
-        try await withClient(service) { client in
-            try await withClient(standbyService) { replica in
-                try await withClient(standbyOwner) { replicaAdmin in
-                    let store = EventStore(client: client, logger: logger)
-                    try await LedgerServer.serving(logger: logger) { onRunning in
-                        LedgerServer.allInOne(
-                            client: client, store: store, authority: authority, configuration: configuration, standby: replica, logger: logger,
-                            onRunning: onRunning)
-                    } _: { port in
-                        let devin = LedgerClient(baseURL: URL(string: "http://127.0.0.1:\(port)")!, transport: HTTPClientTransport()) {
+        try await withClient(standbyOwner) { replicaAdmin in
+            let process = LedgerProcess(
+                .serve, configuration: configuration, database: service, standby: standbyService, authority: authority)
+            try await process.serving(logger: logger) { running in
+                        let devin = LedgerClient(baseURL: running.baseURL, transport: HTTPClientTransport()) {
                             try await authority.issue(account: "devin")
                         }
                         let prepared = try await devin.prepareCollaboration(
@@ -88,8 +83,6 @@ struct ReplicaTests {
                             (try? await devin.members(of: id).members.count) == 3
                         }
                     }
-                }
-            }
         }
     }
 }

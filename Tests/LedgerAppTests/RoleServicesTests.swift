@@ -20,7 +20,7 @@ import TransparencyLog
 /// `Readiness` last (so `/ready` turns 503 first), the HTTP server before it (it stops taking
 /// requests before the workers and listeners it uses stop), and each role with the workers it
 /// names, no more. Nothing here connects: the client is made, never run.
-struct LedgerServerTests {
+struct RoleServicesTests {
     static let logger = Logger(label: "test")
     static let client = DatabaseSettings(host: "127.0.0.1", port: 1, username: "nobody", password: nil, database: "none")
         .makeClient(logger: logger)
@@ -36,14 +36,14 @@ struct LedgerServerTests {
     func allInOne() async throws {
         let (store, configuration) = (Self.store, Self.configuration)
         let authority = try await TokenAuthority(secret: TokenAuthority.randomSecret())
-        let unsigned = Self.names(LedgerServer.allInOne(
+        let unsigned = Self.names(RoleServices.allInOne(
             client: Self.client, store: store, authority: authority, configuration: configuration, logger: Self.logger))
         #expect(unsigned.suffix(2) == ["Application", "Readiness"])
         for worker in ["VerifierWorker", "ProjectorWorker", "ExpiryService", "FeedTail", "WebhookDeliverer"] {
             #expect(unsigned.contains(worker), "\(worker) missing from \(unsigned)")
         }
         #expect(!unsigned.contains("Checkpointer"), "no signing key, no checkpointer")
-        let signed = Self.names(LedgerServer.allInOne(
+        let signed = Self.names(RoleServices.allInOne(
             client: Self.client, store: store, authority: authority, configuration: configuration, signer: try NoteSigner(Self.signer),
             logger: Self.logger))
         #expect(signed.suffix(3) == ["Checkpointer", "Application", "Readiness"])
@@ -53,7 +53,7 @@ struct LedgerServerTests {
     func roles() async throws {
         let (store, configuration) = (Self.store, Self.configuration)
         let authority = try await TokenAuthority(secret: TokenAuthority.randomSecret())
-        let api = Self.names(LedgerServer.apiOnly(
+        let api = Self.names(RoleServices.apiOnly(
             client: Self.client, store: store, authority: authority, configuration: configuration, logger: Self.logger))
         #expect(api.suffix(2) == ["Application", "Readiness"])
         #expect(api.contains("FeedTail"))
@@ -61,10 +61,10 @@ struct LedgerServerTests {
             #expect(!api.contains(worker), "ledger api runs \(worker)")
         }
         let roles: [(String, [String])] = [
-            ("VerifierWorker", Self.names(LedgerServer.verifier(client: Self.client, configuration: configuration, logger: Self.logger))),
-            ("ProjectorWorker", Self.names(LedgerServer.projector(client: Self.client, store: store, logger: Self.logger))),
-            ("WebhookDeliverer", Self.names(LedgerServer.deliverer(client: Self.client, store: store, configuration: configuration, logger: Self.logger))),
-            ("Checkpointer", Self.names(LedgerServer.checkpointer(
+            ("VerifierWorker", Self.names(RoleServices.verifier(client: Self.client, configuration: configuration, logger: Self.logger))),
+            ("ProjectorWorker", Self.names(RoleServices.projector(client: Self.client, store: store, logger: Self.logger))),
+            ("WebhookDeliverer", Self.names(RoleServices.deliverer(client: Self.client, store: store, configuration: configuration, logger: Self.logger))),
+            ("Checkpointer", Self.names(RoleServices.checkpointer(
                 client: Self.client, signer: try NoteSigner(Self.signer), witnesses: nil, publishedFile: nil, logger: Self.logger))),
         ]
         for (worker, services) in roles {

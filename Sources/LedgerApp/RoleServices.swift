@@ -17,12 +17,12 @@ import PostgresNIO
 import ServiceLifecycle
 import TransparencyLog
 
-/// The services of the server roles, assembled once for the CLI and for tests that run a
-/// live server: the composition root. `LedgerAPI` only routes; what runs beside its HTTP server
+/// Each role's services, for `LedgerProcess` (which adds what every process runs): the
+/// composition root. `LedgerAPI` only routes; what runs beside its HTTP server
 /// (workers, the checkpointer, the feed's tail, the LISTEN hubs) is chosen here. Order matters:
 /// a ServiceGroup stops them in reverse, so `Readiness` (last) turns `/ready` to 503 first, then
 /// the HTTP server stops taking requests before the workers and listeners it uses.
-public enum LedgerServer {
+public enum RoleServices {
     /// `ledger serve`: the API deciding proofs in this process, a verifier worker for the
     /// requests `ledger api` instances store, the projectors, the expiry service, a webhook
     /// delivery worker, the checkpointer (with a signing key), and their LISTEN hubs.
@@ -94,12 +94,13 @@ public enum LedgerServer {
     /// `ledger deliver`: a webhook delivery worker (workers share the webhooks through leases)
     /// and its LISTEN.
     public static func deliverer(
-        client: PostgresClient, store: EventStore, configuration: LedgerConfiguration, logger: Logger
+        client: PostgresClient, store: EventStore, configuration: LedgerConfiguration, deliveries: WebhookDeliverer.Settings = .init(),
+        logger: Logger
     ) -> [any Service] {
         let events = NotificationHub(client: client, channel: EventStore.channel, logger: logger)
         return [
             events,
-            WebhookDeliverer(client: client, store: store, events: events, logger: logger, settings: deliverySettings(.init(), configuration)),
+            WebhookDeliverer(client: client, store: store, events: events, logger: logger, settings: deliverySettings(deliveries, configuration)),
         ]
     }
 

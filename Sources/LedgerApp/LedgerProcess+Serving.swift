@@ -3,7 +3,7 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 
-extension LedgerServer {
+extension LedgerProcess {
     public struct NotListening: Error, CustomStringConvertible {
         public var description: String { "the ledger's services stopped before the HTTP server was listening" }
     }
@@ -17,7 +17,7 @@ extension LedgerServer {
 
     /// Runs the services built by `services` (given the callback their HTTP server calls with
     /// its port once listening), calls `body` with that port, then shuts them down gracefully.
-    /// For a ledger inside another process: the demo, benchmarks, tests against a live server.
+    /// `serving(logger:_:)` runs a process's services through it; tests of shutdown run their own.
     ///
     /// Bounded: a client that keeps a stream open (a feed) cannot hold the shutdown (graceful
     /// shutdown gives way to cancellation after `gracefulShutdown`), and services still running
