@@ -312,7 +312,8 @@ let package = Package(
         .target(
             name: "LedgerTestSupport",
             dependencies: [
-                "LedgerStore", "LedgerPostgres", "LedgerAPI", "LedgerApp", "LedgerFeed", "LedgerConfiguration", "LedgerDomain", "LedgerWire",
+                "LedgerStore", "LedgerPostgres", "LedgerAPI", "LedgerApp", "LedgerFeed", "LedgerConfiguration", "LedgerDomain",
+                "LedgerWire",
                 "LedgerLog", "LedgerDeviceSimulator", "TransparencyLog", "LedgerClient", "LedgerVerifier", "LedgerProjections",
                 "LedgerWebhooks", "LedgerWitness", "LedgerTelemetry", "LedgerTokens",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -378,7 +379,9 @@ let package = Package(
         ),
         .testTarget(
             name: "LedgerDomainTests",
-            dependencies: ["LedgerDomain", "LedgerWire", "TransparencyLog", "LedgerDeviceSimulator", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "LedgerDomain", "LedgerWire", "TransparencyLog", "LedgerDeviceSimulator", .product(name: "Crypto", package: "swift-crypto"),
+            ],
             // Wycheproof ECDSA vectors: a clone passes without ../shared.
             resources: [.copy("Vectors")],
             swiftSettings: swiftSettings
@@ -454,7 +457,8 @@ let package = Package(
         .testTarget(
             name: "LedgerVerifierTests",
             dependencies: [
-                "LedgerVerifier", "LedgerAPI", "LedgerFeed", "LedgerStore", "LedgerPostgres", "LedgerDomain", "LedgerWire", "LedgerDeviceSimulator", "LedgerTokens",
+                "LedgerVerifier", "LedgerAPI", "LedgerFeed", "LedgerStore", "LedgerPostgres", "LedgerDomain", "LedgerWire",
+                "LedgerDeviceSimulator", "LedgerTokens",
                 "LedgerTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -479,7 +483,8 @@ let package = Package(
         .testTarget(
             name: "LedgerAPITests",
             dependencies: [
-                "LedgerAPI", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog", "LedgerVerifier", "LedgerProjections", "LedgerTokens",
+                "LedgerAPI", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog", "LedgerVerifier", "LedgerProjections",
+                "LedgerTokens",
                 "LedgerReadModel", "LedgerTestSupport", "LedgerDomain", "LedgerWire", "TransparencyLog", "LedgerDeviceSimulator",
                 "LedgerClient", "LedgerWebhooks",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -497,7 +502,8 @@ let package = Package(
         .testTarget(
             name: "LedgerClientTests",
             dependencies: [
-                "LedgerClient", "LedgerApp", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog", "LedgerProjections", "LedgerTokens",
+                "LedgerClient", "LedgerApp", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog", "LedgerProjections",
+                "LedgerTokens",
                 "LedgerWebhooks", "LedgerTestSupport", "LedgerDeviceSimulator", "LedgerDomain", "LedgerWire", "TransparencyLog",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -69,9 +69,11 @@ public func buildRouter(
     let tree = LogTree(client: client, logger: logger)
     let latest = LatestCheckpoint(tree: tree)
     LogController(
-        tree: tree, store: store, collaborations: collaborations, subjects: Subjects(store: store), latestCheckpoint: latest, client: client,
-        logger: logger)
-        .addRoutes(to: v1)
+        tree: tree, store: store, collaborations: collaborations, subjects: Subjects(store: store), latestCheckpoint: latest,
+        client: client,
+        logger: logger
+    )
+    .addRoutes(to: v1)
     TileController(tiles: TileStore(tree: tree, latest: latest), latest: latest, publicEntries: configuration.publicEntries)
         .addRoutes(to: router.group("tlog").add(middleware: AuthMiddleware(authority: authority, optional: true)))
     // Last: wraps only the not-found responder (405 + Allow for a known path, wrong method).

@@ -1,8 +1,8 @@
 import Foundation
-import LedgerReadModel
 import Hummingbird
-import NIOCore
+import LedgerReadModel
 import LedgerWire
+import NIOCore
 
 /// Access records streamed as NDJSON or CSV (`AccessAuditText`), written a page at a time: an
 /// export of any size holds one page in memory.

@@ -1,9 +1,9 @@
 import Foundation
-import Logging
 import Hummingbird
-import LedgerTokens
 import LedgerDomain
+import LedgerTokens
 import LedgerWire
+import Logging
 import Metrics
 
 /// The request context: carries the caller once the auth middleware has accepted the token.

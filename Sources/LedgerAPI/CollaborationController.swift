@@ -1,11 +1,11 @@
 import Foundation
-import Logging
 import HTTPTypes
 import Hummingbird
 import LedgerDomain
 import LedgerReadModel
 import LedgerStore
 import LedgerWire
+import Logging
 
 /// The v1 collaboration endpoints.
 struct CollaborationController {
@@ -148,7 +148,8 @@ struct CollaborationController {
         let caller = try context.requireCaller()
         let params = request.uri.queryParameters
         let accept = request.headers[.accept] ?? ""
-        let format = params["format"].map(String.init)
+        let format =
+            params["format"].map(String.init)
             ?? (accept.contains("application/x-ndjson") ? "ndjson" : accept.contains("text/csv") ? "csv" : "json")
         guard let export = AuditExport.Format(rawValue: format) else {
             throw DomainError.invalid("format must be json, ndjson or csv", code: .invalidQuery)

@@ -66,7 +66,8 @@ struct ConsoleController {
         return Response(
             status: .ok,
             headers: [
-                .contentType: file.type, .cacheControl: "no-cache", .init("Content-Security-Policy")!: "default-src 'self'; frame-ancestors 'none'",
+                .contentType: file.type, .cacheControl: "no-cache",
+                .init("Content-Security-Policy")!: "default-src 'self'; frame-ancestors 'none'",
                 .init("X-Content-Type-Options")!: "nosniff", .init("Referrer-Policy")!: "no-referrer",
             ],
             body: .init(byteBuffer: file.body))

@@ -132,7 +132,9 @@ struct LogController {
             // events name them by pseudonym (or, before pseudonyms, by account).
             let names = [caller.account, try await subjects.existing(caller.account)].compactMap { $0 }
             var granted: String?
-            if event.type == "AccessGranted", case .string(let account)? = (try? CanonicalJSON.decode(JSONValue.self, from: event.data))?["account"] {
+            if event.type == "AccessGranted",
+                case .string(let account)? = (try? CanonicalJSON.decode(JSONValue.self, from: event.data))?["account"]
+            {
                 granted = account
             }
             guard try await owner(of: event).map(names.contains) == true || granted.map(names.contains) == true else {
@@ -151,7 +153,8 @@ struct LogController {
                 position: event.position, streamId: event.streamId, version: event.version,
                 eventId: event.eventId.uuidString.lowercased(), type: event.type, data: event.data, metadata: event.metadata,
                 recordedAt: RecordedTime.text(micros: event.recordedAtMicros)),
-            leaf: Base64.encode(leaf), inclusion: Self.inclusion(position: position, size: checkpoint.size, leafHash: leafHash, hashes: hashes),
+            leaf: Base64.encode(leaf),
+            inclusion: Self.inclusion(position: position, size: checkpoint.size, leafHash: leafHash, hashes: hashes),
             checkpoint: checkpoint.note,
             // The openings of the event's commitments still kept: each plaintext checks against its commitment.
             openings: try await subjects.openings(Array(references.commitments).sorted()),

@@ -2,8 +2,8 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import LedgerDomain
-import LedgerWire
 import LedgerVerifier
+import LedgerWire
 import TransparencyLog
 
 /// Challenges and identity proofs.
@@ -21,9 +21,11 @@ struct ProofController {
         let caller = try context.requireCaller()
         let body = try await BodyDecoder.decode(ChallengeRequest.self, from: request, context: context, limit: bodyLimit)
         let issued = try await service.issueChallenge(collaborationId: body.collaborationId, account: caller.account)
-        return EditedResponse(status: .created, response: ChallengeResponse(
-            challengeId: issued.challengeId.uuidString.lowercased(), challenge: Base64.encode(issued.challenge),
-            expiresAt: issued.expiresAt))
+        return EditedResponse(
+            status: .created,
+            response: ChallengeResponse(
+                challengeId: issued.challengeId.uuidString.lowercased(), challenge: Base64.encode(issued.challenge),
+                expiresAt: issued.expiresAt))
     }
 
     @Sendable func submit(_ request: Request, context: LedgerRequestContext) async throws -> Response {

@@ -1,7 +1,7 @@
 import Foundation
-import LedgerReadModel
 import Hummingbird
 import LedgerDomain
+import LedgerReadModel
 import LedgerWire
 
 /// The query parameters of the reads, each refused with a 400 naming it when malformed.

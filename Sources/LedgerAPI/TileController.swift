@@ -33,16 +33,21 @@ struct TileController {
         let path = "tile/" + context.parameters.getCatchAll().joined(separator: "/")
         // A path that names no tile names no resource: 404, as for a tile past the tree.
         guard let tile = Tile(path: path) else {
-            throw DomainError(.notFound, "\(path) is not a tile path: tile/<L>/<N>[.p/<W>] or tile/entries/<N>[.p/<W>], N in x-prefixed 3-digit groups")
+            throw DomainError(
+                .notFound, "\(path) is not a tile path: tile/<L>/<N>[.p/<W>] or tile/entries/<N>[.p/<W>], N in x-prefixed 3-digit groups")
         }
         if tile.isEntries, !publicEntries {
             let caller = try context.requireCaller()
-            guard caller.isAuditor else { throw DomainError(.notAuditor, "entry bundles are for auditors (LEDGER_PUBLIC_ENTRIES is not set)") }
+            guard caller.isAuditor else {
+                throw DomainError(.notAuditor, "entry bundles are for auditors (LEDGER_PUBLIC_ENTRIES is not set)")
+            }
         }
         guard let bytes = try await tiles.read(tile) else {
             throw DomainError(.notFound, "\(tile.path) is past the latest published checkpoint")
         }
-        var headers: HTTPFields = [.contentType: "application/octet-stream", .cacheControl: Self.cacheControl(tile, publicEntries: publicEntries)]
+        var headers: HTTPFields = [
+            .contentType: "application/octet-stream", .cacheControl: Self.cacheControl(tile, publicEntries: publicEntries),
+        ]
         if tile.isEntries, !publicEntries { headers[.vary] = "Authorization" }
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: bytes))
     }

@@ -32,7 +32,8 @@ extension LedgerProcess {
         let running = RunningServices()
         let built = services { listening.yield($0) }
         var configuration = ServiceGroupConfiguration(
-            services: built.enumerated().map { .init(service: RunningServices.Tracked(inner: $1, index: $0, running: running)) }, logger: logger)
+            services: built.enumerated().map { .init(service: RunningServices.Tracked(inner: $1, index: $0, running: running)) },
+            logger: logger)
         configuration.maximumGracefulShutdownDuration = gracefulShutdown
         let group = ServiceGroup(configuration: configuration)
         // Unstructured, so that a service that never returns can be left behind.

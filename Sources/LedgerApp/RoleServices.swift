@@ -28,7 +28,8 @@ public enum RoleServices {
     /// delivery worker, the checkpointer (with a signing key), and their LISTEN hubs.
     public static func allInOne(
         client: PostgresClient, store: EventStore, authority: TokenAuthority, configuration: LedgerConfiguration,
-        signer: NoteSigner? = nil, witnesses: WitnessPolicy? = nil, publishedFile: URL? = nil, deliveries: WebhookDeliverer.Settings = .init(),
+        signer: NoteSigner? = nil, witnesses: WitnessPolicy? = nil, publishedFile: URL? = nil,
+        deliveries: WebhookDeliverer.Settings = .init(),
         standby: PostgresClient? = nil, logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> [any Service] {
         let requests = NotificationHub(client: client, channel: VerifierChannels.requests, logger: logger)
@@ -48,9 +49,10 @@ public enum RoleServices {
         let app = application(
             client: client, store: store, authority: authority, configuration: configuration, proofs: proofs, feed: feed,
             readiness: readiness, standby: standby, logger: logger, onRunning: onRunning)
-        let checkpointer: [any Service] = signer.map {
-            [makeCheckpointer(client, signer: $0, witnesses: witnesses, publishedFile: publishedFile, events: events, logger)]
-        } ?? []
+        let checkpointer: [any Service] =
+            signer.map {
+                [makeCheckpointer(client, signer: $0, witnesses: witnesses, publishedFile: publishedFile, events: events, logger)]
+            } ?? []
         return [requests, events, windows, worker, projector, expiry, feed, deliverer] + checkpointer + [app, readiness]
     }
 
@@ -78,7 +80,10 @@ public enum RoleServices {
         let requests = NotificationHub(client: client, channel: VerifierChannels.requests, logger: logger)
         let engine = ProofEngine(client: client, logger: logger, settings: .init(maxGroup: configuration.verifierGroup))
         logger.info("verifier worker running", metadata: ["group": "\(configuration.verifierGroup)"])
-        return [requests, VerifierWorker(engine: engine, requests: proofRequests(client, configuration, logger), wake: requests, logger: logger)]
+        return [
+            requests,
+            VerifierWorker(engine: engine, requests: proofRequests(client, configuration, logger), wake: requests, logger: logger),
+        ]
     }
 
     /// `ledger project`: a projector worker (leases keep one owner per projection), the expiry
@@ -100,7 +105,8 @@ public enum RoleServices {
         let events = NotificationHub(client: client, channel: EventStore.channel, logger: logger)
         return [
             events,
-            WebhookDeliverer(client: client, store: store, events: events, logger: logger, settings: deliverySettings(deliveries, configuration)),
+            WebhookDeliverer(
+                client: client, store: store, events: events, logger: logger, settings: deliverySettings(deliveries, configuration)),
         ]
     }
 
@@ -110,13 +116,16 @@ public enum RoleServices {
         client: PostgresClient, signer: NoteSigner, witnesses: WitnessPolicy?, publishedFile: URL?, logger: Logger
     ) -> [any Service] {
         let events = NotificationHub(client: client, channel: EventStore.channel, logger: logger)
-        return [events, makeCheckpointer(client, signer: signer, witnesses: witnesses, publishedFile: publishedFile, events: events, logger)]
+        return [
+            events, makeCheckpointer(client, signer: signer, witnesses: witnesses, publishedFile: publishedFile, events: events, logger),
+        ]
     }
 
     /// The checkpointer, publishing through the policy's witnesses if one is given, and keeping
     /// the latest signed checkpoint in `publishedFile` (one record of its floor) if one is given.
     static func makeCheckpointer(
-        _ client: PostgresClient, signer: NoteSigner, witnesses: WitnessPolicy?, publishedFile: URL?, events: NotificationHub, _ logger: Logger
+        _ client: PostgresClient, signer: NoteSigner, witnesses: WitnessPolicy?, publishedFile: URL?, events: NotificationHub,
+        _ logger: Logger
     ) -> Checkpointer {
         Checkpointer(
             client: client, signer: signer, events: events, logger: logger,

@@ -13,12 +13,16 @@ public struct Bench: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "ledger-bench",
         abstract: "Benchmarks that print their figures next to a baseline measured in the same run.",
-        subcommands: [BenchAppend.self, BenchVerify.self, BenchReplay.self, BenchProofs.self, BenchFeed.self, BenchFeedClients.self, BenchReplica.self, BenchCommands.self, BenchLoad.self, BenchErase.self, BenchTiles.self, BenchExpiry.self])
+        subcommands: [
+            BenchAppend.self, BenchVerify.self, BenchReplay.self, BenchProofs.self, BenchFeed.self, BenchFeedClients.self,
+            BenchReplica.self, BenchCommands.self, BenchLoad.self, BenchErase.self, BenchTiles.self, BenchExpiry.self,
+        ])
 }
 
 /// Options shared by benchmarks: where to run them.
 struct BenchTarget: ParsableArguments {
-    @Option(help: "Run against this PostgreSQL URL (a database named ledger_bench is recreated there). Default: a throwaway embedded cluster.")
+    @Option(
+        help: "Run against this PostgreSQL URL (a database named ledger_bench is recreated there). Default: a throwaway embedded cluster.")
     var databaseURL: String?
 
     /// Runs `body` on a fresh, migrated bench database; a throwaway cluster (stopped and

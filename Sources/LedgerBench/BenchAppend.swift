@@ -1,20 +1,22 @@
 import ArgumentParser
 import Foundation
 import LedgerConfiguration
-import LedgerTelemetry
-import TransparencyLog
-import LedgerLog
 import LedgerDomain
+import LedgerLog
 import LedgerPostgres
 import LedgerStore
+import LedgerTelemetry
 import Logging
 import PostgresNIO
 import ServiceLifecycle
+import TransparencyLog
 
 struct BenchAppend: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "append",
-        abstract: "Append throughput (1 and 16 writers, batches of 100) next to pgbench single-row inserts on an equivalent table, with the checkpointer signing as in `ledger serve`; the lag from an append's acknowledgement to the first checkpoint covering it.")
+        abstract:
+            "Append throughput (1 and 16 writers, batches of 100) next to pgbench single-row inserts on an equivalent table, with the checkpointer signing as in `ledger serve`; the lag from an append's acknowledgement to the first checkpoint covering it."
+    )
 
     @OptionGroup var target: BenchTarget
     @Option(help: "Rounds; medians are reported.") var rounds = 3
@@ -23,7 +25,10 @@ struct BenchAppend: AsyncParsableCommand {
     @Flag(help: "Run without the checkpointer (the log's tree and checkpoints), for an A/B.") var noCheckpointer = false
     @Option(help: "Witnesses (in this process, on loopback) whose quorum (all) must cosign before a checkpoint is published.")
     var witnesses = 0
-    @Option(help: "A backup's WAL receiver beside the cluster (`pg_receivewal --synchronous` through a `ledger_backup_…` slot): none, async, or sync (the synchronous standby).")
+    @Option(
+        help:
+            "A backup's WAL receiver beside the cluster (`pg_receivewal --synchronous` through a `ledger_backup_…` slot): none, async, or sync (the synchronous standby)."
+    )
     var archive = BenchArchive.none
 
     func run() async throws {
@@ -51,7 +56,9 @@ struct BenchAppend: AsyncParsableCommand {
             group.addTask { try await hub.run() }
             let (policy, witnessServers) = try await BenchWitnesses.start(witnesses, log: signer.verifier, in: &group, logger: logger)
             let witnessClient = policy.map { WitnessClient(policy: $0, tree: LogTree(client: client, logger: logger), logger: logger) }
-            group.addTask { try await Checkpointer(client: client, signer: signer, events: hub, logger: logger, witnesses: witnessClient).run() }
+            group.addTask {
+                try await Checkpointer(client: client, signer: signer, events: hub, logger: logger, witnesses: witnessClient).run()
+            }
             defer { group.cancelAll() }
             try await measurePhases(client, settings, pgbench: pgbench, logger: logger)
             for server in witnessServers { await server.triggerGracefulShutdown() }
@@ -70,7 +77,8 @@ struct BenchAppend: AsyncParsableCommand {
                 + (witnesses > 0 ? ", \(witnesses) witnesses" : "") + (archive != .none ? ", archive receiver \(archive.rawValue)" : ""))
         for round in 1...rounds {
             for (name, writers, batch, tag) in phases {
-                let (rate, perEvent, acks) = try await Self.appendRate(store, writers: writers, batch: batch, tag: "r\(round)\(tag)", seconds: seconds)
+                let (rate, perEvent, acks) = try await Self.appendRate(
+                    store, writers: writers, batch: batch, tag: "r\(round)\(tag)", seconds: seconds)
                 results[name, default: []].append(rate)
                 cpu[name, default: []].append(perEvent)
                 if name == "single-16" { acknowledged += acks }
@@ -82,8 +90,12 @@ struct BenchAppend: AsyncParsableCommand {
         let m = results.mapValues(Stats.median)
         print("")
         print("medians of \(rounds) rounds (events/s; pgbench: single-row INSERT transactions/s)")
-        print("  single-event appends, 1 writer     \(Stats.format(m["single-1"]!))   pgbench 1 client   \(Stats.format(m["pgbench-1"]!))   ratio \(String(format: "%.2f", m["single-1"]! / m["pgbench-1"]!))")
-        print("  single-event appends, 16 writers   \(Stats.format(m["single-16"]!))   pgbench 16 clients \(Stats.format(m["pgbench-16"]!))   ratio \(String(format: "%.2f", m["single-16"]! / m["pgbench-16"]!))")
+        print(
+            "  single-event appends, 1 writer     \(Stats.format(m["single-1"]!))   pgbench 1 client   \(Stats.format(m["pgbench-1"]!))   ratio \(String(format: "%.2f", m["single-1"]! / m["pgbench-1"]!))"
+        )
+        print(
+            "  single-event appends, 16 writers   \(Stats.format(m["single-16"]!))   pgbench 16 clients \(Stats.format(m["pgbench-16"]!))   ratio \(String(format: "%.2f", m["single-16"]! / m["pgbench-16"]!))"
+        )
         print("  batched appends (100/append, \(batchWriters) writers) \(Stats.format(m["batch-100"]!))")
         print("  CPU per event, medians (machine: all processes, PostgreSQL's included; process: this one):")
         for (name, _, _, _) in phases {
@@ -96,7 +108,8 @@ struct BenchAppend: AsyncParsableCommand {
         if !noCheckpointer { try await printCheckpointLag(client, store: store, acknowledged: acknowledged) }
         let verified = try await LogVerification(store: store, tree: LogTree(client: client, logger: logger)).run()
         print(
-            "  log verify after the run: \(verified.failure == nil && verified.checkpointFailure == nil ? "OK" : "FAILED") (\(verified.checked) events)")
+            "  log verify after the run: \(verified.failure == nil && verified.checkpointFailure == nil ? "OK" : "FAILED") (\(verified.checked) events)"
+        )
     }
 
     /// For every single-event append of the 16-writer phases: the time from its acknowledgement
@@ -125,7 +138,8 @@ struct BenchAppend: AsyncParsableCommand {
         func percentile(_ p: Double) -> Double { lags[min(lags.count - 1, Int(Double(lags.count) * p))] }
         print(
             String(
-                format: "  acknowledgement to first covering checkpoint, 16 writers: p50 %.0f ms, p99 %.0f ms, max %.0f ms (%d appends, %d checkpoints published)",
+                format:
+                    "  acknowledgement to first covering checkpoint, 16 writers: p50 %.0f ms, p99 %.0f ms, max %.0f ms (%d appends, %d checkpoints published)",
                 percentile(0.5), percentile(0.99), lags.last!, lags.count, signed.count))
     }
 

@@ -24,7 +24,8 @@ enum BenchArchive: String, ExpressibleByArgument, CaseIterable, Sendable {
         try FileManager.default.createDirectory(at: archive.wal, withIntermediateDirectories: true)
         try await WALArchive.ensureSlot(Self.slot, client: client, logger: logger)
         let receiver = try archive.startStreaming(
-            of: settings, slot: Self.slot, binaries: try EmbeddedPostgres.binaries(preferring: Setting.pgBin.value()), log: folder.appendingPathComponent("receiver.log").path)
+            of: settings, slot: Self.slot, binaries: try EmbeddedPostgres.binaries(preferring: Setting.pgBin.value()),
+            log: folder.appendingPathComponent("receiver.log").path)
         do {
             // WALArchive's receiver connects as application_name ledger_backup.
             if self == .sync { try await setSynchronousStandbys("ledger_backup", client: client) }

@@ -13,7 +13,8 @@ import PostgresNIO
 struct BenchCommands: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "commands",
-        abstract: "Starts, highlights, participant adds and proofs over HTTP beside pgbench, a bare append and the HTTP floor (rate, p50/p99, CPU per call: server, PostgreSQL, load).",
+        abstract:
+            "Starts, highlights, participant adds and proofs over HTTP beside pgbench, a bare append and the HTTP floor (rate, p50/p99, CPU per call: server, PostgreSQL, load).",
         discussion: """
             A ledger runs in this process (the services of `ledger serve`) on a throwaway embedded \
             PostgreSQL or --database-url; the load comes from a separate `ledger-bench load` process \
@@ -55,14 +56,18 @@ struct BenchCommands: AsyncParsableCommand {
                     let (append, _, _) = try await BenchAppend.appendRate(store, writers: 16, batch: 1, tag: "c\(round)", seconds: seconds)
                     floors["append-16", default: []].append(append)
                     floors["ecdsa", default: []].append(BenchVerify.rawVerifyRate(seconds: 1))
-                    var line = "  round \(round): pgbench \(Int(floors["pgbench-1"]!.last!))/\(Int(floors["pgbench-16"]!.last!)), append \(Int(append))"
+                    var line =
+                        "  round \(round): pgbench \(Int(floors["pgbench-1"]!.last!))/\(Int(floors["pgbench-16"]!.last!)), append \(Int(append))"
                     for (name, phase, clients) in Self.phases {
                         var tokens: [String] = []
-                        for c in 0..<clients { tokens.append(try await ledger.authority.issue(account: "\(phase)-\(clients)-\(round)-\(c)")) }
+                        for c in 0..<clients {
+                            tokens.append(try await ledger.authority.issue(account: "\(phase)-\(clients)-\(round)-\(c)"))
+                        }
                         // The recipients' collaborations have an owner of their own (proofs only).
                         let owner = phase == .proofs ? try await ledger.authority.issue(account: "owner-\(clients)-\(round)") : nil
                         let outcome = try await LoadProcess.run(
-                            LoadPlan(baseURL: ledger.baseURL.absoluteString, phase: phase, seconds: seconds, tokens: tokens, ownerToken: owner)
+                            LoadPlan(
+                                baseURL: ledger.baseURL.absoluteString, phase: phase, seconds: seconds, tokens: tokens, ownerToken: owner)
                         ) { try await Self.caughtUp(ledger.client, logger: quiet) }
                         outcomes[name, default: []].append(outcome)
                         line += ", \(phase)@\(clients) \(Int(outcome.rate))"
@@ -95,10 +100,16 @@ struct BenchCommands: AsyncParsableCommand {
         print(String(format: "  pgbench single-row inserts, 16 clients   %8.0f tx/s", pg16))
         print(String(format: "  bare append in process, 16 writers       %8.0f events/s   ×pgbench@16 %.2f", append, append / pg16))
         print(String(format: "  raw ECDSA P-256 verify, one core         %8.0f verifies/s", ecdsa))
-        print(String(format: "  a command's floor (exchange + append)    %8.0f /s         ×pgbench@16 %.2f", commandFloor, commandFloor / pg16))
-        print(String(format: "  a proof's floor (2 exchanges, verify, insert, append) %8.0f /s   ×pgbench@16 %.2f", proofFloor, proofFloor / pg16))
+        print(
+            String(
+                format: "  a command's floor (exchange + append)    %8.0f /s         ×pgbench@16 %.2f", commandFloor, commandFloor / pg16))
+        print(
+            String(
+                format: "  a proof's floor (2 exchanges, verify, insert, append) %8.0f /s   ×pgbench@16 %.2f", proofFloor, proofFloor / pg16
+            ))
         print("")
-        print("  phase (load from its own process)       rate   p50/p99 ms   CPU per call in ms: machine (server, PostgreSQL, load)   ratios")
+        print(
+            "  phase (load from its own process)       rate   p50/p99 ms   CPU per call in ms: machine (server, PostgreSQL, load)   ratios")
         for (name, phase, clients) in phases {
             let runs = outcomes[name]!
             let rate = Stats.median(runs.map(\.rate))

@@ -13,7 +13,8 @@ import PostgresNIO
 struct BenchErase: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "erase",
-        abstract: "Erase an account that appears in 10,000 events while 16 writers append: the erasure's time, and the writers' rate during it beside their rate just before.",
+        abstract:
+            "Erase an account that appears in 10,000 events while 16 writers append: the erasure's time, and the writers' rate during it beside their rate just before.",
         discussion: """
             Each round makes a new account appear in --events events (a tenth of them collaborations \
             it starts, with a title, handle and name each; the rest highlights it posts), through \
@@ -41,15 +42,21 @@ struct BenchErase: AsyncParsableCommand {
                     erasures.append(erased)
                     before.append(rateBefore)
                     during.append(rateDuring)
-                    print(String(
-                        format: "  round %d: erased in %.0f ms; writers %.0f events/s before, %.0f during", round, erased, rateBefore, rateDuring))
+                    print(
+                        String(
+                            format: "  round %d: erased in %.0f ms; writers %.0f events/s before, %.0f during", round, erased, rateBefore,
+                            rateDuring))
                 }
                 print("")
                 print("medians of \(rounds) rounds")
-                print(String(format: "  erasure of an account in %d events    %8.0f ms (target: 2,000 ms at most)", events, Stats.median(erasures)))
-                print(String(
-                    format: "  16 writers during the erasure         %8.0f events/s   before it %8.0f events/s   ratio %.2f",
-                    Stats.median(during), Stats.median(before), Stats.median(during) / Stats.median(before)))
+                print(
+                    String(
+                        format: "  erasure of an account in %d events    %8.0f ms (target: 2,000 ms at most)", events,
+                        Stats.median(erasures)))
+                print(
+                    String(
+                        format: "  16 writers during the erasure         %8.0f events/s   before it %8.0f events/s   ratio %.2f",
+                        Stats.median(during), Stats.median(before), Stats.median(during) / Stats.median(before)))
             }
         }
     }
@@ -97,9 +104,10 @@ struct BenchErase: AsyncParsableCommand {
                 group.addTask {
                     var (version, acks): (Int64, [ContinuousClock.Instant]) = (0, [])
                     while clock.now < deadline {
-                        let result = try await store.append(.init(
-                            streamId: "bench-erase-\(round)-\(w)", expectedVersion: .exact(version),
-                            events: [NewEvent(type: "BenchEvent", data: data, metadata: meta)]))
+                        let result = try await store.append(
+                            .init(
+                                streamId: "bench-erase-\(round)-\(w)", expectedVersion: .exact(version),
+                                events: [NewEvent(type: "BenchEvent", data: data, metadata: meta)]))
                         version = result.version
                         acks.append(clock.now)
                     }

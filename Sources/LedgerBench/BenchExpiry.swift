@@ -16,7 +16,8 @@ import Synchronization
 struct BenchExpiry: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "expiry",
-        abstract: "Access windows falling due while writers append: the lag from each window's end to its AccessExpired, and the writers' throughput during the expiries against the second before.",
+        abstract:
+            "Access windows falling due while writers append: the lag from each window's end to its AccessExpired, and the writers' throughput during the expiries against the second before.",
         discussion: """
             A ledger runs in this process (the services of `ledger serve`, the expiry service \
             among them). Setup: collaborations whose identities are invited and granted with \
@@ -56,10 +57,15 @@ struct BenchExpiry: AsyncParsableCommand {
                 for micros in expired { _ = lag.record(UInt64(max(0, micros))) }
                 let before = acks.filter { $0 >= start.addingTimeInterval(-1) && $0 < start }.count
                 let during = acks.filter { $0 >= start && $0 < start.addingTimeInterval(1) }.count
-                print(String(format: "  dueAt to AccessExpired: p50 %.1f ms, p99 %.1f ms, max %.1f ms (%d events; target p99 <= 1000 ms)",
-                    Double(lag.valueAtPercentile(50)) / 1000, Double(lag.valueAtPercentile(99)) / 1000, Double(lag.max) / 1000, expired.count))
-                print(String(format: "  writers: %d appends/s in the due second, %d in the second before   ratio %.2f",
-                    during, before, Double(during) / Double(max(before, 1))))
+                print(
+                    String(
+                        format: "  dueAt to AccessExpired: p50 %.1f ms, p99 %.1f ms, max %.1f ms (%d events; target p99 <= 1000 ms)",
+                        Double(lag.valueAtPercentile(50)) / 1000, Double(lag.valueAtPercentile(99)) / 1000, Double(lag.max) / 1000,
+                        expired.count))
+                print(
+                    String(
+                        format: "  writers: %d appends/s in the due second, %d in the second before   ratio %.2f",
+                        during, before, Double(during) / Double(max(before, 1))))
             }
         }
     }
@@ -79,10 +85,13 @@ struct BenchExpiry: AsyncParsableCommand {
                 let hash = try RootHash(bytes: Array(SHA256.hash(data: Data("\(id)-\(i)".utf8))))
                 let end = dueFrom.addingTimeInterval(Double(random.next() % 1_000_000) / 1_000_000)
                 events.append(.identityAdded(.init(rootHash: hash, window: try AccessWindow(notBefore: nil, notAfter: end))))
-                events.append(.accessGranted(.init(
-                    rootHash: hash, account: "member-\(c)-\(i)", proofRequestId: UUID().uuidString.lowercased(),
-                    challengeId: UUID().uuidString.lowercased(), proof: IdentityProof(publicKey: [4], publicKeyIndex: 0, inclusionHashes: []),
-                    challenge: [1], signature: [2], window: try AccessWindow(notBefore: nil, notAfter: end))))
+                events.append(
+                    .accessGranted(
+                        .init(
+                            rootHash: hash, account: "member-\(c)-\(i)", proofRequestId: UUID().uuidString.lowercased(),
+                            challengeId: UUID().uuidString.lowercased(),
+                            proof: IdentityProof(publicKey: [4], publicKeyIndex: 0, inclusionHashes: []),
+                            challenge: [1], signature: [2], window: try AccessWindow(notBefore: nil, notAfter: end))))
             }
             _ = try await collaborations.decideAndAppend(id) { _ in .init(events: events, metadata: EventMetadata(actor: "owner-\(c)")) }
         }
@@ -106,8 +115,12 @@ struct BenchExpiry: AsyncParsableCommand {
                         let index = Int(random.next() % UInt64(ids.count))
                         do {
                             _ = try await collaborations.decideAndAppend(ids[index]) { _ in
-                                .init(events: [.highlightPosted(.init(kind: .change, trigger: "edit", mentionedRootHash: nil, account: "owner-\(index)"))],
-                                      metadata: EventMetadata(actor: "owner-\(index)"))
+                                .init(
+                                    events: [
+                                        .highlightPosted(
+                                            .init(kind: .change, trigger: "edit", mentionedRootHash: nil, account: "owner-\(index)"))
+                                    ],
+                                    metadata: EventMetadata(actor: "owner-\(index)"))
                             }
                             acks.append(Date())
                         } catch let error as StoreError where error.isVersionConflict {

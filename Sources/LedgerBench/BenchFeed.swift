@@ -1,10 +1,10 @@
 import ArgumentParser
 import Foundation
-import LedgerPostgres
 import Histogram
 import LedgerApp
 import LedgerDeviceSimulator
 import LedgerDomain
+import LedgerPostgres
 import LedgerStore
 import LedgerTelemetry
 import LedgerWire
@@ -21,7 +21,8 @@ import Synchronization
 struct BenchFeed: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "feed",
-        abstract: "The change feed: commit-to-client latency with many feed clients and 16 writers, memory per idle connection, and append throughput beside the same writers with no feed clients.",
+        abstract:
+            "The change feed: commit-to-client latency with many feed clients and 16 writers, memory per idle connection, and append throughput beside the same writers with no feed clients.",
         discussion: """
             A ledger runs in this process (the services of `ledger serve`). Each feed client is an \
             account owning one collaboration, connected to GET /v1/feed over its own TCP connection \
@@ -44,9 +45,14 @@ struct BenchFeed: AsyncParsableCommand {
             try await LocalLedger.run(settings, logger: quiet, maxConnections: 40) { ledger in
                 let store = EventStore(client: ledger.client, logger: quiet)
                 let ids = try await Self.startCollaborations(store, count: clients)
-                print("ledger bench feed: \(clients) collaborations, \(writers) writers, \(seconds) s a phase; the feed clients in a process of their own")
+                print(
+                    "ledger bench feed: \(clients) collaborations, \(writers) writers, \(seconds) s a phase; the feed clients in a process of their own"
+                )
                 let alone = try await Self.write(store, ids, writers: writers, seconds: seconds)
-                print(String(format: "  appends, no feed clients:   %8.0f events/s, server CPU %.0f µs each", alone.rate, alone.cpuPerEvent * 1e6))
+                print(
+                    String(
+                        format: "  appends, no feed clients:   %8.0f events/s, server CPU %.0f µs each", alone.rate, alone.cpuPerEvent * 1e6
+                    ))
 
                 // Baseline: as many plain idle keep-alive connections (what the HTTP server itself
                 // keeps for any connection), measured the same way and held open while the feed
@@ -54,12 +60,18 @@ struct BenchFeed: AsyncParsableCommand {
                 let plain = try await FeedClientProcess.start(ledger, after: 0, clients: clients, health: true)
                 let run = try await FeedClientProcess.start(ledger, after: try await store.head().position, clients: clients)
                 _ = try await plain.finish(expecting: 0)
-                print(String(format: "  server memory per idle connection: feed %.1f KB, plain keep-alive HTTP %.1f KB (the feed's own: %.1f KB)",
-                    run.perConnection(clients), plain.perConnection(clients), run.perConnection(clients) - plain.perConnection(clients)))
+                print(
+                    String(
+                        format:
+                            "  server memory per idle connection: feed %.1f KB, plain keep-alive HTTP %.1f KB (the feed's own: %.1f KB)",
+                        run.perConnection(clients), plain.perConnection(clients), run.perConnection(clients) - plain.perConnection(clients))
+                )
                 let fed = try await Self.write(store, ids, writers: writers, seconds: seconds)
                 let received = try await run.finish(expecting: fed.acks.count)
-                print(String(format: "  appends, %d feed clients: %8.0f events/s, server CPU %.0f µs each   ratio to none: %.2f (CPU %.2f)",
-                    clients, fed.rate, fed.cpuPerEvent * 1e6, fed.rate / alone.rate, fed.cpuPerEvent / alone.cpuPerEvent))
+                print(
+                    String(
+                        format: "  appends, %d feed clients: %8.0f events/s, server CPU %.0f µs each   ratio to none: %.2f (CPU %.2f)",
+                        clients, fed.rate, fed.cpuPerEvent * 1e6, fed.rate / alone.rate, fed.cpuPerEvent / alone.cpuPerEvent))
                 var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000)
                 var delivered = 0
                 for (position, acked) in fed.acks {
@@ -67,8 +79,11 @@ struct BenchFeed: AsyncParsableCommand {
                     delivered += 1
                     _ = histogram.record(seen > acked ? (seen - acked) / 1000 : 0)
                 }
-                print(String(format: "  commit to client: p50 %.1f ms, p99 %.1f ms (%d of %d events delivered)",
-                    Double(histogram.valueAtPercentile(50)) / 1000, Double(histogram.valueAtPercentile(99)) / 1000, delivered, fed.acks.count))
+                print(
+                    String(
+                        format: "  commit to client: p50 %.1f ms, p99 %.1f ms (%d of %d events delivered)",
+                        Double(histogram.valueAtPercentile(50)) / 1000, Double(histogram.valueAtPercentile(99)) / 1000, delivered,
+                        fed.acks.count))
             }
         }
     }
@@ -82,9 +97,11 @@ struct BenchFeed: AsyncParsableCommand {
                 collaborationId: id, owner: "owner-\(i)", universalLink: "https://ledger.example.com/collaborations/\(id)",
                 commitments: command.commitments())
             guard case .started(let event) = started else { continue }
-            _ = try await store.append(.init(
-                streamId: Streams.collaboration(id), expectedVersion: .noStream, events: [started.newEvent(metadata: .init(actor: "owner-\(i)"))],
-                state: CollaborationState(started: event).json))
+            _ = try await store.append(
+                .init(
+                    streamId: Streams.collaboration(id), expectedVersion: .noStream,
+                    events: [started.newEvent(metadata: .init(actor: "owner-\(i)"))],
+                    state: CollaborationState(started: event).json))
             ids.append(id)
         }
         return ids
@@ -113,8 +130,12 @@ struct BenchFeed: AsyncParsableCommand {
                         let index = Int(random.next() % UInt64(ids.count))
                         do {
                             let outcome = try await collaborations.decideAndAppend(ids[index]) { _ in
-                                .init(events: [.highlightPosted(.init(kind: .change, trigger: "edit", mentionedRootHash: nil, account: "owner-\(index)"))],
-                                      metadata: EventMetadata(actor: "owner-\(index)"))
+                                .init(
+                                    events: [
+                                        .highlightPosted(
+                                            .init(kind: .change, trigger: "edit", mentionedRootHash: nil, account: "owner-\(index)"))
+                                    ],
+                                    metadata: EventMetadata(actor: "owner-\(index)"))
                             }
                             acks.record(outcome.position)
                             count += 1
@@ -128,7 +149,8 @@ struct BenchFeed: AsyncParsableCommand {
             return try await group.reduce(0, +)
         }
         let elapsed = (ContinuousClock.now - started).seconds
-        return Phase(rate: Double(appended) / elapsed, cpuPerEvent: (CPUTime.now().process - cpu.process) / Double(max(appended, 1)), acks: acks.all)
+        return Phase(
+            rate: Double(appended) / elapsed, cpuPerEvent: (CPUTime.now().process - cpu.process) / Double(max(appended, 1)), acks: acks.all)
     }
 
     /// This process's resident set, after giving freed heap back to the system (glibc keeps

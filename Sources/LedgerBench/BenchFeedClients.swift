@@ -1,13 +1,12 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import LedgerApp
+import LedgerPostgres
 import LedgerTokens
 import NIOCore
 import NIOPosix
-import LedgerApp
-import LedgerPostgres
 import Synchronization
-
 
 /// The feed clients of `ledger-bench feed`, in a process of their own, so that the ledger's
 /// process measures only the server's memory and CPU. Talks to its parent through files in
@@ -21,7 +20,10 @@ struct BenchFeedClients: AsyncParsableCommand {
     @Option var url: String
     @Option var after: Int64
     @Option var dir: String
-    @Flag(help: "Plain keep-alive connections instead (one GET /health each, then idle): the baseline of what any idle HTTP connection costs the server.")
+    @Flag(
+        help:
+            "Plain keep-alive connections instead (one GET /health each, then idle): the baseline of what any idle HTTP connection costs the server."
+    )
     var health = false
 
     func run() async throws {
@@ -30,7 +32,8 @@ struct BenchFeedClients: AsyncParsableCommand {
         let received = Received()
         var channels: [any Channel] = []
         for token in tokens {
-            channels.append(try await FeedClient.connect(URL(string: url)!, token: String(token), after: after, health: health, received: received))
+            channels.append(
+                try await FeedClient.connect(URL(string: url)!, token: String(token), after: after, health: health, received: received))
         }
         try await BenchFeed.waitFor("every feed client connected") { received.connected.load(ordering: .relaxed) == tokens.count }
         FileManager.default.createFile(atPath: directory.appendingPathComponent("connected").path, contents: nil)
@@ -40,7 +43,8 @@ struct BenchFeedClients: AsyncParsableCommand {
         try? await BenchFeed.waitFor("the clients read every event", timeout: .seconds(30)) { received.count >= expected }
         let lines = received.all.map { "\($0.key) \($0.value)" }.joined(separator: "\n")
         try lines.write(to: directory.appendingPathComponent("received.tmp"), atomically: true, encoding: .utf8)
-        try FileManager.default.moveItem(at: directory.appendingPathComponent("received.tmp"), to: directory.appendingPathComponent("received"))
+        try FileManager.default.moveItem(
+            at: directory.appendingPathComponent("received.tmp"), to: directory.appendingPathComponent("received"))
         for channel in channels { try? await channel.close() }
     }
 
@@ -83,7 +87,10 @@ final class FeedClient: ChannelInboundHandler, @unchecked Sendable {
                 channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(FeedClient(received: received)) }
             }
             .connect(host: host, port: baseURL.port ?? 80).get()
-        let request = health ? "GET /health HTTP/1.1\r\nHost: \(host)\r\n\r\n" : "GET /v1/feed?after=\(after) HTTP/1.1\r\nHost: \(host)\r\nAuthorization: Bearer \(token)\r\nAccept: text/event-stream\r\n\r\n"
+        let request =
+            health
+            ? "GET /health HTTP/1.1\r\nHost: \(host)\r\n\r\n"
+            : "GET /v1/feed?after=\(after) HTTP/1.1\r\nHost: \(host)\r\nAuthorization: Bearer \(token)\r\nAccept: text/event-stream\r\n\r\n"
         try await channel.writeAndFlush(ByteBuffer(string: request))
         return channel
     }
@@ -122,7 +129,8 @@ struct FeedClientProcess {
         let before = BenchFeed.residentBytes()
         // This executable again (`ledger-bench`, whose subcommand this is).
         let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        let arguments = ["feed-clients", "--url", ledger.baseURL.absoluteString, "--after", "\(after)", "--dir", directory.path]
+        let arguments =
+            ["feed-clients", "--url", ledger.baseURL.absoluteString, "--after", "\(after)", "--dir", directory.path]
             + (health ? ["--health"] : [])
         let exited = Exited()
         let child = Task {

@@ -35,11 +35,15 @@ struct BenchLoad: AsyncParsableCommand {
         let call = try await Self.prepare(plan, clients: clients, baseURL: baseURL, transports: transports)
         _ = FileManager.default.createFile(atPath: folder.appendingPathComponent("ready").path, contents: nil)
         let go = folder.appendingPathComponent("go").path
-        try await LoadProcess.poll("the go signal", within: .seconds(60), every: .milliseconds(1)) { FileManager.default.fileExists(atPath: go) }
+        try await LoadProcess.poll("the go signal", within: .seconds(60), every: .milliseconds(1)) {
+            FileManager.default.fileExists(atPath: go)
+        }
         let outcome = try await BenchVerify.timed(
-            calls: Array(repeating: Int.max, count: clients.count), until: ContinuousClock.now + .milliseconds(Int(plan.seconds * 1000)), call)
+            calls: Array(repeating: Int.max, count: clients.count), until: ContinuousClock.now + .milliseconds(Int(plan.seconds * 1000)),
+            call)
         for transport in transports { await transport.close() }
-        let result = LoadResult(calls: outcome.calls, rate: outcome.rate, p50: outcome.p50, p99: outcome.p99, cpuPerCall: outcome.cpu.process)
+        let result = LoadResult(
+            calls: outcome.calls, rate: outcome.rate, p50: outcome.p50, p99: outcome.p99, cpuPerCall: outcome.cpu.process)
         try JSONEncoder().encode(result).write(to: folder.appendingPathComponent("result.json"))
     }
 
@@ -101,8 +105,10 @@ struct BenchLoad: AsyncParsableCommand {
         var owned: [String] = []
         for client in clients {
             owned.append(
-                try await client.prepareCollaboration(localIdentifier: "noticed", title: "Noticed", initiator: Initiator(handle: "bench@example.com"))
-                    .identifier)
+                try await client.prepareCollaboration(
+                    localIdentifier: "noticed", title: "Noticed", initiator: Initiator(handle: "bench@example.com")
+                )
+                .identifier)
         }
         return owned
     }

@@ -1,16 +1,16 @@
 import ArgumentParser
 import Foundation
-import LedgerTelemetry
-import LedgerTokens
-import TransparencyLog
-import LedgerLog
-import LedgerConfiguration
 import LedgerApp
+import LedgerConfiguration
 import LedgerDomain
+import LedgerLog
 import LedgerPostgres
 import LedgerStore
+import LedgerTelemetry
+import LedgerTokens
 import Logging
 import PostgresNIO
+import TransparencyLog
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -22,7 +22,9 @@ import PostgresNIO
 struct BenchProofs: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "proofs",
-        abstract: "Tree backfill and log verify over a generated log beside a raw read; inclusion and consistency proofs over HTTP at 16 clients beside the HTTP floor.")
+        abstract:
+            "Tree backfill and log verify over a generated log beside a raw read; inclusion and consistency proofs over HTTP at 16 clients beside the HTTP floor."
+    )
 
     @OptionGroup var target: BenchTarget
     @Option(help: "Events to generate (realistic collaborations of about 30 events).") var events = 1_000_000
@@ -59,7 +61,9 @@ struct BenchProofs: AsyncParsableCommand {
                 let verifyStarted = ContinuousClock.now
                 let report = try await LogVerification(store: store, tree: tree).run(saved: saved)
                 let verify = Double(report.checked) / (ContinuousClock.now - verifyStarted).seconds
-                guard report.failure == nil, report.checkpointFailure == nil else { throw ValidationError("log verify failed on the bench log") }
+                guard report.failure == nil, report.checkpointFailure == nil else {
+                    throw ValidationError("log verify failed on the bench log")
+                }
 
                 print(String(format: "  tree backfill                  %10.0f events/s   ratio to raw read %.2f", backfill, backfill / raw))
                 print(String(format: "  log verify --checkpoint        %10.0f events/s   ratio to raw read %.2f", verify, verify / raw))
@@ -73,14 +77,15 @@ struct BenchProofs: AsyncParsableCommand {
         let authority = try await TokenAuthority(secret: TokenAuthority.randomSecret())
         var configuration = LedgerConfiguration()
         configuration.port = 0
-        try await LedgerProcess(.api, configuration: configuration, database: settings, authority: authority).serving(logger: logger) { running in
+        try await LedgerProcess(.api, configuration: configuration, database: settings, authority: authority).serving(logger: logger) {
+            running in
             let baseURL = running.baseURL
             let token = try await authority.issue(account: "auditor", roles: ["auditor"])
             var floors: [BenchVerify.Outcome] = []
             var keys: [BenchVerify.Outcome] = []
             var inclusions: [BenchVerify.Outcome] = []
             var consistencies: [BenchVerify.Outcome] = []
-            for round in 1 ... rounds {
+            for round in 1...rounds {
                 floors.append(try await BenchVerify.httpFloor(clients: 16, requestsEach: requests, baseURL: baseURL))
                 keys.append(try await proofRate(baseURL, token: token, requests: requests) { _ in "/v1/log/key" })
                 inclusions.append(
@@ -93,8 +98,10 @@ struct BenchProofs: AsyncParsableCommand {
                     })
                 print(
                     String(
-                        format: "  round %d: HTTP floor %.0f/s, one-row read %.0f/s, inclusion %.0f/s (p99 %.1f ms), consistency %.0f/s (p99 %.1f ms)",
-                        round, floors.last!.rate, keys.last!.rate, inclusions.last!.rate, inclusions.last!.p99, consistencies.last!.rate, consistencies.last!.p99))
+                        format:
+                            "  round %d: HTTP floor %.0f/s, one-row read %.0f/s, inclusion %.0f/s (p99 %.1f ms), consistency %.0f/s (p99 %.1f ms)",
+                        round, floors.last!.rate, keys.last!.rate, inclusions.last!.rate, inclusions.last!.p99, consistencies.last!.rate,
+                        consistencies.last!.p99))
             }
             let floor = Stats.median(floors.map(\.rate))
             print("")
@@ -118,13 +125,15 @@ struct BenchProofs: AsyncParsableCommand {
         _ baseURL: URL, token: String, requests: Int, _ path: @escaping @Sendable (Int) -> String
     ) async throws -> BenchVerify.Outcome {
         var transports: [NIOTransport] = []
-        for _ in 0 ..< 16 { transports.append(try await NIOTransport.connect(host: "127.0.0.1", port: baseURL.port ?? 80)) }
+        for _ in 0..<16 { transports.append(try await NIOTransport.connect(host: "127.0.0.1", port: baseURL.port ?? 80)) }
         let connections = transports
         let outcome = try await BenchVerify.timed(calls: Array(repeating: requests, count: 16)) { worker, n in
             var request = URLRequest(url: URL(string: baseURL.absoluteString + path(n))!)
             request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
             let (body, status) = try await connections[worker].send(request)
-            guard status == 200 else { throw ValidationError("\(request.url!) answered \(status): \(String(decoding: body, as: UTF8.self))") }
+            guard status == 200 else {
+                throw ValidationError("\(request.url!) answered \(status): \(String(decoding: body, as: UTF8.self))")
+            }
         }
         for transport in transports { await transport.close() }
         return outcome

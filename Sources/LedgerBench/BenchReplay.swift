@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
-import LedgerPostgres
 import Histogram
 import LedgerDeviceSimulator
 import LedgerDomain
+import LedgerPostgres
 import LedgerProjections
 import LedgerReadModel
 import LedgerStore
@@ -16,7 +16,9 @@ import Synchronization
 struct BenchReplay: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
-        abstract: "Rebuild rate of each projection over a generated log, next to the raw sequential read of the same events table; members?asOf pages beside the whole unpaged answer.")
+        abstract:
+            "Rebuild rate of each projection over a generated log, next to the raw sequential read of the same events table; members?asOf pages beside the whole unpaged answer."
+    )
 
     @OptionGroup var target: BenchTarget
     @Option(help: "Events to generate (realistic collaborations of about 30 events).") var events = 1_000_000
@@ -56,12 +58,21 @@ struct BenchReplay: AsyncParsableCommand {
                 print("")
                 print(String(format: "  raw sequential read           %10.0f events/s", raw))
                 for (projection, rate) in rates {
-                    print(String(format: "  rebuild %-15@       %10.0f events/s   ratio to raw %.2f", projection.rawValue, rate, rate / raw))
+                    print(
+                        String(format: "  rebuild %-15@       %10.0f events/s   ratio to raw %.2f", projection.rawValue, rate, rate / raw))
                 }
                 print(String(format: "  rebuild all three, in turn    %10.0f events/s   ratio to raw %.2f", all, all / raw))
-                print(String(format: "  members?asOf on a %d-event collaboration (%d random times, %.0f members there on average):", large, queries, asOf.members))
-                for (name, (p50, p99)) in [("first page of 100", asOf.first), ("a middle page of 100", asOf.middle), ("whole answer, unpaged (every identity)", asOf.unpaged)] {
-                    print("    " + name.padding(toLength: 44, withPad: " ", startingAt: 0) + String(format: "p50 %7.2f ms   p99 %7.2f ms", p50, p99))
+                print(
+                    String(
+                        format: "  members?asOf on a %d-event collaboration (%d random times, %.0f members there on average):", large,
+                        queries, asOf.members))
+                for (name, (p50, p99)) in [
+                    ("first page of 100", asOf.first), ("a middle page of 100", asOf.middle),
+                    ("whole answer, unpaged (every identity)", asOf.unpaged),
+                ] {
+                    print(
+                        "    " + name.padding(toLength: 44, withPad: " ", startingAt: 0)
+                            + String(format: "p50 %7.2f ms   p99 %7.2f ms", p50, p99))
                 }
             }
         }
@@ -77,9 +88,10 @@ struct BenchReplay: AsyncParsableCommand {
                     var written = 0
                     while written < (events - large) / writers {
                         let collaboration = simulator.collaboration(events: 30)
-                        _ = try await store.append(.init(
-                            streamId: Streams.collaboration(collaboration.id), expectedVersion: .noStream,
-                            events: collaboration.events.map { $0.newEvent(metadata: EventMetadata(actor: "bench")) }))
+                        _ = try await store.append(
+                            .init(
+                                streamId: Streams.collaboration(collaboration.id), expectedVersion: .noStream,
+                                events: collaboration.events.map { $0.newEvent(metadata: EventMetadata(actor: "bench")) }))
                         written += collaboration.events.count
                     }
                 }
@@ -90,9 +102,11 @@ struct BenchReplay: AsyncParsableCommand {
                 var version: Int64 = 0
                 for chunk in stride(from: 0, to: collaboration.events.count, by: 500) {
                     let slice = collaboration.events[chunk..<min(chunk + 500, collaboration.events.count)]
-                    version = try await store.append(.init(
-                        streamId: "collaboration-" + collaboration.id, expectedVersion: .exact(version),
-                        events: slice.map { $0.newEvent(metadata: EventMetadata(actor: "bench")) })).version
+                    version = try await store.append(
+                        .init(
+                            streamId: "collaboration-" + collaboration.id, expectedVersion: .exact(version),
+                            events: slice.map { $0.newEvent(metadata: EventMetadata(actor: "bench")) })
+                    ).version
                 }
                 largeId.withLock { $0 = collaboration.id }
             }
@@ -146,7 +160,9 @@ struct BenchReplay: AsyncParsableCommand {
             let position = first.position
             let all = try await timed(2) {
                 var hashes: [String] = []
-                let rows = try await client.query("SELECT root_hash FROM ledger_member_fold(\(id), '', \(position)) WHERE state <> 'removed' ORDER BY root_hash", logger: logger)
+                let rows = try await client.query(
+                    "SELECT root_hash FROM ledger_member_fold(\(id), '', \(position)) WHERE state <> 'removed' ORDER BY root_hash",
+                    logger: logger)
                 for try await row in rows { hashes.append(try PostgresRandomAccessRow(row)[0].decode(String.self)) }
                 return hashes
             }

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
-import LedgerConfiguration
 import LedgerApp
 import LedgerClient
+import LedgerConfiguration
 import LedgerDeviceSimulator
 import LedgerPostgres
 import LedgerTelemetry
@@ -33,8 +33,10 @@ struct BenchReplica: AsyncParsableCommand {
         let quiet = Logs.quiet()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-bench-replica-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let primary = EmbeddedPostgres(options: .init(dataDirectory: folder.appendingPathComponent("primary"), binaries: Setting.pgBin.value()), logger: quiet)
-        let standby = EmbeddedPostgres(options: .init(dataDirectory: folder.appendingPathComponent("standby"), binaries: Setting.pgBin.value()), logger: quiet)
+        let primary = EmbeddedPostgres(
+            options: .init(dataDirectory: folder.appendingPathComponent("primary"), binaries: Setting.pgBin.value()), logger: quiet)
+        let standby = EmbeddedPostgres(
+            options: .init(dataDirectory: folder.appendingPathComponent("standby"), binaries: Setting.pgBin.value()), logger: quiet)
         let owner = try await primary.start()
         try await stopping(primary) {
             let id = try await LocalLedger.run(owner, logger: quiet) { ledger in try await Self.prepare(ledger, members: members) }
@@ -44,11 +46,15 @@ struct BenchReplica: AsyncParsableCommand {
                 let alone = try await LocalLedger.run(owner, logger: quiet) { ledger in
                     try await Self.reads(ledger, id, seconds: seconds)
                 }
-                print(String(format: "  primary alone:       %7.0f reads/s   p50 %5.1f ms   p99 %5.1f ms", alone.rate, alone.p50, alone.p99))
+                print(
+                    String(format: "  primary alone:       %7.0f reads/s   p50 %5.1f ms   p99 %5.1f ms", alone.rate, alone.p50, alone.p99))
                 let both = try await LocalLedger.run(owner, logger: quiet, standby: replica) { ledger in
                     try await Self.reads(ledger, id, seconds: seconds)
                 }
-                print(String(format: "  primary + standby:   %7.0f reads/s   p50 %5.1f ms   p99 %5.1f ms   ratio %.2f", both.rate, both.p50, both.p99, both.rate / alone.rate))
+                print(
+                    String(
+                        format: "  primary + standby:   %7.0f reads/s   p50 %5.1f ms   p99 %5.1f ms   ratio %.2f", both.rate, both.p50,
+                        both.p99, both.rate / alone.rate))
             }
         }
     }
@@ -57,7 +63,8 @@ struct BenchReplica: AsyncParsableCommand {
     static func prepare(_ ledger: LocalLedger.Running, members: Int) async throws -> String {
         let authority = ledger.authority
         let owner = LedgerClient(baseURL: ledger.baseURL) { try await authority.issue(account: "owner") }
-        let prepared = try await owner.prepareCollaboration(localIdentifier: "doc", title: "Doc", initiator: Initiator(handle: "owner@example.com"))
+        let prepared = try await owner.prepareCollaboration(
+            localIdentifier: "doc", title: "Doc", initiator: Initiator(handle: "owner@example.com"))
         var last: Int64 = 0
         for start in stride(from: 0, to: members, by: 100) {
             let people = (start..<min(members, start + 100)).map { _ in SimulatedPerson(collaborationId: prepared.identifier, devices: 1) }

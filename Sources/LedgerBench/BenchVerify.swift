@@ -1,11 +1,11 @@
 import ArgumentParser
 import Crypto
 import Foundation
-import LedgerPostgres
 import Histogram
 import LedgerApp
 import LedgerClient
 import LedgerDeviceSimulator
+import LedgerPostgres
 import LedgerTelemetry
 import LedgerTokens
 import Logging
@@ -243,8 +243,8 @@ struct BenchVerify: AsyncParsableCommand {
         }
         let elapsed = (clock.now - start).seconds
         return Outcome(
-            calls: Int(histogram.totalCount), rate: Double(histogram.totalCount) / elapsed, p50: Double(histogram.valueAtPercentile(50)) / 1000,
+            calls: Int(histogram.totalCount), rate: Double(histogram.totalCount) / elapsed,
+            p50: Double(histogram.valueAtPercentile(50)) / 1000,
             p99: Double(histogram.valueAtPercentile(99)) / 1000, cpu: CPUTime.since(cpu, operations: Int(histogram.totalCount)))
     }
 }
-

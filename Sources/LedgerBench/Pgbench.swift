@@ -22,15 +22,17 @@ enum Pgbench {
     static func rate(_ pgbench: String, _ settings: DatabaseSettings, clients: Int, seconds: Double) async throws -> Double {
         let script = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-pgbench-\(UUID().uuidString).sql")
         try """
-            INSERT INTO bench_insert (stream_id, version, event_id, event_type, data, metadata, recorded_at, hash) VALUES ('pgbench-' || :client_id || '-' || random(), 1, gen_random_uuid(), 'BenchEvent', '{"rootHash":"q83vEjRWeJq83vEjRWeJq83vEjRWeJq83vEjRWeJq80=","kind":"bench"}', '{"actor":"bench"}', now(), sha256('x'));
-            """.write(to: script, atomically: true, encoding: .utf8)
+        INSERT INTO bench_insert (stream_id, version, event_id, event_type, data, metadata, recorded_at, hash) VALUES ('pgbench-' || :client_id || '-' || random(), 1, gen_random_uuid(), 'BenchEvent', '{"rootHash":"q83vEjRWeJq83vEjRWeJq83vEjRWeJq83vEjRWeJq80=","kind":"bench"}', '{"actor":"bench"}', now(), sha256('x'));
+        """.write(to: script, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: script) }
         var env = ProcessInfo.processInfo.environment
         env["PGPASSWORD"] = settings.password ?? ""
         let output = try await ProcessRunner.check(
             pgbench,
-            ["-n", "-f", script.path, "-c", "\(clients)", "-j", "\(min(clients, 2))", "-T", "\(Int(seconds.rounded(.up)))",
-             "-h", settings.host, "-p", "\(settings.port)", "-U", settings.username, settings.database],
+            [
+                "-n", "-f", script.path, "-c", "\(clients)", "-j", "\(min(clients, 2))", "-T", "\(Int(seconds.rounded(.up)))",
+                "-h", settings.host, "-p", "\(settings.port)", "-U", settings.username, settings.database,
+            ],
             environment: env)
         guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix("tps = ") }),
             let value = Double(line.dropFirst(6).prefix(while: { $0 != " " }))
@@ -40,7 +42,9 @@ enum Pgbench {
 
     /// pgbench beside the cluster's binaries, or on PATH.
     static func path() throws -> String {
-        if let bin = try? EmbeddedPostgres.binaries(preferring: Setting.pgBin.value()), FileManager.default.isExecutableFile(atPath: bin + "/pgbench") {
+        if let bin = try? EmbeddedPostgres.binaries(preferring: Setting.pgBin.value()),
+            FileManager.default.isExecutableFile(atPath: bin + "/pgbench")
+        {
             return bin + "/pgbench"
         }
         guard let found = ProcessRunner.which("pgbench") else {

@@ -3,11 +3,11 @@ import Foundation
 import LedgerConfiguration
 import LedgerDomain
 import LedgerReadModel
-import TransparencyLog
-import LedgerWire
 import LedgerStore
+import LedgerWire
 import Logging
 import PostgresNIO
+import TransparencyLog
 
 /// Audit queries at the command line, read from the same views the API serves.
 struct Audit: AsyncParsableCommand {
@@ -43,17 +43,21 @@ struct Audit: AsyncParsableCommand {
                 // Every page: the command prints the whole history.
                 var history = try await service.history(collaboration, caller: .operatorAuditor, limit: PageCursors.maxLimit)
                 while let cursor = history.nextCursor {
-                    let next = try await service.history(collaboration, caller: .operatorAuditor, limit: PageCursors.maxLimit, cursor: cursor)
+                    let next = try await service.history(
+                        collaboration, caller: .operatorAuditor, limit: PageCursors.maxLimit, cursor: cursor)
                     history.events += next.events
                     history.nextCursor = next.nextCursor
                 }
                 return history
             }
-            Table(["pos", "ver", "time", "event", "actor", "subject"], history.events.map { e in
-                let subject = e.data["rootHash"]?.text ?? e.data["title"]?.text ?? e.data["kind"]?.text ?? ""
-                let account = e.data["account"]?.text.map { " → \($0)" } ?? ""
-                return [String(e.position), String(e.version), Audit.time(e.time), e.type, e.actor ?? "", subject + account]
-            }).print()
+            Table(
+                ["pos", "ver", "time", "event", "actor", "subject"],
+                history.events.map { e in
+                    let subject = e.data["rootHash"]?.text ?? e.data["title"]?.text ?? e.data["kind"]?.text ?? ""
+                    let account = e.data["account"]?.text.map { " → \($0)" } ?? ""
+                    return [String(e.position), String(e.version), Audit.time(e.time), e.type, e.actor ?? "", subject + account]
+                }
+            ).print()
         }
     }
 
@@ -70,7 +74,8 @@ struct Audit: AsyncParsableCommand {
             let (account, collaboration) = (account, collaboration)
             let audit = try await Audit.withService(database) { service in
                 var audit = try await service.auditAccess(
-                    caller: .operatorAuditor, account: account, collaborationId: collaboration, from: from, to: nil, limit: PageCursors.maxLimit)
+                    caller: .operatorAuditor, account: account, collaborationId: collaboration, from: from, to: nil,
+                    limit: PageCursors.maxLimit)
                 while let cursor = audit.nextCursor {
                     let next = try await service.auditAccess(
                         caller: .operatorAuditor, account: account, collaborationId: collaboration, from: from, to: nil,
@@ -84,10 +89,15 @@ struct Audit: AsyncParsableCommand {
             case "csv": print(AccessAuditText.csv(audit.records), terminator: "")
             case "ndjson": print(try AccessAuditText.ndjson(audit.records), terminator: "")
             case "table":
-                Table(["pos", "time", "collaboration", "account", "change", "reason", "identity", "actor"], audit.records.map { r in
-                    [String(r.position), Audit.time(r.time), r.collaborationId, r.accountId, r.change, r.reason ?? "",
-                     String(r.rootHash.prefix(12)) + "…", r.actor ?? ""]
-                }).print()
+                Table(
+                    ["pos", "time", "collaboration", "account", "change", "reason", "identity", "actor"],
+                    audit.records.map { r in
+                        [
+                            String(r.position), Audit.time(r.time), r.collaborationId, r.accountId, r.change, r.reason ?? "",
+                            String(r.rootHash.prefix(12)) + "…", r.actor ?? "",
+                        ]
+                    }
+                ).print()
             default: throw ValidationError("--format must be table, csv or ndjson")
             }
         }
@@ -113,9 +123,12 @@ struct Audit: AsyncParsableCommand {
                 return members
             }
             print("members of \(members.collaborationId) (owner \(members.owner)) at position \(members.position):")
-            Table(["identity", "state", "account", "invited", "granted"], members.members.map { m in
-                [m.rootHash, m.state, m.accountId ?? "-", m.invitedAt.map(Audit.time) ?? "", m.grantedAt.map(Audit.time) ?? ""]
-            }).print()
+            Table(
+                ["identity", "state", "account", "invited", "granted"],
+                members.members.map { m in
+                    [m.rootHash, m.state, m.accountId ?? "-", m.invitedAt.map(Audit.time) ?? "", m.grantedAt.map(Audit.time) ?? ""]
+                }
+            ).print()
         }
     }
 }

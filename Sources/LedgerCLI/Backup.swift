@@ -7,9 +7,9 @@ import Logging
 import UnixSignals
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `ledger backup --to DIR`: a base backup of the embedded cluster (or of `--database-url`),
@@ -20,7 +20,8 @@ import Darwin
 /// `--recipient`s (`BackupSecrets`).
 struct Backup: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Back up the ledger's database into a folder: a base backup, then its WAL streamed through a replication slot until stopped (Ctrl-C or SIGTERM).",
+        abstract:
+            "Back up the ledger's database into a folder: a base backup, then its WAL streamed through a replication slot until stopped (Ctrl-C or SIGTERM).",
         discussion: """
             Run it again with the same folder to resume the stream (the slot kept every WAL segment since). While the \
             slot exists, checkpoints cover only what the folder flushed: a stopped backup delays them, it never forks \
@@ -34,16 +35,21 @@ struct Backup: AsyncParsableCommand {
     @Option(name: .long, help: "The backup folder (created; a folder with a base backup resumes its WAL stream).")
     var to: String?
 
-    @Option(name: .long, help: "The physical replication slot the backup streams through: ledger_backup, or ledger_backup_<name> for more than one backup.")
+    @Option(
+        name: .long,
+        help: "The physical replication slot the backup streams through: ledger_backup, or ledger_backup_<name> for more than one backup.")
     var slot: String = WALArchive.defaultSlot
 
     @Flag(name: .long, help: "Drop the slot and exit: backups end, checkpoints no longer wait for them.")
     var dropSlot = false
 
-    @Option(name: .long, help: "An age recipient (age1…) the secrets are sealed to; repeatable. Without one the secrets stay out of the folder.")
+    @Option(
+        name: .long, help: "An age recipient (age1…) the secrets are sealed to; repeatable. Without one the secrets stay out of the folder."
+    )
     var recipient: [String] = []
 
-    @Flag(name: .long, help: "Seal only the secrets into the folder, and exit: no database is reached (beside a backup tool such as Barman).")
+    @Flag(
+        name: .long, help: "Seal only the secrets into the folder, and exit: no database is reached (beside a backup tool such as Barman).")
     var secretsOnly = false
 
     func validate() throws {
@@ -53,7 +59,8 @@ struct Backup: AsyncParsableCommand {
         guard slot.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "_") }), slot.count <= 63,
             slot == WALArchive.defaultSlot || slot.hasPrefix(WALArchive.defaultSlot + "_")
         else {
-            throw ValidationError("--slot must be \(WALArchive.defaultSlot) or \(WALArchive.defaultSlot)_<name> (lower-case letters, digits, _)")
+            throw ValidationError(
+                "--slot must be \(WALArchive.defaultSlot) or \(WALArchive.defaultSlot)_<name> (lower-case letters, digits, _)")
         }
     }
 
@@ -66,8 +73,9 @@ struct Backup: AsyncParsableCommand {
             // The secrets first, before any database is reached: a bad recipient is refused before anything else is made.
             let outside = try await kept.keep(configuration, recipients: recipient)
             if recipient.isEmpty {
-                say("backup: no --recipient, so no secret is in \(kept.folder.path); keep these elsewhere (a restore needs them): "
-                    + outside.map(\.path).joined(separator: ", "))
+                say(
+                    "backup: no --recipient, so no secret is in \(kept.folder.path); keep these elsewhere (a restore needs them): "
+                        + outside.map(\.path).joined(separator: ", "))
             } else {
                 say("backup: the secrets sealed with age to \(recipient.count) recipient(s) in \(kept.secrets.path)")
             }
@@ -76,7 +84,9 @@ struct Backup: AsyncParsableCommand {
         let (server, embedded) = try await configuration.connect(logger: logger)
         try await stopping(embedded) {
             if dropSlot {
-                let dropped = try await server.withClient(logger: logger) { try await WALArchive.dropSlot(slot, client: $0, logger: logger) }
+                let dropped = try await server.withClient(logger: logger) {
+                    try await WALArchive.dropSlot(slot, client: $0, logger: logger)
+                }
                 say(dropped ? "backup: slot \(slot) dropped; checkpoints no longer wait for a backup" : "backup: no slot \(slot)")
                 return
             }
@@ -150,7 +160,9 @@ struct Restore: AsyncParsableCommand {
     @Option(name: .long, help: "An age identity file that opens the backup's sealed secrets.")
     var identity: String?
 
-    @Flag(name: .long, help: "Lay only the secrets (and a checkpoint the folder holds), not the database (a folder made with --secrets-only).")
+    @Flag(
+        name: .long, help: "Lay only the secrets (and a checkpoint the folder holds), not the database (a folder made with --secrets-only)."
+    )
     var secretsOnly = false
 
     func run() async throws {

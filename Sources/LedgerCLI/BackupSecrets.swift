@@ -3,9 +3,9 @@ import LedgerConfiguration
 import LedgerPostgres
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// What a backup folder holds beside the database (SPEC "A backup is not a key ring"):
@@ -59,8 +59,10 @@ struct BackupSecrets {
 
     /// The clear copies an earlier release kept in `secrets/` (and its half-written ones).
     var legacy: [URL] {
-        (Self.sealed + [Self.checkpointName]).flatMap { [secrets.appendingPathComponent($0), secrets.appendingPathComponent(".\($0).new")] }
-            .filter { FileManager.default.fileExists(atPath: $0.path) }
+        (Self.sealed + [Self.checkpointName]).flatMap {
+            [secrets.appendingPathComponent($0), secrets.appendingPathComponent(".\($0).new")]
+        }
+        .filter { FileManager.default.fileExists(atPath: $0.path) }
     }
 
     /// Writes the manifest, removes the clear copies an earlier release kept, then seals each
@@ -77,7 +79,9 @@ struct BackupSecrets {
             say("backup: removed \(file.path), a secret an earlier release kept in the clear")
         }
         let sources = Self.sources(configuration)
-        let present = Self.sealed.compactMap { name in sources[name].flatMap { FileManager.default.fileExists(atPath: $0.path) ? (name, $0) : nil } }
+        let present = Self.sealed.compactMap { name in
+            sources[name].flatMap { FileManager.default.fileExists(atPath: $0.path) ? (name, $0) : nil }
+        }
         guard !recipients.isEmpty else { return present.map(\.1) }
         let age = try Self.age()
         for (name, source) in present {
@@ -124,7 +128,8 @@ struct BackupSecrets {
         defer { try? fm.removeItem(at: opened) }
         let oldCheckpoint = secrets.appendingPathComponent(Self.checkpointName)
         var files: [(name: String, data: URL)] =
-            fm.fileExists(atPath: checkpoint.path) ? [(Self.checkpointName, checkpoint)]
+            fm.fileExists(atPath: checkpoint.path)
+            ? [(Self.checkpointName, checkpoint)]
             : fm.fileExists(atPath: oldCheckpoint.path) ? [(Self.checkpointName, oldCheckpoint)] : []
         let sealedHere = Self.sealed.filter { fm.fileExists(atPath: secrets.appendingPathComponent($0 + ".age").path) }
         for name in Self.sealed where !sealedHere.contains(name) && fm.fileExists(atPath: secrets.appendingPathComponent(name).path) {
@@ -136,16 +141,24 @@ struct BackupSecrets {
             for name in sealedHere {
                 let out = opened.appendingPathComponent(name)
                 do {
-                    try await ProcessRunner.check(age, ["-d", "-i", identity, "-o", out.path, secrets.appendingPathComponent(name + ".age").path])
+                    try await ProcessRunner.check(
+                        age, ["-d", "-i", identity, "-o", out.path, secrets.appendingPathComponent(name + ".age").path])
                 } catch let failure as ProcessRunner.Failure {
-                    throw Failure(description: "age could not open \(name) with \(identity): \(failure.output.trimmingCharacters(in: .whitespacesAndNewlines))")
+                    throw Failure(
+                        description:
+                            "age could not open \(name) with \(identity): \(failure.output.trimmingCharacters(in: .whitespacesAndNewlines))"
+                    )
                 }
                 files.append((name, out))
             }
         } else if !sealedHere.isEmpty {
-            lines.append("restore: \(sealedHere.joined(separator: ", ")) are sealed in \(secrets.path); pass --identity FILE to open them, or put them in place yourself")
+            lines.append(
+                "restore: \(sealedHere.joined(separator: ", ")) are sealed in \(secrets.path); pass --identity FILE to open them, or put them in place yourself"
+            )
         } else if files.count <= 1 {
-            lines.append("restore: the backup holds no secrets; put \(Self.sealed.map { place($0).path }.joined(separator: ", ")) in place from where you keep them")
+            lines.append(
+                "restore: the backup holds no secrets; put \(Self.sealed.map { place($0).path }.joined(separator: ", ")) in place from where you keep them"
+            )
         }
         for (name, source) in files {
             let target = place(name)

@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import LedgerClient
 import LedgerConfiguration
-import LedgerLog
 import LedgerDomain
+import LedgerLog
 import LedgerStore
 import LedgerTokens
 import Logging
@@ -27,7 +27,8 @@ struct Token: AsyncParsableCommand {
         if let dataDir { configuration.dataDir = dataDir }
         let (authority, _) = try await Tokens.authority(configuration, createIfMissing: false)
         guard authority.canIssue else {
-            throw ValidationError("tokens come from the identity provider (LEDGER_JWKS_URL or LEDGER_JWKS_FILE is set), not from `ledger token`")
+            throw ValidationError(
+                "tokens come from the identity provider (LEDGER_JWKS_URL or LEDGER_JWKS_FILE is set), not from `ledger token`")
         }
         print(try await authority.issue(account: account, roles: role, validFor: days * 86400))
     }
@@ -45,9 +46,13 @@ struct Migrate: AsyncParsableCommand {
             let files = try await migrator.pendingFunctions()
             return (try await migrator.migrate(), files)
         }
-        if !applied.isEmpty { print("applied: \(applied.joined(separator: ", ")), then every function file") }
-        else if !files.isEmpty { print("function files applied again: \(files.joined(separator: ", "))") }
-        else { print("schema is up to date") }
+        if !applied.isEmpty {
+            print("applied: \(applied.joined(separator: ", ")), then every function file")
+        } else if !files.isEmpty {
+            print("function files applied again: \(files.joined(separator: ", "))")
+        } else {
+            print("schema is up to date")
+        }
     }
 }
 
@@ -57,7 +62,9 @@ struct Log: AsyncParsableCommand {
 
     struct Verify: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Walk the hash chain and recompute the Merkle tree from the events; with --checkpoint and --key, check that today's log extends a saved checkpoint. Exits non-zero naming what is wrong.")
+            abstract:
+                "Walk the hash chain and recompute the Merkle tree from the events; with --checkpoint and --key, check that today's log extends a saved checkpoint. Exits non-zero naming what is wrong."
+        )
 
         @OptionGroup var database: DatabaseOptions
         @Option(help: "A signed checkpoint saved earlier (`ledger log checkpoint`, `GET /tlog/checkpoint`).") var checkpoint: String?
@@ -133,8 +140,13 @@ struct Log: AsyncParsableCommand {
         @OptionGroup var database: DatabaseOptions
 
         func run() async throws {
-            let latest = try await database.withClient { client, logger in try await LogTree(client: client, logger: logger).latestCheckpoint() }
-            guard let latest else { throw ValidationError("no checkpoint has been signed yet: is a checkpointer running (`ledger serve` or `ledger checkpointer`)?") }
+            let latest = try await database.withClient { client, logger in
+                try await LogTree(client: client, logger: logger).latestCheckpoint()
+            }
+            guard let latest else {
+                throw ValidationError(
+                    "no checkpoint has been signed yet: is a checkpointer running (`ledger serve` or `ledger checkpointer`)?")
+            }
             print(latest.note, terminator: "")
         }
     }
@@ -155,7 +167,8 @@ struct Log: AsyncParsableCommand {
 
 struct SettingsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "settings", abstract: "Print every setting: flag, environment variable, default, meaning (docs/OPERATIONS.md's table).")
+        commandName: "settings", abstract: "Print every setting: flag, environment variable, default, meaning (docs/OPERATIONS.md's table)."
+    )
 
     func run() {
         print(LedgerSettings.markdownTable, terminator: "")

@@ -1,15 +1,15 @@
 import ArgumentParser
 import Foundation
+import LedgerApp
+import LedgerClient
+import LedgerConfiguration
+import LedgerDeviceSimulator
+import LedgerDomain
+import LedgerStore
 import LedgerTelemetry
 import LedgerTokens
-import TransparencyLog
-import LedgerConfiguration
-import LedgerApp
-import LedgerStore
-import LedgerClient
-import LedgerDomain
-import LedgerDeviceSimulator
 import Logging
+import TransparencyLog
 
 struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -82,12 +82,16 @@ struct DemoScript {
         step("devin shares a document in Messages: the app prepares the collaboration")
         let prepared = try await devin.prepareCollaboration(
             localIdentifier: "trip-plan.doc", title: "Trip plan", initiator: Initiator(handle: "devin@example.com", name: "Devin"),
-            options: ShareOptions(summary: "Anyone can make changes", groups: [
-                .init(identifier: "permission", title: "Permission", kind: .picker, options: [
-                    .init(identifier: "rw", title: "Can make changes", selected: true),
-                    .init(identifier: "ro", title: "View only", selected: false),
-                ]),
-            ]))
+            options: ShareOptions(
+                summary: "Anyone can make changes",
+                groups: [
+                    .init(
+                        identifier: "permission", title: "Permission", kind: .picker,
+                        options: [
+                            .init(identifier: "rw", title: "Can make changes", selected: true),
+                            .init(identifier: "ro", title: "View only", selected: false),
+                        ])
+                ]))
         let id = prepared.identifier
         say("collaboration \(id)")
         say("universal link \(prepared.url.absoluteString)")
@@ -115,7 +119,9 @@ struct DemoScript {
         let mentioned = try await client("carol").postHighlight(.mention, mentioning: people[1].1.rootHashData, in: id)
         // Reads come from the projections: ask for them to have reached the last write.
         let bobSees = try await client("bob").highlights(in: id, minPosition: mentioned)
-        say("bob sees \(bobSees.highlights.count) notices: \(bobSees.highlights.map { n in n.trigger.map { "\(n.kind)/\($0)" } ?? n.kind }.joined(separator: ", "))")
+        say(
+            "bob sees \(bobSees.highlights.count) notices: \(bobSees.highlights.map { n in n.trigger.map { "\(n.kind)/\($0)" } ?? n.kind }.joined(separator: ", "))"
+        )
 
         let beforeRemoval = try await devin.members(of: id, minPosition: mentioned)
         step("devin removes alice's identity")
@@ -131,9 +137,12 @@ struct DemoScript {
 
         step("audit trail of the collaboration (the log, in order)")
         let history = try await devin.history(of: id)
-        Table(["pos", "time", "event", "actor"], history.events.map { e in
-            [String(e.position), Self.time(e.time), e.type, e.actor ?? ""]
-        }).print()
+        Table(
+            ["pos", "time", "event", "actor"],
+            history.events.map { e in
+                [String(e.position), Self.time(e.time), e.type, e.actor ?? ""]
+            }
+        ).print()
 
         step("who gained and lost access when (auditor)")
         try await printAccess(id, minPosition: removed.position)
@@ -155,7 +164,9 @@ struct DemoScript {
         let key = try NoteVerifier(try await auditor.logKey())
         for (when, evidence) in [("saved before", savedEvidence), ("fetched after", try await auditor.evidence(position: bobsGrant))] {
             let report = try EvidenceVerifier.verify(evidence, key: key)
-            say("evidence of bob's grant \(when) the erasure: in the signed log of \(report.treeSize) events, device proof verified: \(report.deviceProofChecked)")
+            say(
+                "evidence of bob's grant \(when) the erasure: in the signed log of \(report.treeSize) events, device proof verified: \(report.deviceProofChecked)"
+            )
         }
 
         step("the same, seen in the auditor's console (sign in with a token: `ledger token --account devin`, or --role auditor)")
@@ -164,9 +175,12 @@ struct DemoScript {
 
     func printAccess(_ id: String, minPosition: Int64) async throws {
         let audit = try await client("auditor", roles: ["auditor"]).auditAccess(collaboration: id, minPosition: minPosition)
-        Table(["pos", "time", "account", "change", "reason", "identity"], audit.records.map { r in
-            [String(r.position), Self.time(r.time), r.accountId, r.change, r.reason ?? "", String(r.rootHash.prefix(12)) + "…"]
-        }).print()
+        Table(
+            ["pos", "time", "account", "change", "reason", "identity"],
+            audit.records.map { r in
+                [String(r.position), Self.time(r.time), r.accountId, r.change, r.reason ?? "", String(r.rootHash.prefix(12)) + "…"]
+            }
+        ).print()
     }
 
     func printMembers(_ title: String, _ members: Members) {

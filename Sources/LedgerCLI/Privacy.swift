@@ -38,8 +38,10 @@ struct Privacy: AsyncParsableCommand {
             }
             print(String(decoding: try APIJSON.encoder().encode(erasure), as: UTF8.self))
             if !erasure.unerasedPositions.isEmpty {
-                FileHandle.standardError.write(Data(
-                    "note: events at \(erasure.unerasedPositions.map(String.init).joined(separator: ", ")) predate pseudonyms and keep the account in plaintext\n".utf8))
+                FileHandle.standardError.write(
+                    Data(
+                        "note: events at \(erasure.unerasedPositions.map(String.init).joined(separator: ", ")) predate pseudonyms and keep the account in plaintext\n"
+                            .utf8))
             }
         }
     }
@@ -57,7 +59,8 @@ struct Privacy: AsyncParsableCommand {
         }
     }
 
-    static func withOffice<T: Sendable>(_ database: DatabaseOptions, _ body: @Sendable (PrivacyOffice) async throws -> T) async throws -> T {
+    static func withOffice<T: Sendable>(_ database: DatabaseOptions, _ body: @Sendable (PrivacyOffice) async throws -> T) async throws -> T
+    {
         do {
             return try await database.withClient { client, logger in
                 try await Migrator(client: client, logger: logger).ensureCurrent()

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import TransparencyLog
 import LedgerApp
 import LedgerConfiguration
 import LedgerPostgres
@@ -8,11 +7,14 @@ import LedgerProjections
 import LedgerStore
 import Logging
 import PostgresNIO
+import TransparencyLog
 
 struct Project: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "project",
-        abstract: "Run a projector worker and the expiry service: fold the log into the views, append expiries (any number may run; leases keep one owner of each).")
+        abstract:
+            "Run a projector worker and the expiry service: fold the log into the views, append expiries (any number may run; leases keep one owner of each)."
+    )
 
     @OptionGroup var database: DatabaseOptions
 
@@ -33,11 +35,16 @@ struct Projections: AsyncParsableCommand {
             let statuses = try await database.withClient { client, logger in
                 try await ProjectionQueries.status(client: client, logger: logger)
             }
-            Table(["projection", "position", "head", "lag (events)", "lag (s)", "owner", "state"], statuses.map { s in
-                [s.name, String(s.position), String(s.head), String(s.lagEvents), String(format: "%.1f", s.lagSeconds),
-                 s.owner.map { $0 + (s.leaseValid ? "" : " (lease expired)") } ?? "-",
-                 s.status == "running" ? "running" : "STOPPED at \(s.errorPosition ?? 0): \(s.error ?? "")"]
-            }).print()
+            Table(
+                ["projection", "position", "head", "lag (events)", "lag (s)", "owner", "state"],
+                statuses.map { s in
+                    [
+                        s.name, String(s.position), String(s.head), String(s.lagEvents), String(format: "%.1f", s.lagSeconds),
+                        s.owner.map { $0 + (s.leaseValid ? "" : " (lease expired)") } ?? "-",
+                        s.status == "running" ? "running" : "STOPPED at \(s.errorPosition ?? 0): \(s.error ?? "")",
+                    ]
+                }
+            ).print()
             if statuses.contains(where: { $0.status != "running" }) { throw ExitCode(3) }
         }
     }
@@ -75,7 +82,8 @@ struct Projections: AsyncParsableCommand {
                 projections = Projection.allCases
             } else {
                 guard let projection = Projection(rawValue: name) else {
-                    throw ValidationError("unknown projection \(name); known: \(Projection.allCases.map(\.rawValue).joined(separator: ", "))")
+                    throw ValidationError(
+                        "unknown projection \(name); known: \(Projection.allCases.map(\.rawValue).joined(separator: ", "))")
                 }
                 projections = [projection]
             }
@@ -85,9 +93,11 @@ struct Projections: AsyncParsableCommand {
                     let bar = ProgressBar(title: projection.rawValue)
                     let report = try await ProjectionRebuild(client: client, logger: logger).run(projection) { bar.update($0) }
                     bar.finish()
-                    print(String(
-                        format: "%@: rebuilt up to position %lld in %.1f s (%.0f events/s) and swapped in",
-                        projection.rawValue, report.position, report.elapsed.seconds, Double(report.events) / max(report.elapsed.seconds, 0.001)))
+                    print(
+                        String(
+                            format: "%@: rebuilt up to position %lld in %.1f s (%.0f events/s) and swapped in",
+                            projection.rawValue, report.position, report.elapsed.seconds,
+                            Double(report.events) / max(report.elapsed.seconds, 0.001)))
                 }
             }
         }

@@ -46,7 +46,8 @@ enum JWTSecret {
             return (existing.trimmingCharacters(in: .whitespacesAndNewlines), true)
         }
         guard createIfMissing else {
-            throw ValidationError("no LEDGER_JWT_SECRET and no development secret in \(file.path); run `ledger serve` once or set LEDGER_JWT_SECRET")
+            throw ValidationError(
+                "no LEDGER_JWT_SECRET and no development secret in \(file.path); run `ledger serve` once or set LEDGER_JWT_SECRET")
         }
         try FileManager.default.createDirectory(at: dataDir, withIntermediateDirectories: true)
         let secret = TokenAuthority.randomSecret()

@@ -1,14 +1,14 @@
 import ArgumentParser
 import Foundation
-import LedgerTelemetry
-import LedgerTokens
-import TransparencyLog
 import LedgerApp
 import LedgerConfiguration
 import LedgerLog
 import LedgerPostgres
 import LedgerStore
+import LedgerTelemetry
+import LedgerTokens
 import Logging
+import TransparencyLog
 
 /// HTTP options: flag, then environment, then default.
 struct HTTPOptions: ParsableArguments {
@@ -54,7 +54,8 @@ struct Serve: AsyncParsableCommand {
 struct API: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "api",
-        abstract: "Run the HTTP API only; proofs are decided by `ledger verifier` workers (the schema must be current: run `ledger migrate`).")
+        abstract:
+            "Run the HTTP API only; proofs are decided by `ledger verifier` workers (the schema must be current: run `ledger migrate`).")
 
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var http: HTTPOptions
@@ -136,7 +137,8 @@ struct Role {
     func run() async throws {
         if needsTokenKey, configuration.databaseURL != nil, !configuration.tokenKeysConfigured {
             throw ValidationError(
-                "refusing to start: `ledger \(role.rawValue)` with a database URL needs the deployment's token keys, LEDGER_JWT_SECRET or LEDGER_JWKS_URL/LEDGER_JWKS_FILE (every API instance must accept the others' tokens)")
+                "refusing to start: `ledger \(role.rawValue)` with a database URL needs the deployment's token keys, LEDGER_JWT_SECRET or LEDGER_JWKS_URL/LEDGER_JWKS_FILE (every API instance must accept the others' tokens)"
+            )
         }
         let logger = Logs.bootstrap(configuration)
         LedgerMetrics.bootstrap()
@@ -171,18 +173,22 @@ struct Role {
         let dataDir = configuration.dataDirectory.path
         return { _ in
             if let verifierKey {
-                FileHandle.standardOutput.write(Data("""
-                    checkpoint verifier key (keep a copy: auditors check checkpoints with it):
-                      export LEDGER_LOG_KEY=\(verifierKey)
+                FileHandle.standardOutput.write(
+                    Data(
+                        """
+                        checkpoint verifier key (keep a copy: auditors check checkpoints with it):
+                          export LEDGER_LOG_KEY=\(verifierKey)
 
-                    """.utf8))
+                        """.utf8))
             }
             guard generated, let token = try? await authority.issue(account: "dev") else { return }
-            FileHandle.standardOutput.write(Data("""
-                development token (account dev; secret in \(dataDir)/jwt-secret):
-                  export TOKEN=\(token)
+            FileHandle.standardOutput.write(
+                Data(
+                    """
+                    development token (account dev; secret in \(dataDir)/jwt-secret):
+                      export TOKEN=\(token)
 
-                """.utf8))
+                    """.utf8))
         }
     }
 }

@@ -36,7 +36,8 @@ enum SigningKey {
         }
         guard signer.name == origin else {
             throw ValidationError(
-                "the signing key in \(file.path) is named \(signer.name) but the log's origin is \(origin): set LEDGER_LOG_ORIGIN=\(signer.name), or make a key named \(origin) with `ledger log keygen --origin \(origin)`")
+                "the signing key in \(file.path) is named \(signer.name) but the log's origin is \(origin): set LEDGER_LOG_ORIGIN=\(signer.name), or make a key named \(origin) with `ledger log keygen --origin \(origin)`"
+            )
         }
         return (signer, generated)
     }

@@ -12,11 +12,19 @@ extension Audit {
     struct VerifyEvidence: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "verify",
-            abstract: "Check evidence offline (a JSON document or a C2SP tlog-proof): checkpoint signature and cosignatures, leaf, inclusion proof, a grant's device proof, and each personal value against its commitment.")
+            abstract:
+                "Check evidence offline (a JSON document or a C2SP tlog-proof): checkpoint signature and cosignatures, leaf, inclusion proof, a grant's device proof, and each personal value against its commitment."
+        )
         @Argument(help: "The evidence: a JSON document, or a C2SP tlog-proof (?format=tlog-proof, a .tlog-proof file).") var file: String
         @Option(help: ArgumentHelp(Setting.logKey.help("The log's verifier key (name+id+key)"))) var key: String?
-        @Option(help: "A witness policy (C2SP tlog-policy) whose quorum must have cosigned the evidence's checkpoint; for a tlog-proof it may stand for --key (its log lines name the log's key).") var policy: String?
-        @Option(help: "With a tlog-proof: the JSON evidence of the same event, whose openings of personal values are checked against the commitments in the proof's entry.") var openings: String?
+        @Option(
+            help:
+                "A witness policy (C2SP tlog-policy) whose quorum must have cosigned the evidence's checkpoint; for a tlog-proof it may stand for --key (its log lines name the log's key)."
+        ) var policy: String?
+        @Option(
+            help:
+                "With a tlog-proof: the JSON evidence of the same event, whose openings of personal values are checked against the commitments in the proof's entry."
+        ) var openings: String?
 
         func run() throws {
             let contents: Data
@@ -30,15 +38,20 @@ extension Audit {
             let keyText = try key ?? loadConfiguration().logKey
             guard keyText != nil || (isProof && policy != nil) else {
                 throw ValidationError(
-                    "--key (or LEDGER_LOG_KEY) is required: the verifier key the checkpoint must be signed with (a tlog-proof may be checked by --policy alone)")
+                    "--key (or LEDGER_LOG_KEY) is required: the verifier key the checkpoint must be signed with (a tlog-proof may be checked by --policy alone)"
+                )
             }
-            guard openings == nil || isProof else { throw ValidationError("--openings is for a tlog-proof: JSON evidence carries its openings") }
+            guard openings == nil || isProof else {
+                throw ValidationError("--openings is for a tlog-proof: JSON evidence carries its openings")
+            }
             let verifier = try keyText.map { try NoteVerifier($0) }
             do {
                 let witnesses = try policy.map { try WitnessPolicy(String(contentsOfFile: $0, encoding: .utf8)) }
                 let report: EvidenceVerifier.Report
                 if isProof {
-                    guard let text = String(data: contents, encoding: .utf8) else { throw ValidationError("the tlog-proof is not UTF-8 text") }
+                    guard let text = String(data: contents, encoding: .utf8) else {
+                        throw ValidationError("the tlog-proof is not UTF-8 text")
+                    }
                     report = try verifyProof(text, key: verifier, policy: witnesses)
                 } else if let verifier {
                     report = try verifyDocument(contents, key: verifier, policy: witnesses)

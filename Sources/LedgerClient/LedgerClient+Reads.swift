@@ -62,7 +62,8 @@ extension LedgerClient {
     }
 
     /// Every notice the caller may see, a page at a time.
-    public func allHighlights(in collaborationID: String, minPosition: Int64? = nil, pageSize: Int = 1000) -> LedgerPages<Highlights.Notice> {
+    public func allHighlights(in collaborationID: String, minPosition: Int64? = nil, pageSize: Int = 1000) -> LedgerPages<Highlights.Notice>
+    {
         LedgerPages { cursor in
             let page = try await highlights(in: collaborationID, minPosition: minPosition, limit: pageSize, cursor: cursor)
             return (page.highlights, page.nextCursor)

@@ -60,9 +60,10 @@ extension LedgerClient {
         let now = published.checkpoint
         guard now.origin == saved.origin else { throw LogAuditFailure("the published checkpoint is of \(now.origin), not \(saved.origin)") }
         guard now.size >= saved.size else {
-            throw LogAuditFailure("the published tree has \(now.size) events, fewer than the saved checkpoint's \(saved.size): the log was truncated")
+            throw LogAuditFailure(
+                "the published tree has \(now.size) events, fewer than the saved checkpoint's \(saved.size): the log was truncated")
         }
-        guard try await hashes(of: [0 ..< now.size], treeSize: now.size) == [now.rootHash] else {
+        guard try await hashes(of: [0..<now.size], treeSize: now.size) == [now.rootHash] else {
             throw LogAuditFailure("the tiles do not give the published root of size \(now.size): the tiles were rewritten")
         }
         let proof = try await hashes(of: MerkleTree.consistencyRanges(from: saved.size, to: now.size), treeSize: now.size)
@@ -70,7 +71,8 @@ extension LedgerClient {
             try MerkleProof.verifyConsistency(size1: saved.size, size2: now.size, root1: saved.rootHash, root2: now.rootHash, proof: proof)
         } catch {
             throw LogAuditFailure(
-                "the published tree of size \(now.size) does not extend the saved checkpoint of size \(saved.size): the log was rewritten (\(error))")
+                "the published tree of size \(now.size) does not extend the saved checkpoint of size \(saved.size): the log was rewritten (\(error))"
+            )
         }
         return published
     }
@@ -85,7 +87,8 @@ extension LedgerClient {
         let path = try await hashes(of: MerkleTree.inclusionRanges(leaf: position - 1, size: size), treeSize: size)
         do {
             try MerkleProof.verifyInclusion(
-                leafIndex: position - 1, treeSize: size, leafHash: MerkleTree.leafHash(leaf), proof: path, root: published.checkpoint.rootHash)
+                leafIndex: position - 1, treeSize: size, leafHash: MerkleTree.leafHash(leaf), proof: path,
+                root: published.checkpoint.rootHash)
         } catch {
             throw LogAuditFailure("the event at position \(position) is not in the published tree of size \(size): \(error)")
         }

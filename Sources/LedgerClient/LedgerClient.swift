@@ -246,6 +246,17 @@ public struct LedgerClient: Sendable {
 /// What carries the client's requests: an HTTP request in, the response's body and status out.
 public protocol LedgerTransport: Sendable {
     func send(_ request: URLRequest) async throws -> (body: Data, status: Int)
+
+    /// A response read as it arrives (the change feed): its status once the head is in, then
+    /// the body in pieces until the server ends it. Cancelling the consumer closes the connection.
+    func stream(_ request: URLRequest) async throws -> (status: Int, body: AsyncThrowingStream<Data, any Error>)
+}
+
+extension LedgerTransport {
+    /// By default, through a URLSession of its own.
+    public func stream(_ request: URLRequest) async throws -> (status: Int, body: AsyncThrowingStream<Data, any Error>) {
+        try await URLSessionStream.open(request)
+    }
 }
 
 /// The default transport.

@@ -107,7 +107,9 @@ public struct LedgerConfiguration: Sendable {
 
     /// Where the checkpointer keeps the last published checkpoint.
     public var checkpointFileURL: URL {
-        checkpointFile.map { URL(fileURLWithPath: $0, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).standardizedFileURL }
+        checkpointFile.map {
+            URL(fileURLWithPath: $0, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).standardizedFileURL
+        }
             ?? dataDirectory.appendingPathComponent("published-checkpoint")
     }
 

@@ -5,7 +5,8 @@ public enum LedgerSettings {
     public static let all: [Setting] = [
         .host, .port, .dataDir, .databaseURL, .readDatabaseURL, .jwtSecret, .jwksURL, .jwksFile, .jwtIssuer, .jwtAudience,
         .jwtAccountClaim, .jwtRolesClaim, .publicBaseURL, .bodyLimit, .challengeTTL, .verdictWait, .readWait, .shutdownDrain,
-        .verifierGroup, .webhooksAllowHTTP, .webhooksAllowPrivate, .logLevel, .logFormat, .pgBin, .signingKeyFile, .logOrigin, .witnessPolicy, .checkpointFile, .publicEntries, .logKey, .url,
+        .verifierGroup, .webhooksAllowHTTP, .webhooksAllowPrivate, .logLevel, .logFormat, .pgBin, .signingKeyFile, .logOrigin,
+        .witnessPolicy, .checkpointFile, .publicEntries, .logKey, .url,
     ]
 
     public struct Malformed: Error, CustomStringConvertible {
@@ -16,7 +17,8 @@ public enum LedgerSettings {
     /// Every problem of the settings set in `environment`, in one error: each value's, then
     /// those of settings that need another (`requirements`).
     public static func check(_ environment: [String: String]) throws {
-        let problems = all.compactMap { setting in setting.value(in: environment).flatMap { setting.problem(with: $0) } }
+        let problems =
+            all.compactMap { setting in setting.value(in: environment).flatMap { setting.problem(with: $0) } }
             + requirements(environment)
         if !problems.isEmpty { throw Malformed(problems: problems) }
     }
@@ -64,10 +66,12 @@ extension Setting {
     public static let jwtIssuer = Setting("LEDGER_JWT_ISSUER", unset: "unset: not checked", "the `iss` every token must carry", .text)
     public static let jwtAudience = Setting(
         "LEDGER_JWT_AUDIENCE", unset: "unset: not checked (HS256 only)",
-        "an `aud` every token must carry; required with `LEDGER_JWKS_URL` or `LEDGER_JWKS_FILE` (every role refuses to start without it)", .text)
+        "an `aud` every token must carry; required with `LEDGER_JWKS_URL` or `LEDGER_JWKS_FILE` (every role refuses to start without it)",
+        .text)
     public static let jwtAccountClaim = Setting("LEDGER_JWT_ACCOUNT_CLAIM", default: "sub", "the claim that holds the account", .text)
     public static let jwtRolesClaim = Setting(
-        "LEDGER_JWT_ROLES_CLAIM", default: "roles", "the claim that holds the roles (an array; `auditor` reads the audit, `privacy` erases and exports personal data)", .text)
+        "LEDGER_JWT_ROLES_CLAIM", default: "roles",
+        "the claim that holds the roles (an array; `auditor` reads the audit, `privacy` erases and exports personal data)", .text)
     public static let publicBaseURL = Setting(
         flag: "--public-base-url", "LEDGER_PUBLIC_BASE_URL", unset: "`http://HOST:PORT`", "base of universal links", .httpURL)
     public static let bodyLimit = Setting("LEDGER_BODY_LIMIT", default: "1048576", "request body limit in bytes", .count(1024...(1 << 30)))
@@ -110,10 +114,12 @@ extension Setting {
         "a witness policy file (C2SP `tlog-policy`): checkpoints are published once its quorum has cosigned them", .text)
     public static let checkpointFile = Setting(
         "LEDGER_CHECKPOINT_FILE", unset: "`published-checkpoint` in the data folder",
-        "the latest checkpoint the checkpointer signed, written before any witness sees it and kept outside the database: one of the records (with the database's and the witnesses') it never signs a tree below; keep it on a durable volume", .text)
+        "the latest checkpoint the checkpointer signed, written before any witness sees it and kept outside the database: one of the records (with the database's and the witnesses') it never signs a tree below; keep it on a durable volume",
+        .text)
     public static let publicEntries = Setting(
         "LEDGER_PUBLIC_ENTRIES", default: "no", "`yes`: `/tlog/tile/entries/…` needs no token; otherwise an auditor's", .yesNo)
-    public static let logKey = Setting(flag: "--key", "LEDGER_LOG_KEY", "verifier key for `log verify --checkpoint` and `audit verify`", .text)
+    public static let logKey = Setting(
+        flag: "--key", "LEDGER_LOG_KEY", "verifier key for `log verify --checkpoint` and `audit verify`", .text)
     public static let url = Setting(
         flag: "--url", "LEDGER_URL", unset: "unset: a ledger in the process", "the ledger `ledger demo` drives", .httpURL)
 }

@@ -31,7 +31,9 @@ public struct Setting: Sendable {
     public let meaning: String
     public let kind: Kind
 
-    public init(flag: String? = nil, _ variable: String, default defaultValue: String? = nil, unset: String? = nil, _ meaning: String, _ kind: Kind) {
+    public init(
+        flag: String? = nil, _ variable: String, default defaultValue: String? = nil, unset: String? = nil, _ meaning: String, _ kind: Kind
+    ) {
         self.flag = flag
         self.variable = variable
         self.defaultValue = defaultValue
@@ -82,14 +84,17 @@ public struct Setting: Sendable {
         case .choice(let options):
             guard options.contains(value.lowercased()) else { return refused + "one of \(options.joined(separator: ", "))" }
         case .httpURL:
-            guard let url = URLComponents(string: value), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host?.isEmpty == false
+            guard let url = URLComponents(string: value), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
+                url.host?.isEmpty == false
             else { return refused + "an http or https URL" }
         case .databaseURL:
             // Not repeated: it may carry a password.
             do { _ = try DatabaseSettings(url: value) } catch { return "\(variable) is not a PostgreSQL URL: \(error)" }
         case .secret(let minimum):
             // The value itself is not repeated: it is a secret.
-            guard value.utf8.count >= minimum else { return "\(variable) is \(value.utf8.count) bytes long; it must be at least \(minimum)" }
+            guard value.utf8.count >= minimum else {
+                return "\(variable) is \(value.utf8.count) bytes long; it must be at least \(minimum)"
+            }
         }
         return nil
     }

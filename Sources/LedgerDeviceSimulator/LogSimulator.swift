@@ -24,12 +24,16 @@ public struct LogSimulator: Sendable {
         let start = StartCollaboration(
             localIdentifier: "doc-\(random.next() % 100_000)", title: "Document \(random.next() % 10_000)",
             initiatorHandle: "\(owner)@example.com", initiatorName: "Owner",
-            shareOptions: ShareOptions(summary: "Anyone can edit", groups: [
-                .init(identifier: "permission", title: "Permission", kind: .picker, options: [
-                    .init(identifier: "rw", title: "Can make changes", selected: true),
-                    .init(identifier: "ro", title: "Read only", selected: false),
-                ]),
-            ]))
+            shareOptions: ShareOptions(
+                summary: "Anyone can edit",
+                groups: [
+                    .init(
+                        identifier: "permission", title: "Permission", kind: .picker,
+                        options: [
+                            .init(identifier: "rw", title: "Can make changes", selected: true),
+                            .init(identifier: "ro", title: "Read only", selected: false),
+                        ])
+                ]))
         var events: [CollaborationEvent] = [
             start.started(
                 collaborationId: id, owner: owner, universalLink: "https://ledger.example.com/collaborations/\(id)",
@@ -47,12 +51,16 @@ public struct LogSimulator: Sendable {
                 current.append((hash, nil))
                 if random.next() % 5 != 0 {
                     for device in 0..<Int(1 + random.next() % 3) {
-                        events.append(.accessGranted(.init(
-                            rootHash: hash, account: account, proofRequestId: UUID(uuid: random.uuidBytes()).uuidString.lowercased(),
-                            challengeId: UUID(uuid: random.uuidBytes()).uuidString.lowercased(),
-                            proof: IdentityProof(
-                                publicKey: random.bytes(65), publicKeyIndex: UInt64(device), inclusionHashes: [random.bytes(32), random.bytes(32)]),
-                            challenge: random.bytes(32), signature: random.bytes(64))))
+                        events.append(
+                            .accessGranted(
+                                .init(
+                                    rootHash: hash, account: account,
+                                    proofRequestId: UUID(uuid: random.uuidBytes()).uuidString.lowercased(),
+                                    challengeId: UUID(uuid: random.uuidBytes()).uuidString.lowercased(),
+                                    proof: IdentityProof(
+                                        publicKey: random.bytes(65), publicKeyIndex: UInt64(device),
+                                        inclusionHashes: [random.bytes(32), random.bytes(32)]),
+                                    challenge: random.bytes(32), signature: random.bytes(64))))
                     }
                     current[current.count - 1].1 = account
                 }
@@ -64,9 +72,11 @@ public struct LogSimulator: Sendable {
                     events.append(.accessRevoked(.init(rootHash: hash, account: account, reason: "identity_removed")))
                 }
             case 7:  // a refused proof
-                events.append(.proofRejected(.init(
-                    account: "mallory", proofRequestId: UUID(uuid: random.uuidBytes()).uuidString.lowercased(),
-                    challengeId: UUID(uuid: random.uuidBytes()).uuidString.lowercased(), reason: "bad_signature", rootHash: nil)))
+                events.append(
+                    .proofRejected(
+                        .init(
+                            account: "mallory", proofRequestId: UUID(uuid: random.uuidBytes()).uuidString.lowercased(),
+                            challengeId: UUID(uuid: random.uuidBytes()).uuidString.lowercased(), reason: "bad_signature", rootHash: nil)))
             default:  // highlights
                 // A granted identity drawn at random (a few draws, not a scan: a scan of every
                 // identity per notice made a 1,000,000-event collaboration quadratic).
@@ -108,6 +118,8 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
 
     mutating func uuidBytes() -> uuid_t {
         let b = bytes(16)
-        return (b[0], b[1], b[2], b[3], b[4], b[5], b[6] & 0x0F | 0x40, b[7], b[8] & 0x3F | 0x80, b[9], b[10], b[11], b[12], b[13], b[14], b[15])
+        return (
+            b[0], b[1], b[2], b[3], b[4], b[5], b[6] & 0x0F | 0x40, b[7], b[8] & 0x3F | 0x80, b[9], b[10], b[11], b[12], b[13], b[14], b[15]
+        )
     }
 }

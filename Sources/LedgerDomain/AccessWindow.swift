@@ -107,7 +107,8 @@ public struct DefaultAccess: Codable, Sendable, Hashable {
                 continue
             }
             guard !number.isEmpty, number.first != ".", number.last != "." else { return nil }
-            let rank = (inTime ? ["H", "M", "S"].firstIndex(of: character).map { $0 + 5 } : ["Y", "M", "W", "D"].firstIndex(of: character))
+            let rank =
+                (inTime ? ["H", "M", "S"].firstIndex(of: character).map { $0 + 5 } : ["Y", "M", "W", "D"].firstIndex(of: character))
             guard let rank, rank > order else { return nil }
             order = rank
             if character == "S" {

@@ -34,7 +34,8 @@ public struct StartCollaboration: Sendable, Hashable, Codable {
         var groupIds = Set<String>()
         for group in options.groups {
             try Limits.text(group.identifier, "shareOptions.groups.identifier", max: 256)
-            try Limits.text(try Limits.required(group.title, "shareOptions.groups.title"), "shareOptions.groups.title", max: 512, allowEmpty: true)
+            try Limits.text(
+                try Limits.required(group.title, "shareOptions.groups.title"), "shareOptions.groups.title", max: 512, allowEmpty: true)
             guard groupIds.insert(group.identifier).inserted else {
                 throw DomainError.invalid("share option group \(group.identifier) appears twice", code: .invalidShareOptions)
             }
@@ -46,7 +47,8 @@ public struct StartCollaboration: Sendable, Hashable, Codable {
                 try Limits.text(option.identifier, "option identifier", max: 256)
                 try Limits.text(try Limits.required(option.title, "option title"), "option title", max: 512, allowEmpty: true)
                 guard optionIds.insert(option.identifier).inserted else {
-                    throw DomainError.invalid("option \(option.identifier) appears twice in group \(group.identifier)", code: .invalidShareOptions)
+                    throw DomainError.invalid(
+                        "option \(option.identifier) appears twice in group \(group.identifier)", code: .invalidShareOptions)
                 }
             }
             if group.kind == .picker {
@@ -90,14 +92,17 @@ public struct StartCollaboration: Sendable, Hashable, Codable {
             committedOptions.summary = committedOptions.summary == nil ? nil : committed(.summary)
             for g in committedOptions.groups.indices {
                 committedOptions.groups[g].title = groupTitles.next()?.text
-                for o in committedOptions.groups[g].options.indices { committedOptions.groups[g].options[o].title = optionTitles.next()?.text }
+                for o in committedOptions.groups[g].options.indices {
+                    committedOptions.groups[g].options[o].title = optionTitles.next()?.text
+                }
             }
             options = committedOptions
         }
-        return .started(.init(
-            collaborationId: collaborationId, localIdentifier: committed(.localIdentifier) ?? "", title: committed(.title) ?? "",
-            initiatorHandle: committed(.handle) ?? "", initiatorName: committed(.name), shareOptions: options,
-            owner: owner, universalLink: universalLink, defaultAccess: defaultAccess))
+        return .started(
+            .init(
+                collaborationId: collaborationId, localIdentifier: committed(.localIdentifier) ?? "", title: committed(.title) ?? "",
+                initiatorHandle: committed(.handle) ?? "", initiatorName: committed(.name), shareOptions: options,
+                owner: owner, universalLink: universalLink, defaultAccess: defaultAccess))
     }
 
     /// Whether a stored start (its values as disclosed) is this command's: a retry with the same

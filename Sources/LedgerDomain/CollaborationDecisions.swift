@@ -51,7 +51,8 @@ public enum CollaborationDecisions {
         for (hash, window) in added where state.isCurrent(hash) {
             if let window, state.identities[hash.base64]?.window != window {
                 throw DomainError.invalid(
-                    "identity \(hash) is already a participant with another window; change it through windows", code: .conflictingIdentities)
+                    "identity \(hash) is already a participant with another window; change it through windows", code: .conflictingIdentities
+                )
             }
         }
         var decision = ParticipantsDecision(added: [], removed: [], revokedAccounts: [], windowsChanged: [], events: [])

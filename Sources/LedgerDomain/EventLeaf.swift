@@ -40,7 +40,7 @@ public enum EventLeaf {
         func take(_ count: Int) -> ArraySlice<UInt8>? {
             guard leaf.count - at >= count else { return nil }
             defer { at += count }
-            return leaf[at ..< at + count]
+            return leaf[at..<at + count]
         }
         func integer() -> Int64? {
             guard let big = take(8) else { return nil }
@@ -55,8 +55,10 @@ public enum EventLeaf {
         guard let position = integer(), let streamId = string(), let version = integer(), let id = take(16).map({ Array($0) }),
             let type = string(), let data = string(), let metadata = string(), let micros = integer(), at == leaf.count
         else { return nil }
-        let eventId = UUID(uuid: (
-            id[0], id[1], id[2], id[3], id[4], id[5], id[6], id[7], id[8], id[9], id[10], id[11], id[12], id[13], id[14], id[15]))
+        let eventId = UUID(
+            uuid: (
+                id[0], id[1], id[2], id[3], id[4], id[5], id[6], id[7], id[8], id[9], id[10], id[11], id[12], id[13], id[14], id[15]
+            ))
         let event = RecordedEvent(
             position: position, streamId: streamId, version: version, eventId: eventId, type: type, data: data, metadata: metadata,
             recordedAtMicros: micros, hash: [])

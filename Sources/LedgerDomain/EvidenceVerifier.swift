@@ -41,7 +41,9 @@ public enum EvidenceVerifier {
         let leaf = EventLeaf.bytes(
             position: e.position, streamId: e.streamId, version: e.version, eventId: eventId, type: e.type, data: e.data,
             metadata: e.metadata, recordedAtMicros: micros)
-        guard Base64.decode(evidence.leaf) == leaf else { throw Failure("leaf: it is not the event's canonical bytes (the event was altered)") }
+        guard Base64.decode(evidence.leaf) == leaf else {
+            throw Failure("leaf: it is not the event's canonical bytes (the event was altered)")
+        }
 
         let inclusion = evidence.inclusion
         guard inclusion.position == e.position, inclusion.leafIndex == e.position - 1 else {
@@ -155,7 +157,9 @@ public enum EvidenceVerifier {
             }
             guard let key = Base64.decode(opening.opening), key.count == 32,
                 PersonalData.Commitment.opens(opening.commitment, value: opening.value, opening: key)
-            else { throw Failure("openings: the value given for \(opening.commitment) does not open it (the value or the opening was altered)") }
+            else {
+                throw Failure("openings: the value given for \(opening.commitment) does not open it (the value or the opening was altered)")
+            }
         }
     }
 }

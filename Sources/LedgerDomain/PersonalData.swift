@@ -113,12 +113,13 @@ public enum PersonalData {
         _ list: JSONValue?, _ transform: (String) -> JSONValue, inside: (inout [String: JSONValue]) -> Void = { _ in }
     ) -> JSONValue? {
         guard case .array(let items)? = list else { return list }
-        return .array(items.map { item in
-            guard case .object(var object) = item else { return item }
-            mapped(&object, "title", transform)
-            inside(&object)
-            return .object(object)
-        })
+        return .array(
+            items.map { item in
+                guard case .object(var object) = item else { return item }
+                mapped(&object, "title", transform)
+                inside(&object)
+                return .object(object)
+            })
     }
 
     private static func mapped(_ object: inout [String: JSONValue], _ field: String, _ transform: (String) -> JSONValue) {

@@ -45,11 +45,14 @@ struct FeedItem: Sendable {
         position = recorded.position
         recordedAtMicros = recorded.recordedAtMicros
         message = ""
-        guard let collaboration = Streams.collaborationId(of: recorded.streamId), let event = try? CollaborationEvent(recorded) else { return }
+        guard let collaboration = Streams.collaborationId(of: recorded.streamId), let event = try? CollaborationEvent(recorded) else {
+            return
+        }
         collaborationId = collaboration
         self.event = event
         // An event that decodes has JSON data, so its entry does too.
-        let json = (try? Self.encoder.encode(History.Entry(recorded, disclosure: disclosure))).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        let json =
+            (try? Self.encoder.encode(History.Entry(recorded, disclosure: disclosure))).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         message = "id: \(recorded.position)\nevent: \(recorded.type)\ndata: \(json)\n\n"
     }
 }

@@ -41,7 +41,12 @@ public struct FeedStream {
     final class Stopping: Sendable {
         private let state = Mutex<(stopped: Bool, signal: Signal?)>((false, nil))
         var stopped: Bool { state.withLock { $0.stopped } }
-        func stop() { state.withLock { $0.stopped = true; return $0.signal }?.raise() }
+        func stop() {
+            state.withLock {
+                $0.stopped = true
+                return $0.signal
+            }?.raise()
+        }
         func watch(_ signal: Signal) { state.withLock { $0.signal = signal } }
     }
 
@@ -85,7 +90,8 @@ public struct FeedStream {
         var text = ""
         for item in items {
             cursor = item.position
-            guard let event = item.event, let collaborationId = item.collaborationId, audience.sees(event, in: collaborationId, at: item.recordedAtMicros)
+            guard let event = item.event, let collaborationId = item.collaborationId,
+                audience.sees(event, in: collaborationId, at: item.recordedAtMicros)
             else { continue }
             text += item.message
         }

@@ -59,7 +59,7 @@ struct CheckpointFloor {
                 if size > bound.size, bound.size > 0 { proof = try await tree.consistencyProof(from: bound.size, to: size) }
                 verdict = TreeExtension.check(earlierSize: bound.size, earlierRoot: boundRoot, size: size, root: root, proof: proof)
             } else if size < bound.size {
-                verdict = .shorter(missing: (size + 1) ... bound.size)
+                verdict = .shorter(missing: (size + 1)...bound.size)
             } else if bound.size > recorded {
                 verdict = .differs(
                     "more than any checkpoint recorded here (\(recorded) events): records of checkpoints this log "
@@ -70,7 +70,8 @@ struct CheckpointFloor {
             }
             if let problem = Self.problem(size, verdict, bound) {
                 throw ForkRefusal.refuse(
-                    problem, log: origin, logger: logger, metadata: ["floor": "\(bound.size)", "record": "\(bound.source)", "tree": "\(size)"])
+                    problem, log: origin, logger: logger,
+                    metadata: ["floor": "\(bound.size)", "record": "\(bound.source)", "tree": "\(size)"])
             }
         }
     }
@@ -81,7 +82,8 @@ struct CheckpointFloor {
         case .extends:
             return nil
         case .shorter(let missing):
-            let range = missing.lowerBound == missing.upperBound
+            let range =
+                missing.lowerBound == missing.upperBound
                 ? "event \(missing.lowerBound) is" : "events \(missing.lowerBound)…\(missing.upperBound) are"
             return "the log holds \(size) events; \(bound.source) covers \(bound.size): \(range) missing"
         case .differs(let why) where bound.root == nil:
@@ -101,7 +103,8 @@ struct CheckpointFloor {
             let metadata: Logger.Metadata = ["file": "\(file.url.path)"]
             let kept: Checkpoint?
             do { kept = try file.checkpoint() } catch {
-                throw ForkRefusal.refuse("\(file.url.path) does not hold a checkpoint: \(error)", log: origin, logger: logger, metadata: metadata)
+                throw ForkRefusal.refuse(
+                    "\(file.url.path) does not hold a checkpoint: \(error)", log: origin, logger: logger, metadata: metadata)
             }
             if let kept {
                 guard kept.origin == origin else {
@@ -115,7 +118,8 @@ struct CheckpointFloor {
         }
         // The published one first: where it is also the latest signed, it is named as published.
         for record in try await tree.store.latestRecorded().sorted(by: { $0.published && !$1.published }) {
-            let source = record.published
+            let source =
+                record.published
                 ? "the latest published checkpoint in the database" : "the latest signed checkpoint in the database (unpublished)"
             if !bounds.contains(where: { $0.size == record.size && $0.root == record.root }) {
                 bounds.append(Bound(size: record.size, root: record.root, source: source))

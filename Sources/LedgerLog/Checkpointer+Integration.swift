@@ -1,6 +1,6 @@
 import Logging
-import Synchronization
 import PostgresNIO
+import Synchronization
 import TransparencyLog
 
 /// Growing the stored tree: reads from the store, the integration itself
@@ -53,7 +53,8 @@ extension Checkpointer {
             why = "the log ends at position \(head) but its tree was built over \(size) events: events \(head + 1)…\(size) were removed"
         case .rewritten(let size):
             let first = try await firstDifferent(size)
-            why = "the events up to position \(size) are not those the tree was built from: "
+            why =
+                "the events up to position \(size) are not those the tree was built from: "
                 + (first.map { "position \($0) or \($0 + 1) differs (the first pair that does)" } ?? "position \(size) differs")
         }
         throw ForkRefusal.refuse(why + "; not signing", log: signer.name, logger: logger, metadata: ["tree": "\(frontier.size)"])

@@ -1,6 +1,6 @@
 import LedgerStore
-import TransparencyLog
 import Synchronization
+import TransparencyLog
 
 /// The latest signed checkpoint as this process last read it, so a proof costs one query.
 ///

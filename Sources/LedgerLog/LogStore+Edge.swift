@@ -60,7 +60,9 @@ extension LogStore {
     /// whole tree: the refusal's path only. Nil when every pair matches (a change in a last odd
     /// event, which completed no node).
     func firstDifferent(upTo size: Int64) async throws -> Int64? {
-        let (left, right) = (Self.leafHash.replacingOccurrences(of: "e.", with: "a."), Self.leafHash.replacingOccurrences(of: "e.", with: "b."))
+        let (left, right) = (
+            Self.leafHash.replacingOccurrences(of: "e.", with: "a."), Self.leafHash.replacingOccurrences(of: "e.", with: "b.")
+        )
         return try await client.queryUnlessClosed(
             """
             SELECT min(n.index) * 2 + 1 FROM ledger_tree_nodes n

@@ -77,7 +77,8 @@ extension LogStore {
                    (SELECT min(flushed) FROM (SELECT flushed FROM s UNION ALL SELECT flushed FROM slots) a),
                    (SELECT min(flushed) FROM counted)
             """, logger: logger)
-        for try await (synchronous, hidden, sync, backupSync, all, backups) in rows.decode((Bool, Int64, Int64?, Bool, Int64?, Int64?).self) {
+        for try await (synchronous, hidden, sync, backupSync, all, backups) in rows.decode((Bool, Int64, Int64?, Bool, Int64?, Int64?).self)
+        {
             return Standbys(synchronous: synchronous, hidden: hidden, sync: sync, backupSync: backupSync, all: all, backups: backups)
         }
         return nil

@@ -90,7 +90,8 @@ public struct LogStore: Sendable {
             hashes.reserveCapacity(Int(through - after))
             for try await (position, hash) in rows.decode((Int64, ByteBuffer).self) {
                 guard position == after + Int64(hashes.count) + 1 else {
-                    throw CheckpointError("position \(after + Int64(hashes.count) + 1) is missing from the log (next is \(position)); not signing")
+                    throw CheckpointError(
+                        "position \(after + Int64(hashes.count) + 1) is missing from the log (next is \(position)); not signing")
                 }
                 hashes.append(Array(buffer: hash))
             }

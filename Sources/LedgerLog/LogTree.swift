@@ -40,7 +40,7 @@ public struct LogTree: Sendable {
     /// The leaf hash of the event at `position` and its inclusion proof in the tree of `size`.
     public func inclusionProof(position: Int64, size: Int64) async throws -> (leafHash: MerkleTree.Hash, hashes: [MerkleTree.Hash]) {
         let leaf = position - 1
-        let all = try await hashes(of: [leaf ..< position] + MerkleTree.inclusionRanges(leaf: leaf, size: size))
+        let all = try await hashes(of: [leaf..<position] + MerkleTree.inclusionRanges(leaf: leaf, size: size))
         return (all[0], Array(all.dropFirst()))
     }
 

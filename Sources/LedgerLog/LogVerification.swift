@@ -95,7 +95,8 @@ public struct LogVerification: Sendable {
             if frontier.size < saved.size && report.failure == nil {
                 report.checkpointFailure = .truncated(logSize: frontier.size, checkpointSize: saved.size)
             } else if let root = rootAt[saved.size], root != saved.rootHash {
-                report.checkpointFailure = .rewritten(checkpointSize: saved.size, firstDifferent: try await firstDifferentPair(upTo: saved.size))
+                report.checkpointFailure = .rewritten(
+                    checkpointSize: saved.size, firstDifferent: try await firstDifferentPair(upTo: saved.size))
             }
         }
         if report.checkpointFailure == nil, let stored, let root = rootAt[stored.size], root != stored.rootHash {
@@ -115,7 +116,7 @@ public struct LogVerification: Sendable {
             if events.count < 2 { return nil }
             let leaves = events.map { MerkleTree.leafHash(EventLeaf.bytes($0)) }
             let stored = try await tree.storedNodes(level: 1, from: after / 2, count: leaves.count / 2)
-            for pair in 0 ..< leaves.count / 2 where MerkleTree.nodeHash(leaves[2 * pair], leaves[2 * pair + 1]) != stored[pair] {
+            for pair in 0..<leaves.count / 2 where MerkleTree.nodeHash(leaves[2 * pair], leaves[2 * pair + 1]) != stored[pair] {
                 return events[2 * pair].position
             }
             after = events[leaves.count / 2 * 2 - 1].position

@@ -26,7 +26,8 @@ public final class TileStore: Sendable {
     /// answered without a copy (a `ByteBuffer` shares its storage).
     public func read(_ tile: Tile) async throws -> ByteBuffer? {
         if tile.isFull, let kept = cache.withLock({ $0.tiles[tile] }) { return kept }
-        guard let published = try await latest.get(), tile.width <= Tile.width(level: tile.level, index: tile.index, treeSize: published.size)
+        guard let published = try await latest.get(),
+            tile.width <= Tile.width(level: tile.level, index: tile.index, treeSize: published.size)
         else { return nil }
         let first = tile.index * Int64(Tile.fullWidth)
         let bytes: [UInt8]

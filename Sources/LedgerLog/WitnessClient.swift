@@ -53,7 +53,8 @@ public final class WitnessClient: Sendable {
         self.timeout = timeout
         for witness in policy.witnesses {
             for status in ["403", "404", "422"] {
-                Counter(label: "ledger_witness_refusals_total", dimensions: [("witness", witness.name), ("status", status)]).increment(by: 0)
+                Counter(label: "ledger_witness_refusals_total", dimensions: [("witness", witness.name), ("status", status)]).increment(
+                    by: 0)
             }
             Counter(label: "ledger_witness_errors_total", dimensions: [("witness", witness.name)]).increment(by: 0)
         }
@@ -74,7 +75,10 @@ public final class WitnessClient: Sendable {
         guard policy.logs.contains(log) else {
             throw NoteError("the witness policy \(file) does not list this log's key \(log.text)")
         }
-        guard !policy.witnesses.contains(where: { $0.url == nil }) || policy.isMet(by: Set(policy.witnesses.filter { $0.url != nil }.map(\.name))) else {
+        guard
+            !policy.witnesses.contains(where: { $0.url == nil })
+                || policy.isMet(by: Set(policy.witnesses.filter { $0.url != nil }.map(\.name)))
+        else {
             throw NoteError("the witness policy's quorum needs witnesses it gives no URL for")
         }
         return policy
@@ -115,11 +119,12 @@ public final class WitnessClient: Sendable {
     private func learnSize(of witness: WitnessPolicy.Witness, probe: String) async {
         do {
             let (status, body) = try await post(AddCheckpoint(oldSize: 0, proof: [], note: probe), to: witness)
-            let size: Int64? = switch status {
-            case 200: 0
-            case 409: Int64(body.trimmingCharacters(in: .whitespacesAndNewlines))
-            default: nil
-            }
+            let size: Int64? =
+                switch status {
+                case 200: 0
+                case 409: Int64(body.trimmingCharacters(in: .whitespacesAndNewlines))
+                default: nil
+                }
             guard let size, size >= 0 else {
                 logger.warning("witness: its size is unknown", metadata: ["witness": "\(witness.name)", "status": "\(status)"])
                 return
@@ -141,7 +146,7 @@ public final class WitnessClient: Sendable {
     }
 
     private func submit(_ note: String, checkpoint: Checkpoint, text: String, to witness: WitnessPolicy.Witness) async -> Answer {
-        for _ in 0 ..< 3 {
+        for _ in 0..<3 {
             let old = sizes.withLock { $0[witness.name] ?? 0 }
             guard old <= checkpoint.size else {
                 let why = "it has cosigned a tree of \(old) events, larger than ours of \(checkpoint.size)"

@@ -21,7 +21,10 @@ final class ClosedConnections: Sendable {
         /// False when the connection closed first (the continuation is resumed then).
         func begin(_ continuation: CheckedContinuation<PostgresRowSequence, any Error>) -> Bool {
             let closed = state.withLock { state -> Bool in
-                guard case .idle = state else { state = .done; return true }
+                guard case .idle = state else {
+                    state = .done
+                    return true
+                }
                 state = .waiting(continuation)
                 return false
             }

@@ -30,7 +30,8 @@ public struct DatabasePoolMetrics: Service {
 
     public func run() async throws {
         Gauge(label: "ledger_db_connections_max").record(maxConnections)
-        let gauges = Dictionary(uniqueKeysWithValues: Self.states.map { ($0, Gauge(label: "ledger_db_connections", dimensions: [("state", $0)])) })
+        let gauges = Dictionary(
+            uniqueKeysWithValues: Self.states.map { ($0, Gauge(label: "ledger_db_connections", dimensions: [("state", $0)])) })
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
                 // Bounded: after a restart a lease from the pool can wait for good (see `DatabaseWatchdog`).

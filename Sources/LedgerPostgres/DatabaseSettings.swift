@@ -50,7 +50,9 @@ public struct DatabaseSettings: Sendable, Equatable, CustomStringConvertible {
     /// The URL form, with the password shown only if asked for.
     public func url(revealPassword: Bool = false) -> String {
         let user = username.addingPercentEncoding(withAllowedCharacters: .urlUserAllowed) ?? username
-        let secret = password.map { revealPassword ? ":" + ($0.addingPercentEncoding(withAllowedCharacters: .urlPasswordAllowed) ?? $0) : ":***" } ?? ""
+        let secret =
+            password.map { revealPassword ? ":" + ($0.addingPercentEncoding(withAllowedCharacters: .urlPasswordAllowed) ?? $0) : ":***" }
+            ?? ""
         return "postgres://\(user)\(secret)@\(host):\(port)/\(database)?sslmode=\(tls.rawValue)"
     }
 

@@ -4,7 +4,7 @@ import ServiceLifecycle
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Crash-only recovery for a wedged connection pool.
@@ -49,7 +49,8 @@ public struct DatabaseWatchdog: Service {
                 hung += 1
                 logger.warning("database probe hung", metadata: ["seconds": "\(deadline.components.seconds)", "inARow": "\(hung)"])
                 if hung >= limit {
-                    logger.critical("the database connection pool is wedged; exiting for a restart", metadata: ["status": "\(Self.exitStatus)"])
+                    logger.critical(
+                        "the database connection pool is wedged; exiting for a restart", metadata: ["status": "\(Self.exitStatus)"])
                     onWedged()
                     return
                 }

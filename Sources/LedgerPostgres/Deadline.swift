@@ -52,10 +52,12 @@ final class DeadlineRace<T: Sendable>: Sendable {
 
     @discardableResult
     func finish(_ result: Result<T, any Error>) -> Bool {
-        guard let waiting = continuation.withLock({ current -> CheckedContinuation<T, any Error>? in
-            defer { current = nil }
-            return current
-        }) else { return false }
+        guard
+            let waiting = continuation.withLock({ current -> CheckedContinuation<T, any Error>? in
+                defer { current = nil }
+                return current
+            })
+        else { return false }
         waiting.resume(with: result)
         return true
     }

@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// What the embedded cluster needs from the machine: PostgreSQL's server binaries, a user
@@ -37,7 +37,9 @@ extension EmbeddedPostgres {
             if hasServer(dir) { return dir }
         }
         throw EmbeddedError(
-            description: "no PostgreSQL server binaries found (looked in LEDGER_PG_BIN, /usr/lib/postgresql/*/bin and PATH); install them with `apt-get install postgresql` or set LEDGER_DATABASE_URL")
+            description:
+                "no PostgreSQL server binaries found (looked in LEDGER_PG_BIN, /usr/lib/postgresql/*/bin and PATH); install them with `apt-get install postgresql` or set LEDGER_DATABASE_URL"
+        )
     }
 
     /// As root: the `postgres` system user if there is one, else a `ledger-postgres` system

@@ -2,9 +2,9 @@ import Foundation
 import Logging
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A private PostgreSQL cluster started from the system's PostgreSQL binaries under a data
@@ -131,14 +131,18 @@ public actor EmbeddedPostgres {
             environment["PGPASSWORD"] = primary.password
             let (exe, args) = command(
                 binDirectory! + "/pg_basebackup",
-                ["-D", clusterPath, "-R", "-X", "stream", "--checkpoint=fast", "-h", primary.host, "-p", "\(primary.port)", "-U", primary.username]
+                [
+                    "-D", clusterPath, "-R", "-X", "stream", "--checkpoint=fast", "-h", primary.host, "-p", "\(primary.port)", "-U",
+                    primary.username,
+                ]
                     + (slot.map { ["-C", "-S", $0] } ?? []))
             try await ProcessRunner.check(exe, args, environment: environment)
         }
         let port = try await startServer()
         startedByUs = true
         let settings = DatabaseSettings(
-            host: "127.0.0.1", port: port, username: primary.username, password: primary.password, database: options.database, tls: .disable)
+            host: "127.0.0.1", port: port, username: primary.username, password: primary.password, database: options.database, tls: .disable
+        )
         self.settings = settings
         return settings
     }
@@ -162,7 +166,8 @@ public actor EmbeddedPostgres {
                 var info = stat()
                 if stat(dir.path, &info) == 0, info.st_mode & 0o001 == 0 {
                     throw EmbeddedError(
-                        description: "\(dir.path) is not traversable by the system user \(user) that runs PostgreSQL; choose another --data-dir")
+                        description:
+                            "\(dir.path) is not traversable by the system user \(user) that runs PostgreSQL; choose another --data-dir")
                 }
                 dir = dir.deletingLastPathComponent()
             }
@@ -214,8 +219,10 @@ public actor EmbeddedPostgres {
         if let user = runAs { try chown(path: pwfile, to: user, recursive: false) }
         try await run(
             binDirectory! + "/initdb",
-            ["-D", clusterPath, "-U", options.username, "--pwfile=" + pwfile, "--auth=scram-sha-256", "-E", "UTF8",
-             "--locale=C", "--no-instructions"])
+            [
+                "-D", clusterPath, "-U", options.username, "--pwfile=" + pwfile, "--auth=scram-sha-256", "-E", "UTF8",
+                "--locale=C", "--no-instructions",
+            ])
     }
 
     private func runningPort() async throws -> Int? {

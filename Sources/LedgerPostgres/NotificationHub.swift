@@ -55,7 +55,8 @@ public final class NotificationHub: Service, Sendable {
                     }
                 } catch {
                     if Task.isCancelled { break }
-                    self.logger.warning("LISTEN connection lost; reconnecting", metadata: ["channel": "\(self.channel)", "error": "\(error)"])
+                    self.logger.warning(
+                        "LISTEN connection lost; reconnecting", metadata: ["channel": "\(self.channel)", "error": "\(error)"])
                 }
                 self.connected.store(false, ordering: .relaxed)
                 self.broadcast(nil)

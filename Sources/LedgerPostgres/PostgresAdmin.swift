@@ -13,7 +13,8 @@ public enum PostgresAdmin {
             for try await _ in rows { exists = true }
             if !exists {
                 let templateClause = template.map { " TEMPLATE \(quoteIdentifier($0))" } ?? ""
-                try await connection.queryUnlessClosed(PostgresQuery(unsafeSQL: "CREATE DATABASE \(quoteIdentifier(name))\(templateClause)"), logger: logger)
+                try await connection.queryUnlessClosed(
+                    PostgresQuery(unsafeSQL: "CREATE DATABASE \(quoteIdentifier(name))\(templateClause)"), logger: logger)
             }
         }
     }

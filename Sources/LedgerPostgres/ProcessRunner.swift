@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Runs a command to completion without blocking the caller's thread: the child is started
@@ -122,8 +122,8 @@ public enum ProcessRunner {
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = env.map { strdup($0) } + [nil]
         defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
+            for item in argv { free(item) }
+            for item in envp { free(item) }
         }
         // Threads of the concurrency pool block signals, and a child inherits the mask: give it
         // a clean one (pgbench -T relies on SIGALRM) and default handlers.

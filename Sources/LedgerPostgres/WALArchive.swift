@@ -3,9 +3,9 @@ import Logging
 import PostgresNIO
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A backup folder's database (SPEC "Backups and recovery"): a base backup of the cluster in
@@ -56,7 +56,8 @@ public struct WALArchive: Sendable {
         for try await _ in rows { dropped = true }
         var recorded = false
         for try await exists in try await client.query("SELECT to_regclass('ledger_backup_positions') IS NOT NULL", logger: logger)
-            .decode(Bool.self) { recorded = exists }
+            .decode(Bool.self)
+        { recorded = exists }
         guard recorded else { return dropped }
         let deleted = try await client.query("DELETE FROM ledger_backup_positions WHERE slot_name = \(name) RETURNING 1", logger: logger)
         for try await _ in deleted { dropped = true }
@@ -73,7 +74,8 @@ public struct WALArchive: Sendable {
         for dir in [folder, wal] {
             try fm.createDirectory(at: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
-        let arguments = ["-D", base.path, "-X", "stream", "-S", slot, "--checkpoint=fast"] + Self.connection(server)
+        let arguments =
+            ["-D", base.path, "-X", "stream", "-S", slot, "--checkpoint=fast"] + Self.connection(server)
             + (progress != nil ? ["-P"] : [])
         let log = folder.appendingPathComponent("pg_basebackup.log").path
         let pid = try ProcessRunner.launch(
@@ -81,7 +83,8 @@ public struct WALArchive: Sendable {
         let status = await ProcessRunner.exit(of: pid)
         guard status == 0 else {
             let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-            throw Refusal(description: "pg_basebackup exited with status \(status): \(output.trimmingCharacters(in: .whitespacesAndNewlines))")
+            throw Refusal(
+                description: "pg_basebackup exited with status \(status): \(output.trimmingCharacters(in: .whitespacesAndNewlines))")
         }
     }
 
@@ -116,7 +119,10 @@ public struct WALArchive: Sendable {
         // crossed a promotion (a .history file) needs PostgreSQL's archive recovery instead.
         if let history = names.first(where: { $0.hasSuffix(".history") }) {
             try? fm.removeItem(at: cluster)
-            throw Refusal(description: "\(wal.path) crosses a timeline switch (\(history)): restore it with restore_command and recovery.signal (PostgreSQL's point-in-time recovery)")
+            throw Refusal(
+                description:
+                    "\(wal.path) crosses a timeline switch (\(history)): restore it with restore_command and recovery.signal (PostgreSQL's point-in-time recovery)"
+            )
         }
         let pgWAL = cluster.appendingPathComponent("pg_wal")
         var laid = 0

@@ -92,7 +92,8 @@ public struct ExpiryQueries: Sendable {
                         applicationName: name ?? "", pid: Int(pid), recognised: known, since: known ? date(since) : nil,
                         progressAt: known ? date(progress) : nil)
                 }
-                return LogStatus.Expiry(running: holder?.recognised == true && recent, nextDueAt: date(next), overdue: overdue, holder: holder)
+                return LogStatus.Expiry(
+                    running: holder?.recognised == true && recent, nextDueAt: date(next), overdue: overdue, holder: holder)
             }
             return LogStatus.Expiry(running: false, nextDueAt: nil, overdue: 0)
         }

@@ -180,7 +180,8 @@ public struct ExpiryService: Service {
             var decided: [(String, [CollaborationEvent], CollaborationState)] = []
             for collaboration in open where states[collaboration] == nil && !hinted.contains(collaboration) {
                 positions[collaboration] = After(position: .max, next: nil)  // no state: left alone while this lease lasts
-                logger.error("expiry service: a collaboration with a window due has no state", metadata: ["collaboration": "\(collaboration)"])
+                logger.error(
+                    "expiry service: a collaboration with a window due has no state", metadata: ["collaboration": "\(collaboration)"])
             }
             for decision in await Self.decide(open.compactMap { id in states[id].map { (id, $0) } }, now: now) {
                 positions[decision.collaboration] = decision.after
@@ -194,7 +195,8 @@ public struct ExpiryService: Service {
                 switch result {
                 case .success(let appended):
                     positions[collaboration]?.position = appended.lastPosition
-                    positions[collaboration]?.current = appended.duplicate
+                    positions[collaboration]?.current =
+                        appended.duplicate
                         ? nil : Collaborations.Current(state: state, version: appended.version, position: appended.lastPosition)
                     guard !appended.duplicate else { continue }
                     Self.appended.increment(by: events.count)
@@ -209,7 +211,8 @@ public struct ExpiryService: Service {
                 case .failure(let error as StoreError):
                     // Refused for this collaboration alone: the others' expiries go on.
                     positions[collaboration] = After(position: .max, next: nil)
-                    logger.error("expiry service: an expiry was refused", metadata: ["collaboration": "\(collaboration)", "error": "\(error)"])
+                    logger.error(
+                        "expiry service: an expiry was refused", metadata: ["collaboration": "\(collaboration)", "error": "\(error)"])
                 case .failure(let error):
                     throw error  // the database away: the lease is given up and taken again
                 }
@@ -251,7 +254,8 @@ public struct ExpiryService: Service {
         guard !expiries.isEmpty else { return decision }
         decision.request = AppendRequest(
             streamId: Streams.collaboration(collaboration), expectedVersion: .exact(current.version),
-            events: expiries.map { NewEvent(eventId: $0.id, type: $0.event.type, data: $0.event.json, metadata: metadata) }, state: next.json)
+            events: expiries.map { NewEvent(eventId: $0.id, type: $0.event.type, data: $0.event.json, metadata: metadata) },
+            state: next.json)
         return decision
     }
 

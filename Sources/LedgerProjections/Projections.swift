@@ -85,9 +85,10 @@ public enum ProjectionQueries {
             for try await (name, position, head, owner, leaseValid, status, error, errorPosition, lagSeconds)
                 in rows.decode((String, Int64, Int64, String?, Bool, String, String?, Int64?, Double).self)
             {
-                result.append(ProjectionStatus(
-                    name: name, position: position, head: head, lagSeconds: lagSeconds, owner: owner, leaseValid: leaseValid,
-                    status: status, error: error, errorPosition: errorPosition))
+                result.append(
+                    ProjectionStatus(
+                        name: name, position: position, head: head, lagSeconds: lagSeconds, owner: owner, leaseValid: leaseValid,
+                        status: status, error: error, errorPosition: errorPosition))
             }
             return result
         }

@@ -107,9 +107,11 @@ public struct ProjectorWorker: Service {
         // (see `DatabaseWatchdog`), and the worker must go on projecting.
         let (client, logger) = (client, logger)
         guard
-            let statuses = try? await withDeadline(.seconds(10), "reading the projections' lag", {
-                try await ProjectionQueries.status(client: client, logger: logger)
-            })
+            let statuses = try? await withDeadline(
+                .seconds(10), "reading the projections' lag",
+                {
+                    try await ProjectionQueries.status(client: client, logger: logger)
+                })
         else { return }
         for status in statuses {
             Gauge(label: "ledger_projection_lag_events", dimensions: [("projection", status.name)]).record(status.lagEvents)

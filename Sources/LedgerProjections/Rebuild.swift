@@ -62,7 +62,8 @@ public struct ProjectionRebuild: Sendable {
         let indexes = try await client.withConnection { connection in
             var indexes: [Index] = []
             for table in tables {
-                try await connection.queryUnlessClosed(PostgresQuery(unsafeSQL: "DROP TABLE IF EXISTS \(Self.schema).\(table)"), logger: logger)
+                try await connection.queryUnlessClosed(
+                    PostgresQuery(unsafeSQL: "DROP TABLE IF EXISTS \(Self.schema).\(table)"), logger: logger)
                 try await connection.queryUnlessClosed(
                     PostgresQuery(unsafeSQL: "CREATE TABLE \(Self.schema).\(table) (LIKE public.\(table) INCLUDING ALL EXCLUDING INDEXES)"),
                     logger: logger)
@@ -179,7 +180,8 @@ public struct ProjectionRebuild: Sendable {
         for try await (name, definition, constraint) in rows.decode((String, String, String?).self) {
             try Self.checkName(name)
             // `CREATE [UNIQUE] INDEX name ON [public.]table USING …`: the same on the copy.
-            guard let on = definition.range(of: " ON "), let using = definition.range(of: " USING ", range: on.upperBound ..< definition.endIndex)
+            guard let on = definition.range(of: " ON "),
+                let using = definition.range(of: " USING ", range: on.upperBound..<definition.endIndex)
             else { throw StoreError.invalidRequest("unexpected index definition \(definition)") }
             let copy = definition[..<on.upperBound] + "\(Self.schema).\(table)" + definition[using.lowerBound...]
             indexes.append(Index(table: table, name: name, definition: String(copy), constraint: constraint))
@@ -198,7 +200,8 @@ public struct ProjectionRebuild: Sendable {
                 try await connection.queryUnlessClosed(
                     PostgresQuery(
                         unsafeSQL:
-                            "ALTER TABLE \(Self.schema).\(index.table) ADD CONSTRAINT \(index.name) \(constraint) USING INDEX \(index.name)"),
+                            "ALTER TABLE \(Self.schema).\(index.table) ADD CONSTRAINT \(index.name) \(constraint) USING INDEX \(index.name)"
+                    ),
                     logger: logger)
             }
         }

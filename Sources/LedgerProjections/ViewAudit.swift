@@ -44,7 +44,9 @@ public struct ViewAudit: Sendable {
         report.details += snapshot.missingRows.prefix(maxDetails)
 
         let membership = snapshot.positions[.membership] ?? 0
-        let folded = try await Self.fold(store, upTo: membership).mapValues { $0.identities.mapValues(Member.init) }.filter { !$0.value.isEmpty }
+        let folded = try await Self.fold(store, upTo: membership).mapValues { $0.identities.mapValues(Member.init) }.filter {
+            !$0.value.isEmpty
+        }
         report.collaborations = try await collaborationCount(upTo: membership)
         var differing = 0
         for id in Set(folded.keys).union(snapshot.members.keys).sorted() {
@@ -117,7 +119,8 @@ public struct ViewAudit: Sendable {
                         snapshot.missingRows.append("proj_members \(id) \(hash): unknown state \(state)")
                         continue
                     }
-                    snapshot.members[id, default: [:]][hash] = Member(status: status, account: account, notBefore: notBefore, notAfter: notAfter)
+                    snapshot.members[id, default: [:]][hash] = Member(
+                        status: status, account: account, notBefore: notBefore, notAfter: notAfter)
                 }
                 let collaborations = snapshot.positions[.collaborations] ?? 0
                 let highlights = snapshot.positions[.highlights] ?? 0
@@ -161,7 +164,11 @@ public struct ViewAudit: Sendable {
             for record in batch where record.position <= position {
                 guard let id = Streams.collaborationId(of: record.streamId) else { continue }
                 let event = try CollaborationEvent(record)
-                if case .started(let started) = event { states[id] = CollaborationState(started: started) } else { states[id]?.apply(event) }
+                if case .started(let started) = event {
+                    states[id] = CollaborationState(started: started)
+                } else {
+                    states[id]?.apply(event)
+                }
             }
             after = batch.last!.position
         }

@@ -26,7 +26,9 @@ public final class ReadClient: Sendable {
     public let cursors: PageCursors
     private let standbyPausedUntil = Mutex<ContinuousClock.Instant?>(nil)
 
-    public init(primary: PostgresClient, standby: PostgresClient? = nil, store: EventStore, logger: Logger, readWait: Duration = .seconds(2)) {
+    public init(
+        primary: PostgresClient, standby: PostgresClient? = nil, store: EventStore, logger: Logger, readWait: Duration = .seconds(2)
+    ) {
         self.primary = primary
         self.standby = standby
         self.store = store

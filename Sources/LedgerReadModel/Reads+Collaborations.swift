@@ -18,8 +18,11 @@ extension Reads {
         let before = Int64(resumed?.after ?? "") ?? .max
         let pinned: Int64
         if let resumed { pinned = resumed.position } else { pinned = try await viewPosition() }
-        let pattern = query.map { "%" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
-            .replacingOccurrences(of: "_", with: "\\_") + "%" }
+        let pattern = query.map {
+            "%"
+                + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+                .replacingOccurrences(of: "_", with: "\\_") + "%"
+        }
         let entries = try await client.queryUnlessClosed(
             """
             WITH me AS MATERIALIZED (SELECT ledger_account_names(\(caller.account)) AS names)
@@ -45,9 +48,13 @@ extension Reads {
                 in rows.decode((String, String?, String?, String, Int64, Int64, [Int64]).self)
             {
                 let count = { (i: Int) in counts.indices.contains(i) ? Int(counts[i]) : 0 }
-                entries.append((CollaborationList.Entry(
-                    collaborationId: id, localIdentifier: local, title: title, owner: owner, startedAt: Self.date(micros),
-                    memberCounts: .init(invited: count(0), granted: count(1), removed: count(2), expired: count(3), scheduled: count(4))), position))
+                entries.append(
+                    (
+                        CollaborationList.Entry(
+                            collaborationId: id, localIdentifier: local, title: title, owner: owner, startedAt: Self.date(micros),
+                            memberCounts: .init(
+                                invited: count(0), granted: count(1), removed: count(2), expired: count(3), scheduled: count(4))), position
+                    ))
             }
             return entries
         }

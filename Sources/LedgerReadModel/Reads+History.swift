@@ -1,9 +1,9 @@
 import Foundation
 import LedgerDomain
 import LedgerPostgres
-import LedgerWire
 import LedgerProjections
 import LedgerStore
+import LedgerWire
 import NIOCore
 import PostgresNIO
 
@@ -11,7 +11,8 @@ import PostgresNIO
 extension Reads {
     /// A page of the collaboration's events, in order: the stream itself, not a view. The
     /// first page pins the stream's last position; later pages read no further.
-    public func history(_ id: String, caller: Caller, limit: Int = PageCursors.defaultLimit, cursor: String? = nil) async throws -> History {
+    public func history(_ id: String, caller: Caller, limit: Int = PageCursors.defaultLimit, cursor: String? = nil) async throws -> History
+    {
         let collaborationId = try Identifiers.collaborationId(id)
         let stream = Streams.collaboration(collaborationId)
         let resumed = try await cursors.decode(cursor, kind: .history, scope: collaborationId)
@@ -94,9 +95,10 @@ extension Reads {
             for try await (position, kind, trigger, mentioned, account, micros)
                 in rows.decode((Int64, String, String?, String?, String, Int64).self)
             {
-                notices.append(Highlights.Notice(
-                    position: position, kind: kind, trigger: trigger, mentionedRootHash: mentioned, accountId: account,
-                    time: Self.date(micros)))
+                notices.append(
+                    Highlights.Notice(
+                        position: position, kind: kind, trigger: trigger, mentionedRootHash: mentioned, accountId: account,
+                        time: Self.date(micros)))
             }
             return notices
         }
@@ -147,9 +149,10 @@ extension Reads {
             for try await (position, micros, collab, account, hash, change, reason, actor, due)
                 in rows.decode((Int64, Int64, String, String?, String, String, String?, String?, Int64?).self)
             {
-                records.append(AccessAudit.Record(
-                    position: position, time: Self.date(micros), collaborationId: collab, accountId: account ?? "",
-                    rootHash: hash, change: change, reason: reason, actor: actor, dueAt: due.map(Self.date)))
+                records.append(
+                    AccessAudit.Record(
+                        position: position, time: Self.date(micros), collaborationId: collab, accountId: account ?? "",
+                        rootHash: hash, change: change, reason: reason, actor: actor, dueAt: due.map(Self.date)))
             }
             return records
         }

@@ -159,12 +159,13 @@ public struct Reads: Sendable {
                 position = try cells[0].decode(Int64.self)
                 at = try cells[1].decode(Int64?.self)
                 guard let hash = try cells[2].decode(String?.self), let state = try cells[3].decode(String?.self) else { continue }
-                members.append(Members.Member(
-                    rootHash: hash, state: state, accountId: try cells[4].decode(String?.self),
-                    invitedAt: try cells[5].decode(Int64?.self).map(Self.date),
-                    grantedAt: try cells[6].decode(Int64?.self).map(Self.date),
-                    notBefore: try cells[7].decode(Int64?.self).map(Self.date),
-                    notAfter: try cells[8].decode(Int64?.self).map(Self.date)))
+                members.append(
+                    Members.Member(
+                        rootHash: hash, state: state, accountId: try cells[4].decode(String?.self),
+                        invitedAt: try cells[5].decode(Int64?.self).map(Self.date),
+                        grantedAt: try cells[6].decode(Int64?.self).map(Self.date),
+                        notBefore: try cells[7].decode(Int64?.self).map(Self.date),
+                        notAfter: try cells[8].decode(Int64?.self).map(Self.date)))
             }
             return (position, at, members)
         }

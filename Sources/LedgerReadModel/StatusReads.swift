@@ -19,7 +19,8 @@ public struct StatusReads: Sendable {
     /// Each view's position, lag and state.
     public func projections() async throws -> [LogStatus.Projection] {
         try await ProjectionQueries.status(client: client, logger: logger).map {
-            LogStatus.Projection(name: $0.name, position: $0.position, lagEvents: $0.lagEvents, lagSeconds: $0.lagSeconds, status: $0.status)
+            LogStatus.Projection(
+                name: $0.name, position: $0.position, lagEvents: $0.lagEvents, lagSeconds: $0.lagSeconds, status: $0.status)
         }
     }
 

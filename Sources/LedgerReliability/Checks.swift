@@ -51,7 +51,9 @@ struct Checks {
             for try await (position, stream, type) in rows.decode((Int64, String, String).self) { stored[position] = (stream, type) }
         }
         return acks.compactMap { ack in
-            guard let event = stored[ack.position] else { return "\(ack.kind.rawValue) of \(ack.collaborationId) at \(ack.position): no event" }
+            guard let event = stored[ack.position] else {
+                return "\(ack.kind.rawValue) of \(ack.collaborationId) at \(ack.position): no event"
+            }
             if event.stream != "collaboration-\(ack.collaborationId)" {
                 return "\(ack.kind.rawValue) of \(ack.collaborationId) at \(ack.position): the event there is of \(event.stream)"
             }

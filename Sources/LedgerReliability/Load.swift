@@ -5,7 +5,7 @@ import LedgerTokens
 import Synchronization
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// What the load generator was told: every acknowledged write with the position the ledger
@@ -96,7 +96,8 @@ struct LoadGenerator: Sendable {
         let owner = client("owner-\(writer)", via: via)
         tally.counts.withLock { $0.attempts += 1 }
         let started = try await owner.prepareCollaboration(
-            localIdentifier: "reliability-\(writer)-\(round)", title: "Round \(round)", initiator: .init(handle: "owner-\(writer)@example.com"))
+            localIdentifier: "reliability-\(writer)-\(round)", title: "Round \(round)",
+            initiator: .init(handle: "owner-\(writer)@example.com"))
         let id = started.identifier
         tally.ack(.start, id, started.position)
 

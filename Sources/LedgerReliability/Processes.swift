@@ -4,7 +4,7 @@ import LedgerStore
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The ledger's roles as separate processes of the `ledger` executable, as an operator runs

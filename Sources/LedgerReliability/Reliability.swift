@@ -10,7 +10,7 @@ import PostgresNIO
 import Synchronization
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// The reliability suite: the ledger's roles as separate processes on a real PostgreSQL, a
@@ -47,11 +47,13 @@ struct Reliability: AsyncParsableCommand {
         let port = try EmbeddedPostgres.freePort()
         let servePort = try EmbeddedPostgres.freePort()
         // The roles' settings; the log level is the caller's, else notice.
-        let roles = RoleProcesses(ledger: ledgerPath, folder: folder, environment: [
-            Setting.databaseURL.variable: settings.url(revealPassword: true), Setting.jwtSecret.variable: secret,
-            Setting.dataDir.variable: folder.appendingPathComponent("data").path,
-            Setting.logLevel.variable: Setting.logLevel.value() ?? "notice",
-        ])
+        let roles = RoleProcesses(
+            ledger: ledgerPath, folder: folder,
+            environment: [
+                Setting.databaseURL.variable: settings.url(revealPassword: true), Setting.jwtSecret.variable: secret,
+                Setting.dataDir.variable: folder.appendingPathComponent("data").path,
+                Setting.logLevel.variable: Setting.logLevel.value() ?? "notice",
+            ])
         var passed = false
         do {
             passed = try await exercise(
@@ -136,8 +138,9 @@ struct Reliability: AsyncParsableCommand {
                 acks: acks, pending: tally.pending.withLock { $0 }, api: { load.client($0) })
             let verify = try await roles.runToEnd(["log", "verify"])
             supervisor.cancel()
-            return report(result: result, counts: counts, acks: acks.count, pending: tally.pending.withLock { $0.count },
-                          logVerify: verify, restarts: roles.restarts.withLock { $0 }, faults: faults.all())
+            return report(
+                result: result, counts: counts, acks: acks.count, pending: tally.pending.withLock { $0.count },
+                logVerify: verify, restarts: roles.restarts.withLock { $0 }, faults: faults.all())
         }
     }
 
@@ -164,7 +167,10 @@ struct Reliability: AsyncParsableCommand {
             ("tampered proofs granted", String(counts.tamperedGranted), counts.tamperedGranted == 0),
             ("unexpected refusals", String(counts.unexpectedRefusals.count), counts.unexpectedRefusals.isEmpty),
             ("roles restarted after their watchdog exit", watchdog.isEmpty ? "0" : watchdog.map(\.name).joined(separator: ", "), true),
-            ("roles that crashed", crashed.isEmpty ? "0" : crashed.map { "\($0.name) (exit \($0.status))" }.joined(separator: ", "), crashed.isEmpty),
+            (
+                "roles that crashed", crashed.isEmpty ? "0" : crashed.map { "\($0.name) (exit \($0.status))" }.joined(separator: ", "),
+                crashed.isEmpty
+            ),
             ("ledger log verify", logOK ? "OK" : "FAILED", logOK),
         ]
         let width = rows.map(\.0.count).max() ?? 0

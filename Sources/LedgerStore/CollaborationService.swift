@@ -27,7 +27,9 @@ public struct CollaborationService: Sendable {
     /// derive from (pseudonym, key), so a retry meets its first append; the metadata keeps only the
     /// key's SHA-256 (`PersonalData.clientTextDigest`). `requestId` is the request's id as the logs
     /// show it (RequestIdMiddleware: already a digest when the client chose it), for every command.
-    public func start(_ command: StartCollaboration, caller: Caller, idempotencyKey: String?, requestId: String) async throws -> StartResponse {
+    public func start(_ command: StartCollaboration, caller: Caller, idempotencyKey: String?, requestId: String) async throws
+        -> StartResponse
+    {
         try command.validate()
         if let key = idempotencyKey, key.isEmpty || key.count > 255 {
             throw DomainError.invalid("Idempotency-Key must be 1 to 255 characters", code: .invalidIdempotencyKey)
@@ -42,9 +44,10 @@ public struct CollaborationService: Sendable {
         let metadata = EventMetadata(actor: subject, correlationId: key.map(PersonalData.clientTextDigest), requestId: requestId)
         let stream = Streams.collaboration(id)
         do {
-            let result = try await store.append(.init(
-                streamId: stream, expectedVersion: .noStream, events: [started.newEvent(metadata: metadata, id: eventId)],
-                state: CollaborationState(started: payload).json, values: KeptValues(subject: subject, commitments: commitments)))
+            let result = try await store.append(
+                .init(
+                    streamId: stream, expectedVersion: .noStream, events: [started.newEvent(metadata: metadata, id: eventId)],
+                    state: CollaborationState(started: payload).json, values: KeptValues(subject: subject, commitments: commitments)))
             guard result.duplicate else { return StartResponse(collaborationId: id, universalLink: link, position: result.firstPosition) }
             // A retry: answer as the first time, if it really is the same request (its values
             // were kept with the first; these were not).

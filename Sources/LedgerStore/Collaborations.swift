@@ -177,7 +177,9 @@ public struct Collaborations: Sendable {
     /// hint: lost, the projection's fold tells it later.
     private func tellExpiryService(_ collaborationId: String) async {
         do {
-            try await store.client.queryUnlessClosed("SELECT pg_notify(\(Self.windowsChannel), \(collaborationId))", logger: store.logger) { _ in }
+            try await store.client.queryUnlessClosed("SELECT pg_notify(\(Self.windowsChannel), \(collaborationId))", logger: store.logger) {
+                _ in
+            }
         } catch {
             store.logger.warning("could not tell the expiry service of a new window", metadata: ["error": "\(error)"])
         }

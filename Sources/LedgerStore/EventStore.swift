@@ -1,7 +1,7 @@
 import Foundation
 import LedgerDomain
-import LedgerWire
 import LedgerPostgres
+import LedgerWire
 import Logging
 import NIOCore
 import PostgresNIO

@@ -33,7 +33,8 @@ extension Migrator {
         for try await (table, column) in exists.decode((Bool, Bool).self) { (recordExists, digestExists) = (table, column) }
         guard recordExists else { return files }
         let rows = try await connection.queryUnlessClosed(
-            PostgresQuery(unsafeSQL: "SELECT name, checksum, \(digestExists ? "definition" : "NULL::text") FROM ledger_repeatable_migrations"),
+            PostgresQuery(
+                unsafeSQL: "SELECT name, checksum, \(digestExists ? "definition" : "NULL::text") FROM ledger_repeatable_migrations"),
             logger: logger)
         var recorded: [String: (checksum: String, digest: String?)] = [:]
         for try await (name, checksum, digest) in rows.decode((String, String, String?).self) { recorded[name] = (checksum, digest) }

@@ -23,7 +23,7 @@ public struct PrivacyFormat: Sendable {
         ) { rows in
             for try await (from, head) in rows.decode((Int64, Int64).self) {
                 let last = min(from - 1, head)
-                return last >= 1 ? 1 ... last : nil
+                return last >= 1 ? 1...last : nil
             }
             return nil
         }

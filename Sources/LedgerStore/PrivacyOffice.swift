@@ -42,8 +42,9 @@ public struct PrivacyOffice: Sendable {
         let erasure = try await client.transaction(logger: logger) { connection -> Erasure in
             // Erasures of one account one at a time (a repeat waits, then finds nothing held).
             try await connection.queryUnlessClosed("SELECT pg_advisory_xact_lock(\(Self.lockKey), hashtext(\(account)))", logger: logger)
-            guard let pseudonym = try await Self.text(
-                connection.queryUnlessClosed("SELECT pseudonym FROM ledger_subjects WHERE account = \(account)", logger: logger))
+            guard
+                let pseudonym = try await Self.text(
+                    connection.queryUnlessClosed("SELECT pseudonym FROM ledger_subjects WHERE account = \(account)", logger: logger))
             else {
                 let unerased = try await Self.legacyPositions(account, connection, logger)
                 return Erasure.notHeld(unerasedPositions: unerased)
@@ -153,7 +154,8 @@ public struct PrivacyOffice: Sendable {
         ) { rows in
             var export: PersonalDataExport?
             var values: [PersonalDataExport.Value] = []
-            for try await (pseudonym, kind, value, commitment, positions) in rows.decode((String, String?, String?, String?, [Int64]).self) {
+            for try await (pseudonym, kind, value, commitment, positions) in rows.decode((String, String?, String?, String?, [Int64]).self)
+            {
                 if let kind, let value, let commitment {
                     values.append(.init(kind: kind, value: value, commitment: commitment, positions: positions))
                 } else {

@@ -8,7 +8,8 @@ public enum SQLScript {
     /// `PROCEDURE` statements, comment lines aside): a function file's overloads.
     public static func definitions(_ script: String) -> Int {
         statements(script).filter { statement in
-            let code = statement.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("--") }.joined(separator: "\n")
+            let code = statement.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("--") }.joined(
+                separator: "\n")
             return code.hasPrefix("CREATE OR REPLACE FUNCTION ") || code.hasPrefix("CREATE OR REPLACE PROCEDURE ")
         }.count
     }
@@ -27,22 +28,36 @@ public enum SQLScript {
             let c = chars[i]
             let next: Unicode.Scalar? = i + 1 < chars.count ? chars[i + 1] : nil
             if c == "-" && next == "-" {
-                while i < chars.count && chars[i] != "\n" { current.append(chars[i]); i += 1 }
+                while i < chars.count && chars[i] != "\n" {
+                    current.append(chars[i])
+                    i += 1
+                }
                 continue
             }
             if c == "/" && next == "*" {
                 while i < chars.count && !(chars[i] == "*" && i + 1 < chars.count && chars[i + 1] == "/") {
-                    current.append(chars[i]); i += 1
+                    current.append(chars[i])
+                    i += 1
                 }
-                if i < chars.count { current.append("*"); current.append("/"); i += 2 }
+                if i < chars.count {
+                    current.append("*")
+                    current.append("/")
+                    i += 2
+                }
                 continue
             }
             if c == "'" || c == "\"" {
-                current.append(c); i += 1
+                current.append(c)
+                i += 1
                 while i < chars.count {
                     current.append(chars[i])
                     if chars[i] == c {
-                        if i + 1 < chars.count && chars[i + 1] == c { i += 1; current.append(chars[i]) } else { break }
+                        if i + 1 < chars.count && chars[i + 1] == c {
+                            i += 1
+                            current.append(chars[i])
+                        } else {
+                            break
+                        }
                     }
                     i += 1
                 }
@@ -59,12 +74,18 @@ public enum SQLScript {
                         i += tagScalars.count
                         break
                     }
-                    current.append(chars[i]); i += 1
+                    current.append(chars[i])
+                    i += 1
                 }
                 continue
             }
-            if c == ";" { flush(); i += 1; continue }
-            current.append(c); i += 1
+            if c == ";" {
+                flush()
+                i += 1
+                continue
+            }
+            current.append(c)
+            i += 1
         }
         flush()
         return statements
@@ -81,7 +102,8 @@ public enum SQLScript {
     }
 
     private static func isOnlyComments(_ text: String) -> Bool {
-        text.split(separator: "\n").allSatisfy { $0.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("--") || $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
+        text.split(separator: "\n").allSatisfy {
+            $0.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("--") || $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+        }
     }
 }
-

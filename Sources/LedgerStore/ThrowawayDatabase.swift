@@ -14,7 +14,9 @@ public enum ThrowawayDatabase {
         try await stopping(embedded) { try await body(settings) }
     }
 
-    private static func prepare(serverURL: String?, binaries: String?, logger: Logger) async throws -> (DatabaseSettings, EmbeddedPostgres?, URL?) {
+    private static func prepare(serverURL: String?, binaries: String?, logger: Logger) async throws -> (
+        DatabaseSettings, EmbeddedPostgres?, URL?
+    ) {
         let server: DatabaseSettings
         var embedded: EmbeddedPostgres?
         var directory: URL?

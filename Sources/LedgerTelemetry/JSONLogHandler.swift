@@ -38,7 +38,8 @@ public struct JSONLogHandler: LogHandler {
         object["label"] = label
         object["message"] = message.description
         object["source"] = source
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        let data =
+            (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
         write(String(decoding: data, as: UTF8.self) + "\n")
     }
 

@@ -8,7 +8,8 @@ public enum Logs {
     public static func bootstrap(_ configuration: LedgerConfiguration) -> Logger {
         let level = Logger.Level(rawValue: configuration.logLevel) ?? .info
         LoggingSystem.bootstrap { label in
-            var handler: any LogHandler = configuration.jsonLogs ? JSONLogHandler(label: label) : StreamLogHandler.standardError(label: label)
+            var handler: any LogHandler =
+                configuration.jsonLogs ? JSONLogHandler(label: label) : StreamLogHandler.standardError(label: label)
             handler.logLevel = level
             return handler
         }

@@ -1,16 +1,16 @@
 import Foundation
 import LedgerApp
-import LedgerConfiguration
 import LedgerClient
+import LedgerConfiguration
 import LedgerDomain
 import LedgerPostgres
 import LedgerStore
 import LedgerTelemetry
 import LedgerTokens
 import LedgerWebhooks
-import TransparencyLog
 import Logging
 import PostgresNIO
+import TransparencyLog
 
 /// The services `ledger serve` (or `ledger api`) runs, on a fresh database and a free port,
 /// and SDK clients signed in as any account.
@@ -25,7 +25,9 @@ public struct LiveServer: Sendable {
 
     public func client(_ account: String, roles: [String] = []) -> LedgerClient {
         let authority = authority
-        return LedgerClient(baseURL: baseURL, transport: HTTPClientTransport()) { try await authority.issue(account: account, roles: roles) }
+        return LedgerClient(baseURL: baseURL, transport: HTTPClientTransport()) {
+            try await authority.issue(account: account, roles: roles)
+        }
     }
 
     public enum Roles: Sendable { case allInOne, apiOnly }

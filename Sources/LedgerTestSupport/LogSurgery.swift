@@ -7,7 +7,8 @@ import PostgresNIO
 /// would leave. The tree's edge (`ledger_tree_edge`) goes back with the nodes, as on a standby
 /// that lacked them; kept with the tree (`keepingTree`), as a superuser's cut leaves it.
 public func truncateLog(_ owner: PostgresClient, to position: Int64, keepingCheckpoints: Bool, keepingTree: Bool = false) async throws {
-    let tables = ["ledger_events", "ledger_head"] + (keepingTree ? [] : ["ledger_tree_nodes"])
+    let tables =
+        ["ledger_events", "ledger_head"] + (keepingTree ? [] : ["ledger_tree_nodes"])
         + (keepingCheckpoints ? [] : ["ledger_checkpoints", "ledger_published_checkpoints"])
     var statements = tables.map { "ALTER TABLE \($0) DISABLE TRIGGER USER" }
     statements += [

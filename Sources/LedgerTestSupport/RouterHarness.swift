@@ -73,7 +73,8 @@ extension ProofService {
     ) -> ProofService {
         let logger = Logger(label: "api-test")
         return ProofService(
-            requests: ProofRequests(client: client, logger: logger, challengeLifetime: configuration.challengeLifetime.seconds), store: store,
+            requests: ProofRequests(client: client, logger: logger, challengeLifetime: configuration.challengeLifetime.seconds),
+            store: store,
             engine: ProofEngine(
                 client: client, logger: logger, settings: settings ?? .init(maxGroup: configuration.verifierGroup), hooks: hooks),
             verdicts: nil, verdictWait: configuration.verdictWait)
@@ -179,6 +180,7 @@ extension API {
         -> (status: HTTPResponse.Status, body: JSONValue, raw: String)
     {
         let challenge = try await challenge(id, as: account)
-        return try await call(.post, "/v1/collaborations/\(id)/proofs", as: account, json: proofBody(person, device: device, challenge: challenge, der: der))
+        return try await call(
+            .post, "/v1/collaborations/\(id)/proofs", as: account, json: proofBody(person, device: device, challenge: challenge, der: der))
     }
 }

@@ -14,8 +14,10 @@ public func withPrimaryAndStandby<T: Sendable>(
 ) async throws -> T {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-standby-\(UUID().uuidString.prefix(8))")
     defer { try? FileManager.default.removeItem(at: folder) }
-    let primary = EmbeddedPostgres(options: .init(dataDirectory: folder.appendingPathComponent("primary"), binaries: Setting.pgBin.value()), logger: logger)
-    let standby = EmbeddedPostgres(options: .init(dataDirectory: folder.appendingPathComponent("standby"), binaries: Setting.pgBin.value()), logger: logger)
+    let primary = EmbeddedPostgres(
+        options: .init(dataDirectory: folder.appendingPathComponent("primary"), binaries: Setting.pgBin.value()), logger: logger)
+    let standby = EmbeddedPostgres(
+        options: .init(dataDirectory: folder.appendingPathComponent("standby"), binaries: Setting.pgBin.value()), logger: logger)
     let result: T
     do {
         let (owner, standbyOwner) = try await ClusterStarts.shared.run {

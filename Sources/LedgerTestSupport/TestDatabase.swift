@@ -7,7 +7,7 @@ import PostgresNIO
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One throwaway PostgreSQL cluster per test process (initdb into a temporary folder, on a

@@ -6,7 +6,7 @@ import NIOFoundationEssentialsCompat
 import NIOHTTP1
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// HTTP for tests, over AsyncHTTPClient (NIO), never `URLSession`. On Linux, FoundationNetworking's
@@ -22,18 +22,52 @@ public enum TestHTTP {
     }
 
     public static func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        let (url, outgoing) = try converted(request)
+        let (response, body) = try await exchange(outgoing)
+        var headers: [String: String] = [:]
+        for (name, value) in response.headers { headers[name] = headers[name].map { "\($0), \(value)" } ?? value }
+        guard
+            let answered = HTTPURLResponse(url: url, statusCode: Int(response.status.code), httpVersion: "HTTP/1.1", headerFields: headers)
+        else {
+            throw URLError(.badServerResponse)
+        }
+        return (Data(buffer: body), answered)
+    }
+
+    static func converted(_ request: URLRequest) throws -> (URL, HTTPClientRequest) {
         guard let url = request.url else { throw URLError(.badURL) }
         var outgoing = HTTPClientRequest(url: url.absoluteString)
         outgoing.method = HTTPMethod(rawValue: request.httpMethod ?? "GET")
         for (name, value) in request.allHTTPHeaderFields ?? [:] { outgoing.headers.replaceOrAdd(name: name, value: value) }
         if let body = request.httpBody { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
-        let (response, body) = try await exchange(outgoing)
-        var headers: [String: String] = [:]
-        for (name, value) in response.headers { headers[name] = headers[name].map { "\($0), \(value)" } ?? value }
-        guard let answered = HTTPURLResponse(url: url, statusCode: Int(response.status.code), httpVersion: "HTTP/1.1", headerFields: headers) else {
-            throw URLError(.badServerResponse)
+        return (url, outgoing)
+    }
+
+    /// A response streamed (the change feed): the head within `deadline`, then the body's
+    /// pieces for as long as `streamDeadline` (a test's feed ends by its consumer long before).
+    public static let streamDeadline: TimeAmount = .minutes(10)
+
+    public static func stream(_ request: URLRequest) async throws -> (status: Int, body: AsyncThrowingStream<Data, any Error>) {
+        let (_, outgoing) = try converted(request)
+        let response: HTTPClientResponse
+        do {
+            response = try await HTTPClient.shared.execute(outgoing, timeout: streamDeadline)
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw URLError(.networkConnectionLost, userInfo: [NSUnderlyingErrorKey: error])
         }
-        return (Data(buffer: body), answered)
+        let (body, pieces) = AsyncThrowingStream.makeStream(of: Data.self)
+        let reader = Task {
+            do {
+                for try await buffer in response.body { pieces.yield(Data(buffer: buffer)) }
+                pieces.finish()
+            } catch {
+                pieces.finish(throwing: error)
+            }
+        }
+        pieces.onTermination = { _ in reader.cancel() }
+        return (Int(response.status.code), body)
     }
 
     /// A failure to get an answer is thrown as a `URLError`, as the SDK's default transport
@@ -52,12 +86,16 @@ public enum TestHTTP {
     }
 }
 
-/// The SDK's requests over `TestHTTP` (`LedgerClient`'s default is `URLSession`).
+/// The SDK's requests and feeds over `TestHTTP` (`LedgerClient`'s default is `URLSession`).
 public struct HTTPClientTransport: LedgerTransport {
     public init() {}
 
     public func send(_ request: URLRequest) async throws -> (body: Data, status: Int) {
         let (body, response) = try await TestHTTP.data(for: request)
         return (body, response.statusCode)
+    }
+
+    public func stream(_ request: URLRequest) async throws -> (status: Int, body: AsyncThrowingStream<Data, any Error>) {
+        try await TestHTTP.stream(request)
     }
 }

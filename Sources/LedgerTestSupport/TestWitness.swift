@@ -19,7 +19,8 @@ public final class TestWitness: Sendable {
         cosigner = try Cosigner(name: name)
         // On tmpfs where there is one: a witness syncs its state on every new checkpoint, and a
         // sync on a disk the test cluster fills with unsynced pages can take seconds.
-        let scratch = FileManager.default.fileExists(atPath: "/dev/shm") ? URL(fileURLWithPath: "/dev/shm") : FileManager.default.temporaryDirectory
+        let scratch =
+            FileManager.default.fileExists(atPath: "/dev/shm") ? URL(fileURLWithPath: "/dev/shm") : FileManager.default.temporaryDirectory
         directory = scratch.appendingPathComponent("witness-\(UUID())").path
         port = try EmbeddedPostgres.freePort()
         self.log = log
@@ -45,7 +46,12 @@ public final class TestWitness: Sendable {
     /// Stops it (a graceful shutdown: its listening socket and connections closed), and gives
     /// its data folder up, as a process that exits does, so it can start again on it.
     public func stop() async {
-        guard let (group, task, state) = running.withLock({ running in defer { running = nil }; return running }) else { return }
+        guard
+            let (group, task, state) = running.withLock({ running in
+                defer { running = nil }
+                return running
+            })
+        else { return }
         await group.triggerGracefulShutdown()
         _ = await task.result
         state.release()
@@ -64,4 +70,3 @@ public final class TestWitness: Sendable {
     /// How many times the running witness has synced its state to disk (0 when stopped).
     public var syncs: Int { running.withLock { $0?.state.syncs } ?? 0 }
 }
-

@@ -28,7 +28,9 @@ public final class WebhookReceiver: Sendable {
 
     public var deliveries: [Delivery] { state.withLock { $0.deliveries } }
     /// The deliveries to `path` answered 2xx, in the order they came.
-    public func accepted(_ path: String) -> [Delivery] { deliveries.filter { $0.path == path && ($0.status ?? 0) < 300 && $0.status != nil } }
+    public func accepted(_ path: String) -> [Delivery] {
+        deliveries.filter { $0.path == path && ($0.status ?? 0) < 300 && $0.status != nil }
+    }
     public func script(_ path: String, _ statuses: [Int]) { state.withLock { $0.scripts[path] = statuses } }
     public func hang(at position: Int64) { state.withLock { $0.hangAt = position } }
 

@@ -138,13 +138,14 @@ struct ProofPlan {
             for (offset, decision) in append.decisions.enumerated() {
                 let submission = decision.request.submission
                 let verdict = Verdict.columns(of: decision.event)
-                rows.append(Row(
-                    id: submission.requestId, collaboration: submission.collaborationId, account: submission.named,
-                    challenge: submission.challengeId, consumes: decision.checked.consumesChallenge, stored: decision.request.stored,
-                    signature: Base64.encode(submission.signature), publicKey: Base64.encode(submission.proof.publicKey),
-                    index: submission.proof.publicKeyIndex, hashes: submission.proof.inclusionHashes.map(Base64.encode),
-                    status: verdict.status, reason: verdict.reason, rootHash: verdict.rootHash?.base64, append: number + 1,
-                    offset: offset))
+                rows.append(
+                    Row(
+                        id: submission.requestId, collaboration: submission.collaborationId, account: submission.named,
+                        challenge: submission.challengeId, consumes: decision.checked.consumesChallenge, stored: decision.request.stored,
+                        signature: Base64.encode(submission.signature), publicKey: Base64.encode(submission.proof.publicKey),
+                        index: submission.proof.publicKeyIndex, hashes: submission.proof.inclusionHashes.map(Base64.encode),
+                        status: verdict.status, reason: verdict.reason, rootHash: verdict.rootHash?.base64, append: number + 1,
+                        offset: offset))
                 let event = ProofVerdict.newEvent(decision.event, for: submission)
                 columns.ids.append(event.eventId)
                 columns.types.append(event.type)

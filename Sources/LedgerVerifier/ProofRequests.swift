@@ -98,11 +98,13 @@ public struct ProofRequests: Sendable {
             for try await (id, collaboration, account, challengeId, signature, publicKey, index, hashes) in rows.decode(
                 (UUID, String, String, UUID, ByteBuffer, ByteBuffer, Int64, [ByteBuffer]).self)
             {
-                pending.append(ProofSubmission(
-                    requestId: id, collaborationId: collaboration, account: account, challengeId: challengeId,
-                    signature: Array(buffer: signature),
-                    proof: IdentityProof(
-                        publicKey: Array(buffer: publicKey), publicKeyIndex: UInt64(index), inclusionHashes: hashes.map { Array(buffer: $0) })))
+                pending.append(
+                    ProofSubmission(
+                        requestId: id, collaborationId: collaboration, account: account, challengeId: challengeId,
+                        signature: Array(buffer: signature),
+                        proof: IdentityProof(
+                            publicKey: Array(buffer: publicKey), publicKeyIndex: UInt64(index),
+                            inclusionHashes: hashes.map { Array(buffer: $0) })))
             }
             return pending
         }
@@ -138,7 +140,8 @@ public struct ProofRequests: Sendable {
                     let reason = try Verdict.reason(recorded: reason)
                     return .rejected(reason: reason, message: reason.message, position: position)
                 case "throttled":
-                    throw DomainError(.tooManyRejections, "too many rejected proofs from this account; submit it again later", retryAfter: 60)
+                    throw DomainError(
+                        .tooManyRejections, "too many rejected proofs from this account; submit it again later", retryAfter: 60)
                 case "refused":
                     // Decided without an event: so far only for an account erased before its verdict.
                     let reason = try Verdict.reason(recorded: reason ?? ProofRefusalReason.accountErased.rawValue)

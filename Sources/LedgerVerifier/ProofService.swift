@@ -1,8 +1,8 @@
 import Foundation
 import LedgerDomain
-import LedgerWire
 import LedgerPostgres
 import LedgerStore
+import LedgerWire
 import Logging
 import PostgresNIO
 

@@ -1,8 +1,8 @@
 import Foundation
 import LedgerDomain
-import LedgerWire
 import LedgerPostgres
 import LedgerStore
+import LedgerWire
 import Logging
 import Metrics
 import ServiceLifecycle
@@ -63,7 +63,8 @@ public struct VerifierWorker: Service {
             // A throttled request is decided (refused); anything else leaves it pending for the next sweep.
             if (error as? DomainError)?.code == .tooManyRejections { continue }
             logger.warning(
-                "verifier: deciding a request failed; it stays pending", metadata: ["request": "\(submission.requestId)", "error": "\(error)"])
+                "verifier: deciding a request failed; it stays pending",
+                metadata: ["request": "\(submission.requestId)", "error": "\(error)"])
         }
         return pending.count
     }

@@ -71,7 +71,9 @@ public struct WebhookDeliverer: Service {
 
     public func run() async throws {
         // Both series from the start, so an alert on failures has a series to compare with.
-        for result in ["delivered", "failed"] { Counter(label: "ledger_webhook_deliveries_total", dimensions: [("result", result)]).increment(by: 0) }
+        for result in ["delivered", "failed"] {
+            Counter(label: "ledger_webhook_deliveries_total", dimensions: [("result", result)]).increment(by: 0)
+        }
         await cancelWhenGracefulShutdown {
             let others = (1..<max(1, settings.concurrency)).map { _ in Signal() }
             await withTaskGroup(of: Void.self) { lanes in
@@ -207,7 +209,8 @@ public struct WebhookDeliverer: Service {
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
         request.headers.add(name: "User-Agent", value: "participant-ledger-webhooks")
-        request.headers.add(name: WebhookSignature.headerName, value: WebhookSignature.header(secret: lease.secret, body: body, time: Date()))
+        request.headers.add(
+            name: WebhookSignature.headerName, value: WebhookSignature.header(secret: lease.secret, body: body, time: Date()))
         request.headers.add(name: WebhookSignature.deliveryHeaderName, value: lease.deliveryId(position).uuidString.lowercased())
         request.body = .bytes(ByteBuffer(bytes: body))
         do {
@@ -220,4 +223,3 @@ public struct WebhookDeliverer: Service {
         }
     }
 }
-

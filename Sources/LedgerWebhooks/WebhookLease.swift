@@ -20,7 +20,9 @@ struct WebhookLease: Sendable {
     /// collaboration if there is one, and that its owner sees on the feed (`FeedAudience`).
     func wants(_ recorded: RecordedEvent, owner: String?) -> Bool {
         guard owner == account, let collaboration = Streams.collaborationId(of: recorded.streamId) else { return false }
-        guard collaborationId == nil || collaborationId == collaboration, let event = try? CollaborationEvent(recorded) else { return false }
+        guard collaborationId == nil || collaborationId == collaboration, let event = try? CollaborationEvent(recorded) else {
+            return false
+        }
         var audience = FeedAudience(account: account, owned: [collaboration])
         return audience.sees(event, in: collaboration)
     }

@@ -32,7 +32,11 @@ public struct WebhookRegistry: Sendable {
             RETURNING \(unescaped: Self.columns)
             """, logger: logger
         ) { rows in try await Self.webhooks(rows) }
-        return rows.first.map { var webhook = $0; webhook.secret = secret; return webhook }
+        return rows.first.map {
+            var webhook = $0
+            webhook.secret = secret
+            return webhook
+        }
     }
 
     /// The account's webhooks, oldest first. The table names an account by its pseudonym only

@@ -6,7 +6,9 @@ public enum APIJSON {
     /// sent as `.570` (a `Date` a hair below it) came back `.569`.
     public static func time(_ date: Date) -> String {
         let interval = date.timeIntervalSince1970
-        guard interval.isFinite, abs(interval) < 1e13 else { return date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)) }
+        guard interval.isFinite, abs(interval) < 1e13 else {
+            return date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        }
         // Never rounded up into the year 10000 (RFC 3339 ends with 9999).
         let (seconds, millis) = min(Int64((interval * 1000).rounded()), 253_402_300_799_999).quotientAndRemainder(dividingBy: 1000)
         let (whole, fraction) = millis < 0 ? (seconds - 1, millis + 1000) : (seconds, millis)

@@ -21,10 +21,11 @@ public enum AccessAuditText {
         }
         var out = ""
         for r in records {
-            out += [
-                String(r.position), APIJSON.time(r.time), r.collaborationId,
-                r.accountId, r.rootHash, r.change, r.reason, r.actor, r.dueAt.map(APIJSON.time),
-            ].map(field).joined(separator: ",") + "\r\n"
+            out +=
+                [
+                    String(r.position), APIJSON.time(r.time), r.collaborationId,
+                    r.accountId, r.rootHash, r.change, r.reason, r.actor, r.dueAt.map(APIJSON.time),
+                ].map(field).joined(separator: ",") + "\r\n"
         }
         return out
     }

@@ -98,7 +98,9 @@ public struct LogStatus: Codable, Sendable, Hashable {
             public var progressAt: Date?
 
             public init(applicationName: String, pid: Int, recognised: Bool, since: Date?, progressAt: Date?) {
-                (self.applicationName, self.pid, self.recognised, self.since, self.progressAt) = (applicationName, pid, recognised, since, progressAt)
+                (self.applicationName, self.pid, self.recognised, self.since, self.progressAt) = (
+                    applicationName, pid, recognised, since, progressAt
+                )
             }
         }
         /// Whether the expiry service holds its lease and is making progress (a round in the last

@@ -125,7 +125,8 @@ public enum ErrorCode: String, CaseIterable, Sendable, Codable {
         case .viewBehind: "the views have not reached minPosition yet; retry after Retry-After"
         case .notAnswered: "the request was not answered in time (it may still take effect); retry"
         case .notCheckpointed: "no published checkpoint covers the event yet; retry shortly"
-        case .logUnavailable: "the stored log cannot serve this part of its published tree (events or tree nodes missing, an entry too large for a bundle); logged for the operator"
+        case .logUnavailable:
+            "the stored log cannot serve this part of its published tree (events or tree nodes missing, an entry too large for a bundle); logged for the operator"
         case .shuttingDown: "this instance is shutting down; send requests to another"
         case .notReady: "the database is unreachable or its schema is behind"
         case .unknown: "a code this version of the SDK does not know"

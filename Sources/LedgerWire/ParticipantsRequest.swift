@@ -132,9 +132,10 @@ enum WindowKeys: String, CodingKey, CaseIterable {
         let known = Set(allCases.map(\.rawValue))
         let container = try decoder.container(keyedBy: Named.self)
         if let unknown = container.allKeys.first(where: { !known.contains($0.stringValue) }) {
-            throw DecodingError.dataCorrupted(.init(
-                codingPath: decoder.codingPath + [unknown],
-                debugDescription: "unknown field \(unknown.stringValue): a window has rootHash, notBefore and notAfter"))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: decoder.codingPath + [unknown],
+                    debugDescription: "unknown field \(unknown.stringValue): a window has rootHash, notBefore and notAfter"))
         }
     }
 }

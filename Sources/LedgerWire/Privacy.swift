@@ -15,7 +15,8 @@ public struct ErasureRequest: Codable, Sendable, Hashable {
     }
 
     /// What a reason may be, as the 400 names it: it enters the log for ever, so no free text.
-    public static let reasonRule = "reason must be a short reference (a ticket id): 1 to 64 characters of A-Z a-z 0-9 . _ : / # -, i.e. ^[A-Za-z0-9._:/#-]{1,64}$"
+    public static let reasonRule =
+        "reason must be a short reference (a ticket id): 1 to 64 characters of A-Z a-z 0-9 . _ : / # -, i.e. ^[A-Za-z0-9._:/#-]{1,64}$"
 
     /// `^[A-Za-z0-9._:/#-]{1,64}$`.
     public static func isValidReason(_ reason: String) -> Bool {

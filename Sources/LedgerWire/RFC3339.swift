@@ -45,7 +45,8 @@ public enum RFC3339 {
             }
             return value
         }
-        let colon: UInt8 = 0x3A, dash: UInt8 = 0x2D
+        let colon: UInt8 = 0x3A
+        let dash: UInt8 = 0x2D
         guard let year = number(0..<4), b[4] == dash, let month = number(5..<7), b[7] == dash, let day = number(8..<10),
             b[10] == 0x54 || b[10] == 0x74,  // T t
             let hour = number(11..<13), b[13] == colon, let minute = number(14..<16), b[16] == colon, let second = number(17..<19),

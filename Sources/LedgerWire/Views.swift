@@ -26,7 +26,9 @@ public struct Collaboration: Codable, Sendable, Hashable {
         /// A server from before scheduled windows sends no `scheduled`: none.
         public init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
-            (invited, granted, removed) = try (c.decode(Int.self, forKey: .invited), c.decode(Int.self, forKey: .granted), c.decode(Int.self, forKey: .removed))
+            (invited, granted, removed) = try (
+                c.decode(Int.self, forKey: .invited), c.decode(Int.self, forKey: .granted), c.decode(Int.self, forKey: .removed)
+            )
             expired = try c.decode(Int.self, forKey: .expired)
             scheduled = try c.decodeIfPresent(Int.self, forKey: .scheduled) ?? 0
         }

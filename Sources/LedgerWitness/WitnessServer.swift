@@ -19,7 +19,8 @@ public enum WitnessServer {
             let body = try await request.body.collect(upTo: 128 * 1024)
             do {
                 let line = try await state.add(try AddCheckpoint(body: String(buffer: body)))
-                return Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: line)))
+                return Response(
+                    status: .ok, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: line)))
             } catch let refusal as AddCheckpoint.Refusal {
                 logger.info("witness: refused", metadata: ["status": "\(refusal.status)", "why": "\(refusal.message.prefix(200))"])
                 let type = refusal.status == 409 ? "text/x.tlog.size" : "text/plain; charset=utf-8"

@@ -3,7 +3,7 @@ import Synchronization
 import TransparencyLog
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What a witness remembers (C2SP `tlog-witness`): per origin, the size and root of the latest

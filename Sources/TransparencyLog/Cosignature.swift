@@ -21,7 +21,7 @@ public struct CosignatureVerifier: Sendable, Hashable {
         self.name = name
         self.publicKey = publicKey
         let digest = Array(SHA256.hash(data: Array(name.utf8) + [0x0A, Self.type] + publicKey))
-        self.keyID = digest[0 ..< 4].reduce(0) { $0 << 8 | UInt32($1) }
+        self.keyID = digest[0..<4].reduce(0) { $0 << 8 | UInt32($1) }
     }
 
     public init(_ text: String) throws {
@@ -47,7 +47,7 @@ public struct CosignatureVerifier: Sendable, Hashable {
         var verified: UInt64?
         for signature in signatures where signature.name == name && signature.keyID == keyID {
             guard signature.bytes.count == 72 else { throw NoteError("a cosignature by \(name) is not 72 bytes") }
-            let time = signature.bytes[0 ..< 8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            let time = signature.bytes[0..<8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
             guard time <= UInt64(Int64.max), let key = try? Curve25519.Signing.PublicKey(rawRepresentation: publicKey),
                 key.isValidSignature(Array(signature.bytes[8...]), for: Self.message(text: text, time: time))
             else { throw NoteError("the cosignature by \(name) does not verify") }

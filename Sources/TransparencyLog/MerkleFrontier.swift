@@ -17,7 +17,7 @@ public struct MerkleFrontier: Sendable, Equatable {
     }
 
     /// The nodes a frontier of `size` leaves holds, largest first.
-    public static func nodes(size: Int64) -> [MerkleTree.Node] { MerkleTree.nodes(covering: 0 ..< size) }
+    public static func nodes(size: Int64) -> [MerkleTree.Node] { MerkleTree.nodes(covering: 0..<size) }
 
     /// Adds the next leaf; returns the nodes it completes, the leaf first, then each parent.
     public mutating func append(leafHash: MerkleTree.Hash) -> [(node: MerkleTree.Node, hash: MerkleTree.Hash)] {

@@ -18,7 +18,12 @@ public enum MerkleProof {
             guard sn != 0 else { throw Failure("inclusion proof has \(proof.count) hashes, too many for tree size \(treeSize)") }
             if fn & 1 == 1 || fn == sn {
                 r = MerkleTree.nodeHash(p, r)
-                if fn & 1 == 0 { while fn & 1 == 0 && fn != 0 { fn >>= 1; sn >>= 1 } }
+                if fn & 1 == 0 {
+                    while fn & 1 == 0 && fn != 0 {
+                        fn >>= 1
+                        sn >>= 1
+                    }
+                }
             } else {
                 r = MerkleTree.nodeHash(r, p)
             }
@@ -48,14 +53,22 @@ public enum MerkleProof {
         guard !proof.isEmpty else { throw Failure("empty consistency proof") }
         let path = size1.nonzeroBitCount == 1 ? [root1] + proof : proof
         var (fn, sn) = (size1 - 1, size2 - 1)
-        while fn & 1 == 1 { fn >>= 1; sn >>= 1 }
+        while fn & 1 == 1 {
+            fn >>= 1
+            sn >>= 1
+        }
         var (fr, sr) = (path[0], path[0])
         for c in path.dropFirst() {
             guard sn != 0 else { throw Failure("consistency proof has too many hashes") }
             if fn & 1 == 1 || fn == sn {
                 fr = MerkleTree.nodeHash(c, fr)
                 sr = MerkleTree.nodeHash(c, sr)
-                if fn & 1 == 0 { while fn & 1 == 0 && fn != 0 { fn >>= 1; sn >>= 1 } }
+                if fn & 1 == 0 {
+                    while fn & 1 == 0 && fn != 0 {
+                        fn >>= 1
+                        sn >>= 1
+                    }
+                }
             } else {
                 sr = MerkleTree.nodeHash(sr, c)
             }

@@ -37,7 +37,7 @@ public enum MerkleTree {
             self.level = level
             self.index = index
         }
-        public var leaves: Range<Int64> { (index << level) ..< ((index + 1) << level) }
+        public var leaves: Range<Int64> { (index << level)..<((index + 1) << level) }
         public var description: String { "(\(level), \(index))" }
     }
 
@@ -85,7 +85,7 @@ public enum MerkleTree {
         func path(_ lo: Int64, _ hi: Int64) -> [Range<Int64>] {
             if hi - lo <= 1 { return [] }
             let k = largestPowerOfTwo(below: hi - lo)
-            return leaf - lo < k ? path(lo, lo + k) + [(lo + k) ..< hi] : path(lo + k, hi) + [lo ..< (lo + k)]
+            return leaf - lo < k ? path(lo, lo + k) + [(lo + k)..<hi] : path(lo + k, hi) + [lo..<(lo + k)]
         }
         return path(0, size)
     }
@@ -94,11 +94,11 @@ public enum MerkleTree {
     /// or equals `to`. Requires `0 <= from <= to`.
     public static func consistencyRanges(from: Int64, to: Int64) -> [Range<Int64>] {
         func subproof(_ m: Int64, _ lo: Int64, _ hi: Int64, _ complete: Bool) -> [Range<Int64>] {
-            if lo + m == hi { return complete ? [] : [lo ..< hi] }
+            if lo + m == hi { return complete ? [] : [lo..<hi] }
             let k = largestPowerOfTwo(below: hi - lo)
             return m <= k
-                ? subproof(m, lo, lo + k, complete) + [(lo + k) ..< hi]
-                : subproof(m - k, lo + k, hi, false) + [lo ..< (lo + k)]
+                ? subproof(m, lo, lo + k, complete) + [(lo + k)..<hi]
+                : subproof(m - k, lo + k, hi, false) + [lo..<(lo + k)]
         }
         return from == 0 || from == to ? [] : subproof(from, 0, to, true)
     }

@@ -39,7 +39,7 @@ public struct NoteVerifier: Sendable, Equatable {
 
     static func keyID(name: String, publicKey: [UInt8]) -> UInt32 {
         let digest = Array(SHA256.hash(data: Array(name.utf8) + [0x0A, 0x01] + publicKey))
-        return digest[0 ..< 4].reduce(0) { $0 << 8 | UInt32($1) }
+        return digest[0..<4].reduce(0) { $0 << 8 | UInt32($1) }
     }
 
     static func hex(_ id: UInt32) -> String {

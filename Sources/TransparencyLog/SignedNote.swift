@@ -35,7 +35,7 @@ public enum SignedNote {
                 throw NoteError("malformed signature line: \(String(line).debugDescription)")
             }
             return Signature(
-                name: String(fields[0]), keyID: blob[0 ..< 4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }, bytes: Array(blob[4...]),
+                name: String(fields[0]), keyID: blob[0..<4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }, bytes: Array(blob[4...]),
                 line: String(line) + "\n")
         }
         return (text, signatures)

@@ -103,7 +103,7 @@ public struct Tile: Hashable, Sendable, CustomStringConvertible {
         let offset = Int((node.index << k) % Int64(Self.fullWidth))
         let count = 1 << k
         guard data.count >= (offset + count) * 32 else { return nil }
-        var hashes = (offset ..< offset + count).map { Array(data[$0 * 32 ..< ($0 + 1) * 32]) }
+        var hashes = (offset..<offset + count).map { Array(data[$0 * 32..<($0 + 1) * 32]) }
         while hashes.count > 1 {
             hashes = stride(from: 0, to: hashes.count, by: 2).map { MerkleTree.nodeHash(hashes[$0], hashes[$0 + 1]) }
         }
@@ -119,7 +119,7 @@ public struct Tile: Hashable, Sendable, CustomStringConvertible {
             guard at + 2 <= bundle.count else { return nil }
             let length = Int(bundle[at]) << 8 | Int(bundle[at + 1])
             guard at + 2 + length <= bundle.count else { return nil }
-            out += MerkleTree.leafHash(Array(bundle[at + 2 ..< at + 2 + length]))
+            out += MerkleTree.leafHash(Array(bundle[at + 2..<at + 2 + length]))
             at += 2 + length
         }
         return out

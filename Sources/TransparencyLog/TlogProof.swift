@@ -59,7 +59,7 @@ public struct TlogProof: Sendable, Equatable {
         func line(_ what: String) throws -> String {
             guard let end = bytes[at...].firstIndex(of: 0x0A) else { throw NoteError("tlog-proof: the text ends before \(what)") }
             defer { at = end + 1 }
-            return String(decoding: bytes[at ..< end], as: UTF8.self)
+            return String(decoding: bytes[at..<end], as: UTF8.self)
         }
         guard try line("the header line") == Self.header else {
             throw NoteError("tlog-proof: the first line is not \(Self.header)")

@@ -24,7 +24,7 @@ public enum TreeExtension {
         earlierSize: Int64, earlierRoot: MerkleTree.Hash, size: Int64, root: MerkleTree.Hash, proof: [MerkleTree.Hash]
     ) -> Verdict {
         guard earlierSize >= 0, size >= 0 else { return .differs("a tree size is negative") }
-        guard size >= earlierSize else { return .shorter(missing: (size + 1) ... earlierSize) }
+        guard size >= earlierSize else { return .shorter(missing: (size + 1)...earlierSize) }
         if earlierSize == 0, earlierRoot != MerkleTree.emptyRoot { return .differs("the empty tree has another root") }
         do {
             try MerkleProof.verifyConsistency(size1: earlierSize, size2: size, root1: earlierRoot, root2: root, proof: proof)

@@ -53,7 +53,9 @@ public struct WitnessPolicy: Sendable {
                 guard fields.count == 3 || fields.count == 4 else { throw fail("witness <name> <vkey> [<url>]") }
                 let key = try CosignatureVerifier(fields[2])
                 guard rules[fields[1]] == nil, fields[1] != "none" else { throw fail("\(fields[1]) is defined already") }
-                guard !witnesses.contains(where: { $0.key.publicKey == key.publicKey }) else { throw fail("this witness key is listed twice") }
+                guard !witnesses.contains(where: { $0.key.publicKey == key.publicKey }) else {
+                    throw fail("this witness key is listed twice")
+                }
                 witnesses.append(Witness(name: fields[1], key: key, url: fields.count == 4 ? fields[3] : nil))
                 rules[fields[1]] = .witness(fields[1])
             case "group":

@@ -23,7 +23,8 @@ struct ArchitectureDocTests {
         #expect(declared.count > 15)
         #expect(
             documented == declared,
-            "only in the table: \(documented.subtracting(declared).sorted()); only in Package.swift: \(declared.subtracting(documented).sorted())")
+            "only in the table: \(documented.subtracting(declared).sorted()); only in Package.swift: \(declared.subtracting(documented).sorted())"
+        )
     }
 
     @Test("every file the document names exists")

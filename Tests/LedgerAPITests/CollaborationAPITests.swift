@@ -1,13 +1,13 @@
 import Foundation
-import LedgerConfiguration
 import HTTPTypes
+import HummingbirdTesting
 import LedgerAPI
+import LedgerConfiguration
 import LedgerDomain
+import LedgerTestSupport
 import LedgerTokens
 import LedgerWire
-import LedgerTestSupport
 import NIOCore
-import HummingbirdTesting
 import PostgresNIO
 import Testing
 import TransparencyLog
@@ -37,7 +37,12 @@ struct CollaborationAPITests {
 
     @Test("start: 201 with id, link and position; bad input is a 4xx that changes nothing")
     func start() async throws {
-        try await withAPI(configuration: .testing { $0.publicBaseURL = "https://links.example.com"; $0.bodyLimit = 4096 }) { api in
+        try await withAPI(
+            configuration: .testing {
+                $0.publicBaseURL = "https://links.example.com"
+                $0.bodyLimit = 4096
+            }
+        ) { api in
             let r = try await api.call(.post, "/v1/collaborations", as: "owner", json: startBody)
             #expect(r.status == .created)
             let id = try #require(r.body["collaborationId"]?.string)
@@ -50,8 +55,14 @@ struct CollaborationAPITests {
                 (#"{"title":"t","initiatorHandle":"h"}"#, "missing_field"),
                 (#"{"localIdentifier":5,"title":"t","initiatorHandle":"h"}"#, "wrong_type"),
                 (#"{"localIdentifier":"","title":"t","initiatorHandle":"h"}"#, "missing_field"),
-                (#"{"localIdentifier":"l","title":"t","initiatorHandle":"h","shareOptions":{"groups":[{"identifier":"p","title":"P","kind":"picker","options":[{"identifier":"a","title":"A","selected":true},{"identifier":"b","title":"B","selected":true}]}]}}"#, "invalid_share_options"),
-                (#"{"localIdentifier":"l","title":"t","initiatorHandle":"h","shareOptions":{"groups":[{"identifier":"p","title":"P","kind":"dial","options":[]}]}}"#, "invalid_value"),
+                (
+                    #"{"localIdentifier":"l","title":"t","initiatorHandle":"h","shareOptions":{"groups":[{"identifier":"p","title":"P","kind":"picker","options":[{"identifier":"a","title":"A","selected":true},{"identifier":"b","title":"B","selected":true}]}]}}"#,
+                    "invalid_share_options"
+                ),
+                (
+                    #"{"localIdentifier":"l","title":"t","initiatorHandle":"h","shareOptions":{"groups":[{"identifier":"p","title":"P","kind":"dial","options":[]}]}}"#,
+                    "invalid_value"
+                ),
             ]
             for (body, code) in refusals {
                 let refused = try await api.call(.post, "/v1/collaborations", as: "owner", json: body)
@@ -75,7 +86,8 @@ struct CollaborationAPITests {
             #expect(first.status == .created && retry.status == .created)
             #expect(first.raw == retry.raw)
             let other = try await api.call(
-                .post, "/v1/collaborations", as: "owner", json: #"{"localIdentifier":"x","title":"t","initiatorHandle":"h"}"#, headers: headers)
+                .post, "/v1/collaborations", as: "owner", json: #"{"localIdentifier":"x","title":"t","initiatorHandle":"h"}"#,
+                headers: headers)
             #expect(other.status == .unprocessableContent && other.body.errorCode == "idempotency_key_reused")
             // The same key from another account is another request.
             let elsewhere = try await api.call(.post, "/v1/collaborations", as: "someone", json: startBody, headers: headers)
@@ -96,13 +108,22 @@ struct CollaborationAPITests {
                 ("owner", path, #"{"added":["\#(Base64.encode([1, 2, 3]))"]}"#, .badRequest, "invalid_length"),
                 ("owner", path, #"{"added":["\#(good)"],"removed":["\#(good)"]}"#, .badRequest, "conflicting_identities"),
                 ("owner", path, #"{"added":"x"}"#, .badRequest, "wrong_type"),
-                ("owner", "/v1/collaborations/\(UUID().uuidString.lowercased())/participants", #"{"added":["\#(good)"]}"#, .notFound, "not_found"),
+                (
+                    "owner", "/v1/collaborations/\(UUID().uuidString.lowercased())/participants", #"{"added":["\#(good)"]}"#, .notFound,
+                    "not_found"
+                ),
                 ("owner", "/v1/collaborations/not-an-id/participants", #"{"added":["\#(good)"]}"#, .notFound, "not_found"),
                 ("mallory", "/v1/collaborations/\(id)/highlights", #"{"kind":"change","trigger":"edit"}"#, .forbidden, "no_access"),
                 ("owner", "/v1/collaborations/\(id)/highlights", #"{"kind":"change","trigger":"moved"}"#, .badRequest, "invalid_highlight"),
                 ("owner", "/v1/collaborations/\(id)/highlights", #"{"kind":"gossip","trigger":"edit"}"#, .badRequest, "invalid_highlight"),
-                ("owner", "/v1/collaborations/\(id)/highlights", #"{"kind":"membership","trigger":"addedCollaborator"}"#, .badRequest, "invalid_highlight"),
-                ("owner", "/v1/collaborations/\(id)/highlights", #"{"kind":"mention","mentionedRootHash":"\#(good)"}"#, .unprocessableContent, "unknown_identity"),
+                (
+                    "owner", "/v1/collaborations/\(id)/highlights", #"{"kind":"membership","trigger":"addedCollaborator"}"#, .badRequest,
+                    "invalid_highlight"
+                ),
+                (
+                    "owner", "/v1/collaborations/\(id)/highlights", #"{"kind":"mention","mentionedRootHash":"\#(good)"}"#,
+                    .unprocessableContent, "unknown_identity"
+                ),
                 ("mallory", "/v1/collaborations/\(id)?minPosition=1", nil ?? "", .forbidden, "no_access"),
                 ("mallory", "/v1/collaborations/\(id)/history", "", .forbidden, "not_owner_or_auditor"),
                 ("owner", "/v1/audit/access", "", .forbidden, "not_auditor"),
@@ -172,7 +193,9 @@ struct CollaborationAPITests {
         }
     }
 
-    @Test("audit filters: a malformed collaboration id or an account with NUL is a 400, an unknown one matches nothing; positions past int64 are a 400")
+    @Test(
+        "audit filters: a malformed collaboration id or an account with NUL is a 400, an unknown one matches nothing; positions past int64 are a 400"
+    )
     func auditFilters() async throws {
         try await withAPI { api in
             let bad = try await api.call(.get, "/v1/audit/access?collaboration=nonsense", as: "aud", roles: ["auditor"])

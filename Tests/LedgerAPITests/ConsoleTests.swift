@@ -16,7 +16,9 @@ import Testing
 struct ConsoleTests {
     static let xssTitle = #"<script>window.__xss=1</script><img src=x onerror="window.__xss=2">"#
 
-    @Test("its modules and icon served, sign in, a collaboration's timeline, history as sentences and members before a removal, the audit filtered and downloaded, the checkpoint's size, a title that is a script shown as text, another account seeing nothing, no browser console error")
+    @Test(
+        "its modules and icon served, sign in, a collaboration's timeline, history as sentences and members before a removal, the audit filtered and downloaded, the checkpoint's size, a title that is a script shown as text, another account seeing nothing, no browser console error"
+    )
     func console() async throws {
         let python = try #require(ProcessRunner.which("python3"))
         for tool in ["chromium", "chromedriver"] {
@@ -29,12 +31,14 @@ struct ConsoleTests {
         try await LiveServer.run { server in
             let devin = server.client("devin")
             let id = try await devin.prepareCollaboration(
-                localIdentifier: "trip-plan.doc", title: "Trip plan", initiator: Initiator(handle: "devin@example.com", name: "Devin")).identifier
+                localIdentifier: "trip-plan.doc", title: "Trip plan", initiator: Initiator(handle: "devin@example.com", name: "Devin")
+            ).identifier
             let (alice, bob) = (SimulatedPerson(collaborationId: id, devices: 2), SimulatedPerson(collaborationId: id, devices: 1))
             _ = try await devin.updateParticipants(added: [alice.rootHashData, bob.rootHashData], in: id)
             for (account, person, device) in [("alice", alice, 0), ("alice", alice, 1), ("bob", bob, 0)] {
                 guard case .granted = try await verify(server.client(account), person, device: device, in: id) else {
-                    Issue.record("\(account) was not granted"); return
+                    Issue.record("\(account) was not granted")
+                    return
                 }
             }
             let beforeRemoval = Date()

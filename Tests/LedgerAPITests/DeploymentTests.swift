@@ -1,9 +1,9 @@
 import Foundation
-import LedgerDomain
 import LedgerConfiguration
-import LedgerTestSupport
+import LedgerDomain
 import LedgerPostgres
 import LedgerStore
+import LedgerTestSupport
 import Testing
 
 /// No Docker engine runs here, so the compose file is checked against the real CLI: every
@@ -30,7 +30,9 @@ struct DeploymentTests {
         return result
     }
 
-    @Test("docker-compose.yml: migrate, api, two projectors, two verifiers, a delivery worker, a checkpointer, one image, each a real ledger subcommand with real flags; migrations as the owner, services as ledger_app, the token key wherever a role needs it")
+    @Test(
+        "docker-compose.yml: migrate, api, two projectors, two verifiers, a delivery worker, a checkpointer, one image, each a real ledger subcommand with real flags; migrations as the owner, services as ledger_app, the token key wherever a role needs it"
+    )
     func composeMatchesCLI() async throws {
         let commands = try Self.composeCommands()
         let roles = commands.values.compactMap { $0.count > 1 ? $0[1] : nil }

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import LedgerAPI
 import LedgerClient
 import LedgerDeviceSimulator
@@ -18,6 +15,10 @@ import PostgresNIO
 import Synchronization
 import Testing
 import TransparencyLog
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// The erasure tests' person, setup and reads: devin in two collaborations, as owner and initiator,
 /// member and actor, with every kind of personal value.
@@ -40,12 +41,16 @@ extension ErasureTests {
             [account, handle, name, title, localIdentifier, summary, groupTitle, optionTitle, idempotencyKey, requestId]
         }
         var options: ShareOptions {
-            ShareOptions(summary: summary, groups: [
-                .init(identifier: "permission", title: groupTitle, kind: .picker, options: [
-                    .init(identifier: "rw", title: optionTitle, selected: true),
-                    .init(identifier: "ro", title: "Read only", selected: false),
-                ]),
-            ])
+            ShareOptions(
+                summary: summary,
+                groups: [
+                    .init(
+                        identifier: "permission", title: groupTitle, kind: .picker,
+                        options: [
+                            .init(identifier: "rw", title: optionTitle, selected: true),
+                            .init(identifier: "ro", title: "Read only", selected: false),
+                        ])
+                ])
         }
 
         /// The values `text` holds (none, once erased).
@@ -74,7 +79,8 @@ extension ErasureTests {
         reads["carol's collaborations"] = try json(try await s.carol.myCollaborations(minPosition: minPosition))
         reads["audit"] = try json(try await s.auditor.auditAccess(minPosition: minPosition))
         for format in ["csv", "ndjson"] {
-            reads["audit \(format)"] = try await s.raw("/v1/audit/access?format=\(format)&minPosition=\(minPosition)", as: "auditor", roles: ["auditor"])
+            reads["audit \(format)"] = try await s.raw(
+                "/v1/audit/access?format=\(format)&minPosition=\(minPosition)", as: "auditor", roles: ["auditor"])
         }
         return reads
     }
@@ -92,7 +98,8 @@ extension ErasureTests {
 
         func raw(_ path: String, as account: String, roles: [String] = []) async throws -> String {
             var request = URLRequest(url: URL(string: server.baseURL.absoluteString + path)!)
-            request.setValue("Bearer \(try await server.authority.issue(account: account, roles: roles))", forHTTPHeaderField: "Authorization")
+            request.setValue(
+                "Bearer \(try await server.authority.issue(account: account, roles: roles))", forHTTPHeaderField: "Authorization")
             let (data, _) = try await TestHTTP.data(for: request)
             return String(decoding: data, as: UTF8.self)
         }
@@ -104,7 +111,8 @@ extension ErasureTests {
             request.httpMethod = "POST"
             request.httpBody = Data(json.utf8)
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.setValue("Bearer \(try await server.authority.issue(account: account, roles: roles))", forHTTPHeaderField: "Authorization")
+            request.setValue(
+                "Bearer \(try await server.authority.issue(account: account, roles: roles))", forHTTPHeaderField: "Authorization")
             for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
             let (data, response) = try await TestHTTP.data(for: request)
             return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))

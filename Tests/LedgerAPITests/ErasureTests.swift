@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import LedgerAPI
 import LedgerClient
 import LedgerDeviceSimulator
@@ -18,17 +15,25 @@ import Synchronization
 import Testing
 import TransparencyLog
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// SPEC "Personal data and erasure", end to end on a live server and its real PostgreSQL: an
 /// account that owned and started a collaboration, was granted on another and posted notices
 /// is erased; none of its values is left in any read, the feed, a later webhook delivery, the
 /// evidence or `pg_dump`, and every proof and checkpoint from before still verifies.
 @Suite("Erasure")
 struct ErasureTests {
-    @Test("an owner, initiator, member and actor erased: no value in any read, the feed, later webhooks, the evidence or pg_dump; every proof from before verifies; a rebuild gives the same views")
+    @Test(
+        "an owner, initiator, member and actor erased: no value in any read, the feed, later webhooks, the evidence or pg_dump; every proof from before verifies; a rebuild gives the same views"
+    )
     func erasure() async throws {
         let person = Person()
         var deliveries = WebhookDeliverer.Settings()
-        (deliveries.firstRetry, deliveries.longestRetry, deliveries.pollInterval) = (.milliseconds(20), .milliseconds(100), .milliseconds(50))
+        (deliveries.firstRetry, deliveries.longestRetry, deliveries.pollInterval) = (
+            .milliseconds(20), .milliseconds(100), .milliseconds(50)
+        )
         let receiver = WebhookReceiver()
         // Refused until after the erasure: every delivery the receiver accepts is made after it.
         receiver.script("carol", Array(repeating: 503, count: 1_000_000))
@@ -39,7 +44,9 @@ struct ErasureTests {
 
                 // Before: no plaintext in the events table, and the reads show every value.
                 let stored = try await server.db.query("SELECT string_agg(data::text || metadata::text, ' ') FROM ledger_events")
-                for try await text in stored.decode(String.self) { #expect(person.found(in: text) == [], "the events table holds plaintext") }
+                for try await text in stored.decode(String.self) {
+                    #expect(person.found(in: text) == [], "the events table holds plaintext")
+                }
                 let shown = try await s.alice.collaboration(s.c1, minPosition: s.notices.last)
                 #expect(shown.title == person.title && shown.initiatorHandle == person.handle && shown.owner == person.account)
                 #expect(shown.localIdentifier == person.localIdentifier && shown.shareOptions == person.options)
@@ -58,10 +65,11 @@ struct ErasureTests {
                 #expect(opened.isSuperset(of: [person.localIdentifier, person.optionTitle]))
                 #expect(evidence[s.granted]!.accounts?.values.contains(person.account) == true)
                 let exported = try await officer.exportPersonalData(account: person.account)
-                #expect(Set(exported.values.map(\.value)) == [
-                    person.title, person.handle, person.name, person.localIdentifier, person.summary, person.groupTitle,
-                    person.optionTitle, "Read only",
-                ])
+                #expect(
+                    Set(exported.values.map(\.value)) == [
+                        person.title, person.handle, person.name, person.localIdentifier, person.summary, person.groupTitle,
+                        person.optionTitle, "Read only",
+                    ])
                 #expect(exported.values.allSatisfy { $0.positions == [s.started] }, "\(exported.values)")
                 #expect(Set([s.started, s.granted] + s.notices).isSubset(of: Set(exported.positions)))
                 let before = Date()
@@ -72,11 +80,12 @@ struct ErasureTests {
                 let erasure = try APIJSON.decoder().decode(Erasure.self, from: Data(answered.body.utf8))
                 let erasedAt = try #require(erasure.position)
                 #expect(erasure.held && erasure.erasedAt != nil && erasure.unerasedPositions == [])
-                #expect(erasure.values == [
-                    .init(kind: "groupTitle", count: 1), .init(kind: "handle", count: 1), .init(kind: "localIdentifier", count: 1),
-                    .init(kind: "name", count: 1), .init(kind: "optionTitle", count: 2), .init(kind: "summary", count: 1),
-                    .init(kind: "title", count: 1),
-                ])
+                #expect(
+                    erasure.values == [
+                        .init(kind: "groupTitle", count: 1), .init(kind: "handle", count: 1), .init(kind: "localIdentifier", count: 1),
+                        .init(kind: "name", count: 1), .init(kind: "optionTitle", count: 2), .init(kind: "summary", count: 1),
+                        .init(kind: "title", count: 1),
+                    ])
                 for account in [person.account, "never-known-\(person.tag)"] {
                     let repeated = try await s.erase(account, reason: "TICKET-17")
                     #expect(repeated.status == 200 && repeated.body == #"{"held":false}"#, "\(repeated.body)")
@@ -90,13 +99,17 @@ struct ErasureTests {
                 let erasedName = "erased:\(exported.pseudonym)"
                 let after = try await s.alice.collaboration(s.c1, minPosition: erasedAt)
                 #expect(after.title == nil && after.initiatorHandle == nil && after.initiatorName == nil && after.owner == erasedName)
-                #expect(after.localIdentifier == nil && after.shareOptions?.summary == nil && after.selectedOptions == ["permission": ["rw"]])
-                #expect(after.shareOptions?.groups.map(\.title) == [nil] && after.shareOptions?.groups.first?.options.map(\.title) == [nil, nil])
+                #expect(
+                    after.localIdentifier == nil && after.shareOptions?.summary == nil && after.selectedOptions == ["permission": ["rw"]])
+                #expect(
+                    after.shareOptions?.groups.map(\.title) == [nil]
+                        && after.shareOptions?.groups.first?.options.map(\.title) == [nil, nil])
                 #expect(try await s.raw("/v1/collaborations?q=lisbon-\(person.tag)", as: "alice").contains(s.c1) == false)
                 #expect(reads["alice's list"]!.contains(#""localIdentifier":null"#), "\(reads["alice's list"]!)")
                 #expect(reads["members \(s.c2)"]!.contains(erasedName) && reads["audit csv"]!.contains(erasedName))
                 #expect(try await s.auditor.auditAccess(account: person.account).records == [])
-                #expect(reads["history \(s.c1)"]!.contains(#""localIdentifier":null"#) && !reads["history \(s.c1)"]!.contains("commitment:"))
+                #expect(
+                    reads["history \(s.c1)"]!.contains(#""localIdentifier":null"#) && !reads["history \(s.c1)"]!.contains("commitment:"))
 
                 // The feed from 0, for carol (devin's grant and notice) and alice (the mention).
                 for (account, last) in [("carol", s.notices[0]), ("alice", s.notices[1])] {
@@ -164,7 +177,9 @@ struct ErasureTests {
         }
     }
 
-    @Test("refusals: no role 403, a bad body or a reason that is not a short reference 400; an unknown account is not held; none changes anything")
+    @Test(
+        "refusals: no role 403, a bad body or a reason that is not a short reference 400; an unknown account is not held; none changes anything"
+    )
     func refusals() async throws {
         try await LiveServer.run { server in
             let devin = server.client("devin")
@@ -172,7 +187,9 @@ struct ErasureTests {
             let events = try await count(server.db)
             for roles in [[], ["auditor"]] {
                 let client = server.client("someone", roles: roles)
-                #expect(await rejection { _ = try await client.erasePersonalData(account: "devin", reason: "r") }?.code == "not_privacy_officer")
+                #expect(
+                    await rejection { _ = try await client.erasePersonalData(account: "devin", reason: "r") }?.code == "not_privacy_officer"
+                )
                 #expect(await rejection { _ = try await client.exportPersonalData(account: "devin") }?.code == "not_privacy_officer")
             }
             let officer = server.client("officer", roles: ["privacy"])
@@ -182,7 +199,8 @@ struct ErasureTests {
             #expect(await rejection { _ = try await officer.exportPersonalData(account: "") }?.code == "invalid_query")
             // The reason enters the log for ever: a short reference only (^[A-Za-z0-9._:/#-]{1,64}$).
             let refused = [
-                "", "request 17", "Devin asked by mail", String(repeating: "a", count: 65), "TICKET-1\n", "tïcket-1", "a@b.c", "<b>", "ticket;1",
+                "", "request 17", "Devin asked by mail", String(repeating: "a", count: 65), "TICKET-1\n", "tïcket-1", "a@b.c", "<b>",
+                "ticket;1",
             ]
             for reason in refused {
                 let error = await rejection { _ = try await officer.erasePersonalData(account: "devin", reason: reason) }
@@ -203,20 +221,22 @@ struct ErasureTests {
         try await LiveServer.run { server in
             let devin = server.client("devin")
             let officer = server.client("officer", roles: ["privacy"])
-            _ = try await devin.prepareCollaboration(localIdentifier: "first", title: "T", initiator: Initiator(handle: "devin@example.com"))
+            _ = try await devin.prepareCollaboration(
+                localIdentifier: "first", title: "T", initiator: Initiator(handle: "devin@example.com"))
             let pseudonym = try await officer.exportPersonalData(account: "devin").pseudonym
             // Writers start collaborations as devin until three each after the erasure answered.
             final class Flag: Sendable { let raised = Mutex(false) }
             let erased = Flag()
             let erasure = try await withThrowingTaskGroup(of: Erasure?.self) { group in
-                for writer in 0 ..< 8 {
+                for writer in 0..<8 {
                     group.addTask {
                         var (n, after) = (0, 0)
                         while after < 3 {
                             if erased.raised.withLock({ $0 }) { after += 1 }
                             n += 1
                             _ = try await devin.prepareCollaboration(
-                                localIdentifier: "w\(writer)-\(n)", title: "T", initiator: Initiator(handle: "devin@example.com", name: "D"))
+                                localIdentifier: "w\(writer)-\(n)", title: "T", initiator: Initiator(handle: "devin@example.com", name: "D")
+                            )
                         }
                         return nil
                     }

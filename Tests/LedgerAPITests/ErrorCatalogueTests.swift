@@ -1,10 +1,6 @@
 import Foundation
 import HTTPTypes
-@testable import LedgerAPI
 import LedgerDomain
-@testable import LedgerLog
-@testable import LedgerPostgres
-@testable import LedgerStore
 import LedgerTestSupport
 import LedgerVerifier
 import LedgerWire
@@ -12,6 +8,11 @@ import Logging
 import PostgresNIO
 import Testing
 import TransparencyLog
+
+@testable import LedgerAPI
+@testable import LedgerLog
+@testable import LedgerPostgres
+@testable import LedgerStore
 
 /// One way to throw: every error a target below the API can bring to a handler is answered
 /// with its code of the catalogue, never a 500; the proof refusal reasons and the ledger's own
@@ -94,7 +95,8 @@ struct ErrorCatalogueTests {
             #expect(reason.message == "\(reason.rawValue): \(reason.meaning)")
         }
         let rejections: [ProofRejection] = [
-            .invalidKey("k"), .invalidPath("p"), .badSignature, .unknownIdentity, .identityRemoved, .identityClaimed, .accessNotYetValid, .accessExpired,
+            .invalidKey("k"), .invalidPath("p"), .badSignature, .unknownIdentity, .identityRemoved, .identityClaimed, .accessNotYetValid,
+            .accessExpired,
             .challengeUnknown, .challengeExpired, .challengeUsed, .challengeWrongAccount, .challengeWrongCollaboration,
         ]
         for rejection in rejections {
@@ -125,7 +127,7 @@ struct ErrorCatalogueTests {
         try await withAPI(signer: signer) { api in
             let store = EventStore(client: api.db, logger: Logger(label: "catalogue-test"))
             _ = try await store.append(
-                .init(streamId: "cut-\(UUID())", expectedVersion: .noStream, events: (0 ..< 20).map { event("Cut", $0) }))
+                .init(streamId: "cut-\(UUID())", expectedVersion: .noStream, events: (0..<20).map { event("Cut", $0) }))
             try await waitUntil(timeout: .seconds(30), "a published checkpoint of the 20 events") {
                 let note = try await api.call(.get, "/tlog/checkpoint")
                 return note.status == .ok && (try? Checkpoint.open(note.raw, verifier: signer.verifier).size) == 20

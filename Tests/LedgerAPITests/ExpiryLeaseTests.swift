@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import LedgerClient
 import LedgerDeviceSimulator
 import LedgerProjections
@@ -9,6 +6,10 @@ import LedgerTestSupport
 import Logging
 import PostgresNIO
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// SPEC "Time-bound access": the expiry lease is an advisory lock any database login can take.
 /// Status says who holds it and whether that is the expiry service making progress; a session
@@ -19,10 +20,14 @@ import Testing
 struct ExpiryLeaseTests {
     static func overdueGauge(_ server: LiveServer) async throws -> Double? {
         let metrics = String(decoding: try await TestHTTP.data(from: server.baseURL.appendingPathComponent("metrics")).0, as: UTF8.self)
-        return metrics.split(separator: "\n").first { $0.hasPrefix("ledger_expiry_overdue ") }.flatMap { Double($0.split(separator: " ").last!) }
+        return metrics.split(separator: "\n").first { $0.hasPrefix("ledger_expiry_overdue ") }.flatMap {
+            Double($0.split(separator: " ").last!)
+        }
     }
 
-    @Test("a session that is not the expiry service on its lease: status names it, not running; a window ends and stays overdue (status and gauge); let go, the service takes the lease back and expires it")
+    @Test(
+        "a session that is not the expiry service on its lease: status names it, not running; a window ends and stays overdue (status and gauge); let go, the service takes the lease back and expires it"
+    )
     func squatter() async throws {
         try await LiveServer.run { server in
             let devin = server.client("devin")
@@ -47,7 +52,9 @@ struct ExpiryLeaseTests {
                           AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
                           AND ((l.classid::int8 << 32) | l.objid::int8) = \(key) AND l.objsubid = 1 AND l.pid <> \(mine)
                         """, logger: logger)
-                    for try await locked in try await squat.query("SELECT pg_try_advisory_lock(\(key))", logger: logger).decode(Bool.self) { held = locked }
+                    for try await locked in try await squat.query("SELECT pg_try_advisory_lock(\(key))", logger: logger).decode(Bool.self) {
+                        held = locked
+                    }
                 }
                 try #require(held, "the squatter never got the lock")
 
@@ -61,8 +68,12 @@ struct ExpiryLeaseTests {
                 let person = SimulatedPerson(collaborationId: id, devices: 1)
                 _ = try await devin.updateParticipants(added: [person.rootHashData], in: id)
                 _ = try await TestWindows.endIn(2, devin, id, [person])
-                try await waitUntil(timeout: .seconds(30), "the window overdue on the status") { try await devin.logStatus().expiry.overdue >= 1 }
-                try await waitUntil(timeout: .seconds(40), "the overdue window in ledger_expiry_overdue") { (try await Self.overdueGauge(server) ?? 0) >= 1 }
+                try await waitUntil(timeout: .seconds(30), "the window overdue on the status") {
+                    try await devin.logStatus().expiry.overdue >= 1
+                }
+                try await waitUntil(timeout: .seconds(40), "the overdue window in ledger_expiry_overdue") {
+                    (try await Self.overdueGauge(server) ?? 0) >= 1
+                }
                 #expect(try await TimeBoundAccessTests.expiries(devin, id).isEmpty, "an expiry was appended while the lease was squatted")
                 _ = try await squat.query("SELECT pg_advisory_unlock(\(key))", logger: logger)
                 try await waitUntil(timeout: .seconds(30), "the expiry, once the service has the lease again") {

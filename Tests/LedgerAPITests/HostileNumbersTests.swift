@@ -35,7 +35,7 @@ struct HostileNumbersTests {
         var at = digits.startIndex
         while at < digits.endIndex {
             let end = digits.index(at, offsetBy: 3)
-            groups.append(String(digits[at ..< end]))
+            groups.append(String(digits[at..<end]))
             at = end
         }
         return groups.enumerated().map { $0.offset == groups.count - 1 ? $0.element : "x" + $0.element }.joined(separator: "/")
@@ -73,7 +73,9 @@ struct HostileNumbersTests {
         return paths.map { ($0, []) } + [("/v1/feed", [("Last-Event-ID", v)])]
     }
 
-    @Test("every numeric path and query parameter at its boundaries, with and without a token: a 4xx or a valid 200, never a 5xx, the server stays up")
+    @Test(
+        "every numeric path and query parameter at its boundaries, with and without a token: a 4xx or a valid 200, never a 5xx, the server stays up"
+    )
     func boundaries() async throws {
         try await LiveServer.run { server in
             let owner = server.client("hostile-owner")
@@ -95,12 +97,13 @@ struct HostileNumbersTests {
                         let status = Int(response.status.code)
                         #expect(status < 500, "\(path) \(fields) token: \(token != nil) → \(status)")
                         if !Self.mayBeValid(value) {
-                            #expect((400 ..< 500).contains(status), "\(path) \(fields) token: \(token != nil) → \(status)")
+                            #expect((400..<500).contains(status), "\(path) \(fields) token: \(token != nil) → \(status)")
                         }
                         answered += 1
                     }
                 }
-                let health = try await HTTPClient.shared.execute(HTTPClientRequest(url: server.baseURL.absoluteString + "/health"), timeout: .seconds(5))
+                let health = try await HTTPClient.shared.execute(
+                    HTTPClientRequest(url: server.baseURL.absoluteString + "/health"), timeout: .seconds(5))
                 #expect(health.status == .ok, "the server stopped answering after the value \(value)")
             }
             #expect(answered == Self.values.count * (Self.requests("0", collaboration: "x").count) * 2)
@@ -112,7 +115,7 @@ struct HostileNumbersTests {
         for index: Int64 in [1 << 55, (1 << 55) - 1, Int64.max / 256, Int64.max] {
             for level in [nil, 0, 1, 7, 63] {
                 #expect(Tile.width(level: level, index: index, treeSize: 1000) == 0)
-                #expect((0 ... 256).contains(Tile.width(level: level, index: index, treeSize: Int64.max)))
+                #expect((0...256).contains(Tile.width(level: level, index: index, treeSize: Int64.max)))
             }
         }
         #expect(Tile(path: "tile/0/x036/x028/x797/x018/x963/968")?.index == 1 << 55)

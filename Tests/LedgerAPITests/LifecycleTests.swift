@@ -1,7 +1,7 @@
 import Foundation
-import LedgerConfiguration
 import HTTPTypes
 import LedgerAPI
+import LedgerConfiguration
 import LedgerDeviceSimulator
 import LedgerDomain
 import LedgerTestSupport
@@ -41,18 +41,29 @@ struct LifecycleTests {
             #expect(stolen.status == .forbidden && stolen.body["error"]?["reason"]?.string == "identity_claimed_by_another_account")
 
             // Highlights: a change by alice, a mention of bob by the owner.
-            #expect(try await api.call(.post, "/v1/collaborations/\(id)/highlights", as: "alice", json: #"{"kind":"change","trigger":"edit"}"#).status == .created)
-            #expect(try await api.call(.post, "/v1/collaborations/\(id)/highlights", as: "devin", json: #"{"kind":"persistence","trigger":"renamed"}"#).status == .created)
-            let mention = try await api.call(.post, "/v1/collaborations/\(id)/highlights", as: "devin", json: #"{"kind":"mention","mentionedRootHash":"\#(bob.rootHash)"}"#)
+            #expect(
+                try await api.call(.post, "/v1/collaborations/\(id)/highlights", as: "alice", json: #"{"kind":"change","trigger":"edit"}"#)
+                    .status == .created)
+            #expect(
+                try await api.call(
+                    .post, "/v1/collaborations/\(id)/highlights", as: "devin", json: #"{"kind":"persistence","trigger":"renamed"}"#
+                ).status == .created)
+            let mention = try await api.call(
+                .post, "/v1/collaborations/\(id)/highlights", as: "devin",
+                json: #"{"kind":"mention","mentionedRootHash":"\#(bob.rootHash)"}"#)
             #expect(mention.status == .created)
             // Reads come from the views: ask for them to have reached our last write.
             let seen = mention.body["position"]!.int!
-            let bobSees = try await api.call(.get, "/v1/collaborations/\(id)/highlights?minPosition=\(seen)", as: "bob").body["highlights"]!.array
+            let bobSees = try await api.call(.get, "/v1/collaborations/\(id)/highlights?minPosition=\(seen)", as: "bob").body["highlights"]!
+                .array
             let aliceSees = try await api.call(.get, "/v1/collaborations/\(id)/highlights", as: "alice").body["highlights"]!.array
             #expect(bobSees.contains { $0["kind"]?.string == "mention" })
             #expect(!aliceSees.contains { $0["kind"]?.string == "mention" })
             // One notice per account that gained access: alice (two devices) and bob.
-            #expect(aliceSees.filter { $0["trigger"]?.string == "addedCollaborator" }.compactMap { $0["accountId"]?.string } == ["alice", "bob"])
+            #expect(
+                aliceSees.filter { $0["trigger"]?.string == "addedCollaborator" }.compactMap { $0["accountId"]?.string } == [
+                    "alice", "bob",
+                ])
 
             let beforeRemoval = try await api.call(.get, "/v1/collaborations/\(id)/members", as: "devin").body["position"]!.int!
             // A moment between the grants and the removal, clear of both by a few milliseconds
@@ -63,11 +74,14 @@ struct LifecycleTests {
             }
 
             // Remove alice's identity: her access is revoked and recorded.
-            let removed = try await api.call(.post, "/v1/collaborations/\(id)/participants", as: "devin", json: #"{"removed":["\#(alice.rootHash)"]}"#)
+            let removed = try await api.call(
+                .post, "/v1/collaborations/\(id)/participants", as: "devin", json: #"{"removed":["\#(alice.rootHash)"]}"#)
             #expect(removed.status == .ok)
             #expect(removed.body["revokedAccounts"]?.array == [.string("alice")])
             let position = removed.body["position"]!.int!
-            #expect(try await api.call(.post, "/v1/collaborations/\(id)/highlights", as: "alice", json: #"{"kind":"change","trigger":"edit"}"#).status == .forbidden)
+            #expect(
+                try await api.call(.post, "/v1/collaborations/\(id)/highlights", as: "alice", json: #"{"kind":"change","trigger":"edit"}"#)
+                    .status == .forbidden)
             let again = try await api.verify(id, alice, as: "alice")
             #expect(again.status == .forbidden && again.body["error"]?["reason"]?.string == "identity_removed")
 
@@ -107,7 +121,8 @@ struct LifecycleTests {
             #expect(positions == positions.sorted())
             #expect(try await api.call(.get, "/v1/collaborations/\(id)/history", as: "eve", roles: ["auditor"]).status == .ok)
 
-            let audit = try await api.call(.get, "/v1/audit/access?account=alice&minPosition=\(position)", as: "eve", roles: ["auditor"]).body["records"]!.array
+            let audit = try await api.call(.get, "/v1/audit/access?account=alice&minPosition=\(position)", as: "eve", roles: ["auditor"])
+                .body["records"]!.array
             #expect(audit.map { $0["change"]!.string! } == ["granted", "granted", "revoked"])
             let mine = try await api.call(.get, "/v1/accounts/me/collaborations", as: "bob").body["collaborations"]!.array
             #expect(mine.map { $0["role"]!.string! } == ["member"])
@@ -123,7 +138,8 @@ struct LifecycleTests {
             let alice = SimulatedPerson(collaborationId: id, devices: 1)
             let outsider = SimulatedPerson(collaborationId: other, devices: 1)
             _ = try await api.call(.post, "/v1/collaborations/\(id)/participants", as: "owner", json: #"{"added":["\#(alice.rootHash)"]}"#)
-            _ = try await api.call(.post, "/v1/collaborations/\(other)/participants", as: "owner", json: #"{"added":["\#(outsider.rootHash)"]}"#)
+            _ = try await api.call(
+                .post, "/v1/collaborations/\(other)/participants", as: "owner", json: #"{"added":["\#(outsider.rootHash)"]}"#)
 
             func reason(_ r: (status: HTTPResponse.Status, body: JSONValue, raw: String)) -> String? {
                 #expect(r.status == .forbidden, "\(r.raw)")
@@ -136,16 +152,25 @@ struct LifecycleTests {
             #expect(reason(try await api.call(.post, "/v1/collaborations/\(id)/proofs", as: "alice", json: body)) == "challenge_used")
             // Another account's challenge.
             let bobs = try await api.challenge(id, as: "bob")
-            #expect(reason(try await api.call(.post, "/v1/collaborations/\(id)/proofs", as: "alice", json: proofBody(alice, challenge: bobs))) == "challenge_wrong_account")
+            #expect(
+                reason(try await api.call(.post, "/v1/collaborations/\(id)/proofs", as: "alice", json: proofBody(alice, challenge: bobs)))
+                    == "challenge_wrong_account")
             // A challenge for another collaboration.
             let elsewhere = try await api.challenge(other, as: "alice")
-            #expect(reason(try await api.call(.post, "/v1/collaborations/\(id)/proofs", as: "alice", json: proofBody(alice, challenge: elsewhere))) == "challenge_wrong_collaboration")
+            #expect(
+                reason(
+                    try await api.call(.post, "/v1/collaborations/\(id)/proofs", as: "alice", json: proofBody(alice, challenge: elsewhere)))
+                    == "challenge_wrong_collaboration")
             // Another collaboration's root hash.
             #expect(reason(try await api.verify(id, outsider, as: "carol")) == "unknown_identity")
             // Expired: the database clock decides.
             let stale = try await api.challenge(id, as: "dave")
-            try await api.db.query("UPDATE ledger_challenges SET expires_at = now() - interval '1 second' WHERE challenge_id = \(UUID(uuidString: stale["challengeId"]!.string!)!)")
-            #expect(reason(try await api.call(.post, "/v1/collaborations/\(id)/proofs", as: "dave", json: proofBody(alice, challenge: stale))) == "challenge_expired")
+            try await api.db.query(
+                "UPDATE ledger_challenges SET expires_at = now() - interval '1 second' WHERE challenge_id = \(UUID(uuidString: stale["challengeId"]!.string!)!)"
+            )
+            #expect(
+                reason(try await api.call(.post, "/v1/collaborations/\(id)/proofs", as: "dave", json: proofBody(alice, challenge: stale)))
+                    == "challenge_expired")
             // Signature over other data.
             let fresh = try await api.challenge(id, as: "erin")
             var forged = proofBody(alice, challenge: fresh)
@@ -154,7 +179,8 @@ struct LifecycleTests {
                 of: #""signature":"[^"]*""#, with: #""signature":"\#(wrongSig)""#, options: .regularExpression)
             #expect(reason(try await api.call(.post, "/v1/collaborations/\(id)/proofs", as: "erin", json: forged)) == "bad_signature")
             // An unknown challenge id.
-            let unknown = proofBody(alice, challenge: .object(["challengeId": .string(UUID().uuidString), "challenge": fresh["challenge"]!]))
+            let unknown = proofBody(
+                alice, challenge: .object(["challengeId": .string(UUID().uuidString), "challenge": fresh["challenge"]!]))
             #expect(reason(try await api.call(.post, "/v1/collaborations/\(id)/proofs", as: "frank", json: unknown)) == "challenge_unknown")
 
             let recorded = try await api.eventCount()
@@ -163,7 +189,10 @@ struct LifecycleTests {
             let good = proofBody(alice, challenge: c)
             let key = Base64.encode(alice.proof(device: 0).publicKey)
             let badInputs: [(String, String)] = [
-                (good.replacingOccurrences(of: key, with: Base64.encode(Array(alice.proof(device: 0).publicKey.dropFirst()))), "invalid_public_key"),
+                (
+                    good.replacingOccurrences(of: key, with: Base64.encode(Array(alice.proof(device: 0).publicKey.dropFirst()))),
+                    "invalid_public_key"
+                ),
                 (good.replacingOccurrences(of: key, with: "%%%"), "invalid_base64"),
                 (good.replacingOccurrences(of: #""publicKeyIndex":"#, with: #""publicKeyIndex":1000000"#), "invalid_inclusion_path"),
                 (#"{"challengeId":"x","signature":"","proof":{"publicKey":"","publicKeyIndex":0,"inclusionHashes":[]}}"#, "invalid_value"),
@@ -175,7 +204,9 @@ struct LifecycleTests {
                 #expect(r.body.errorCode == code, "\(r.raw)")
             }
             #expect(try await api.eventCount() == recorded)
-            #expect(try await api.call(.post, "/v1/challenges", as: "gina", json: #"{"collaborationId":"\#(UUID().uuidString.lowercased())"}"#).status == .notFound)
+            #expect(
+                try await api.call(.post, "/v1/challenges", as: "gina", json: #"{"collaborationId":"\#(UUID().uuidString.lowercased())"}"#)
+                    .status == .notFound)
         }
     }
 
@@ -183,7 +214,8 @@ struct LifecycleTests {
     func throttle() async throws {
         var settings = ProofEngine.Settings(maxGroup: 64)
         settings.rejectionLimit = 3
-        try await withAPI(proofs: { [settings] in .inProcess($0, $1, settings: settings) }) { api in
+        let proofs: ProofsFactory = { [settings] in .inProcess($0, $1, settings: settings) }
+        try await withAPI(proofs: proofs) { api in
             let id = try await api.call(.post, "/v1/collaborations", as: "owner", json: startBody).body["collaborationId"]!.string!
             let stranger = SimulatedPerson(collaborationId: id, devices: 1)
             var statuses: [HTTPResponse.Status] = []
@@ -193,7 +225,9 @@ struct LifecycleTests {
         }
     }
 
-    @Test("membership notices per account: one when it first gains access (three devices, one notice), one when it loses it, one when it is admitted again")
+    @Test(
+        "membership notices per account: one when it first gains access (three devices, one notice), one when it loses it, one when it is admitted again"
+    )
     func membershipNoticesPerAccount() async throws {
         try await withAPI { api in
             let id = try await api.call(.post, "/v1/collaborations", as: "devin", json: startBody).body["collaborationId"]!.string!
@@ -201,15 +235,18 @@ struct LifecycleTests {
             let carol = SimulatedPerson(collaborationId: id, devices: 1)
             try await api.call(
                 .post, "/v1/collaborations/\(id)/participants", as: "devin", json: #"{"added":["\#(bob.rootHash)","\#(carol.rootHash)"]}"#)
-            for device in 0 ..< 3 { #expect(try await api.verify(id, bob, as: "bob", device: device).status == .ok) }
+            for device in 0..<3 { #expect(try await api.verify(id, bob, as: "bob", device: device).status == .ok) }
             #expect(try await api.verify(id, carol, as: "carol").status == .ok)
             try await api.call(.post, "/v1/collaborations/\(id)/participants", as: "devin", json: #"{"removed":["\#(bob.rootHash)"]}"#)
             try await api.call(.post, "/v1/collaborations/\(id)/participants", as: "devin", json: #"{"added":["\#(bob.rootHash)"]}"#)
-            for device in 0 ..< 2 { #expect(try await api.verify(id, bob, as: "bob", device: device).status == .ok) }
+            for device in 0..<2 { #expect(try await api.verify(id, bob, as: "bob", device: device).status == .ok) }
             let last = try #require(try await api.verify(id, bob, as: "bob", device: 2).body["position"]?.int)
 
-            let notices = try await api.call(.get, "/v1/collaborations/\(id)/highlights?minPosition=\(last)", as: "carol").body["highlights"]!.array
-            let membership = notices.filter { $0["kind"]?.string == "membership" }.map { "\($0["trigger"]!.string!) \($0["accountId"]!.string!)" }
+            let notices = try await api.call(.get, "/v1/collaborations/\(id)/highlights?minPosition=\(last)", as: "carol").body[
+                "highlights"]!.array
+            let membership = notices.filter { $0["kind"]?.string == "membership" }.map {
+                "\($0["trigger"]!.string!) \($0["accountId"]!.string!)"
+            }
             #expect(membership == ["addedCollaborator bob", "addedCollaborator carol", "removedCollaborator bob", "addedCollaborator bob"])
         }
     }

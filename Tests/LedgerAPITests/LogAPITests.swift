@@ -1,7 +1,7 @@
 import Foundation
-import LedgerConfiguration
 import HTTPTypes
 import LedgerAPI
+import LedgerConfiguration
 import LedgerDeviceSimulator
 import LedgerDomain
 import LedgerStore
@@ -47,7 +47,7 @@ struct LogAPITests {
             let kept = try await api.call(.get, "/v1/log/checkpoint?size=\(first.size)", as: "eve")
             #expect(try Checkpoint.open(kept.raw, verifier: key) == first)
             for checkpoint in [first, second] {
-                for position in 1 ... checkpoint.size {
+                for position in 1...checkpoint.size {
                     let r = try await api.call(.get, "/v1/log/proofs/inclusion?position=\(position)&treeSize=\(checkpoint.size)", as: "eve")
                     let proof = try Self.decode(InclusionProof.self, r.raw)
                     #expect(proof.position == position && proof.leafIndex == position - 1 && proof.treeSize == checkpoint.size)
@@ -62,7 +62,8 @@ struct LogAPITests {
                 size1: first.size, size2: second.size, root1: first.rootHash, root2: second.rootHash,
                 proof: proof.hashes.map { Base64.decode($0)! })
             // Without treeSize, the latest checkpoint's size.
-            let latest = try Self.decode(InclusionProof.self, try await api.call(.get, "/v1/log/proofs/inclusion?position=1", as: "eve").raw)
+            let latest = try Self.decode(
+                InclusionProof.self, try await api.call(.get, "/v1/log/proofs/inclusion?position=1", as: "eve").raw)
             #expect(latest.treeSize >= second.size)
         }
     }
@@ -136,8 +137,10 @@ struct LogAPITests {
             try refused("event, leaf and leaf hash rewritten together") { e in
                 e.event.data = CanonicalJSON.encode(grant)
                 let leaf = EventLeaf.bytes(
-                    position: e.event.position, streamId: e.event.streamId, version: e.event.version, eventId: UUID(uuidString: e.event.eventId)!,
-                    type: e.event.type, data: e.event.data, metadata: e.event.metadata, recordedAtMicros: RecordedTime.micros(e.event.recordedAt)!)
+                    position: e.event.position, streamId: e.event.streamId, version: e.event.version,
+                    eventId: UUID(uuidString: e.event.eventId)!,
+                    type: e.event.type, data: e.event.data, metadata: e.event.metadata,
+                    recordedAtMicros: RecordedTime.micros(e.event.recordedAt)!)
                 e.leaf = Base64.encode(leaf)
                 e.inclusion.leafHash = Base64.encode(MerkleTree.leafHash(leaf))
             }
@@ -148,7 +151,9 @@ struct LogAPITests {
         }
     }
 
-    @Test("format=tlog-proof answers the same evidence as a C2SP tlog-proof; none or format=json the JSON unchanged; another format a 400 invalid_query")
+    @Test(
+        "format=tlog-proof answers the same evidence as a C2SP tlog-proof; none or format=json the JSON unchanged; another format a 400 invalid_query"
+    )
     func tlogProofFormat() async throws {
         try await withAPI(signer: try NoteSigner(name: "api.test/ledger")) { api in
             let (_, position, key, _) = try await Self.grantedLog(api)
@@ -177,7 +182,9 @@ struct LogAPITests {
             for bad in ["xml", "TLOG-PROOF", "tlog-proof%2Cjson", "c2sp.org%2Ftlog-proof%40v1"] {
                 let refused = try await api.call(.get, uri + "?format=\(bad)", as: "auditor", roles: ["auditor"])
                 #expect(refused.status == .badRequest && refused.body.errorCode == "invalid_query", "\(bad): \(refused.raw)")
-                #expect(refused.body["error"]?["message"]?.string?.contains("format must be json or tlog-proof") == true, "\(bad): \(refused.raw)")
+                #expect(
+                    refused.body["error"]?["message"]?.string?.contains("format must be json or tlog-proof") == true,
+                    "\(bad): \(refused.raw)")
             }
         }
     }

@@ -1,9 +1,9 @@
 import Foundation
-import LedgerDomain
-import LedgerConfiguration
-import LedgerTestSupport
 import HTTPTypes
 import LedgerAPI
+import LedgerConfiguration
+import LedgerDomain
+import LedgerTestSupport
 import LedgerWire
 import Testing
 
@@ -15,11 +15,16 @@ struct OpenAPITests {
         var inPaths = false
         var current: String?
         for line in OpenAPIDocument.text.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line == "paths:" { inPaths = true; continue }
+            if line == "paths:" {
+                inPaths = true
+                continue
+            }
             guard inPaths else { continue }
-            if line.hasPrefix("  /") { current = String(line.dropFirst(2).dropLast()) }
-            else if let current, line.hasPrefix("    "), !line.hasPrefix("     "),
-                let method = ["get:", "post:", "put:", "delete:", "patch:"].first(where: { line.trimmingCharacters(in: .whitespaces) == $0 })
+            if line.hasPrefix("  /") {
+                current = String(line.dropFirst(2).dropLast())
+            } else if let current, line.hasPrefix("    "), !line.hasPrefix("     "),
+                let method = ["get:", "post:", "put:", "delete:", "patch:"].first(where: { line.trimmingCharacters(in: .whitespaces) == $0 }
+                )
             {
                 result.append((String(method.dropLast()), current))
             }
@@ -39,7 +44,8 @@ struct OpenAPITests {
             let served = try await api.call(.get, "/openapi.yaml")
             #expect(served.status == .ok && served.raw == OpenAPIDocument.text)
             for (method, path) in documented {
-                let uri = path.replacingOccurrences(of: "{id}", with: UUID().uuidString.lowercased())
+                let uri =
+                    path.replacingOccurrences(of: "{id}", with: UUID().uuidString.lowercased())
                     .replacingOccurrences(of: "{requestId}", with: UUID().uuidString.lowercased())
                     .replacingOccurrences(of: "{position}", with: "1")
                     .replacingOccurrences(of: "{level}", with: "0").replacingOccurrences(of: "{n}", with: "000")
@@ -48,7 +54,8 @@ struct OpenAPITests {
                     .replacingOccurrences(of: "{file}", with: "console.js")
                     // The feed's answer never ends: ask from past the head, a 400 before the stream.
                     + (path == "/v1/feed" ? "?after=9223372036854775807" : "")
-                let r = try await api.call(method == "get" ? .get : .post, uri, as: "auditor", roles: ["auditor"], json: method == "post" ? "{}" : nil)
+                let r = try await api.call(
+                    method == "get" ? .get : .post, uri, as: "auditor", roles: ["auditor"], json: method == "post" ? "{}" : nil)
                 #expect(r.body.errorCode != "route_not_found", "\(method) \(path) is documented but not routed")
                 #expect(r.status.code < 500, "\(method) \(path): \(r.raw)")
             }

@@ -1,7 +1,7 @@
 import Foundation
-import LedgerConfiguration
 import HTTPTypes
 import LedgerAPI
+import LedgerConfiguration
 import LedgerDomain
 import LedgerStore
 import LedgerTestSupport
@@ -28,8 +28,11 @@ struct PagingTests {
     static func grant(_ hash: RootHash, to account: String) -> CollaborationEvent {
         .accessGranted(
             .init(
-                rootHash: hash, account: account, proofRequestId: UUID().uuidString.lowercased(), challengeId: UUID().uuidString.lowercased(),
-                proof: IdentityProof(publicKey: [4] + [UInt8](repeating: 1, count: 64), publicKeyIndex: 0, inclusionHashes: [[UInt8](repeating: 2, count: 32)]),
+                rootHash: hash, account: account, proofRequestId: UUID().uuidString.lowercased(),
+                challengeId: UUID().uuidString.lowercased(),
+                proof: IdentityProof(
+                    publicKey: [4] + [UInt8](repeating: 1, count: 64), publicKeyIndex: 0,
+                    inclusionHashes: [[UInt8](repeating: 2, count: 32)]),
                 challenge: [UInt8](repeating: 3, count: 32), signature: [UInt8](repeating: 5, count: 64)))
     }
 
@@ -62,11 +65,13 @@ struct PagingTests {
         Task {
             for round in 0..<20 {
                 let fresh = try rootHash()
-                _ = try await append(api, id, [
-                    .identityAdded(.init(rootHash: fresh)), grant(fresh, to: "late\(round)"),
-                    .identityRemoved(.init(rootHash: hashes[round * 7 + 1], account: nil)),
-                    .highlightPosted(.init(kind: .persistence, trigger: "late", mentionedRootHash: nil, account: "devin")),
-                ])
+                _ = try await append(
+                    api, id,
+                    [
+                        .identityAdded(.init(rootHash: fresh)), grant(fresh, to: "late\(round)"),
+                        .identityRemoved(.init(rootHash: hashes[round * 7 + 1], account: nil)),
+                        .highlightPosted(.init(kind: .persistence, trigger: "late", mentionedRootHash: nil, account: "devin")),
+                    ])
             }
         }
     }
@@ -112,7 +117,9 @@ struct PagingTests {
         (value["rootHash"]!.string!, "\(value["state"]!.string!) \(value["accountId"]?.string ?? "-")")
     }
 
-    @Test("members, current, at a position and as of a time: every page walk gives the domain's fold at the first page's position, none skipped or repeated, while writes go on")
+    @Test(
+        "members, current, at a position and as of a time: every page walk gives the domain's fold at the first page's position, none skipped or repeated, while writes go on"
+    )
     func members() async throws {
         try await withAPI { api in
             let (id, hashes, head) = try await Self.large(api, identities: 2_600)
@@ -125,7 +132,8 @@ struct PagingTests {
                 asOf = APIJSON.time(Date(timeIntervalSince1970: Double(micros) / 1_000_000))
             }
             for path in [
-                "/v1/collaborations/\(id)/members?minPosition=\(head)", "/v1/collaborations/\(id)/members?atPosition=\(middle)&minPosition=\(head)",
+                "/v1/collaborations/\(id)/members?minPosition=\(head)",
+                "/v1/collaborations/\(id)/members?atPosition=\(middle)&minPosition=\(head)",
                 "/v1/collaborations/\(id)/members?asOf=\(asOf)&minPosition=\(head)",
             ] {
                 let writes = Mutex<Task<Void, any Error>?>(nil)
@@ -160,7 +168,8 @@ struct PagingTests {
                 if key == "events" {
                     expected = try await store.readStream(Streams.collaboration(id), afterVersion: 0).map(\.position)
                 } else {
-                    let unpaged = try await api.call(.get, "\(path)\(separator)limit=1000&minPosition=\(head)", as: account, roles: ["auditor"])
+                    let unpaged = try await api.call(
+                        .get, "\(path)\(separator)limit=1000&minPosition=\(head)", as: account, roles: ["auditor"])
                     #expect(unpaged.body["nextCursor"] == nil)
                     expected = unpaged.body[key]!.array.map { $0["position"]!.int! }
                 }
@@ -232,7 +241,8 @@ struct PagingTests {
             #expect(ndjson.status == .ok)
             let lines = ndjson.raw.split(separator: "\n")
             #expect(lines.count == count)
-            #expect(Set(lines.compactMap { try? JSONDecoder().decode(JSONValue.self, from: Data($0.utf8))["position"]?.int }).count == count)
+            #expect(
+                Set(lines.compactMap { try? JSONDecoder().decode(JSONValue.self, from: Data($0.utf8))["position"]?.int }).count == count)
             let csv = try await api.call(.get, "/v1/audit/access?collaboration=\(id)&format=csv", as: "auditor", roles: ["auditor"])
             let rows = csv.raw.split(separator: "\r\n")
             #expect(rows.first == "position,time,collaborationId,accountId,rootHash,change,reason,actor,dueAt")

@@ -15,7 +15,9 @@ struct ScheduledWindowTests {
         return "\(error.status) \(error.code)"
     }
 
-    @Test("a granted window moved to start later: 403 on reads and posts, left out of my collaborations, silent feed, scheduled in members and counts; back at notBefore without a proof")
+    @Test(
+        "a granted window moved to start later: 403 on reads and posts, left out of my collaborations, silent feed, scheduled in members and counts; back at notBefore without a proof"
+    )
     func grantedWindowMovedForward() async throws {
         try await LiveServer.run { server in
             let (devin, alice) = (server.client("devin"), server.client("alice"))
@@ -33,20 +35,23 @@ struct ScheduledWindowTests {
                 // The start 25 s ahead: the checks below must all run before it, on a machine the whole suite loads.
                 let start = TestWindows.kept(Date().addingTimeInterval(25))
                 let moved = try await devin.updateParticipants(
-                    windows: [IdentityWindow(rootHash: person.rootHashData, notBefore: start, notAfter: start.addingTimeInterval(3600))], in: id)
+                    windows: [IdentityWindow(rootHash: person.rootHashData, notBefore: start, notAfter: start.addingTimeInterval(3600))],
+                    in: id)
                 let hidden = try await devin.postHighlight(.change, trigger: "edit", in: id)
 
                 #expect(await Self.refusal { _ = try await alice.collaboration(id, minPosition: moved.position) } == "403 no_access")
                 #expect(await Self.refusal { _ = try await alice.members(of: id) } == "403 no_access")
                 #expect(await Self.refusal { _ = try await alice.highlights(in: id) } == "403 no_access")
                 #expect(await Self.refusal { try await alice.postHighlight(.change, trigger: "edit", in: id) } == "403 no_access")
-                #expect(try await alice.myCollaborations(minPosition: moved.position).collaborations.allSatisfy { $0.collaborationId != id })
+                #expect(
+                    try await alice.myCollaborations(minPosition: moved.position).collaborations.allSatisfy { $0.collaborationId != id })
                 let member = try #require(try await TimeBoundAccessTests.member(devin, id, person, minPosition: moved.position))
                 #expect(member.state == "scheduled" && TimeBoundAccessTests.same(member.notBefore, start), "\(member)")
                 let counts = try await devin.collaboration(id).memberCounts
                 #expect(counts.scheduled == 1 && counts.granted == 0, "\(counts)")
                 // asOf on both sides of the start, and before the window was moved.
-                #expect(try await TimeBoundAccessTests.member(devin, id, person, asOf: start.addingTimeInterval(-0.5))?.state == "scheduled")
+                #expect(
+                    try await TimeBoundAccessTests.member(devin, id, person, asOf: start.addingTimeInterval(-0.5))?.state == "scheduled")
                 #expect(try await TimeBoundAccessTests.member(devin, id, person, asOf: start.addingTimeInterval(1))?.state == "granted")
                 #expect(try await TimeBoundAccessTests.member(devin, id, person, asOf: grantedAt)?.state == "granted")
                 #expect(Date() < start, "the checks above ran before the window's start; the test proves nothing otherwise")

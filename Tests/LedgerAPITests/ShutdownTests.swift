@@ -1,9 +1,8 @@
 import Foundation
-import LedgerDomain
-import LedgerConfiguration
 import Hummingbird
-@testable import LedgerAPI
 import LedgerApp
+import LedgerConfiguration
+import LedgerDomain
 import LedgerPostgres
 import LedgerStore
 import LedgerTestSupport
@@ -13,6 +12,8 @@ import NIOPosix
 import ServiceLifecycle
 import Synchronization
 import Testing
+
+@testable import LedgerAPI
 
 @Suite("Server shutdown")
 struct ShutdownTests {
@@ -74,7 +75,9 @@ struct ShutdownTests {
         let started = ContinuousClock.now
         let error = await #expect(throws: LedgerProcess.ServicesDidNotStop.self) {
             try await withDeadline(.seconds(60), "serving with a stuck service") {
-                try await LedgerProcess.serving(logger: Logger(label: "test"), gracefulShutdown: .milliseconds(200), shutdownBound: .seconds(2)) {
+                try await LedgerProcess.serving(
+                    logger: Logger(label: "test"), gracefulShutdown: .milliseconds(200), shutdownBound: .seconds(2)
+                ) {
                     [Announcer(onRunning: $0), Stubborn(hang: hang)]
                 } _: { port in
                     #expect(port == 1)

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import LedgerAPI
 import LedgerClient
 import LedgerConfiguration
@@ -16,6 +13,10 @@ import PostgresNIO
 import Testing
 import TransparencyLog
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// SPEC "Public verification": the log's C2SP tiles under /tlog over real HTTP, checked by Go's
 /// `sumdb/tlog` and `note` (a verifier no one here wrote), their headers and refusals, and
 /// `ledger log verify --url` from tiles alone.
@@ -25,8 +26,10 @@ struct TilesTests {
     static func fill(_ server: LiveServer, _ count: Int) async throws -> Checkpoint {
         let store = EventStore(client: server.db, logger: Logger(label: "tiles-test"))
         for batch in stride(from: 0, to: count, by: 100) {
-            _ = try await store.append(.init(
-                streamId: "tiles-\(UUID())", expectedVersion: .noStream, events: (batch ..< min(count, batch + 100)).map { event("Tiled", $0) }))
+            _ = try await store.append(
+                .init(
+                    streamId: "tiles-\(UUID())", expectedVersion: .noStream,
+                    events: (batch..<min(count, batch + 100)).map { event("Tiled", $0) }))
         }
         let head = try await store.head().position
         let key = server.signer.verifier
@@ -37,7 +40,9 @@ struct TilesTests {
         return try await client.publishedCheckpoint(key: key).checkpoint
     }
 
-    static func get(_ server: LiveServer, _ path: String, token: String? = nil) async throws -> (status: Int, body: Data, headers: [String: String]) {
+    static func get(_ server: LiveServer, _ path: String, token: String? = nil) async throws -> (
+        status: Int, body: Data, headers: [String: String]
+    ) {
         var request = URLRequest(url: URL(string: server.baseURL.absoluteString + path)!)
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         let (data, response) = try await TestHTTP.data(for: request)
@@ -58,19 +63,24 @@ struct TilesTests {
             let environment = ProcessInfo.processInfo.environment.merging([
                 "GOPATH": "/usr/share/gocode", "GO111MODULE": "off", "GOFLAGS": "", "GOCACHE": home + "/cache", "HOME": home,
             ]) { $1 }
-            let output = try await ProcessRunner.run(go, ["run", program, server.baseURL.absoluteString, server.signer.verifier.text], environment: environment)
+            let output = try await ProcessRunner.run(
+                go, ["run", program, server.baseURL.absoluteString, server.signer.verifier.text], environment: environment)
             #expect(output.status == 0, "\(output.output)")
             #expect(output.output.contains("OK size \(checkpoint.size) root \(Base64.encode(checkpoint.rootHash))"), "\(output.output)")
         }
     }
 
-    @Test("headers, 404s past the published tree and for paths that name no tile, who may read entry bundles, and a 413 for an event over 65,535 bytes")
+    @Test(
+        "headers, 404s past the published tree and for paths that name no tile, who may read entry bundles, and a 413 for an event over 65,535 bytes"
+    )
     func headersAndRefusals() async throws {
         try await LiveServer.run { server in
             let checkpoint = try await Self.fill(server, 700)
             let size = checkpoint.size
             let note = try await Self.get(server, "/tlog/checkpoint")
-            #expect(note.status == 200 && note.headers["content-type"] == "text/plain; charset=utf-8" && note.headers["cache-control"] == "no-cache")
+            #expect(
+                note.status == 200 && note.headers["content-type"] == "text/plain; charset=utf-8"
+                    && note.headers["cache-control"] == "no-cache")
             #expect(try Checkpoint.open(String(decoding: note.body, as: UTF8.self), verifier: server.signer.verifier).size >= size)
             let full = try await Self.get(server, "/tlog/tile/0/000")
             #expect(full.status == 200 && full.body.count == 8192 && full.headers["cache-control"] == "public, max-age=31536000, immutable")
@@ -81,7 +91,8 @@ struct TilesTests {
             #expect(try await Self.get(server, "/tlog/" + Tile(level: 1, index: 0, width: Int(last)).path).status == 200)
             let auditor = try await server.authority.issue(account: "a", roles: ["auditor"])
             for past in [
-                Tile(level: 0, index: last + 1, width: 256), Tile(level: 0, index: last, width: 256), Tile(level: 0, index: last, width: width + 1),
+                Tile(level: 0, index: last + 1, width: 256), Tile(level: 0, index: last, width: 256),
+                Tile(level: 0, index: last, width: width + 1),
                 Tile(level: 1, index: 0, width: 256), Tile(level: 2, index: 0, width: 1), Tile(level: nil, index: last + 1, width: 1),
             ] {
                 #expect(try await Self.get(server, "/tlog/" + past.path, token: auditor).status == 404, "\(past)")
@@ -92,8 +103,10 @@ struct TilesTests {
             }
             // Entry bundles: an auditor's token (none: 401, another role: 403); they hash to level 0.
             #expect(try await Self.get(server, "/tlog/tile/entries/000").status == 401)
-            #expect(try await Self.get(server, "/tlog/tile/entries/000", token: try await server.authority.issue(account: "a")).status == 403)
-            let bundle = try await Self.get(server, "/tlog/tile/entries/000", token: try await server.authority.issue(account: "a", roles: ["auditor"]))
+            #expect(
+                try await Self.get(server, "/tlog/tile/entries/000", token: try await server.authority.issue(account: "a")).status == 403)
+            let bundle = try await Self.get(
+                server, "/tlog/tile/entries/000", token: try await server.authority.issue(account: "a", roles: ["auditor"]))
             #expect(bundle.status == 200 && Tile.leafHashes(ofBundle: Array(bundle.body)) == Array(full.body))
             // A bundle that needs a token is kept by no shared cache, full or partial.
             #expect(bundle.headers["cache-control"] == "private, no-store" && bundle.headers["vary"] == "Authorization")
@@ -104,11 +117,15 @@ struct TilesTests {
             // An event whose leaf would pass 65,535 bytes: 413, and nothing appended.
             let events = try await count(server.db)
             // Each option title is a 55-character commitment in the leaf, whatever its length.
-            let options = ShareOptions(summary: nil, groups: (0 ..< 32).map { g in
-                .init(identifier: "g\(g)", title: "", kind: .switches, options: (0 ..< 64).map {
-                    .init(identifier: "o\($0)", title: "", selected: false)
+            let options = ShareOptions(
+                summary: nil,
+                groups: (0..<32).map { g in
+                    .init(
+                        identifier: "g\(g)", title: "", kind: .switches,
+                        options: (0..<64).map {
+                            .init(identifier: "o\($0)", title: "", selected: false)
+                        })
                 })
-            })
             let refused = await rejection {
                 _ = try await server.client("devin").prepareCollaboration(
                     localIdentifier: "big", title: "Big", initiator: Initiator(handle: "devin@example.com"), options: options)
@@ -123,7 +140,8 @@ struct TilesTests {
         try await LiveServer.run(configuration: .testing { $0.publicEntries = true }) { server in
             let size = try await Self.fill(server, 300).size
             let full = try await Self.get(server, "/tlog/tile/entries/000")
-            #expect(full.status == 200 && full.headers["cache-control"] == "public, max-age=31536000, immutable" && full.headers["vary"] == nil)
+            #expect(
+                full.status == 200 && full.headers["cache-control"] == "public, max-age=31536000, immutable" && full.headers["vary"] == nil)
             let partial = try await Self.get(server, "/tlog/" + Tile(level: nil, index: size / 256, width: Int(size % 256)).path)
             #expect(partial.status == 200 && partial.headers["cache-control"] == "no-cache")
         }
@@ -133,7 +151,8 @@ struct TilesTests {
     func publicEntriesRefusedBeforePseudonyms() async throws {
         try await withTestStore { store, owner, _ in
             let format = PrivacyFormat(client: owner, logger: Logger(label: "tiles-test"))
-            _ = try await store.append(.init(streamId: "old-\(UUID())", expectedVersion: .noStream, events: (0 ..< 10).map { event("Old", $0) }))
+            _ = try await store.append(
+                .init(streamId: "old-\(UUID())", expectedVersion: .noStream, events: (0..<10).map { event("Old", $0) }))
             #expect(try await format.publicEntriesRefusal() == nil)  // appended in the format
             // As on a log migrated from before 0017: its first 6 events predate the format.
             try await owner.query("UPDATE ledger_privacy_format SET pseudonyms_from = 7")
@@ -153,9 +172,12 @@ struct TilesTests {
             let saved = try await Self.fill(server, 300)
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("checkpoint-\(UUID()).txt")
             defer { try? FileManager.default.removeItem(at: file) }
-            try await server.client("anyone").publishedCheckpoint(key: server.signer.verifier).note.write(to: file, atomically: true, encoding: .utf8)
+            try await server.client("anyone").publishedCheckpoint(key: server.signer.verifier).note.write(
+                to: file, atomically: true, encoding: .utf8)
             _ = try await Self.fill(server, 50)
-            let arguments = ["log", "verify", "--url", server.baseURL.absoluteString, "--checkpoint", file.path, "--key", server.signer.verifier.text]
+            let arguments = [
+                "log", "verify", "--url", server.baseURL.absoluteString, "--checkpoint", file.path, "--key", server.signer.verifier.text,
+            ]
             let intact = try await ProcessRunner.run(ledger, arguments)
             #expect(intact.status == 0 && intact.output.contains("log verify: OK"), "\(intact.output)")
             #expect(intact.output.contains("extends the saved checkpoint of size \(saved.size)"), "\(intact.output)")

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import LedgerAPI
 import LedgerClient
 import LedgerDeviceSimulator
@@ -15,6 +12,10 @@ import PostgresNIO
 import Synchronization
 import Testing
 import TransparencyLog
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// SPEC "Time-bound access" against a live server (the services of `ledger serve`, its expiry
 /// service among them) and its PostgreSQL: windows, the refusals outside them, `AccessExpired`
@@ -46,7 +47,9 @@ struct TimeBoundAccessTests {
     static func member(
         _ client: LedgerClient, _ id: String, _ person: SimulatedPerson, asOf: Date? = nil, minPosition: Int64? = nil
     ) async throws -> Members.Member? {
-        try await client.members(of: id, asOf: asOf, minPosition: minPosition).members.first { $0.rootHash == person.rootHashData.base64EncodedString() }
+        try await client.members(of: id, asOf: asOf, minPosition: minPosition).members.first {
+            $0.rootHash == person.rootHashData.base64EncodedString()
+        }
     }
 
     static func expiries(_ client: LedgerClient, _ id: String) async throws -> [History.Entry] {
@@ -63,13 +66,17 @@ struct TimeBoundAccessTests {
         return items
     }
 
-    @Test("a 2 s window: granted inside, refused after; AccessExpired on the feed at dueAt (never before), in the audit and members; asOf either side; notBefore refuses early proofs")
+    @Test(
+        "a 2 s window: granted inside, refused after; AccessExpired on the feed at dueAt (never before), in the audit and members; asOf either side; notBefore refuses early proofs"
+    )
     func twoSecondWindow() async throws {
         try await LiveServer.run { server in
             let (devin, alice, bob) = (server.client("devin"), server.client("alice"), server.client("bob"))
             let auditor = server.client("auditor", roles: ["auditor"])
             let (id, started) = try await Self.start(devin, "window")
-            let (alicePerson, bobPerson) = (SimulatedPerson(collaborationId: id, devices: 1), SimulatedPerson(collaborationId: id, devices: 1))
+            let (alicePerson, bobPerson) = (
+                SimulatedPerson(collaborationId: id, devices: 1), SimulatedPerson(collaborationId: id, devices: 1)
+            )
             let update = try await devin.updateParticipants(
                 addedWithWindows: [
                     IdentityWindow(rootHash: alicePerson.rootHashData, notAfter: Date().addingTimeInterval(600)),
@@ -99,9 +106,12 @@ struct TimeBoundAccessTests {
                 // (p99) rather than here, where every suite of the package shares two cores.
                 let lag = expired.entry.time.timeIntervalSince(due)
                 #expect(lag >= -0.001 && lag <= 10, "AccessExpired committed \(lag) s after dueAt")
-                #expect(expired.entry.data["dueAt"] == .string(RecordedTime.text(micros: Int64((due.timeIntervalSince1970 * 1e6).rounded()))))
+                #expect(
+                    expired.entry.data["dueAt"] == .string(RecordedTime.text(micros: Int64((due.timeIntervalSince1970 * 1e6).rounded()))))
                 #expect(expired.entry.data["account"] != nil, "the expiry names the account that held access")
-                try await waitUntil(timeout: .seconds(30), "alice's feed has her expiry") { aliceSeen.all.contains { $0.type == "AccessExpired" } }
+                try await waitUntil(timeout: .seconds(30), "alice's feed has her expiry") {
+                    aliceSeen.all.contains { $0.type == "AccessExpired" }
+                }
                 return due
             }
             guard let due else { return }
@@ -138,7 +148,8 @@ struct TimeBoundAccessTests {
             let later = TestWindows.kept(Date().addingTimeInterval(3600))
             let change = try await devin.updateParticipants(
                 removed: [removed.rootHashData], windows: [IdentityWindow(rootHash: moved.rootHashData, notAfter: later)], in: id)
-            let changedAt = try #require(try await devin.history(of: id, minPosition: change.position).events.last { $0.position == change.position })
+            let changedAt = try #require(
+                try await devin.history(of: id, minPosition: change.position).events.last { $0.position == change.position })
             #expect(changedAt.time < due, "the change was recorded after the windows' end")
             #expect(change.windowsChanged == [moved.rootHashData] && change.removed == [removed.rootHashData])
             #expect(Self.same(try await Self.member(devin, id, moved, minPosition: change.position)?.notAfter, later))
@@ -171,17 +182,22 @@ struct TimeBoundAccessTests {
 
             let backwards = await rejection {
                 _ = try await devin.updateParticipants(
-                    addedWithWindows: [IdentityWindow(rootHash: SimulatedPerson(collaborationId: id, devices: 1).rootHashData,
-                        notBefore: ownEnd, notAfter: ownEnd.addingTimeInterval(-1))], in: id)
+                    addedWithWindows: [
+                        IdentityWindow(
+                            rootHash: SimulatedPerson(collaborationId: id, devices: 1).rootHashData,
+                            notBefore: ownEnd, notAfter: ownEnd.addingTimeInterval(-1))
+                    ], in: id)
             }
             #expect(backwards?.status == 400 && backwards?.code == "invalid_window")
             let unknown = await rejection {
                 _ = try await devin.updateParticipants(
-                    windows: [IdentityWindow(rootHash: SimulatedPerson(collaborationId: id, devices: 1).rootHashData, notAfter: ownEnd)], in: id)
+                    windows: [IdentityWindow(rootHash: SimulatedPerson(collaborationId: id, devices: 1).rootHashData, notAfter: ownEnd)],
+                    in: id)
             }
             #expect(unknown?.code == "unknown_identity")
             let past = await rejection {
-                _ = try await devin.updateParticipants(windows: [IdentityWindow(rootHash: own.rootHashData, notAfter: Date().addingTimeInterval(-1))], in: id)
+                _ = try await devin.updateParticipants(
+                    windows: [IdentityWindow(rootHash: own.rootHashData, notAfter: Date().addingTimeInterval(-1))], in: id)
             }
             #expect(past?.status == 400 && past?.code == "invalid_window")
             // A misspelt bound is refused, not read as no window.
@@ -189,9 +205,12 @@ struct TimeBoundAccessTests {
             request.httpMethod = "POST"
             request.setValue("Bearer \(try await server.authority.issue(account: "devin"))", forHTTPHeaderField: "Authorization")
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.httpBody = Data(#"{"windows": [{"rootHash": "\#(own.rootHashData.base64EncodedString())", "not_after": "2030-01-01T00:00:00Z"}]}"#.utf8)
+            request.httpBody = Data(
+                #"{"windows": [{"rootHash": "\#(own.rootHashData.base64EncodedString())", "not_after": "2030-01-01T00:00:00Z"}]}"#.utf8)
             let (body, status) = try await HTTPClientTransport().send(request)
-            #expect(status == 400 && String(decoding: body, as: UTF8.self).contains("not_after"), "\(status) \(String(decoding: body, as: UTF8.self))")
+            #expect(
+                status == 400 && String(decoding: body, as: UTF8.self).contains("not_after"),
+                "\(status) \(String(decoding: body, as: UTF8.self))")
             let since = try await devin.history(of: id).events.filter { $0.position > update.position && $0.type != "AccessExpired" }
             #expect(since.isEmpty, "refusals appended \(since.map(\.type))")
 
@@ -211,9 +230,14 @@ struct TimeBoundAccessTests {
             let start = Date()
             _ = try await devin.updateParticipants(
                 added: [people[2].rootHashData],
-                addedWithWindows: people.prefix(2).map { IdentityWindow(rootHash: $0.rootHashData, notAfter: start.addingTimeInterval(600)) },
+                addedWithWindows: people.prefix(2).map {
+                    IdentityWindow(rootHash: $0.rootHashData, notAfter: start.addingTimeInterval(600))
+                },
                 in: id)
-            guard case .granted = try await verify(server.client("p0"), people[0], in: id) else { Issue.record("not granted"); return }
+            guard case .granted = try await verify(server.client("p0"), people[0], in: id) else {
+                Issue.record("not granted")
+                return
+            }
             let (due, _) = try await TestWindows.endIn(3, devin, id, Array(people.prefix(2)))
             try await waitUntil(timeout: .seconds(30), "both expiries") { try await Self.expiries(devin, id).count == 2 }
             let moments = [nil, start, due.addingTimeInterval(-0.5), due, due.addingTimeInterval(0.5), Date()]
@@ -225,7 +249,9 @@ struct TimeBoundAccessTests {
             for (moment, expected) in zip(moments, before) {
                 #expect(try await devin.members(of: id, asOf: moment).members == expected, "as of \(String(describing: moment))")
             }
-            let audit = try await ViewAudit(client: server.db, store: EventStore(client: server.db, logger: Logger(label: "audit")), logger: Logger(label: "audit")).run()
+            let audit = try await ViewAudit(
+                client: server.db, store: EventStore(client: server.db, logger: Logger(label: "audit")), logger: Logger(label: "audit")
+            ).run()
             #expect(audit.consistent, "\(audit.details)")
         }
     }
@@ -240,7 +266,10 @@ struct TimeBoundAccessTests {
             let person = SimulatedPerson(collaborationId: id, devices: 1)
             _ = try await devin.updateParticipants(
                 addedWithWindows: [IdentityWindow(rootHash: person.rootHashData, notAfter: Date().addingTimeInterval(600))], in: id)
-            guard case .granted(_, _, let granted) = try await verify(alice, person, in: id) else { Issue.record("not granted"); return }
+            guard case .granted(_, _, let granted) = try await verify(alice, person, in: id) else {
+                Issue.record("not granted")
+                return
+            }
             _ = try await TestWindows.endIn(3, devin, id, [person])
             try await waitUntil(timeout: .seconds(30), "the expiry") { try await Self.expiries(devin, id).count == 1 }
             let expiry = try #require(try await Self.expiries(devin, id).first).position

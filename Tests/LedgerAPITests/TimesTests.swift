@@ -15,7 +15,8 @@ struct TimesTests {
     @Test("a leap second, 9999-12-31T23:59:59.99999Z and the year 1 are kept exactly; other times are a 400 that changes nothing")
     func windowsAndAsOf() async throws {
         try await withAPI { api in
-            let id = try #require(try await api.call(.post, "/v1/collaborations", as: "owner", json: startBody).body["collaborationId"]?.string)
+            let id = try #require(
+                try await api.call(.post, "/v1/collaborations", as: "owner", json: startBody).body["collaborationId"]?.string)
             let path = "/v1/collaborations/\(id)/participants"
             let body = """
                 {"added":[{"rootHash":"\(Self.hash(1))","notAfter":"9999-12-31T23:59:59.99999Z"},
@@ -28,9 +29,11 @@ struct TimesTests {
             let history = try await api.call(.get, "/v1/collaborations/\(id)/history", as: "owner")
             let windows = history.body["events"]?.array.filter { $0["type"]?.string == "IdentityAdded" }.map { $0["data"] } ?? []
             let kept = windows.map { ($0?["notBefore"]?.string, $0?["notAfter"]?.string) }
-            #expect(kept.map(\.1) == [
-                "9999-12-31T23:59:59.999990Z", "2099-12-31T23:59:59.999999Z", "2099-12-31T23:59:59.999999Z", "2099-01-01T00:00:00.000000Z",
-            ], "\(kept)")
+            #expect(
+                kept.map(\.1) == [
+                    "9999-12-31T23:59:59.999990Z", "2099-12-31T23:59:59.999999Z", "2099-12-31T23:59:59.999999Z",
+                    "2099-01-01T00:00:00.000000Z",
+                ], "\(kept)")
             #expect(kept.last?.0 == "0001-01-01T00:00:00.000000Z")
             let position = try #require(added.body["position"]?.int)
             let members = try await api.call(.get, "/v1/collaborations/\(id)/members?minPosition=\(position)", as: "owner")
@@ -44,7 +47,8 @@ struct TimesTests {
                 ("2099-12-31T23:59:61Z", "invalid_value"), ("2099-02-29T00:00:00Z", "invalid_value"),
             ]
             for (time, code) in refused {
-                let r = try await api.call(.post, path, as: "owner", json: #"{"added":[{"rootHash":"\#(Self.hash(9))","notAfter":"\#(time)"}]}"#)
+                let r = try await api.call(
+                    .post, path, as: "owner", json: #"{"added":[{"rootHash":"\#(Self.hash(9))","notAfter":"\#(time)"}]}"#)
                 #expect(r.status == .badRequest && r.body.errorCode == code, "\(time): \(r.raw)")
             }
             #expect(try await api.eventCount() == events, "a refused time changed nothing")

@@ -41,10 +41,12 @@ struct TlogProofEvidenceTests {
         static func make() async throws -> Bench {
             let ledger = ledgerBinary()
             try #require(FileManager.default.isExecutableFile(atPath: ledger), "build the ledger executable first: \(ledger)")
-            let go = try #require(ProcessRunner.which("go"), "Go is installed by scripts/setup-system.sh (golang-go, golang-golang-x-mod-dev)")
+            let go = try #require(
+                ProcessRunner.which("go"), "Go is installed by scripts/setup-system.sh (golang-go, golang-golang-x-mod-dev)")
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tlog-proof-\(UUID())")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            let program = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Go/tlogproofcheck/main.go").path
+            let program = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Go/tlogproofcheck/main.go")
+                .path
             let checker = folder.appendingPathComponent("tlogproofcheck").path
             let environment = ProcessInfo.processInfo.environment.merging([
                 "GOPATH": "/usr/share/gocode", "GO111MODULE": "off", "GOFLAGS": "", "GOCACHE": folder.path + "/cache", "HOME": folder.path,
@@ -55,7 +57,9 @@ struct TlogProofEvidenceTests {
         }
     }
 
-    @Test("a grant's tlog-proof cosigned by two witnesses verifies with ledger audit verify --policy and with Go's sumdb/tlog; a tampered entry, index or proof line, a checkpoint signature that does not verify, a quorum not met and foreign openings are refused")
+    @Test(
+        "a grant's tlog-proof cosigned by two witnesses verifies with ledger audit verify --policy and with Go's sumdb/tlog; a tampered entry, index or proof line, a checkpoint signature that does not verify, a quorum not met and foreign openings are refused"
+    )
     func grantProof() async throws {
         let bench = try await Bench.make()
         defer { try? FileManager.default.removeItem(at: bench.folder) }
@@ -93,7 +97,9 @@ struct TlogProofEvidenceTests {
             // (1) `ledger audit verify FILE.tlog-proof --policy P`.
             let ok = try await bench.audit([file, "--policy", policyFile])
             #expect(ok.status == 0, "\(ok.output)")
-            #expect(ok.output.contains("audit verify: OK, AccessGranted at position \(position) is in the log of \(checkpoint.size) events"), "\(ok.output)")
+            #expect(
+                ok.output.contains("audit verify: OK, AccessGranted at position \(position) is in the log of \(checkpoint.size) events"),
+                "\(ok.output)")
             #expect(ok.output.contains("the device's proof verifies") && ok.output.contains("cosigned by W1, W2"), "\(ok.output)")
 
             // (2) Go's sumdb/tlog recomputes the inclusion against the cosigned checkpoint.
@@ -101,19 +107,30 @@ struct TlogProofEvidenceTests {
             let go = try await bench.go(file, keys)
             #expect(go.status == 0, "\(go.output)")
             #expect(
-                go.output.contains("OK index \(position - 1) size \(checkpoint.size) root \(Base64.encode(checkpoint.rootHash)) cosigned-by w1.test,w2.test"),
+                go.output.contains(
+                    "OK index \(position - 1) size \(checkpoint.size) root \(Base64.encode(checkpoint.rootHash)) cosigned-by w1.test,w2.test"
+                ),
                 "\(go.output)")
 
             // (3) Tampered: each refused by both, naming what failed.
             var leaf = try #require(proof.extra)
             leaf[leaf.count - 1] ^= 1  // the grant's time, one microsecond off
             var tampered: [(what: String, proof: TlogProof, reason: String)] = []
-            tampered.append(("the entry", TlogProof(extra: leaf, index: proof.index, proof: proof.proof, checkpoint: proof.checkpoint), "inclusion"))
-            tampered.append(("the index", TlogProof(extra: proof.extra, index: proof.index + 1, proof: proof.proof, checkpoint: proof.checkpoint), "index"))
+            tampered.append(
+                ("the entry", TlogProof(extra: leaf, index: proof.index, proof: proof.proof, checkpoint: proof.checkpoint), "inclusion"))
+            tampered.append(
+                (
+                    "the index", TlogProof(extra: proof.extra, index: proof.index + 1, proof: proof.proof, checkpoint: proof.checkpoint),
+                    "index"
+                ))
             var hashes = proof.proof
             try #require(!hashes.isEmpty, "the grant is not the only leaf, so its proof has hashes")
             hashes[0] = MerkleTree.leafHash(Array("another".utf8))
-            tampered.append(("a proof line", TlogProof(extra: proof.extra, index: proof.index, proof: hashes, checkpoint: proof.checkpoint), "inclusion"))
+            tampered.append(
+                (
+                    "a proof line", TlogProof(extra: proof.extra, index: proof.index, proof: hashes, checkpoint: proof.checkpoint),
+                    "inclusion"
+                ))
             for (what, forged, reason) in tampered {
                 let path = try bench.write("tampered.tlog-proof", forged.text)
                 let refused = try await bench.audit([path, "--policy", policyFile])
@@ -126,9 +143,12 @@ struct TlogProofEvidenceTests {
             let root = Base64.encode(checkpoint.rootHash)
             let moved = TlogProof(
                 extra: proof.extra, index: proof.index, proof: proof.proof,
-                checkpoint: proof.checkpoint.replacingOccurrences(of: "\n\(root)\n", with: "\n\(Base64.encode(MerkleTree.leafHash([1])))\n"))
+                checkpoint: proof.checkpoint.replacingOccurrences(of: "\n\(root)\n", with: "\n\(Base64.encode(MerkleTree.leafHash([1])))\n")
+            )
             let unsigned = try await bench.audit([try bench.write("moved.tlog-proof", moved.text), "--policy", policyFile])
-            #expect(unsigned.status == 2 && unsigned.output.contains("FAILED: checkpoint") && unsigned.output.contains("does not verify"), "\(unsigned.output)")
+            #expect(
+                unsigned.status == 2 && unsigned.output.contains("FAILED: checkpoint") && unsigned.output.contains("does not verify"),
+                "\(unsigned.output)")
             // Another key under the log's name: no signature by it.
             let otherLog = try NoteSigner(name: signer.name).verifier.text
             let foreign = try bench.write("foreign.policy", "log \(otherLog)\n" + witnessLines + "group both all W1 W2\nquorum both\n")
@@ -146,9 +166,11 @@ struct TlogProofEvidenceTests {
             // A quorum of three witnesses, one of whom never cosigned.
             let w3 = try Cosigner(name: "w3.test")
             let three = try bench.write(
-                "three.policy", "log \(signer.verifier.text)\n" + witnessLines + "witness W3 \(w3.verifier.text)\ngroup all3 all W1 W2 W3\nquorum all3\n")
+                "three.policy",
+                "log \(signer.verifier.text)\n" + witnessLines + "witness W3 \(w3.verifier.text)\ngroup all3 all W1 W2 W3\nquorum all3\n")
             let short = try await bench.audit([file, "--policy", three])
-            #expect(short.status == 2 && short.output.contains("not cosigned by the policy's quorum (cosigned by: W1, W2)"), "\(short.output)")
+            #expect(
+                short.status == 2 && short.output.contains("not cosigned by the policy's quorum (cosigned by: W1, W2)"), "\(short.output)")
 
             // Openings travel in the JSON evidence: the start's check against its commitments; another
             // event's evidence, or a value changed, is refused.
@@ -157,13 +179,19 @@ struct TlogProofEvidenceTests {
             let openingCount = startEvidence.openings?.count ?? 0
             #expect(openingCount >= 2, "the title and the initiator's handle and name are committed")
             let startFile = try bench.write("start.tlog-proof", startText)
-            let withOpenings = try await bench.audit([startFile, "--policy", policyFile, "--openings", try bench.write("start.json", Self.json(startEvidence))])
-            #expect(withOpenings.status == 0 && withOpenings.output.contains("\(openingCount) personal value(s) open their commitments"), "\(withOpenings.output)")
+            let withOpenings = try await bench.audit([
+                startFile, "--policy", policyFile, "--openings", try bench.write("start.json", Self.json(startEvidence)),
+            ])
+            #expect(
+                withOpenings.status == 0 && withOpenings.output.contains("\(openingCount) personal value(s) open their commitments"),
+                "\(withOpenings.output)")
             let grantEvidence = try bench.write("grant.json", Self.json(evidence))
             let otherEvent = try await bench.audit([startFile, "--policy", policyFile, "--openings", grantEvidence])
             #expect(otherEvent.status == 2 && otherEvent.output.contains("another event"), "\(otherEvent.output)")
             startEvidence.openings?[0].value += " (altered)"
-            let altered = try await bench.audit([startFile, "--policy", policyFile, "--openings", try bench.write("altered.json", Self.json(startEvidence))])
+            let altered = try await bench.audit([
+                startFile, "--policy", policyFile, "--openings", try bench.write("altered.json", Self.json(startEvidence)),
+            ])
             #expect(altered.status == 2 && altered.output.contains("FAILED: openings"), "\(altered.output)")
         }
         await w1.stop()

@@ -1,12 +1,12 @@
 import Crypto
 import Foundation
-import LedgerDomain
-import LedgerConfiguration
-import LedgerTestSupport
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import JWTKit
+import LedgerConfiguration
+import LedgerDomain
+import LedgerTestSupport
 import LedgerWire
 import Logging
 import NIOCore
@@ -45,7 +45,9 @@ struct TokenTests {
             let ed = try EdDSA.PrivateKey()
             await provider.signing.add(eddsa: ed, kid: JWKIdentifier(string: "\(prefix)-ed"))
             provider.jwks.append(
-                .octetKeyPair(.eddsa, identifier: JWKIdentifier(string: "\(prefix)-ed"), x: base64URL(ed.publicKey.rawRepresentation), y: nil, curve: .ed25519))
+                .octetKeyPair(
+                    .eddsa, identifier: JWKIdentifier(string: "\(prefix)-ed"), x: base64URL(ed.publicKey.rawRepresentation), y: nil,
+                    curve: .ed25519))
             return provider
         }
 
@@ -126,7 +128,10 @@ struct TokenTests {
             (try await provider.token("k1-ed", Self.aliceClaims { $0["iss"] = .string("https://evil.example") }), "issuer"),
             (try await provider.token("k1-rs", Self.aliceClaims { $0["aud"] = .string("other-app") }), "audience"),
             (try await provider.token("k1-es", Self.aliceClaims { $0["exp"] = .number(Date().timeIntervalSince1970 - 3600) }), "expired"),
-            (try await provider.token("k1-ed", Self.aliceClaims { $0["nbf"] = .number(Date().timeIntervalSince1970 + 3600) }), "not valid yet"),
+            (
+                try await provider.token("k1-ed", Self.aliceClaims { $0["nbf"] = .number(Date().timeIntervalSince1970 + 3600) }),
+                "not valid yet"
+            ),
             (try await provider.token("k1-rs", Self.aliceClaims { $0["exp"] = nil }), "no expiry"),
             (try await provider.token("k1-es", Self.aliceClaims { $0["email"] = nil }), "no usable account"),
             ("not.a-jwt", "not a JWT"),
@@ -155,7 +160,9 @@ struct TokenTests {
         let router = Router()
         router.get("jwks.json") { _, _ -> Response in
             fetches.withLock { $0 += 1 }
-            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: served.withLock { $0 })))
+            return Response(
+                status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: served.withLock { $0 }))
+            )
         }
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await app.test(.live) { live in
@@ -168,7 +175,9 @@ struct TokenTests {
                 served.withLock { $0 = second.json }  // the provider rotates
                 let (status, body) = try await Self.call(client, try await second.token("v2-ed", Self.aliceClaims()))
                 #expect(status == .ok, "the new kid is fetched: \(body)")
-                #expect(try await Self.call(client, try await first.token("v1-es", Self.aliceClaims())).0 == .unauthorized, "the old key is gone")
+                #expect(
+                    try await Self.call(client, try await first.token("v1-es", Self.aliceClaims())).0 == .unauthorized,
+                    "the old key is gone")
             }
             let before = fetches.withLock { $0 }
             try await Self.whoami(patient) { client in
@@ -234,7 +243,8 @@ struct TokenTests {
                     let (status, body) = try await Self.call(client, token)
                     #expect(status == .unauthorized && body.contains("reserved_account"), "\(claim) \(account): \(status) \(body)")
                 }
-                let (status, body) = try await Self.call(client, try await provider.token("k1-es", Self.aliceClaims { $0[claim] = .string("psnx@example.com") }))
+                let (status, body) = try await Self.call(
+                    client, try await provider.token("k1-es", Self.aliceClaims { $0[claim] = .string("psnx@example.com") }))
                 #expect(status == .ok && body.hasPrefix("psnx@example.com "), "\(claim): \(status) \(body)")
             }
         }

@@ -23,7 +23,8 @@ struct LedgerProcessTests {
         let client = Self.nowhere.makeClient(logger: Self.logger)
         for role in LedgerProcess.Role.allCases {
             let process = LedgerProcess(
-                role, configuration: LedgerConfiguration(), database: Self.nowhere, authority: authority, signer: try NoteSigner(Self.signer))
+                role, configuration: LedgerConfiguration(), database: Self.nowhere, authority: authority,
+                signer: try NoteSigner(Self.signer))
             let names = process.services(client: client, standby: nil, logger: Self.logger, onRunning: { _ in })
                 .map { String(describing: type(of: $0)).components(separatedBy: "<")[0] }
             #expect(names.prefix(2) == ["DatabasePoolMetrics", "DatabaseWatchdog"], "\(role): \(names)")

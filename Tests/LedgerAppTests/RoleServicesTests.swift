@@ -36,16 +36,18 @@ struct RoleServicesTests {
     func allInOne() async throws {
         let (store, configuration) = (Self.store, Self.configuration)
         let authority = try await TokenAuthority(secret: TokenAuthority.randomSecret())
-        let unsigned = Self.names(RoleServices.allInOne(
-            client: Self.client, store: store, authority: authority, configuration: configuration, logger: Self.logger))
+        let unsigned = Self.names(
+            RoleServices.allInOne(
+                client: Self.client, store: store, authority: authority, configuration: configuration, logger: Self.logger))
         #expect(unsigned.suffix(2) == ["Application", "Readiness"])
         for worker in ["VerifierWorker", "ProjectorWorker", "ExpiryService", "FeedTail", "WebhookDeliverer"] {
             #expect(unsigned.contains(worker), "\(worker) missing from \(unsigned)")
         }
         #expect(!unsigned.contains("Checkpointer"), "no signing key, no checkpointer")
-        let signed = Self.names(RoleServices.allInOne(
-            client: Self.client, store: store, authority: authority, configuration: configuration, signer: try NoteSigner(Self.signer),
-            logger: Self.logger))
+        let signed = Self.names(
+            RoleServices.allInOne(
+                client: Self.client, store: store, authority: authority, configuration: configuration, signer: try NoteSigner(Self.signer),
+                logger: Self.logger))
         #expect(signed.suffix(3) == ["Checkpointer", "Application", "Readiness"])
     }
 
@@ -53,8 +55,9 @@ struct RoleServicesTests {
     func roles() async throws {
         let (store, configuration) = (Self.store, Self.configuration)
         let authority = try await TokenAuthority(secret: TokenAuthority.randomSecret())
-        let api = Self.names(RoleServices.apiOnly(
-            client: Self.client, store: store, authority: authority, configuration: configuration, logger: Self.logger))
+        let api = Self.names(
+            RoleServices.apiOnly(
+                client: Self.client, store: store, authority: authority, configuration: configuration, logger: Self.logger))
         #expect(api.suffix(2) == ["Application", "Readiness"])
         #expect(api.contains("FeedTail"))
         for worker in ["VerifierWorker", "ProjectorWorker", "ExpiryService", "WebhookDeliverer", "Checkpointer"] {
@@ -63,9 +66,16 @@ struct RoleServicesTests {
         let roles: [(String, [String])] = [
             ("VerifierWorker", Self.names(RoleServices.verifier(client: Self.client, configuration: configuration, logger: Self.logger))),
             ("ProjectorWorker", Self.names(RoleServices.projector(client: Self.client, store: store, logger: Self.logger))),
-            ("WebhookDeliverer", Self.names(RoleServices.deliverer(client: Self.client, store: store, configuration: configuration, logger: Self.logger))),
-            ("Checkpointer", Self.names(RoleServices.checkpointer(
-                client: Self.client, signer: try NoteSigner(Self.signer), witnesses: nil, publishedFile: nil, logger: Self.logger))),
+            (
+                "WebhookDeliverer",
+                Self.names(RoleServices.deliverer(client: Self.client, store: store, configuration: configuration, logger: Self.logger))
+            ),
+            (
+                "Checkpointer",
+                Self.names(
+                    RoleServices.checkpointer(
+                        client: Self.client, signer: try NoteSigner(Self.signer), witnesses: nil, publishedFile: nil, logger: Self.logger))
+            ),
         ]
         for (worker, services) in roles {
             #expect(services.contains(worker), "\(worker)'s role: \(services)")

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import LedgerClient
 import LedgerPostgres
 import LedgerTestSupport
@@ -10,8 +7,12 @@ import Synchronization
 import Testing
 import TransparencyLog
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// SPEC "Backups and recovery", the single-node default: `ledger serve` on its embedded cluster,
@@ -50,7 +51,8 @@ struct BackupTests {
         try await waitUntil(timeout: .seconds(120), "\(name) logs where it listens") {
             ConfigurationTests.listening(server.err) != nil || ProcessRunner.exitStatus(of: server.pid) != nil
         }
-        let url = try #require(ConfigurationTests.listening(server.err), "\(name) stopped: \(ConfigurationTests.lines(server.err).suffix(5))")
+        let url = try #require(
+            ConfigurationTests.listening(server.err), "\(name) stopped: \(ConfigurationTests.lines(server.err).suffix(5))")
         try await waitUntil(timeout: .seconds(120), "\(name) ready") { await ConfigurationTests.status(url, "ready") == 200 }
         return (server, url)
     }
@@ -70,7 +72,9 @@ struct BackupTests {
     /// The secrets (each file's text) found in any file under `folder`, by a byte search.
     static func secretsFound(_ secrets: [URL], in folder: URL) throws -> [String] {
         let needles = secrets.compactMap { file in
-            (try? String(contentsOf: file, encoding: .utf8)).map { (file.lastPathComponent, Data($0.trimmingCharacters(in: .whitespacesAndNewlines).utf8)) }
+            (try? String(contentsOf: file, encoding: .utf8)).map {
+                (file.lastPathComponent, Data($0.trimmingCharacters(in: .whitespacesAndNewlines).utf8))
+            }
         }
         #expect(needles.count == secrets.count && needles.allSatisfy { $0.1.count >= 16 }, "every secret is there to search for")
         var found: Set<String> = []
@@ -84,10 +88,12 @@ struct BackupTests {
 
     /// `age-keygen -o FILE`: an identity file; returns its recipient (`age1…`).
     static func ageKey(_ file: URL) async throws -> String {
-        let made = try await ProcessRunner.run(try #require(ProcessRunner.which("age-keygen"), "age-keygen (Debian's age)"), ["-o", file.path])
+        let made = try await ProcessRunner.run(
+            try #require(ProcessRunner.which("age-keygen"), "age-keygen (Debian's age)"), ["-o", file.path])
         try #require(made.status == 0, "\(made.output)")
         let text = try String(contentsOf: file, encoding: .utf8)
-        return try #require(text.split(separator: "\n").first { $0.hasPrefix("# public key: ") }).dropFirst("# public key: ".count).description
+        return try #require(text.split(separator: "\n").first { $0.hasPrefix("# public key: ") }).dropFirst("# public key: ".count)
+            .description
     }
 
     /// `pg_dump` of the embedded cluster running in `data`, as its owner.
@@ -101,7 +107,9 @@ struct BackupTests {
         return result.output
     }
 
-    @Test("ledger backup while writes go on; kill -9 of the server and its PostgreSQL, the data folder wiped; ledger restore and serve: every checkpoint seen before extended, every write they cover present, the erasure kept, the log verifies")
+    @Test(
+        "ledger backup while writes go on; kill -9 of the server and its PostgreSQL, the data folder wiped; ledger restore and serve: every checkpoint seen before extended, every write they cover present, the erasure kept, the log verifies"
+    )
     func embeddedBackupAndRestore() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-backup-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -121,15 +129,23 @@ struct BackupTests {
         // A JWT secret file as `ledger serve` makes without LEDGER_JWT_SECRET: a backup must not carry it in the clear.
         try "backup-test-jwt-secret-\(UUID())".write(to: data.appendingPathComponent("jwt-secret"), atomically: true, encoding: .utf8)
         let secrets = ["pg-password", "app-password", "jwt-secret"].map { data.appendingPathComponent($0) } + [Self.keyFile(folder)]
-        defer { for pid in live { kill(pid, SIGKILL); _ = ProcessRunner.exitStatus(of: pid) } }
+        defer {
+            for pid in live {
+                kill(pid, SIGKILL)
+                _ = ProcessRunner.exitStatus(of: pid)
+            }
+        }
 
         let authority = try await TokenAuthority(secret: ConfigurationTests.secret)
-        let client = { (base: URL) in LedgerClient(baseURL: base, transport: HTTPClientTransport()) { try await authority.issue(account: "backup-owner") } }
+        let client = { (base: URL) in
+            LedgerClient(baseURL: base, transport: HTTPClientTransport()) { try await authority.issue(account: "backup-owner") }
+        }
         var acknowledged: [(id: String, position: Int64)] = []
         func write(_ count: Int, to base: URL) async throws {
-            for n in 0 ..< count {
+            for n in 0..<count {
                 let started = try await client(base).prepareCollaboration(
-                    localIdentifier: "doc-\(acknowledged.count)-\(n)", title: "Backed up", initiator: Initiator(handle: "owner@example.com"))
+                    localIdentifier: "doc-\(acknowledged.count)-\(n)", title: "Backed up", initiator: Initiator(handle: "owner@example.com")
+                )
                 acknowledged.append((started.identifier, started.position))
             }
         }
@@ -145,7 +161,7 @@ struct BackupTests {
 
         // Writes while it streams; every checkpoint published meanwhile is kept.
         var seen: [String] = []
-        for _ in 0 ..< 4 {
+        for _ in 0..<4 {
             try await write(15, to: url)
             if let note = await Self.published(url), seen.last != note { seen.append(note) }
         }
@@ -155,7 +171,9 @@ struct BackupTests {
         let secret = "Backup secret title \(UUID())"
         let erasedStart = try await erased.prepareCollaboration(
             localIdentifier: "erased-doc", title: secret, initiator: Initiator(handle: "erased@example.com"))
-        let officer = LedgerClient(baseURL: url, transport: HTTPClientTransport()) { try await authority.issue(account: "backup-officer", roles: ["privacy"]) }
+        let officer = LedgerClient(baseURL: url, transport: HTTPClientTransport()) {
+            try await authority.issue(account: "backup-officer", roles: ["privacy"])
+        }
         let erasure = try await officer.erasePersonalData(account: "backup-erased", reason: "TICKET-38")
 
         // The gate counts the backup's slot: stopped, it holds checkpoints back from what it has
@@ -172,7 +190,9 @@ struct BackupTests {
         #expect(try Self.secretsFound(secrets, in: backup) == [], "a backup without recipients holds key material")
         #expect(try Self.secretsFound(secrets, in: data).count == 3, "the search finds a secret where it is")
         #expect(Self.text(streaming.out).contains("no secret is in") && Self.text(streaming.out).contains(Self.keyFile(folder).path))
-        #expect(FileManager.default.fileExists(atPath: backup.appendingPathComponent("published-checkpoint").path), "the checkpoint is kept in the clear")
+        #expect(
+            FileManager.default.fileExists(atPath: backup.appendingPathComponent("published-checkpoint").path),
+            "the checkpoint is kept in the clear")
         try await write(5, to: url)
         let watchEnd = ContinuousClock.now + .seconds(3)
         while ContinuousClock.now < watchEnd {  // a bounded watch for what must not happen
@@ -201,7 +221,8 @@ struct BackupTests {
         try await write(5, to: url)  // acknowledged, maybe past every checkpoint
 
         // The loss: the server and its PostgreSQL killed, the data folder gone.
-        let postmaster = try #require(pid_t(Self.text(data.appendingPathComponent("pg/postmaster.pid").path).split(separator: "\n").first ?? ""))
+        let postmaster = try #require(
+            pid_t(Self.text(data.appendingPathComponent("pg/postmaster.pid").path).split(separator: "\n").first ?? ""))
         kill(server.pid, SIGKILL)
         kill(postmaster, SIGKILL)
         _ = await ProcessRunner.exit(of: server.pid)
@@ -244,9 +265,12 @@ struct BackupTests {
         // Without those settings the folder does not choose where files are written: into the data folder, saying where they were.
         let elsewhere = folder.appendingPathComponent("elsewhere")
         let secretsOnly = try await ProcessRunner.run(
-            ledgerBinary(), ["restore", "--secrets-only", "--from", backup.path, "--data-dir", elsewhere.path, "--identity", identity.path],
+            ledgerBinary(),
+            ["restore", "--secrets-only", "--from", backup.path, "--data-dir", elsewhere.path, "--identity", identity.path],
             environment: ConfigurationTests.environment([:]))
-        #expect(secretsOnly.status == 0 && secretsOnly.output.contains("kept log-signing-key at \(Self.keyFile(folder).path)"), "\(secretsOnly.output)")
+        #expect(
+            secretsOnly.status == 0 && secretsOnly.output.contains("kept log-signing-key at \(Self.keyFile(folder).path)"),
+            "\(secretsOnly.output)")
         #expect(Self.text(elsewhere.appendingPathComponent("log-signing-key").path) == Self.text(Self.keyFile(folder).path))
         (server, url) = try await Self.serve(data, in: folder, name: "restored")
         live = [server.pid]
@@ -260,12 +284,18 @@ struct BackupTests {
         let coveredWrites = acknowledged.filter { $0.position <= covered }
         let presentCovered = await coveredWrites.asyncCount(isPresent)
         #expect(presentCovered == coveredWrites.count, "writes a published checkpoint covered are lost")
-        let auditor = LedgerClient(baseURL: url, transport: HTTPClientTransport()) { try await authority.issue(account: "backup-auditor", roles: ["auditor"]) }
+        let auditor = LedgerClient(baseURL: url, transport: HTTPClientTransport()) {
+            try await authority.issue(account: "backup-auditor", roles: ["auditor"])
+        }
         let afterErasure = try await auditor.collaboration(erasedStart.identifier, minPosition: erasedStart.position)
         #expect(afterErasure.title == nil && afterErasure.owner.hasPrefix("erased:"), "the erasure is undone: \(afterErasure)")
         let dump = try await Self.dump(data)
-        #expect(dump.contains("CREATE TABLE") && !dump.contains(secret) && !dump.contains("backup-erased"), "the restored database holds erased values")
-        print("backup drill (embedded): \(acknowledged.count) acknowledged, \(present) present after the restore, \(coveredWrites.count) covered by the last checkpoint seen (\(covered)), \(seen.count) checkpoints seen")
+        #expect(
+            dump.contains("CREATE TABLE") && !dump.contains(secret) && !dump.contains("backup-erased"),
+            "the restored database holds erased values")
+        print(
+            "backup drill (embedded): \(acknowledged.count) acknowledged, \(present) present after the restore, \(coveredWrites.count) covered by the last checkpoint seen (\(covered)), \(seen.count) checkpoints seen"
+        )
         let key = try String(contentsOf: Self.keyFile(folder), encoding: .utf8)
         let verifier = try NoteSigner(key).verifier.text
         for (n, note) in seen.enumerated() {
@@ -278,7 +308,8 @@ struct BackupTests {
             let verify = try await ProcessRunner.run(
                 ledgerBinary(), ["log", "verify", "--url", url.absoluteString, "--checkpoint", saved.path, "--key", verifier],
                 environment: ConfigurationTests.environment([:]))
-            #expect(verify.status == 0 && verify.output.contains("log verify: OK"), "checkpoint \(n) (\(Self.size(note))): \(verify.output)")
+            #expect(
+                verify.status == 0 && verify.output.contains("log verify: OK"), "checkpoint \(n) (\(Self.size(note))): \(verify.output)")
         }
     }
 }

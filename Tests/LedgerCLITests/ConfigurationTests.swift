@@ -1,13 +1,13 @@
 import Foundation
-import LedgerDomain
 import LedgerConfiguration
+import LedgerDomain
 import LedgerPostgres
 import LedgerTestSupport
 import Synchronization
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 #if canImport(FoundationNetworking)
@@ -66,7 +66,9 @@ struct ConfigurationTests {
         }
     }
 
-    @Test("`ledger api` with a database URL refuses to start without the deployment's token key; `project`, `verifier` and `deliver`, which check no token, do not ask for one")
+    @Test(
+        "`ledger api` with a database URL refuses to start without the deployment's token key; `project`, `verifier` and `deliver`, which check no token, do not ask for one"
+    )
     func tokenKeyRequired() async throws {
         let binary = ledgerBinary()
         let api = try await withDeadline(.seconds(60), "ledger api") {
@@ -106,7 +108,12 @@ struct ConfigurationTests {
             ledgerBinary(), ["serve", "--data-dir", folder.appendingPathComponent("data").path, "--port", "0"],
             environment: environment, outputPath: stdout, errorPath: stderr)
         let exited = Mutex(false)
-        defer { if !exited.withLock({ $0 }) { kill(pid, SIGKILL); _ = ProcessRunner.exitStatus(of: pid) } }
+        defer {
+            if !exited.withLock({ $0 }) {
+                kill(pid, SIGKILL)
+                _ = ProcessRunner.exitStatus(of: pid)
+            }
+        }
 
         try await waitUntil(timeout: .seconds(120), "the server logs where it listens") {
             Self.listening(stderr) != nil || ProcessRunner.exitStatus(of: pid).map { _ in exited.withLock { $0 = true } } != nil
@@ -126,7 +133,10 @@ struct ConfigurationTests {
         let logged = Self.lines(stderr)
         #expect(!logged.isEmpty && logged.allSatisfy { $0["unparsed"] == nil }, "\(logged.filter { $0["unparsed"] != nil })")
         #expect(logged.allSatisfy { $0["time"] is String && $0["level"] is String && $0["message"] is String })
-        #expect(logged.contains { $0["hb.request.id"] as? String == PersonalData.clientTextDigest("json-log-test-1") && $0["status"] as? String == "200" })
+        #expect(
+            logged.contains {
+                $0["hb.request.id"] as? String == PersonalData.clientTextDigest("json-log-test-1") && $0["status"] as? String == "200"
+            })
     }
 
     /// The server's stderr, each line parsed as JSON (or kept as `unparsed`).

@@ -10,7 +10,7 @@ import PostgresNIO
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// SPEC "Time-bound access", exactly once: real `ledger serve` processes on one database, one
@@ -51,7 +51,9 @@ struct ExpiryProcessTests {
 
     static func client(_ server: Server, _ account: String, roles: [String] = []) async throws -> LedgerClient {
         let authority = try await TokenAuthority(secret: ConfigurationTests.secret)
-        return LedgerClient(baseURL: server.url, transport: HTTPClientTransport()) { try await authority.issue(account: account, roles: roles) }
+        return LedgerClient(baseURL: server.url, transport: HTTPClientTransport()) {
+            try await authority.issue(account: account, roles: roles)
+        }
     }
 
     /// Every AccessExpired in the log: (collaboration stream, root hash, dueAt, seconds from dueAt to its commit).
@@ -82,7 +84,8 @@ struct ExpiryProcessTests {
         _ owner: LedgerClient, _ member: LedgerClient, count: Int, granted: Int, endIn seconds: Double
     ) async throws -> (id: String, due: Date) {
         let id = try await owner.prepareCollaboration(
-            localIdentifier: "doc-\(UUID())", title: "Until then", initiator: Initiator(handle: "owner@example.com")).identifier
+            localIdentifier: "doc-\(UUID())", title: "Until then", initiator: Initiator(handle: "owner@example.com")
+        ).identifier
         let people = (0..<count).map { _ in SimulatedPerson(collaborationId: id, devices: 1) }
         _ = try await owner.updateParticipants(
             addedWithWindows: people.map { IdentityWindow(rootHash: $0.rootHashData, notAfter: Date().addingTimeInterval(600)) }, in: id)
@@ -103,13 +106,20 @@ struct ExpiryProcessTests {
             defer { try? FileManager.default.removeItem(at: folder) }
             let first = try await Self.serve(settings, in: folder, name: "first")
             var live = [first.pid]
-            defer { for pid in live { kill(pid, SIGKILL); _ = ProcessRunner.exitStatus(of: pid) } }
+            defer {
+                for pid in live {
+                    kill(pid, SIGKILL)
+                    _ = ProcessRunner.exitStatus(of: pid)
+                }
+            }
             let (owner, member) = (try await Self.client(first, "owner"), try await Self.client(first, "member"))
             let (id, due) = try await Self.windows(owner, member, count: 1, granted: 1, endIn: 8)
             kill(first.pid, SIGKILL)
             _ = await ProcessRunner.exit(of: first.pid)
             live = []
-            try await waitUntil(timeout: .seconds(15), "the window's end, 1.5 s past, with no server running") { Date() > due.addingTimeInterval(1.5) }
+            try await waitUntil(timeout: .seconds(15), "the window's end, 1.5 s past, with no server running") {
+                Date() > due.addingTimeInterval(1.5)
+            }
             #expect(try await Self.expiries(db).isEmpty)
 
             let second = try await Self.serve(settings, in: folder, name: "second")
@@ -142,7 +152,12 @@ struct ExpiryProcessTests {
             let a = try await Self.serve(settings, in: folder, name: "a")
             let b = try await Self.serve(settings, in: folder, name: "b")
             var live = [a.pid, b.pid]
-            defer { for pid in live { kill(pid, SIGKILL); _ = ProcessRunner.exitStatus(of: pid) } }
+            defer {
+                for pid in live {
+                    kill(pid, SIGKILL)
+                    _ = ProcessRunner.exitStatus(of: pid)
+                }
+            }
             let (ownerA, memberA) = (try await Self.client(a, "owner"), try await Self.client(a, "member"))
             let (ownerB, memberB) = (try await Self.client(b, "owner"), try await Self.client(b, "member"))
             let firstWave = [

@@ -8,7 +8,7 @@ import PostgresNIO
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// SPEC "One clock": windows, challenges and expiries are decided on the database's clock, in
@@ -28,10 +28,16 @@ struct OneClockTests {
             // the server running, so every process started with this folder is ended.
             defer { _ = ProcessRunner.which("pkill").map { ProcessRunner.runBlocking($0, ["-KILL", "-f", folder.path]) } }
             let server = try await ExpiryProcessTests.serve(settings, in: folder, name: "skewed", skew: skew)
-            defer { kill(server.pid, SIGKILL); _ = ProcessRunner.exitStatus(of: server.pid) }
-            let (owner, member) = (try await ExpiryProcessTests.client(server, "owner"), try await ExpiryProcessTests.client(server, "member"))
+            defer {
+                kill(server.pid, SIGKILL)
+                _ = ProcessRunner.exitStatus(of: server.pid)
+            }
+            let (owner, member) = (
+                try await ExpiryProcessTests.client(server, "owner"), try await ExpiryProcessTests.client(server, "member")
+            )
             let id = try await owner.prepareCollaboration(
-                localIdentifier: "skewed \(skew)", title: "Skewed", initiator: Initiator(handle: "owner@example.com")).identifier
+                localIdentifier: "skewed \(skew)", title: "Skewed", initiator: Initiator(handle: "owner@example.com")
+            ).identifier
             do {
                 try await body(db, owner, member, id)
             } catch {
@@ -43,7 +49,9 @@ struct OneClockTests {
         }
     }
 
-    @Test("a host clock an hour behind: its challenges are usable, a proof after the window's end is refused, an expiry is appended at its dueAt (not an hour late)")
+    @Test(
+        "a host clock an hour behind: its challenges are usable, a proof after the window's end is refused, an expiry is appended at its dueAt (not an hour late)"
+    )
     func hostBehind() async throws {
         try await Self.skewed("-1h") { db, owner, member, id in
             let (granted, late) = (SimulatedPerson(collaborationId: id, devices: 1), SimulatedPerson(collaborationId: id, devices: 1))
@@ -57,20 +65,25 @@ struct OneClockTests {
             try await waitUntil(timeout: .seconds(30), "the window's end") { Date() > due.addingTimeInterval(0.5) }
             let refused = await rejection { _ = try await verify(member, late, in: id) }
             #expect(refused?.reason == "access_expired", "\(String(describing: refused))")
-            try await waitUntil(timeout: .seconds(60), "the expiry, by the database's clock") { try await !ExpiryProcessTests.expiries(db).isEmpty }
+            try await waitUntil(timeout: .seconds(60), "the expiry, by the database's clock") {
+                try await !ExpiryProcessTests.expiries(db).isEmpty
+            }
             let found = try await ExpiryProcessTests.expiries(db)
             #expect(found.allSatisfy { $0.late >= 0 && $0.late < 60 }, "\(found)")
         }
     }
 
-    @Test("a host clock an hour ahead: a window starting in 30 minutes refuses proofs, one ending in 30 minutes is not expired early (by the service or a command)")
+    @Test(
+        "a host clock an hour ahead: a window starting in 30 minutes refuses proofs, one ending in 30 minutes is not expired early (by the service or a command)"
+    )
     func hostAhead() async throws {
         try await Self.skewed("+1h") { db, owner, member, id in
             let (early, granted) = (SimulatedPerson(collaborationId: id, devices: 1), SimulatedPerson(collaborationId: id, devices: 1))
             let now = Date()
             _ = try await owner.updateParticipants(
                 addedWithWindows: [
-                    IdentityWindow(rootHash: early.rootHashData, notBefore: now.addingTimeInterval(1800), notAfter: now.addingTimeInterval(7200)),
+                    IdentityWindow(
+                        rootHash: early.rootHashData, notBefore: now.addingTimeInterval(1800), notAfter: now.addingTimeInterval(7200)),
                     IdentityWindow(rootHash: granted.rootHashData, notAfter: now.addingTimeInterval(1800)),
                 ], in: id)
             let notYet = await rejection { _ = try await verify(member, early, in: id) }

@@ -1,18 +1,22 @@
 import Foundation
-import LedgerConfiguration
 import LedgerClient
+import LedgerConfiguration
 import LedgerDeviceSimulator
 import LedgerDomain
 import LedgerTestSupport
 import Testing
 import TransparencyLog
 
-let tripOptions = ShareOptions(summary: "Anyone can edit", groups: [
-    .init(identifier: "permission", title: "Permission", kind: .picker, options: [
-        .init(identifier: "rw", title: "Can make changes", selected: true),
-        .init(identifier: "ro", title: "Read only", selected: false),
-    ]),
-])
+let tripOptions = ShareOptions(
+    summary: "Anyone can edit",
+    groups: [
+        .init(
+            identifier: "permission", title: "Permission", kind: .picker,
+            options: [
+                .init(identifier: "rw", title: "Can make changes", selected: true),
+                .init(identifier: "ro", title: "Read only", selected: false),
+            ])
+    ])
 
 @Suite("LedgerClient against a live server")
 struct ClientTests {
@@ -44,14 +48,17 @@ struct ClientTests {
 
             // Recipients open the link: challenge, device proof, submission.
             guard case .granted(let root, let account, _) = try await verify(alice, alicePerson, in: id) else {
-                Issue.record("alice was not granted"); return
+                Issue.record("alice was not granted")
+                return
             }
             #expect(root == alicePerson.rootHashData && account == "alice")
             guard case .granted = try await verify(alice, alicePerson, device: 1, in: id, der: false) else {
-                Issue.record("alice's second device was not granted"); return
+                Issue.record("alice's second device was not granted")
+                return
             }
             guard case .granted(_, _, let bobGranted) = try await verify(bob, bobPerson, in: id) else {
-                Issue.record("bob was not granted"); return
+                Issue.record("bob was not granted")
+                return
             }
 
             // A refusal arrives as a LedgerError with the verifier's reason.
@@ -112,15 +119,18 @@ struct ClientTests {
             let devin = server.client("devin")
             let alice = server.client("alice")
             let id = try await devin.prepareCollaboration(
-                localIdentifier: "doc-8", title: "Notes", initiator: Initiator(handle: "devin@example.com")).identifier
+                localIdentifier: "doc-8", title: "Notes", initiator: Initiator(handle: "devin@example.com")
+            ).identifier
             let person = SimulatedPerson(collaborationId: id, devices: 1)
             try await devin.updateParticipants(added: [person.rootHashData], in: id)
             guard case .pending(let requestID, let statusURL) = try await verify(alice, person, in: id) else {
-                Issue.record("expected pending without a verifier"); return
+                Issue.record("expected pending without a verifier")
+                return
             }
             #expect(statusURL.hasSuffix(requestID))
             guard case .pending = try await alice.proofStatus(requestID: requestID, in: id) else {
-                Issue.record("expected still pending"); return
+                Issue.record("expected still pending")
+                return
             }
             let other = await rejection { _ = try await devin.proofStatus(requestID: requestID, in: id) }
             #expect(other?.status == 404)
@@ -132,11 +142,13 @@ struct ClientTests {
         try await LiveServer.run { server in
             let devin = server.client("devin")
             let id = try await devin.prepareCollaboration(
-                localIdentifier: "doc-9", title: "Ledger", initiator: Initiator(handle: "devin@example.com")).identifier
+                localIdentifier: "doc-9", title: "Ledger", initiator: Initiator(handle: "devin@example.com")
+            ).identifier
             let person = SimulatedPerson(collaborationId: id, devices: 1)
             try await devin.updateParticipants(added: [person.rootHashData], in: id)
             guard case .granted(_, _, let position) = try await verify(server.client("alice"), person, in: id) else {
-                Issue.record("expected a grant"); return
+                Issue.record("expected a grant")
+                return
             }
             let auditor = server.client("auditor", roles: ["auditor"])
             let key = try NoteVerifier(try await auditor.logKey())

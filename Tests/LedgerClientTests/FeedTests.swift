@@ -54,7 +54,10 @@ struct FeedTests {
                 ]
                 guard case .granted(_, _, let aliceGranted) = try await verify(alice, alicePerson, in: id),
                     case .granted(_, _, let bobGranted) = try await verify(bob, bobPerson, in: id)
-                else { Issue.record("not granted"); return }
+                else {
+                    Issue.record("not granted")
+                    return
+                }
                 try await waitUntil(timeout: .seconds(10), "alice's feed has her grant") { seen["alice"]!.has(aliceGranted) }
 
                 let change = try await devin.postHighlight(.change, trigger: "edit", in: id)
@@ -76,10 +79,12 @@ struct FeedTests {
                 #expect(devinSaw.contains { $0.type == "IdentityRemoved" } && devinSaw.contains { $0.type == "AccessRevoked" })
                 // alice: her own collaboration's start, her grant, the change, her mention, her
                 // revocation; nothing after it; her own sentinel.
-                #expect(types("alice") == [
-                    "\(aliceStarted) CollaborationStarted", "\(aliceGranted) AccessGranted", "\(change) HighlightPosted", "\(mention) HighlightPosted",
-                    "\(removed.position) AccessRevoked", "\(aliceLast) HighlightPosted",
-                ])
+                #expect(
+                    types("alice") == [
+                        "\(aliceStarted) CollaborationStarted", "\(aliceGranted) AccessGranted", "\(change) HighlightPosted",
+                        "\(mention) HighlightPosted",
+                        "\(removed.position) AccessRevoked", "\(aliceLast) HighlightPosted",
+                    ])
                 // bob: his grant (not alice's), the notices but alice's mention.
                 #expect(types("bob") == ["\(bobGranted) AccessGranted", "\(change) HighlightPosted", "\(after) HighlightPosted"])
                 // erin, no member: only her own collaboration.
@@ -103,7 +108,7 @@ struct FeedTests {
                 let stream = alice.feed(after: after)
                 await #expect(throws: LedgerError.self) { for try await _ in stream {} }
             }
-            let unsigned = LedgerClient(baseURL: server.baseURL, token: "not-a-token")
+            let unsigned = LedgerClient(baseURL: server.baseURL, transport: HTTPClientTransport()) { "not-a-token" }
             await #expect(throws: LedgerError.self) { for try await _ in unsigned.feed() {} }
         }
     }

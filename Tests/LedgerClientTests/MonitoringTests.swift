@@ -63,7 +63,8 @@ struct MonitoringTests {
     static func metricNames(_ expression: String) -> Set<String> {
         let pattern = try! NSRegularExpression(pattern: "\\b(ledger|hb|http_server)_[a-z_]+\\b")
         let range = NSRange(expression.startIndex..., in: expression)
-        return Set(pattern.matches(in: expression, range: range).compactMap { Range($0.range, in: expression).map { String(expression[$0]) } })
+        return Set(
+            pattern.matches(in: expression, range: range).compactMap { Range($0.range, in: expression).map { String(expression[$0]) } })
     }
 
     @Test("promtool accepts the alert rules")
@@ -89,13 +90,15 @@ struct MonitoringTests {
         try await LiveServer.run(signer: signer, witnesses: policy) { server in
             // Activity, so that every series exists: an append, a verdict, a checkpoint, requests.
             let devin = server.client("devin")
-            let prepared = try await devin.prepareCollaboration(localIdentifier: "doc", title: "Doc", initiator: Initiator(handle: "d@example.com"))
+            let prepared = try await devin.prepareCollaboration(
+                localIdentifier: "doc", title: "Doc", initiator: Initiator(handle: "d@example.com"))
             let person = SimulatedPerson(collaborationId: prepared.identifier, devices: 1)
             _ = try await devin.updateParticipants(added: [person.rootHashData], in: prepared.identifier)
             _ = try await verify(server.client("alice"), person, in: prepared.identifier)
             let logger = Logger(label: "monitoring-test")
             // As every `ledger` role runs beside its services: the pool's metrics.
-            let pool = DatabasePoolMetrics(client: server.db, applicationName: "monitoring-test", maxConnections: 20, interval: .seconds(1), logger: logger)
+            let pool = DatabasePoolMetrics(
+                client: server.db, applicationName: "monitoring-test", maxConnections: 20, interval: .seconds(1), logger: logger)
             let poolTask = Task { try await pool.run() }
             defer { poolTask.cancel() }
 
@@ -123,7 +126,9 @@ struct MonitoringTests {
             }
             let api = URL(string: "http://127.0.0.1:\(port)/api/v1/")!
 
-            try await waitUntil(timeout: .seconds(60), interval: .milliseconds(250), "Prometheus scrapes every metric the rules and the dashboard read") {
+            try await waitUntil(
+                timeout: .seconds(60), interval: .milliseconds(250), "Prometheus scrapes every metric the rules and the dashboard read"
+            ) {
                 var missing: [String] = []
                 for name in names where try await Self.query(api, "count({__name__=\"\(name)\"})").isEmpty { missing.append(name) }
                 return missing.isEmpty

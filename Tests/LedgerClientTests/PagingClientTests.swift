@@ -1,9 +1,10 @@
 import Foundation
-import LedgerTestSupport
-@testable import LedgerClient
 import LedgerDeviceSimulator
+import LedgerTestSupport
 import LedgerWire
 import Testing
+
+@testable import LedgerClient
 
 @Suite("LedgerClient pages")
 struct PagingClientTests {
@@ -16,7 +17,10 @@ struct PagingClientTests {
             let people = (0..<7).map { _ in SimulatedPerson(collaborationId: id, devices: 1) }
             let added = try await devin.updateParticipants(added: people.map(\.rootHashData), in: id)
             for (n, person) in people.prefix(5).enumerated() {
-                guard case .granted = try await verify(server.client("user\(n)"), person, in: id) else { Issue.record("not granted"); return }
+                guard case .granted = try await verify(server.client("user\(n)"), person, in: id) else {
+                    Issue.record("not granted")
+                    return
+                }
             }
             let head = try await devin.postHighlight(.change, trigger: "edit", in: id)
             _ = added
@@ -35,7 +39,9 @@ struct PagingClientTests {
             let auditor = server.client("auditor", roles: ["auditor"])
             let records = try await auditor.auditAccess(collaboration: id, minPosition: head, limit: 1000)
             var walkedRecords: [AccessAudit.Record] = []
-            for try await record in auditor.allAccessRecords(collaboration: id, minPosition: head, pageSize: 2) { walkedRecords.append(record) }
+            for try await record in auditor.allAccessRecords(collaboration: id, minPosition: head, pageSize: 2) {
+                walkedRecords.append(record)
+            }
             #expect(walkedRecords == records.records && walkedRecords.count == 5)
         }
     }

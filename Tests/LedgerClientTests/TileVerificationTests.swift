@@ -13,12 +13,16 @@ struct TileVerificationTests {
     func deviceChecksItsGrant() async throws {
         try await LiveServer.run { server in
             let devin = server.client("devin")
-            let id = try await devin.prepareCollaboration(localIdentifier: "d", title: "T", initiator: Initiator(handle: "d@example.com")).identifier
+            let id = try await devin.prepareCollaboration(localIdentifier: "d", title: "T", initiator: Initiator(handle: "d@example.com"))
+                .identifier
             let (alice, bob) = (SimulatedPerson(collaborationId: id, devices: 1), SimulatedPerson(collaborationId: id, devices: 1))
             _ = try await devin.updateParticipants(added: [alice.rootHashData, bob.rootHashData], in: id)
             guard case .granted(_, _, let position) = try await verify(server.client("alice"), alice, in: id),
                 case .granted(_, _, let bobs) = try await verify(server.client("bob"), bob, in: id)
-            else { Issue.record("not granted"); return }
+            else {
+                Issue.record("not granted")
+                return
+            }
             let key = server.signer.verifier
             let client = server.client("alice")
             try await waitUntil(timeout: .seconds(30), "a published checkpoint covering the grants") {
@@ -30,7 +34,9 @@ struct TileVerificationTests {
             await #expect(throws: LogAuditFailure.self) { try await client.verifyInclusion(leaf: [1, 2, 3], position: position, key: key) }
             #expect(await rejection { _ = try await client.verifyGrant(position: bobs, key: key) }?.status == 403)
             // Another key: the published checkpoint does not open.
-            await #expect(throws: (any Error).self) { try await client.verifyGrant(position: position, key: try NoteSigner(name: key.name).verifier) }
+            await #expect(throws: (any Error).self) {
+                try await client.verifyGrant(position: position, key: try NoteSigner(name: key.name).verifier)
+            }
         }
     }
 }

@@ -13,7 +13,8 @@ struct DeviceSimulatorTests {
         let challenge = [UInt8](repeating: 9, count: 32)
         for device in 0..<3 {
             for der in [true, false] {
-                let root = try person.proof(device: device).verify(signature: person.sign(challenge, device: device, der: der), challenge: challenge)
+                let root = try person.proof(device: device).verify(
+                    signature: person.sign(challenge, device: device, der: der), challenge: challenge)
                 #expect(root == person.rootHash)
             }
             #expect(throws: ProofRejection.badSignature) {

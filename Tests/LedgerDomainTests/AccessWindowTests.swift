@@ -12,15 +12,18 @@ struct AccessWindowTests {
 
     func started(defaultAccess: DefaultAccess? = nil) -> CollaborationState {
         let command = StartCollaboration(localIdentifier: "l", title: "t", initiatorHandle: "h", defaultAccess: defaultAccess)
-        guard case .started(let s) = command.started(collaborationId: "c1", owner: "owner", universalLink: "u", commitments: command.commitments())
+        guard
+            case .started(let s) = command.started(
+                collaborationId: "c1", owner: "owner", universalLink: "u", commitments: command.commitments())
         else { fatalError() }
         return CollaborationState(started: s)
     }
 
     func grant(_ n: UInt8, _ account: String) -> CollaborationEvent {
-        .accessGranted(.init(
-            rootHash: hash(n), account: account, proofRequestId: "r", challengeId: "c",
-            proof: IdentityProof(publicKey: [4], publicKeyIndex: 0, inclusionHashes: []), challenge: [1], signature: [2]))
+        .accessGranted(
+            .init(
+                rootHash: hash(n), account: account, proofRequestId: "r", challengeId: "c",
+                proof: IdentityProof(publicKey: [4], publicKeyIndex: 0, inclusionHashes: []), challenge: [1], signature: [2]))
     }
 
     @Test("a window is kept to the microsecond, refused when empty or outside years 1-9999")
@@ -34,7 +37,10 @@ struct AccessWindowTests {
         #expect(throws: DomainError.invalid("notBefore must be before notAfter", code: .invalidWindow)) {
             try AccessWindow(notBefore: t0, notAfter: t0)
         }
-        for bad in [Date(timeIntervalSince1970: -70_000_000_000), Date(timeIntervalSince1970: 300_000_000_000), Date(timeIntervalSince1970: .infinity)] {
+        for bad in [
+            Date(timeIntervalSince1970: -70_000_000_000), Date(timeIntervalSince1970: 300_000_000_000),
+            Date(timeIntervalSince1970: .infinity),
+        ] {
             #expect(throws: DomainError.self) { try AccessWindow(notBefore: nil, notAfter: bad) }
         }
     }
@@ -44,7 +50,7 @@ struct AccessWindowTests {
         var random = SystemRandomNumberGenerator()
         let formatter = ISO8601DateFormatter()
         for _ in 0..<2000 {
-            let micros = Int64.random(in: -62_135_596_800_000_000 ..< 253_402_300_800_000_000, using: &random)
+            let micros = Int64.random(in: -62_135_596_800_000_000..<253_402_300_800_000_000, using: &random)
             let text = RecordedTime.text(micros: micros)
             #expect(RecordedTime.micros(text) == micros, "\(text)")
             let seconds = micros / 1_000_000 - (micros % 1_000_000 < 0 ? 1 : 0)
@@ -54,8 +60,10 @@ struct AccessWindowTests {
         }
         #expect(RecordedTime.text(micros: -62_135_596_800_000_000) == "0001-01-01T00:00:00.000000Z")
         #expect(RecordedTime.text(micros: 253_402_300_799_999_999) == "9999-12-31T23:59:59.999999Z")
-        for bad in ["2026-02-30T00:00:00.000000Z", "2026-11-26T24:00:00.000000Z", "2026-11-26T10:00:00.00000Z", "2026-11-26 10:00:00.000000Z",
-                    "0000-01-01T00:00:00.000000Z", "2026-11-26T10:00:00.000000+00:00", "２026-11-26T10:00:00.000000Z"] {
+        for bad in [
+            "2026-02-30T00:00:00.000000Z", "2026-11-26T24:00:00.000000Z", "2026-11-26T10:00:00.00000Z", "2026-11-26 10:00:00.000000Z",
+            "0000-01-01T00:00:00.000000Z", "2026-11-26T10:00:00.000000+00:00", "２026-11-26T10:00:00.000000Z",
+        ] {
             #expect(RecordedTime.micros(bad) == nil, "\(bad)")
         }
     }
@@ -68,7 +76,9 @@ struct AccessWindowTests {
         #expect(try DefaultAccess(duration: "P1DT1H30M0.5S").window(from: t0).notAfterDate == t0.addingTimeInterval(86_400 + 5_400.5))
         #expect(try DefaultAccess(duration: "P1M").window(from: t0).notAfterDate == t0.addingTimeInterval(31 * 86_400))  // January
         #expect(try DefaultAccess(duration: "P1Y2M3W4DT5H6M7S").duration == "P1Y2M3W4DT5H6M7S")
-        for bad in ["", "P", "PT", "7D", "P7", "PT0S", "PT0.5S", "P1H", "PT1D", "P1.5D", "P-1D", "P200Y", "P1DT", "PT1S1M", "P99999999999D", "P１D"] {
+        for bad in [
+            "", "P", "PT", "7D", "P7", "PT0S", "PT0.5S", "P1H", "PT1D", "P1.5D", "P-1D", "P200Y", "P1DT", "PT1S1M", "P99999999999D", "P１D",
+        ] {
             #expect(throws: DomainError.self, "\(bad)") { try DefaultAccess(duration: bad) }
         }
     }
@@ -79,7 +89,7 @@ struct AccessWindowTests {
         let window = try AccessWindow(notBefore: nil, notAfter: t0.addingTimeInterval(60))
         let first = try CollaborationDecisions.updateParticipants(
             state: state, actor: "owner", added: [(hash(1), window), (hash(2), nil)], removed: [], now: t0)
-        first.events.forEach { state.apply($0) }
+        for event in first.events { state.apply(event) }
         #expect(state.identities[hash(1).base64]?.window == window)
         #expect(state.identities[hash(2).base64]?.window.notAfterDate == t0.addingTimeInterval(86_400))
         #expect(state.nextDue == window.notAfterMicros)
@@ -88,33 +98,39 @@ struct AccessWindowTests {
         let change = try CollaborationDecisions.updateParticipants(
             state: state, actor: "owner", added: [], removed: [], windows: [(hash(1), moved)], now: t0)
         #expect(change.windowsChanged == [hash(1)] && change.events == [.accessWindowChanged(.init(rootHash: hash(1), window: moved))])
-        change.events.forEach { state.apply($0) }
+        for event in change.events { state.apply(event) }
         let same = try CollaborationDecisions.updateParticipants(
             state: state, actor: "owner", added: [], removed: [], windows: [(hash(1), moved)], now: t0)
         #expect(same.events.isEmpty)
         #expect(throws: DomainError.self) {
-            try CollaborationDecisions.updateParticipants(state: state, actor: "owner", added: [], removed: [], windows: [(hash(9), moved)], now: t0)
+            try CollaborationDecisions.updateParticipants(
+                state: state, actor: "owner", added: [], removed: [], windows: [(hash(9), moved)], now: t0)
         }
         #expect(throws: DomainError.self) {
             try CollaborationDecisions.updateParticipants(
                 state: state, actor: "owner", added: [], removed: [hash(1)], windows: [(hash(1), moved)], now: t0)
         }
         #expect(throws: DomainError.self) {
-            try CollaborationDecisions.updateParticipants(state: state, actor: "mallory", added: [], removed: [], windows: [(hash(1), moved)], now: t0)
+            try CollaborationDecisions.updateParticipants(
+                state: state, actor: "mallory", added: [], removed: [], windows: [(hash(1), moved)], now: t0)
         }
         // A window that has already ended, and another window for a current identity, are refused.
         #expect(throws: DomainError.invalid("identity \(hash(1)): notAfter must be later than now", code: .invalidWindow)) {
-            try CollaborationDecisions.updateParticipants(state: state, actor: "owner", added: [], removed: [], windows: [(hash(1), moved)], now: t0.addingTimeInterval(120))
+            try CollaborationDecisions.updateParticipants(
+                state: state, actor: "owner", added: [], removed: [], windows: [(hash(1), moved)], now: t0.addingTimeInterval(120))
         }
         #expect(throws: DomainError.self) {
             try CollaborationDecisions.updateParticipants(
-                state: state, actor: "owner", added: [(hash(3), try AccessWindow(notBefore: nil, notAfter: t0.addingTimeInterval(1)))], removed: [],
+                state: state, actor: "owner", added: [(hash(3), try AccessWindow(notBefore: nil, notAfter: t0.addingTimeInterval(1)))],
+                removed: [],
                 now: t0.addingTimeInterval(1))
         }
         #expect(throws: DomainError.self) {
             try CollaborationDecisions.updateParticipants(state: state, actor: "owner", added: [(hash(2), moved)], removed: [], now: t0)
         }
-        #expect(try CollaborationDecisions.updateParticipants(state: state, actor: "owner", added: [(hash(1), moved)], removed: [], now: t0).events.isEmpty)
+        #expect(
+            try CollaborationDecisions.updateParticipants(state: state, actor: "owner", added: [(hash(1), moved)], removed: [], now: t0)
+                .events.isEmpty)
     }
 
     @Test("proofs: refused before notBefore and from notAfter on, and on an expired identity")
@@ -122,14 +138,20 @@ struct AccessWindowTests {
         var state = started()
         let window = try AccessWindow(notBefore: t0, notAfter: t0.addingTimeInterval(10))
         state.apply(.identityAdded(.init(rootHash: hash(1), window: window)))
-        #expect(CollaborationDecisions.decideAccess(state: state, rootHash: hash(1), account: "a", now: t0.addingTimeInterval(-1)) == .accessNotYetValid)
+        #expect(
+            CollaborationDecisions.decideAccess(state: state, rootHash: hash(1), account: "a", now: t0.addingTimeInterval(-1))
+                == .accessNotYetValid)
         #expect(CollaborationDecisions.decideAccess(state: state, rootHash: hash(1), account: "a", now: t0.addingTimeInterval(5)) == nil)
-        #expect(CollaborationDecisions.decideAccess(state: state, rootHash: hash(1), account: "a", now: t0.addingTimeInterval(10)) == .accessExpired)
+        #expect(
+            CollaborationDecisions.decideAccess(state: state, rootHash: hash(1), account: "a", now: t0.addingTimeInterval(10))
+                == .accessExpired)
         state.apply(grant(1, "a"))
         #expect(state.identities[hash(1).base64]?.window == window, "a grant keeps the window")
         for (event, _) in CollaborationDecisions.expiries(state: state, now: t0.addingTimeInterval(10)) { state.apply(event) }
         #expect(!state.hasAccess("a", at: Date()) && !state.isCurrent(hash(1)))
-        #expect(CollaborationDecisions.decideAccess(state: state, rootHash: hash(1), account: "a", now: t0.addingTimeInterval(5)) == .accessExpired)
+        #expect(
+            CollaborationDecisions.decideAccess(state: state, rootHash: hash(1), account: "a", now: t0.addingTimeInterval(5))
+                == .accessExpired)
     }
 
     @Test("expiries: due ones only, dueAt the window's end however late, ids the same on every decision and new for a new window")
@@ -143,10 +165,11 @@ struct AccessWindowTests {
         state.apply(grant(1, "a"))
         #expect(CollaborationDecisions.expiries(state: state, now: t0.addingTimeInterval(-0.001)).isEmpty)
         let late = CollaborationDecisions.expiries(state: state, now: t0.addingTimeInterval(86_400))
-        #expect(late.map(\.event) == [
-            .accessExpired(.init(rootHash: hash(1), account: "a", dueAt: soon.notAfter!)),
-            .accessExpired(.init(rootHash: hash(2), account: nil, dueAt: later.notAfter!)),
-        ])
+        #expect(
+            late.map(\.event) == [
+                .accessExpired(.init(rootHash: hash(1), account: "a", dueAt: soon.notAfter!)),
+                .accessExpired(.init(rootHash: hash(2), account: nil, dueAt: later.notAfter!)),
+            ])
         let once = CollaborationDecisions.expiries(state: state, now: t0)
         #expect(once.count == 1 && once[0].event == .accessExpired(.init(rootHash: hash(1), account: "a", dueAt: soon.notAfter!)))
         #expect(once[0].id == CollaborationDecisions.expiries(state: state, now: t0.addingTimeInterval(5)).first?.id)
@@ -164,9 +187,10 @@ struct AccessWindowTests {
         #expect(CollaborationDecisions.expiries(state: state, now: t0).isEmpty)
         // A removal cancels it.
         state.apply(.identityRemoved(.init(rootHash: hash(1), account: nil)))
-        #expect(CollaborationDecisions.expiries(state: state, now: t0.addingTimeInterval(86_400)).map(\.event) == [
-            .accessExpired(.init(rootHash: hash(2), account: nil, dueAt: later.notAfter!))
-        ])
+        #expect(
+            CollaborationDecisions.expiries(state: state, now: t0.addingTimeInterval(86_400)).map(\.event) == [
+                .accessExpired(.init(rootHash: hash(2), account: nil, dueAt: later.notAfter!))
+            ])
     }
 
     @Test("the feed: an account's expiry is its own to see, and it stops seeing the collaboration")
@@ -178,7 +202,8 @@ struct AccessWindowTests {
         #expect(!notice)
         var owner = FeedAudience(account: "o", owned: ["c1"])
         let seen = owner.sees(.accessExpired(.init(rootHash: hash(1), account: "a", dueAt: "x")), in: "c1")
-        let window = owner.sees(.accessWindowChanged(.init(rootHash: hash(1), window: try AccessWindow(notBefore: nil, notAfter: t0))), in: "c1")
+        let window = owner.sees(
+            .accessWindowChanged(.init(rootHash: hash(1), window: try AccessWindow(notBefore: nil, notAfter: t0))), in: "c1")
         #expect(seen && window)
 
         // A notice after the end of the member's window is not the member's, before any AccessExpired.
@@ -189,11 +214,16 @@ struct AccessWindowTests {
             proof: IdentityProof(publicKey: [4], publicKeyIndex: 0, inclusionHashes: []), challenge: [1], signature: [2], window: end)
         let micros = end.notAfterMicros!
         let grant = member.sees(.accessGranted(granted), in: "c1", at: micros - 10)
-        let before = member.sees(.highlightPosted(.init(kind: .change, trigger: "edit", mentionedRootHash: nil, account: "o")), in: "c1", at: micros - 1)
-        let after = member.sees(.highlightPosted(.init(kind: .change, trigger: "edit", mentionedRootHash: nil, account: "o")), in: "c1", at: micros)
+        let before = member.sees(
+            .highlightPosted(.init(kind: .change, trigger: "edit", mentionedRootHash: nil, account: "o")), in: "c1", at: micros - 1)
+        let after = member.sees(
+            .highlightPosted(.init(kind: .change, trigger: "edit", mentionedRootHash: nil, account: "o")), in: "c1", at: micros)
         #expect(grant && before && !after)
-        _ = member.sees(.accessWindowChanged(.init(rootHash: hash(1), window: try AccessWindow(notBefore: nil, notAfter: t0.addingTimeInterval(60)))), in: "c1", at: micros)
-        let moved = member.sees(.highlightPosted(.init(kind: .change, trigger: "edit", mentionedRootHash: nil, account: "o")), in: "c1", at: micros + 1)
+        _ = member.sees(
+            .accessWindowChanged(.init(rootHash: hash(1), window: try AccessWindow(notBefore: nil, notAfter: t0.addingTimeInterval(60)))),
+            in: "c1", at: micros)
+        let moved = member.sees(
+            .highlightPosted(.init(kind: .change, trigger: "edit", mentionedRootHash: nil, account: "o")), in: "c1", at: micros + 1)
         #expect(moved, "a window moved later gives the notices back")
     }
 
@@ -210,10 +240,12 @@ struct AccessWindowTests {
         #expect(throws: DomainError.self) {
             try CollaborationDecisions.postHighlight(state: state, actor: "a", kind: .change, trigger: "edit", mentioned: nil, now: t0)
         }
-        _ = try CollaborationDecisions.postHighlight(state: state, actor: "a", kind: .change, trigger: "edit", mentioned: nil, now: t0.addingTimeInterval(10))
+        _ = try CollaborationDecisions.postHighlight(
+            state: state, actor: "a", kind: .change, trigger: "edit", mentioned: nil, now: t0.addingTimeInterval(10))
 
         let start = later.notBeforeMicros!
-        var member = FeedAudience(account: "a", held: ["c1": [hash(1).base64]], windows: ["c1": [hash(1).base64: .init(start: start, end: nil)]])
+        var member = FeedAudience(
+            account: "a", held: ["c1": [hash(1).base64]], windows: ["c1": [hash(1).base64: .init(start: start, end: nil)]])
         let notice = CollaborationEvent.highlightPosted(.init(kind: .change, trigger: "edit", mentionedRootHash: nil, account: "o"))
         let early = member.sees(notice, in: "c1", at: start - 1)
         let onTime = member.sees(notice, in: "c1", at: start)

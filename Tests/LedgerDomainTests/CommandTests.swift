@@ -10,7 +10,9 @@ func hash(_ n: UInt8) -> RootHash { try! RootHash(bytes: Array(repeating: n, cou
 struct CommandTests {
     func started(owner: String = "owner") -> CollaborationState {
         let command = StartCollaboration(localIdentifier: "l", title: "t", initiatorHandle: "h")
-        guard case .started(let s) = command.started(collaborationId: "c", owner: owner, universalLink: "u", commitments: command.commitments())
+        guard
+            case .started(let s) = command.started(
+                collaborationId: "c", owner: owner, universalLink: "u", commitments: command.commitments())
         else { fatalError() }
         return CollaborationState(started: s)
     }
@@ -40,24 +42,30 @@ struct CommandTests {
             try CollaborationDecisions.updateParticipants(state: state, actor: "mallory", added: [(hash(1), nil)], removed: [], now: Date())
         }
         #expect(throws: DomainError.self) {
-            try CollaborationDecisions.updateParticipants(state: state, actor: "owner", added: [(hash(1), nil)], removed: [hash(1)], now: Date())
+            try CollaborationDecisions.updateParticipants(
+                state: state, actor: "owner", added: [(hash(1), nil)], removed: [hash(1)], now: Date())
         }
-        let first = try CollaborationDecisions.updateParticipants(state: state, actor: "owner", added: [(hash(1), nil), (hash(2), nil), (hash(1), nil)], removed: [hash(9)], now: Date())
+        let first = try CollaborationDecisions.updateParticipants(
+            state: state, actor: "owner", added: [(hash(1), nil), (hash(2), nil), (hash(1), nil)], removed: [hash(9)], now: Date())
         #expect(first.added == [hash(1), hash(2)] && first.removed.isEmpty)
-        first.events.forEach { state.apply($0) }
-        state.apply(.accessGranted(.init(
-            rootHash: hash(1), account: "alice", proofRequestId: "r", challengeId: "c",
-            proof: IdentityProof(publicKey: [4], publicKeyIndex: 0, inclusionHashes: []), challenge: [1], signature: [2])))
+        for event in first.events { state.apply(event) }
+        state.apply(
+            .accessGranted(
+                .init(
+                    rootHash: hash(1), account: "alice", proofRequestId: "r", challengeId: "c",
+                    proof: IdentityProof(publicKey: [4], publicKeyIndex: 0, inclusionHashes: []), challenge: [1], signature: [2])))
         #expect(state.hasAccess("alice", at: Date()))
-        let removal = try CollaborationDecisions.updateParticipants(state: state, actor: "owner", added: [], removed: [hash(1), hash(2)], now: Date())
+        let removal = try CollaborationDecisions.updateParticipants(
+            state: state, actor: "owner", added: [], removed: [hash(1), hash(2)], now: Date())
         #expect(removal.removed == [hash(1), hash(2)])
         #expect(removal.revokedAccounts == ["alice"])
-        removal.events.forEach { state.apply($0) }
+        for event in removal.events { state.apply(event) }
         #expect(!state.hasAccess("alice", at: Date()))
         #expect(CollaborationDecisions.decideAccess(state: state, rootHash: hash(1), account: "alice", now: Date()) == .identityRemoved)
-        let again = try CollaborationDecisions.updateParticipants(state: state, actor: "owner", added: [(hash(1), nil)], removed: [], now: Date())
+        let again = try CollaborationDecisions.updateParticipants(
+            state: state, actor: "owner", added: [(hash(1), nil)], removed: [], now: Date())
         #expect(again.added == [hash(1)])
-        again.events.forEach { state.apply($0) }
+        for event in again.events { state.apply(event) }
         #expect(CollaborationDecisions.decideAccess(state: state, rootHash: hash(1), account: "alice", now: Date()) == nil)
         #expect(CollaborationDecisions.decideAccess(state: state, rootHash: hash(7), account: "alice", now: Date()) == .unknownIdentity)
     }
@@ -66,14 +74,31 @@ struct CommandTests {
     func highlights() throws {
         var state = started()
         state.apply(.identityAdded(.init(rootHash: hash(1))))
-        _ = try CollaborationDecisions.postHighlight(state: state, actor: "owner", kind: .change, trigger: "edit", mentioned: nil, now: Date())
-        _ = try CollaborationDecisions.postHighlight(state: state, actor: "owner", kind: .persistence, trigger: "renamed", mentioned: nil, now: Date())
-        _ = try CollaborationDecisions.postHighlight(state: state, actor: "owner", kind: .mention, trigger: nil, mentioned: hash(1), now: Date())
-        #expect(throws: DomainError.self) { try CollaborationDecisions.postHighlight(state: state, actor: "x", kind: .change, trigger: "edit", mentioned: nil, now: Date()) }
-        #expect(throws: DomainError.self) { try CollaborationDecisions.postHighlight(state: state, actor: "owner", kind: .change, trigger: "renamed", mentioned: nil, now: Date()) }
-        #expect(throws: DomainError.self) { try CollaborationDecisions.postHighlight(state: state, actor: "owner", kind: .membership, trigger: "addedCollaborator", mentioned: nil, now: Date()) }
-        #expect(throws: DomainError.self) { try CollaborationDecisions.postHighlight(state: state, actor: "owner", kind: .mention, trigger: nil, mentioned: hash(5), now: Date()) }
-        #expect(throws: DomainError.self) { try CollaborationDecisions.postHighlight(state: state, actor: "owner", kind: .mention, trigger: "edit", mentioned: hash(1), now: Date()) }
+        _ = try CollaborationDecisions.postHighlight(
+            state: state, actor: "owner", kind: .change, trigger: "edit", mentioned: nil, now: Date())
+        _ = try CollaborationDecisions.postHighlight(
+            state: state, actor: "owner", kind: .persistence, trigger: "renamed", mentioned: nil, now: Date())
+        _ = try CollaborationDecisions.postHighlight(
+            state: state, actor: "owner", kind: .mention, trigger: nil, mentioned: hash(1), now: Date())
+        #expect(throws: DomainError.self) {
+            try CollaborationDecisions.postHighlight(state: state, actor: "x", kind: .change, trigger: "edit", mentioned: nil, now: Date())
+        }
+        #expect(throws: DomainError.self) {
+            try CollaborationDecisions.postHighlight(
+                state: state, actor: "owner", kind: .change, trigger: "renamed", mentioned: nil, now: Date())
+        }
+        #expect(throws: DomainError.self) {
+            try CollaborationDecisions.postHighlight(
+                state: state, actor: "owner", kind: .membership, trigger: "addedCollaborator", mentioned: nil, now: Date())
+        }
+        #expect(throws: DomainError.self) {
+            try CollaborationDecisions.postHighlight(
+                state: state, actor: "owner", kind: .mention, trigger: nil, mentioned: hash(5), now: Date())
+        }
+        #expect(throws: DomainError.self) {
+            try CollaborationDecisions.postHighlight(
+                state: state, actor: "owner", kind: .mention, trigger: "edit", mentioned: hash(1), now: Date())
+        }
     }
 
     @Test("events round-trip through their stored JSON; base64 is strict")

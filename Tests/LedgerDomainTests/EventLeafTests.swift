@@ -10,8 +10,8 @@ struct EventLeafTests {
             position: 1, streamId: "s", version: 1, eventId: id, type: "T", data: "{}", metadata: "{}", recordedAtMicros: 2)
         // u64 1 | u32 1 "s" | u64 1 | 16 uuid bytes | u32 1 "T" | u32 2 "{}" | u32 2 "{}" | i64 2
         #expect(leaf.count == 8 + 5 + 8 + 16 + 5 + 6 + 6 + 8)
-        #expect(Array(leaf[0 ..< 8]) == [0, 0, 0, 0, 0, 0, 0, 1])
-        #expect(Array(leaf[8 ..< 13]) == [0, 0, 0, 1, UInt8(ascii: "s")])
+        #expect(Array(leaf[0..<8]) == [0, 0, 0, 0, 0, 0, 0, 1])
+        #expect(Array(leaf[8..<13]) == [0, 0, 0, 1, UInt8(ascii: "s")])
         let chained = HashChain.hash(
             previous: HashChain.genesis, position: 1, streamId: "s", version: 1, eventId: id, type: "T", data: "{}", metadata: "{}",
             recordedAtMicros: 2)
@@ -34,7 +34,7 @@ struct EventLeafTests {
         #expect(EventLeaf.event(from: long) == nil)
         // "é" is 0xC3 0xA9 at the stream id's end: 0xFF instead is not UTF-8.
         var invalid = leaf
-        let at = try #require((0 ..< invalid.count - 1).first { invalid[$0] == 0xC3 && invalid[$0 + 1] == 0xA9 })
+        let at = try #require((0..<invalid.count - 1).first { invalid[$0] == 0xC3 && invalid[$0 + 1] == 0xA9 })
         invalid[at + 1] = 0xFF
         #expect(EventLeaf.event(from: invalid) == nil)
     }

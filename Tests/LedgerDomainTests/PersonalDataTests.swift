@@ -9,12 +9,16 @@ import TransparencyLog
 /// check nested values, and the erasure's reason and the clients' ids follow their rules.
 @Suite("Personal data")
 struct PersonalDataTests {
-    static let options = ShareOptions(summary: "Only family", groups: [
-        .init(identifier: "permission", title: "Who edits", kind: .picker, options: [
-            .init(identifier: "rw", title: "Cousins", selected: true),
-            .init(identifier: "ro", title: "", selected: false),
-        ]),
-    ])
+    static let options = ShareOptions(
+        summary: "Only family",
+        groups: [
+            .init(
+                identifier: "permission", title: "Who edits", kind: .picker,
+                options: [
+                    .init(identifier: "rw", title: "Cousins", selected: true),
+                    .init(identifier: "ro", title: "", selected: false),
+                ])
+        ])
     static let command = StartCollaboration(
         localIdentifier: "lisbon.doc", title: "Lisbon trip", initiatorHandle: "devin@example.com", initiatorName: "Devin",
         shareOptions: options)
@@ -30,7 +34,9 @@ struct PersonalDataTests {
             metadata: EventMetadata(actor: "psn-owner").json(), recordedAtMicros: 0, hash: [])
     }
 
-    @Test("a start commits every free text (local identifier, summary, group and option titles included); identifiers and selections stay plain")
+    @Test(
+        "a start commits every free text (local identifier, summary, group and option titles included); identifiers and selections stay plain"
+    )
     func startCommitsEverything() throws {
         let commitments = Self.command.commitments()
         #expect(commitments.map(\.kind) == [.title, .handle, .name, .localIdentifier, .summary, .groupTitle, .optionTitle, .optionTitle])
@@ -43,7 +49,8 @@ struct PersonalDataTests {
         #expect(started.shareOptions?.groups.first?.identifier == "permission")
         #expect(started.shareOptions?.selected == ["permission": ["rw"]])
         // Each field holds the commitment to its own value.
-        let held = [started.localIdentifier, started.shareOptions?.summary, started.shareOptions?.groups[0].title]
+        let held =
+            [started.localIdentifier, started.shareOptions?.summary, started.shareOptions?.groups[0].title]
             + (started.shareOptions?.groups[0].options.map(\.title) ?? [])
         let nested: [PersonalData.Commitment.Kind] = [.localIdentifier, .summary, .groupTitle, .optionTitle]
         #expect(held.compactMap { $0 } == commitments.filter { nested.contains($0.kind) }.map(\.text))
@@ -58,8 +65,10 @@ struct PersonalDataTests {
     @Test("reads show every plaintext while kept, null once erased; events from before commitments as they are")
     func disclosure() throws {
         let commitments = Self.command.commitments()
-        let event = Self.recorded(Self.command.started(collaborationId: "c", owner: "psn-owner", universalLink: "u", commitments: commitments))
-        let kept = Disclosure(accounts: ["psn-owner": "devin"], values: Dictionary(uniqueKeysWithValues: commitments.map { ($0.text, $0.value) }))
+        let event = Self.recorded(
+            Self.command.started(collaborationId: "c", owner: "psn-owner", universalLink: "u", commitments: commitments))
+        let kept = Disclosure(
+            accounts: ["psn-owner": "devin"], values: Dictionary(uniqueKeysWithValues: commitments.map { ($0.text, $0.value) }))
         let shown = try kept.show(event)
         let text = String(decoding: try JSONEncoder().encode(shown.data), as: UTF8.self)
         for value in Self.plaintexts { #expect(text.contains(value), "\(value) in \(text)") }
@@ -74,19 +83,23 @@ struct PersonalDataTests {
         #expect(!other.isRepeated(by: stored, disclosure: kept))
 
         let erased = try Disclosure().show(event)
-        #expect(erased.actor == "erased:psn-owner" && erased.data["localIdentifier"] == JSONValue.null && erased.data["title"] == JSONValue.null)
+        #expect(
+            erased.actor == "erased:psn-owner" && erased.data["localIdentifier"] == JSONValue.null && erased.data["title"] == JSONValue.null
+        )
         guard case .object(let options)? = erased.data["shareOptions"], case .array(let groups)? = options["groups"] else {
             Issue.record("no share options")
             return
         }
-        #expect(options["summary"] == JSONValue.null && groups.first?["title"] == JSONValue.null
-            && groups.first?["identifier"] == JSONValue.string("permission"))
+        #expect(
+            options["summary"] == JSONValue.null && groups.first?["title"] == JSONValue.null
+                && groups.first?["identifier"] == JSONValue.string("permission"))
         guard case .array(let shownOptions)? = groups.first?["options"] else {
             Issue.record("no options")
             return
         }
-        #expect(shownOptions.map { $0["title"] ?? .string("absent") } == [.null, .null]
-            && shownOptions.map { $0["selected"] ?? .null } == [.bool(true), .bool(false)])
+        #expect(
+            shownOptions.map { $0["title"] ?? .string("absent") } == [.null, .null]
+                && shownOptions.map { $0["selected"] ?? .null } == [.bool(true), .bool(false)])
         #expect(Disclosure().show(stored.shareOptions!).groups[0].options.map(\.title) == [nil, nil])
 
         // Before commitments: the plaintexts are the event's, shown as they are.
@@ -126,14 +139,18 @@ struct PersonalDataTests {
     func answers() throws {
         let encoder = APIJSON.encoder()
         let first = Erasure(
-            erasedAt: Date(timeIntervalSince1970: 1_700_000_000), position: 42, values: [.init(kind: "title", count: 1)], unerasedPositions: [])
+            erasedAt: Date(timeIntervalSince1970: 1_700_000_000), position: 42, values: [.init(kind: "title", count: 1)],
+            unerasedPositions: [])
         let text = String(decoding: try encoder.encode(first), as: UTF8.self)
-        #expect(text == #"{"erasedAt":"2023-11-14T22:13:20.000Z","position":42,"unerasedPositions":[],"values":[{"count":1,"kind":"title"}]}"#)
+        #expect(
+            text == #"{"erasedAt":"2023-11-14T22:13:20.000Z","position":42,"unerasedPositions":[],"values":[{"count":1,"kind":"title"}]}"#)
         #expect(try APIJSON.decoder().decode(Erasure.self, from: Data(text.utf8)) == first)
         #expect(String(decoding: try encoder.encode(Erasure.notHeld()), as: UTF8.self) == #"{"held":false}"#)
         let decoded = try APIJSON.decoder().decode(Erasure.self, from: Data(#"{"held":false}"#.utf8))
         #expect(decoded == .notHeld() && !decoded.held && decoded.position == nil)
-        #expect(String(decoding: try encoder.encode(Erasure.notHeld(unerasedPositions: [3])), as: UTF8.self) == #"{"held":false,"unerasedPositions":[3]}"#)
+        #expect(
+            String(decoding: try encoder.encode(Erasure.notHeld(unerasedPositions: [3])), as: UTF8.self)
+                == #"{"held":false,"unerasedPositions":[3]}"#)
     }
 
     @Test("clients' Idempotency-Key and X-Request-Id are kept as lowercase hex SHA-256")

@@ -1,3 +1,4 @@
+// swift-format-ignore-file: AlwaysUseLowerCamelCase
 import Crypto
 import Foundation
 import LedgerDeviceSimulator
@@ -13,15 +14,22 @@ struct ProofTests {
     func workedExample() throws {
         let keys = (0..<8).map { _ in [UInt8](P256.Signing.PrivateKey().publicKey.x963Representation) }
         let h = keys.map { sha($0) }  // H1..H8 are leaf hashes of P1..P8 (0-based here)
-        let h9 = sha(h[0], h[1]), h10 = sha(h[2], h[3]), h11 = sha(h[4], h[5]), h12 = sha(h[6], h[7])
-        let h13 = sha(h9, h10), h14 = sha(h11, h12)
+        let h9 = sha(h[0], h[1])
+        let h10 = sha(h[2], h[3])
+        let h11 = sha(h[4], h[5])
+        let h12 = sha(h[6], h[7])
+        let h13 = sha(h9, h10)
+        let h14 = sha(h11, h12)
         let root = sha(h13, h14)
         // P3 is keys[2]; its sibling is H4 (keys[3]), then H9 (left of H10), then H14.
         let proof = IdentityProof(publicKey: keys[2], publicKeyIndex: 2, inclusionHashes: [h[3], h9, h14])
         #expect(proof.rootHash() == root)
         // The spec's naming of the same figure: H3 = SHA256(P3); H8 = SHA256(H3 || H4);
         // H10 = SHA256(H7 || H8); root = SHA256(H10 || H11).
-        let H3 = sha(keys[2]), H4 = h[3], H7 = h9, H11 = h14
+        let H3 = sha(keys[2])
+        let H4 = h[3]
+        let H7 = h9
+        let H11 = h14
         let H8 = sha(H3, H4)
         let H10 = sha(H7, H8)
         #expect(sha(H10, H11) == root)
@@ -36,7 +44,8 @@ struct ProofTests {
             let proof = person.proof(device: device)
             #expect(proof.inclusionHashes.count == 4)
             #expect(try proof.verify(signature: person.sign(challenge, device: device), challenge: challenge) == person.rootHash)
-            #expect(try proof.verify(signature: person.sign(challenge, device: device, der: false), challenge: challenge) == person.rootHash)
+            #expect(
+                try proof.verify(signature: person.sign(challenge, device: device, der: false), challenge: challenge) == person.rootHash)
         }
         // Diversification: the same device secret gives different keys per collaboration.
         let secret = SymmetricKey(size: .bits256)
@@ -146,9 +155,11 @@ struct WycheproofTests {
         return bytes
     }
 
-    @Test("every valid vector verifies and every invalid one does not", arguments: [
-        "ecdsa_secp256r1_sha256_test.json", "ecdsa_secp256r1_sha256_p1363_test.json",
-    ])
+    @Test(
+        "every valid vector verifies and every invalid one does not",
+        arguments: [
+            "ecdsa_secp256r1_sha256_test.json", "ecdsa_secp256r1_sha256_p1363_test.json",
+        ])
     func vectors(file: String) throws {
         let data = try Data(contentsOf: Self.vectors.appendingPathComponent(file))
         let parsed = try JSONDecoder().decode(File.self, from: data)

@@ -30,19 +30,26 @@ struct FeedTailTests {
     @Test("an event reaches only the subscribers it names; a grant routes the collaboration's later events to its account")
     func routing() async throws {
         try await withTestStore { store, client, _ in
-            let tail = FeedTail(store: store, events: NotificationHub(client: client, channel: EventStore.channel, logger: Logger(label: "test")), logger: Logger(label: "test"))
+            let tail = FeedTail(
+                store: store, events: NotificationHub(client: client, channel: EventStore.channel, logger: Logger(label: "test")),
+                logger: Logger(label: "test"))
             // The first subscriber wakes the sleeping tail at its own position.
             let owner = try #require(tail.subscribe(FeedAudience(account: "devin", owned: ["c1"]), at: 10))
             let alice = try #require(tail.subscribe(FeedAudience(account: "alice"), at: 10))
             let hash = try RootHash(bytes: [UInt8](repeating: 7, count: 32))
             tail.publish([Self.item(11, "c1", Self.notice("devin")), Self.item(12, "c2", Self.notice("erin"))], head: 12, generation: 1)
             #expect(owner.drain().text.contains("id: 11\n") && alice.drain().text.isEmpty)
-            tail.publish([
-                Self.item(13, "c1", .accessGranted(.init(
-                    rootHash: hash, account: "alice", proofRequestId: "r", challengeId: "c",
-                    proof: IdentityProof(publicKey: [4], publicKeyIndex: 0, inclusionHashes: [[1]]), challenge: [1], signature: [2]))),
-                Self.item(14, "c1", Self.notice("devin")),
-            ], head: 14, generation: 1)
+            tail.publish(
+                [
+                    Self.item(
+                        13, "c1",
+                        .accessGranted(
+                            .init(
+                                rootHash: hash, account: "alice", proofRequestId: "r", challengeId: "c",
+                                proof: IdentityProof(publicKey: [4], publicKeyIndex: 0, inclusionHashes: [[1]]), challenge: [1],
+                                signature: [2]))),
+                    Self.item(14, "c1", Self.notice("devin")),
+                ], head: 14, generation: 1)
             let seen = alice.drain().text
             #expect(seen.contains("id: 13\n") && seen.contains("id: 14\n"))
             // A client older than what the tail holds reads the log first.

@@ -1,12 +1,13 @@
 import Foundation
 import LedgerDomain
-@testable import LedgerLog
 import LedgerStore
 import LedgerTestSupport
 import Logging
 import PostgresNIO
 import Testing
 import TransparencyLog
+
+@testable import LedgerLog
 
 /// The checkpointer's floor (`CheckpointFloor`) on a real PostgreSQL: each record it checks (the
 /// file, the database's published and signed checkpoints, the witnesses' sizes), a missing file
@@ -29,11 +30,13 @@ struct CheckpointFloorTests {
         }
     }
 
-    @Test("a log cut below the published checkpoint, with the file gone, is refused with the missing range; written to again, with what differs")
+    @Test(
+        "a log cut below the published checkpoint, with the file gone, is refused with the missing range; written to again, with what differs"
+    )
     func databaseRecords() async throws {
         try await withTestStore { store, client, _ in
             let signer = try NoteSigner(name: "floor.test/ledger")
-            _ = try await store.append(.init(streamId: "f", expectedVersion: .noStream, events: (0 ..< 40).map { event("F", $0) }))
+            _ = try await store.append(.init(streamId: "f", expectedVersion: .noStream, events: (0..<40).map { event("F", $0) }))
             let published = try await VerifiableLogTests.withCheckpointer(client, signer: signer) {
                 try await VerifiableLogTests.checkpointAtHead(client, store, signer.verifier)
             }
@@ -54,13 +57,13 @@ struct CheckpointFloorTests {
             }
 
             try await truncateLog(client, to: 30, keepingCheckpoints: true)
-            let root30 = try await tree.hashes(of: [0 ..< 30])[0]
+            let root30 = try await tree.hashes(of: [0..<30])[0]
             await Self.expectRefusal(
                 "the log holds 30 events; the latest published checkpoint in the database covers 40: events 31…40 are missing"
             ) { try await floor.check(size: 30, root: root30, witnessSizes: [:]) }
 
             // Other events where the cut ones were: the same size, another root.
-            _ = try await store.append(.init(streamId: "g", expectedVersion: .noStream, events: (0 ..< 10).map { event("G", $0) }))
+            _ = try await store.append(.init(streamId: "g", expectedVersion: .noStream, events: (0..<10).map { event("G", $0) }))
             let forked = MerkleTree.root(leafHashes: try await tree.leafHashesFromEvents(after: 0, through: 40)[...])
             #expect(forked != published.rootHash)
             await Self.expectRefusal("the log's first 40 events are not the ones the latest published checkpoint in the database covers") {
@@ -73,7 +76,7 @@ struct CheckpointFloorTests {
     func file() async throws {
         try await withTestStore { store, client, _ in
             let signer = try NoteSigner(name: "floorfile.test/ledger")
-            _ = try await store.append(.init(streamId: "f", expectedVersion: .noStream, events: (0 ..< 12).map { event("F", $0) }))
+            _ = try await store.append(.init(streamId: "f", expectedVersion: .noStream, events: (0..<12).map { event("F", $0) }))
             let tree = LogTree(client: client, logger: Self.logger)
             let root12 = MerkleTree.root(leafHashes: try await tree.leafHashesFromEvents(after: 0, through: 12)[...])
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-floor-\(UUID().uuidString.prefix(8))")
@@ -82,7 +85,7 @@ struct CheckpointFloorTests {
             let floor = CheckpointFloor(file: file, tree: tree, origin: signer.name, logger: Self.logger)
 
             // A checkpoint of 20 in the file, the database knowing none: the file alone refuses 12.
-            let otherRoot = MerkleTree.root(leafHashes: (0 ..< 20).map { MerkleTree.leafHash([UInt8($0)]) }[...])
+            let otherRoot = MerkleTree.root(leafHashes: (0..<20).map { MerkleTree.leafHash([UInt8($0)]) }[...])
             try file.write(try signer.sign(Checkpoint(origin: signer.name, size: 20, rootHash: otherRoot).text))
             #expect(try await floor.bounds(witnessSizes: [:]).map(\.source) == ["the checkpoint in \(file.url.path)"])
             await Self.expectRefusal("events 13…20 are missing") { try await floor.check(size: 12, root: root12, witnessSizes: [:]) }
@@ -108,21 +111,24 @@ struct CheckpointFloorTests {
     func witnessSizes() async throws {
         try await withTestStore { store, client, _ in
             let signer = try NoteSigner(name: "floorwitness.test/ledger")
-            _ = try await store.append(.init(streamId: "f", expectedVersion: .noStream, events: (0 ..< 40).map { event("F", $0) }))
+            _ = try await store.append(.init(streamId: "f", expectedVersion: .noStream, events: (0..<40).map { event("F", $0) }))
             let published = try await VerifiableLogTests.withCheckpointer(client, signer: signer) {
                 try await VerifiableLogTests.checkpointAtHead(client, store, signer.verifier)
             }
-            let floor = CheckpointFloor(file: nil, tree: LogTree(client: client, logger: Self.logger), origin: signer.name, logger: Self.logger)
+            let floor = CheckpointFloor(
+                file: nil, tree: LogTree(client: client, logger: Self.logger), origin: signer.name, logger: Self.logger)
             // Sizes this database records (or less) pass: the witness itself checks the proof it is sent.
             try await floor.check(size: 40, root: published.rootHash, witnessSizes: ["W1": 40, "W2": 12, "W3": 0])
             await Self.expectRefusal("the log holds 40 events; witness W1 covers 50: events 41…50 are missing") {
                 try await floor.check(size: 40, root: published.rootHash, witnessSizes: ["W1": 50, "W2": 40])
             }
             // The log grown past the witness's 50, but no record here has the root of 50.
-            _ = try await store.append(.init(streamId: "g", expectedVersion: .noStream, events: (0 ..< 20).map { event("G", $0) }))
+            _ = try await store.append(.init(streamId: "g", expectedVersion: .noStream, events: (0..<20).map { event("G", $0) }))
             let tree = LogTree(client: client, logger: Self.logger)
             let root60 = MerkleTree.root(leafHashes: try await tree.leafHashesFromEvents(after: 0, through: 60)[...])
-            await Self.expectRefusal("witness W1 has cosigned a checkpoint of 50 events, more than any checkpoint recorded here (40 events)") {
+            await Self.expectRefusal(
+                "witness W1 has cosigned a checkpoint of 50 events, more than any checkpoint recorded here (40 events)"
+            ) {
                 try await floor.check(size: 60, root: root60, witnessSizes: ["W1": 50])
             }
         }

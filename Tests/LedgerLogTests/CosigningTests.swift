@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import LedgerClient
 import LedgerDomain
 import LedgerLog
@@ -13,6 +10,10 @@ import PostgresNIO
 import Testing
 import TransparencyLog
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// The checkpointer publishing through witnesses (C2SP `tlog-witness`, `tlog-policy`), each a
 /// real witness over HTTP on loopback: a quorum met, a witness down (the old checkpoint stays
 /// the published one), a restarted checkpointer resynchronised by a 409, and a fork attempt by a
@@ -21,15 +22,19 @@ import TransparencyLog
 struct CosigningTests {
     static func append(_ server: LiveServer, _ count: Int) async throws -> Int64 {
         let store = EventStore(client: server.db, logger: Logger(label: "cosigning-test"))
-        return try await store.append(.init(streamId: "w-\(UUID())", expectedVersion: .noStream, events: (0 ..< count).map { event("W", $0) }))
-            .lastPosition
+        return try await store.append(
+            .init(streamId: "w-\(UUID())", expectedVersion: .noStream, events: (0..<count).map { event("W", $0) })
+        )
+        .lastPosition
     }
 
     /// `ledger_witness_refusals_total` with this status, summed over witnesses, from /metrics.
     static func refusals(_ server: LiveServer, status: String) async throws -> Double {
         let metrics = String(decoding: try await TestHTTP.data(from: server.baseURL.appendingPathComponent("metrics")).0, as: UTF8.self)
-        return metrics.split(separator: "\n").filter { $0.hasPrefix("ledger_witness_refusals_total") && $0.contains("status=\"\(status)\"") }
-            .compactMap { Double($0.split(separator: " ").last!) }.reduce(0, +)
+        return metrics.split(separator: "\n").filter {
+            $0.hasPrefix("ledger_witness_refusals_total") && $0.contains("status=\"\(status)\"")
+        }
+        .compactMap { Double($0.split(separator: " ").last!) }.reduce(0, +)
     }
 
     /// Two witnesses W1 and W2 of `signer`'s log, started, and a policy whose quorum is both of
@@ -96,8 +101,10 @@ struct CosigningTests {
             let tree = LogTree(client: server.db, logger: Logger(label: "resync"))
             // The latest signed checkpoint, past `more` (the witness may not have it yet).
             @Sendable func latestSigned() async throws -> (Int64, String) {
-                for try await row in try await server.db.query("SELECT tree_size, note FROM ledger_checkpoints ORDER BY tree_size DESC LIMIT 1")
-                    .decode((Int64, String).self) { return row }
+                for try await row in try await server.db.query(
+                    "SELECT tree_size, note FROM ledger_checkpoints ORDER BY tree_size DESC LIMIT 1"
+                )
+                .decode((Int64, String).self) { return row }
                 return (0, "")
             }
             try await waitUntil(timeout: .seconds(30), "a signed checkpoint of \(more)") { try await latestSigned().0 >= more }
@@ -117,7 +124,9 @@ struct CosigningTests {
     /// The notes of every published checkpoint, as the database holds them now.
     static func publishedNotes(_ server: LiveServer) async throws -> Set<String> {
         var notes: Set<String> = []
-        for try await note in try await server.db.query("SELECT note FROM ledger_published_checkpoints").decode(String.self) { notes.insert(note) }
+        for try await note in try await server.db.query("SELECT note FROM ledger_published_checkpoints").decode(String.self) {
+            notes.insert(note)
+        }
         return notes
     }
 
@@ -137,7 +146,9 @@ struct CosigningTests {
     /// Issue 37 with witnesses: the file deleted, the log cut below a cosigned checkpoint and
     /// written to. The database's record refuses it; with that record gone too, the witnesses'
     /// sizes do; and a restarted checkpointer learns those sizes before it signs.
-    @Test("the file deleted and the log cut below a cosigned checkpoint: refused by the database's record, then by the witnesses' sizes; nothing contradicting it is signed, sent or served")
+    @Test(
+        "the file deleted and the log cut below a cosigned checkpoint: refused by the database's record, then by the witnesses' sizes; nothing contradicting it is signed, sent or served"
+    )
     func forkAttempt() async throws {
         let signer = try NoteSigner(name: "fork.test/ledger")
         let (w1, w2, policy) = try await Self.twoWitnesses(for: signer, group: "any")
@@ -180,7 +191,8 @@ struct CosigningTests {
             #expect(!FileManager.default.fileExists(atPath: file.path), "nothing was signed, so the file was not written again")
 
             // A checkpointer that knows nothing (a restart) asks the witnesses before it signs.
-            let fresh = WitnessClient(policy: policy, tree: LogTree(client: server.db, logger: Logger(label: "fork")), logger: Logger(label: "fork"))
+            let fresh = WitnessClient(
+                policy: policy, tree: LogTree(client: server.db, logger: Logger(label: "fork")), logger: Logger(label: "fork"))
             #expect(fresh.heldSizes().isEmpty)
             let empty = try signer.sign(Checkpoint(origin: signer.name, size: 0, rootHash: MerkleTree.emptyRoot).text)
             await fresh.learnSizes(probe: empty)

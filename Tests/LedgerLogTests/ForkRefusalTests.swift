@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import LedgerDomain
 import LedgerLog
 import LedgerStore
@@ -10,6 +7,10 @@ import Logging
 import PostgresNIO
 import Testing
 import TransparencyLog
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// The checkpointer never signs a tree that does not extend its floor (SPEC "High availability",
 /// "Backups and recovery"): the checkpoint kept in a file outside the database, and the database's
@@ -27,11 +28,15 @@ struct ForkRefusalTests {
     }
 
     static func maxSigned(_ server: LiveServer) async throws -> Int64 {
-        for try await size in try await server.db.query("SELECT max(tree_size) FROM ledger_checkpoints").decode(Int64?.self) { return size ?? 0 }
+        for try await size in try await server.db.query("SELECT max(tree_size) FROM ledger_checkpoints").decode(Int64?.self) {
+            return size ?? 0
+        }
         return 0
     }
 
-    @Test("the published checkpoint is kept in the file; a log missing published events, then one with others in their place, is refused, counted, and never signed")
+    @Test(
+        "the published checkpoint is kept in the file; a log missing published events, then one with others in their place, is refused, counted, and never signed"
+    )
     func refused() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-fork-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -39,8 +44,10 @@ struct ForkRefusalTests {
         let signer = try NoteSigner(name: "forkfile.test/ledger")
         try await LiveServer.run(signer: signer, publishedFile: file) { server in
             let store = EventStore(client: server.db, logger: Logger(label: "fork-test"))
-            let published = try await store.append(.init(streamId: "f", expectedVersion: .noStream, events: (0 ..< 40).map { event("F", $0) }))
-                .lastPosition
+            let published = try await store.append(
+                .init(streamId: "f", expectedVersion: .noStream, events: (0..<40).map { event("F", $0) })
+            )
+            .lastPosition
             let tree = LogTree(client: server.db, logger: Logger(label: "fork-test"))
             try await waitUntil(timeout: .seconds(30), "a published checkpoint of \(published)") {
                 (try await tree.latestCheckpoint()?.size ?? 0) == published
@@ -59,7 +66,7 @@ struct ForkRefusalTests {
 
             // New events where the lost ones were, and past them: a tree of 45 that does not
             // extend the published 40.
-            let forked = try await store.append(.init(streamId: "g", expectedVersion: .noStream, events: (0 ..< 15).map { event("G", $0) }))
+            let forked = try await store.append(.init(streamId: "g", expectedVersion: .noStream, events: (0..<15).map { event("G", $0) }))
                 .lastPosition
             #expect(forked == 45)
             let afterFork = try await Self.refusals(server)
@@ -90,19 +97,23 @@ struct ForkRefusalTests {
     static func appendRefused(_ server: LiveServer, _ stream: String, _ count: Int) async throws {
         let counted = try await refusals(server)
         let store = EventStore(client: server.db, logger: Logger(label: "fork-test"))
-        _ = try await store.append(.init(streamId: stream, expectedVersion: .noStream, events: (0 ..< count).map { event(stream, $0) }))
+        _ = try await store.append(.init(streamId: stream, expectedVersion: .noStream, events: (0..<count).map { event(stream, $0) }))
         try await waitUntil(timeout: .seconds(30), "a refusal of the tree with \(stream)") { try await refusals(server) > counted }
     }
 
-    @Test("issue 37: the file deleted and the log cut below the published checkpoint, then written to: the database's record refuses it and counts it; /tlog/checkpoint stays the published one, nothing else is signed")
+    @Test(
+        "issue 37: the file deleted and the log cut below the published checkpoint, then written to: the database's record refuses it and counts it; /tlog/checkpoint stays the published one, nothing else is signed"
+    )
     func fileDeleted() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-fork-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("published-checkpoint")
         try await LiveServer.run(signer: try NoteSigner(name: "nofile.test/ledger"), publishedFile: file) { server in
             let store = EventStore(client: server.db, logger: Logger(label: "fork-test"))
-            let published = try await store.append(.init(streamId: "f", expectedVersion: .noStream, events: (0 ..< 40).map { event("F", $0) }))
-                .lastPosition
+            let published = try await store.append(
+                .init(streamId: "f", expectedVersion: .noStream, events: (0..<40).map { event("F", $0) })
+            )
+            .lastPosition
             let tree = LogTree(client: server.db, logger: Logger(label: "fork-test"))
             try await waitUntil(timeout: .seconds(30), "a published checkpoint of \(published)") {
                 (try await tree.latestCheckpoint()?.size ?? 0) == published

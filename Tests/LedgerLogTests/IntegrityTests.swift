@@ -44,9 +44,10 @@ struct IntegrityTests {
     func nonASCIIChain() async throws {
         try await withTestStore { store, _, _ in
             for i in 0..<4 {
-                _ = try await store.append(.init(
-                    streamId: "strøm-\(i % 2)", expectedVersion: .any,
-                    events: [NewEvent(type: "Tésted", data: #"{"n":"é😀 \#(i)"}"#, metadata: #"{"actor":"tëst"}"#)]))
+                _ = try await store.append(
+                    .init(
+                        streamId: "strøm-\(i % 2)", expectedVersion: .any,
+                        events: [NewEvent(type: "Tésted", data: #"{"n":"é😀 \#(i)"}"#, metadata: #"{"actor":"tëst"}"#)]))
             }
             let report = try await LogVerification(store: store).run()
             #expect(report.failure == nil && report.checked == 4)

@@ -1,8 +1,8 @@
 import Foundation
 import LedgerConfiguration
 import LedgerDomain
-import LedgerPostgres
 import LedgerLog
+import LedgerPostgres
 import LedgerStore
 import LedgerTestSupport
 import Logging
@@ -17,7 +17,9 @@ import TransparencyLog
 struct ReplicationGateTests {
     static let logger = Logger(label: "replication-gate-test")
 
-    @Test("synchronous: a commit cancelled while it waited for the stopped standby is visible but not signed; once the standby has its WAL it is")
+    @Test(
+        "synchronous: a commit cancelled while it waited for the stopped standby is visible but not signed; once the standby has its WAL it is"
+    )
     func cancelledCommit() async throws {
         try await Self.withStandby(synchronous: true) { stage in
             let store = EventStore(client: stage.owner, logger: Self.logger)
@@ -28,7 +30,9 @@ struct ReplicationGateTests {
             // The commit waits for the synchronous standby that is gone; cancelled, it stays
             // committed on the primary only (PostgreSQL: "the transaction has already committed
             // locally, but might not have been replicated to the standby").
-            let cancelled = Task { try await store.append(.init(streamId: "cancelled", expectedVersion: .any, events: [event(), event()])) }
+            let cancelled = Task {
+                try await store.append(.init(streamId: "cancelled", expectedVersion: .any, events: [event(), event()]))
+            }
             try await waitUntil(timeout: .seconds(30), "the append waits for the synchronous standby") {
                 try await stage.cancelSyncRepWait()
             }
@@ -59,7 +63,9 @@ struct ReplicationGateTests {
         }
     }
 
-    @Test("synchronous, with a backup's slot: checkpoints stop at what the backup flushed though the synchronous standby has more; the backup caught up, they resume")
+    @Test(
+        "synchronous, with a backup's slot: checkpoints stop at what the backup flushed though the synchronous standby has more; the backup caught up, they resume"
+    )
     func backupSlotUnderSynchronousReplication() async throws {
         try await Self.withStandby(synchronous: true) { stage in
             let store = EventStore(client: stage.owner, logger: Self.logger)
@@ -80,7 +86,8 @@ struct ReplicationGateTests {
     func synchronousBackupReceiverAlone() async throws {
         try await Self.withStandby(synchronous: false) { stage in
             let store = EventStore(client: stage.owner, logger: Self.logger)
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-gate-receiver-\(UUID().uuidString.prefix(8))")
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "ledger-gate-receiver-\(UUID().uuidString.prefix(8))")
             defer { try? FileManager.default.removeItem(at: folder) }
             let archive = WALArchive(folder: folder)
             try FileManager.default.createDirectory(at: archive.wal, withIntermediateDirectories: true)
@@ -93,8 +100,10 @@ struct ReplicationGateTests {
             try await stage.owner.query("ALTER SYSTEM SET synchronous_standby_names = 'ledger_backup'")
             try await stage.owner.query("SELECT pg_reload_conf()")
             try await waitUntil(timeout: .seconds(30), "the receiver acknowledging synchronously") {
-                try await stage.owner.query("SELECT 1 FROM pg_stat_replication WHERE application_name = 'ledger_backup' AND sync_state = 'sync'")
-                    .decode(Int.self).reduce(0, +) == 1
+                try await stage.owner.query(
+                    "SELECT 1 FROM pg_stat_replication WHERE application_name = 'ledger_backup' AND sync_state = 'sync'"
+                )
+                .decode(Int.self).reduce(0, +) == 1
             }
             let flushed = try await stage.appendEven(store)
             try await stage.waitForCheckpoint(flushed)
@@ -110,7 +119,9 @@ struct ReplicationGateTests {
         }
     }
 
-    @Test("a backup's slot made afresh (as a new leader does after a failover) does not let checkpoints pass what the backup flushed; its receiver back, they resume")
+    @Test(
+        "a backup's slot made afresh (as a new leader does after a failover) does not let checkpoints pass what the backup flushed; its receiver back, they resume"
+    )
     func backupSlotMadeAfresh() async throws {
         try await Self.withStandby(synchronous: false) { stage in
             let store = EventStore(client: stage.owner, logger: Self.logger)
@@ -158,7 +169,8 @@ struct ReplicationGateTests {
     /// The disaster drill's async mode found it: a checkpoint sent to the witnesses before the
     /// backup had its record, every node lost, and the restored log (events intact, record gone)
     /// could never sign again: a witness's size was above every checkpoint the database knew.
-    @Test("a checkpoint goes to the witnesses only once a backup has its record: signed, held while the backup lacks the row, then cosigned")
+    @Test(
+        "a checkpoint goes to the witnesses only once a backup has its record: signed, held while the backup lacks the row, then cosigned")
     func sentOnceRecorded() async throws {
         let signer = try NoteSigner(name: "gate.test/ledger")
         let w1 = try TestWitness("w1.test", log: signer.verifier)
@@ -176,7 +188,8 @@ struct ReplicationGateTests {
             // but the row recording that signature is past what the backup has.
             try await stage.owner.query("SELECT pg_replication_slot_advance('ledger_backup_recorded', pg_current_wal_flush_lsn())")
             try await waitUntil(timeout: .seconds(30), "a signed checkpoint of \(head)") {
-                try await stage.owner.query("SELECT count(*) FROM ledger_checkpoints WHERE tree_size = \(head)").decode(Int64.self).reduce(0, +) == 1
+                try await stage.owner.query("SELECT count(*) FROM ledger_checkpoints WHERE tree_size = \(head)").decode(Int64.self).reduce(
+                    0, +) == 1
             }
             let watchUntil = ContinuousClock.now + .seconds(2)
             while ContinuousClock.now < watchUntil {
@@ -227,7 +240,9 @@ struct ReplicationGateTests {
                 let latest = try await tree.latestCheckpoint()?.size
                 #expect(latest == size, "a checkpoint covers events the standby has not flushed")
                 var waiting: Int64 = 0
-                for try await n in try await owner.query("SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'").decode(Int64.self) {
+                for try await n in try await owner.query("SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'").decode(
+                    Int64.self)
+                {
                     waiting = n
                 }
                 // (Not where a synchronous receiver is running: every commit waits for it a moment.)
@@ -261,12 +276,16 @@ struct ReplicationGateTests {
                     let checkpointer = Checkpointer(
                         client: client, signer: try signer ?? NoteSigner(name: "gate.test/ledger"), events: events, logger: logger,
                         interval: .milliseconds(20),
-                        witnesses: witnesses.map { WitnessClient(policy: $0, tree: LogTree(client: client, logger: logger), logger: logger) })
+                        witnesses: witnesses.map {
+                            WitnessClient(policy: $0, tree: LogTree(client: client, logger: logger), logger: logger)
+                        })
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         group.addTask { try await events.run() }
                         group.addTask { try await checkpointer.run() }
                         defer { group.cancelAll() }
-                        try await body(Stage(owner: owner, ownerSettings: ownerSettings, standby: standby, tree: LogTree(client: owner, logger: logger)))
+                        try await body(
+                            Stage(
+                                owner: owner, ownerSettings: ownerSettings, standby: standby, tree: LogTree(client: owner, logger: logger)))
                     }
                 }
             }

@@ -5,15 +5,15 @@ import TransparencyLog
 /// earlier checkpoint passes for every pair of sizes; a shorter one names the missing range; a
 /// fork after the floor passes, one before it fails; and every way a store's proof can lie fails.
 struct TreeExtensionTests {
-    static let leaves = (0 ..< 300).map { MerkleTree.leafHash(Array("event \($0)".utf8)) }
+    static let leaves = (0..<300).map { MerkleTree.leafHash(Array("event \($0)".utf8)) }
     /// The same first 250 leaves, then others: a log cut to 250 and written to again.
-    static let forked = Array(leaves[..<250]) + (250 ..< 300).map { MerkleTree.leafHash(Array("other \($0)".utf8)) }
+    static let forked = Array(leaves[..<250]) + (250..<300).map { MerkleTree.leafHash(Array("other \($0)".utf8)) }
 
     static func root(_ leaves: [MerkleTree.Hash], _ n: Int) -> MerkleTree.Hash { MerkleTree.root(leafHashes: leaves[..<n]) }
     /// The consistency proof from `m` to `n` as a store holding `leaves` computes it.
     static func proof(_ leaves: [MerkleTree.Hash], _ m: Int, _ n: Int) -> [MerkleTree.Hash] {
         MerkleTree.consistencyRanges(from: Int64(m), to: Int64(n))
-            .map { MerkleTree.root(leafHashes: leaves[Int($0.lowerBound) ..< Int($0.upperBound)]) }
+            .map { MerkleTree.root(leafHashes: leaves[Int($0.lowerBound)..<Int($0.upperBound)]) }
     }
     /// The verdict on the tree of `n` leaves of `store` (proof and root from it) against the
     /// published tree of `m` leaves of `published`.
@@ -44,9 +44,9 @@ struct TreeExtensionTests {
 
     @Test("a shorter tree names the events it lacks (positions, 1-based)")
     func shorter() {
-        #expect(Self.verdict(266, 250) == .shorter(missing: 251 ... 266))
-        #expect(Self.verdict(266, 265) == .shorter(missing: 266 ... 266))
-        #expect(Self.verdict(1, 0) == .shorter(missing: 1 ... 1))
+        #expect(Self.verdict(266, 250) == .shorter(missing: 251...266))
+        #expect(Self.verdict(266, 265) == .shorter(missing: 266...266))
+        #expect(Self.verdict(1, 0) == .shorter(missing: 1...1))
     }
 
     @Test("other leaves before the earlier size: the same size with another root, or a larger tree from a forked store, fail")
@@ -60,8 +60,13 @@ struct TreeExtensionTests {
             proof: Self.proof(Self.leaves, 266, 287))
         #expect(Self.differs(lying))
         // The empty tree has one root.
-        #expect(Self.differs(TreeExtension.check(earlierSize: 0, earlierRoot: Self.leaves[0], size: 5, root: Self.root(Self.leaves, 5), proof: [])))
-        #expect(Self.differs(TreeExtension.check(earlierSize: -1, earlierRoot: MerkleTree.emptyRoot, size: 5, root: Self.root(Self.leaves, 5), proof: [])))
+        #expect(
+            Self.differs(
+                TreeExtension.check(earlierSize: 0, earlierRoot: Self.leaves[0], size: 5, root: Self.root(Self.leaves, 5), proof: [])))
+        #expect(
+            Self.differs(
+                TreeExtension.check(earlierSize: -1, earlierRoot: MerkleTree.emptyRoot, size: 5, root: Self.root(Self.leaves, 5), proof: [])
+            ))
     }
 
     @Test("every broken proof fails: a flipped bit, a hash too few or too many, a proof for another size")
@@ -71,7 +76,8 @@ struct TreeExtensionTests {
         func check(_ proof: [MerkleTree.Hash], size: Int? = nil) -> TreeExtension.Verdict {
             let size = size ?? n
             return TreeExtension.check(
-                earlierSize: Int64(m), earlierRoot: Self.root(Self.leaves, m), size: Int64(size), root: Self.root(Self.leaves, size), proof: proof)
+                earlierSize: Int64(m), earlierRoot: Self.root(Self.leaves, m), size: Int64(size), root: Self.root(Self.leaves, size),
+                proof: proof)
         }
         #expect(check(good) == .extends)
         for index in good.indices {

@@ -1,7 +1,7 @@
 import Foundation
 import LedgerDomain
-import LedgerPostgres
 import LedgerLog
+import LedgerPostgres
 import LedgerStore
 import LedgerTestSupport
 import Logging
@@ -51,7 +51,7 @@ struct VerifiableLogTests {
             _ = try await store.append(
                 .init(
                     streamId: "\(stream)\(left % 5)", expectedVersion: .any,
-                    events: (0 ..< n).map { NewEvent(type: "Tested", data: #"{"n":\#(left - $0),"text":"é ☃"}"#) }))
+                    events: (0..<n).map { NewEvent(type: "Tested", data: #"{"n":\#(left - $0),"text":"é ☃"}"#) }))
             left -= n
         }
     }
@@ -79,7 +79,7 @@ struct VerifiableLogTests {
             let tree = LogTree(client: client, logger: Self.logger)
             let checkpoints = try await Self.withCheckpointer(client, signer: signer) {
                 var checkpoints: [Checkpoint] = []
-                for round in 0 ..< 6 {
+                for round in 0..<6 {
                     try await Self.append(store, count: [1, 7, 64, 300, 1_000, 1_500][round], stream: "r\(round)-")
                     checkpoints.append(try await Self.checkpointAtHead(client, store, signer.verifier))
                 }
@@ -88,15 +88,17 @@ struct VerifiableLogTests {
             let leaves = try await store.readAll(after: 0, limit: 5_000).map { MerkleTree.leafHash(EventLeaf.bytes($0)) }
             #expect(checkpoints.last?.size == Int64(leaves.count))
             for checkpoint in checkpoints {
-                #expect(checkpoint.rootHash == MerkleTree.root(leafHashes: leaves[0 ..< Int(checkpoint.size)]))
-                for position in Set((0 ..< 40).map { _ in Int64.random(in: 1 ... checkpoint.size) } + [1, checkpoint.size]) {
+                #expect(checkpoint.rootHash == MerkleTree.root(leafHashes: leaves[0..<Int(checkpoint.size)]))
+                for position in Set((0..<40).map { _ in Int64.random(in: 1...checkpoint.size) } + [1, checkpoint.size]) {
                     let (leafHash, path) = try await tree.inclusionProof(position: position, size: checkpoint.size)
                     #expect(leafHash == leaves[Int(position) - 1])
                     try MerkleProof.verifyInclusion(
                         leafIndex: position - 1, treeSize: checkpoint.size, leafHash: leafHash, proof: path, root: checkpoint.rootHash)
                 }
             }
-            for (old, new) in zip(checkpoints, checkpoints.dropFirst()) + [(checkpoints[0], checkpoints[5]), (checkpoints[2], checkpoints[4])] {
+            for (old, new) in zip(checkpoints, checkpoints.dropFirst()) + [
+                (checkpoints[0], checkpoints[5]), (checkpoints[2], checkpoints[4]),
+            ] {
                 let proof = try await tree.consistencyProof(from: old.size, to: new.size)
                 try MerkleProof.verifyConsistency(size1: old.size, size2: new.size, root1: old.rootHash, root2: new.rootHash, proof: proof)
             }
@@ -128,7 +130,7 @@ struct VerifiableLogTests {
             let (a, b) = (try NoteSigner(name: "test.example/ledger"), try NoteSigner(name: "test.example/ledger"))
             try await Self.withCheckpointer(client, signer: a) {
                 try await Self.withCheckpointer(client, signer: b) {
-                    for _ in 0 ..< 5 {
+                    for _ in 0..<5 {
                         try await Self.append(store, count: 50)
                         _ = try await waitUntil(timeout: .seconds(30), "a checkpoint") {
                             try await LogTree(client: client, logger: Self.logger).latestCheckpoint()?.size == store.head().position
@@ -189,7 +191,8 @@ struct VerifiableLogTests {
             let signer = try NoteSigner(name: "test.example/ledger")
             try await Self.append(store, count: 5)
             _ = try await Self.withCheckpointer(client, signer: signer) { try await Self.checkpointAtHead(client, store, signer.verifier) }
-            let service = try await PostgresAdmin.serviceLogin("ledger_app_\(UInt32.random(in: 0 ... .max))", on: settings, logger: Self.logger)
+            let service = try await PostgresAdmin.serviceLogin(
+                "ledger_app_\(UInt32.random(in: 0 ... .max))", on: settings, logger: Self.logger)
             try await withClient(service) { app in
                 let appStore = EventStore(client: app, logger: Self.logger)
                 // Appends (both paths) and the checkpointer work as the service role.

@@ -41,7 +41,10 @@ struct ConnectionLossTests {
                         }
                     }
                 }
-                guard case .failure(let error) = outcome else { Issue.record("a query on an ended connection succeeded"); continue }
+                guard case .failure(let error) = outcome else {
+                    Issue.record("a query on an ended connection succeeded")
+                    continue
+                }
                 #expect(error is ConnectionClosed, "in a transaction: \(inTransaction): \(error)")
             }
             try await client.query("SELECT 1")  // the pool goes on with other connections

@@ -30,14 +30,16 @@ struct ExpiryHintTests {
                 }
 
                 // What any database login could send: no id, and an id of no collaboration. Dropped.
-                try await client.query("SELECT pg_notify('ledger_expiry', 'not-an-id'), pg_notify('ledger_expiry', \(UUID().uuidString.lowercased()))")
+                try await client.query(
+                    "SELECT pg_notify('ledger_expiry', 'not-an-id'), pg_notify('ledger_expiry', \(UUID().uuidString.lowercased()))")
                 let collaborations = Collaborations(store: store)
                 let id = try await Self.start(store)
                 let hash = try RootHash(bytes: [UInt8](repeating: 9, count: 32))
                 let window = try AccessWindow(notBefore: nil, notAfter: Date().addingTimeInterval(1.5))
                 _ = try await collaborations.decideAndAppend(id) { _ in
-                    .init(events: [.identityAdded(.init(rootHash: hash, window: window))],
-                          metadata: EventMetadata(actor: "owner"))
+                    .init(
+                        events: [.identityAdded(.init(rootHash: hash, window: window))],
+                        metadata: EventMetadata(actor: "owner"))
                 }
                 try await waitUntil(timeout: .seconds(30), "the AccessExpired the service appends") {
                     try await store.readStream(Streams.collaboration(id)).contains { $0.type == "AccessExpired" }
@@ -55,12 +57,15 @@ struct ExpiryHintTests {
     static func start(_ store: EventStore) async throws -> String {
         let id = UUID().uuidString.lowercased()
         let command = StartCollaboration(localIdentifier: "l", title: "t", initiatorHandle: "h")
-        guard case .started(let started) = command.started(
-            collaborationId: id, owner: "owner", universalLink: "u", commitments: command.commitments())
+        guard
+            case .started(let started) = command.started(
+                collaborationId: id, owner: "owner", universalLink: "u", commitments: command.commitments())
         else { throw CancellationError() }
-        _ = try await store.append(.init(
-            streamId: Streams.collaboration(id), expectedVersion: .noStream,
-            events: [CollaborationEvent.started(started).newEvent(metadata: .init())], state: CollaborationState(started: started).json))
+        _ = try await store.append(
+            .init(
+                streamId: Streams.collaboration(id), expectedVersion: .noStream,
+                events: [CollaborationEvent.started(started).newEvent(metadata: .init())], state: CollaborationState(started: started).json)
+        )
         return id
     }
 }

@@ -1,7 +1,6 @@
 import Foundation
 import LedgerDeviceSimulator
 import LedgerDomain
-@testable import LedgerProjections
 import LedgerPostgres
 import LedgerStore
 import LedgerTestSupport
@@ -9,6 +8,8 @@ import Logging
 import PostgresNIO
 import Synchronization
 import Testing
+
+@testable import LedgerProjections
 
 let logger = Logger(label: "projection-test")
 
@@ -25,9 +26,10 @@ func writeCollaborations(_ store: EventStore, count: Int, seed: UInt64, writers:
                     var version: Int64 = 0
                     for chunk in stride(from: 0, to: collaboration.events.count, by: 7) {
                         let events = collaboration.events[chunk..<min(chunk + 7, collaboration.events.count)]
-                        let result = try await store.append(.init(
-                            streamId: Streams.collaboration(collaboration.id), expectedVersion: .exact(version),
-                            events: events.map { $0.newEvent(metadata: EventMetadata(actor: "sim")) }))
+                        let result = try await store.append(
+                            .init(
+                                streamId: Streams.collaboration(collaboration.id), expectedVersion: .exact(version),
+                                events: events.map { $0.newEvent(metadata: EventMetadata(actor: "sim")) }))
                         version = result.version
                     }
                 }

@@ -1,7 +1,6 @@
 import Foundation
 import LedgerDeviceSimulator
 import LedgerDomain
-@testable import LedgerProjections
 import LedgerPostgres
 import LedgerStore
 import LedgerTestSupport
@@ -10,18 +9,22 @@ import PostgresNIO
 import Synchronization
 import Testing
 
+@testable import LedgerProjections
 
 @Suite("Projections")
 struct ProjectionTests {
-    @Test("the projections' status (read by every worker for its lag gauges) is not JIT-compiled on a new database, whose tables have no statistics yet")
+    @Test(
+        "the projections' status (read by every worker for its lag gauges) is not JIT-compiled on a new database, whose tables have no statistics yet"
+    )
     func statusNotCompiled() async throws {
         try await withTestStore { _, client, _ in
             // The server compiles a statement whose estimated cost passes jit_above_cost.
             #expect(try await client.query("SHOW jit").collect().first?.decode(String.self) == "on")
             var plan = ""
-            for try await line in try await client.query(PostgresQuery(unsafeSQL: "EXPLAIN (ANALYZE, FORMAT JSON) " + ProjectionQueries.statusSQL))
-                .decode(String.self)
-            {
+            for try await line in try await client.query(
+                PostgresQuery(unsafeSQL: "EXPLAIN (ANALYZE, FORMAT JSON) " + ProjectionQueries.statusSQL)
+            )
+            .decode(String.self) {
                 plan += line
             }
             #expect(plan.contains("\"Plan\""))
@@ -48,8 +51,10 @@ struct ProjectionTests {
             let folded = try await foldedMembers(store)
             #expect(try await viewMembers(client) == folded)
             for position in [h / 5, h / 3, h / 2, 2 * h / 3, h - 3] {
-                #expect(withoutRemoved(try await viewMembers(client, at: position)) == withoutRemoved(try await foldedMembers(store, upTo: position)),
-                        "time travel to \(position)")
+                #expect(
+                    withoutRemoved(try await viewMembers(client, at: position))
+                        == withoutRemoved(try await foldedMembers(store, upTo: position)),
+                    "time travel to \(position)")
             }
             // Collaborations and highlights: one row per started collaboration and per posted notice.
             let counts = try await client.query(
@@ -174,9 +179,10 @@ struct ProjectionTests {
             try await writeCollaborations(store, count: 4, seed: 4)
             let stream = Streams.collaboration(UUID().uuidString.lowercased())
             // An IdentityAdded without a root hash: the membership fold cannot place it.
-            let poison = try await store.append(.init(
-                streamId: stream, expectedVersion: .any,
-                events: [NewEvent(type: "IdentityAdded", data: #"{"note":"no root hash"}"#, metadata: "{}")]))
+            let poison = try await store.append(
+                .init(
+                    streamId: stream, expectedVersion: .any,
+                    events: [NewEvent(type: "IdentityAdded", data: #"{"note":"no root hash"}"#, metadata: "{}")]))
             try await writeCollaborations(store, count: 4, seed: 5)
             let events = NotificationHub(client: client, channel: EventStore.channel, logger: logger)
             let worker = ProjectorWorker(client: client, events: events, logger: logger, batchSize: 40)
@@ -230,7 +236,8 @@ struct ProjectionTests {
             #expect(readerErrors.count == 0, "the view answered throughout")
             #expect(reads.count > 0)
             #expect(try await viewMembers(client) == (try await foldedMembers(store)))
-            let leftovers = try await client.query("SELECT count(*) FROM pg_tables WHERE tablename LIKE 'proj_%_next' OR tablename LIKE 'proj_%_old'")
+            let leftovers = try await client.query(
+                "SELECT count(*) FROM pg_tables WHERE tablename LIKE 'proj_%_next' OR tablename LIKE 'proj_%_old'")
             for try await n in leftovers.decode(Int64.self) { #expect(n == 0) }
         }
     }
@@ -247,11 +254,13 @@ extension ProjectionTests {
             func snapshot() async throws -> [String: [String]] {
                 var result: [String: [String]] = [:]
                 for table in tables {
-                    let rows = try await client.query(PostgresQuery(unsafeSQL: "SELECT t::text FROM \(table) t ORDER BY t::text COLLATE \"C\""))
+                    let rows = try await client.query(
+                        PostgresQuery(unsafeSQL: "SELECT t::text FROM \(table) t ORDER BY t::text COLLATE \"C\""))
                     for try await row in rows.decode(String.self) { result[table, default: []].append(row) }
                     // Index definitions, names aside.
                     let indexes = try await client.query(
-                        "SELECT regexp_replace(indexdef, 'INDEX \\S+ ON', 'INDEX ON') FROM pg_indexes WHERE tablename = \(table) ORDER BY 1")
+                        "SELECT regexp_replace(indexdef, 'INDEX \\S+ ON', 'INDEX ON') FROM pg_indexes WHERE tablename = \(table) ORDER BY 1"
+                    )
                     for try await index in indexes.decode(String.self) { result[table + " indexes", default: []].append(index) }
                     let keys = try await client.query(
                         "SELECT contype::text FROM pg_constraint WHERE conrelid = \(table)::regclass AND contype IN ('p', 'u') ORDER BY 1")

@@ -23,7 +23,9 @@ struct ReadsTests {
                 .post, "/v1/collaborations/\(id)/participants", as: "devin",
                 json: #"{"added":[\#(people.map { "\"\($0.rootHash)\"" }.joined(separator: ","))]}"#)
             let position = try #require(added.body["position"]?.int)
-            let client = ReadClient(primary: api.db, store: EventStore(client: api.db, logger: Logger(label: "test")), logger: Logger(label: "test"), readWait: .seconds(20))
+            let client = ReadClient(
+                primary: api.db, store: EventStore(client: api.db, logger: Logger(label: "test")), logger: Logger(label: "test"),
+                readWait: .seconds(20))
             let reads = try await client.reads(minPosition: position)
             let owner = Caller(account: "devin")
 
@@ -53,7 +55,8 @@ struct ReadsTests {
     @Test("a minPosition past the log's head is refused at once, not waited for")
     func pastTheHead() async throws {
         try await withAPI { api in
-            let client = ReadClient(primary: api.db, store: EventStore(client: api.db, logger: Logger(label: "test")), logger: Logger(label: "test"))
+            let client = ReadClient(
+                primary: api.db, store: EventStore(client: api.db, logger: Logger(label: "test")), logger: Logger(label: "test"))
             await #expect {
                 try await client.reads(minPosition: 1_000)
             } throws: { error in

@@ -13,7 +13,8 @@ struct EventStoreTests {
         try await withTestStore { store, _, _ in
             let first = try await store.append(.init(streamId: "s1", expectedVersion: .noStream, events: [event("A", 1), event("B", 2)]))
             #expect(first.firstPosition == 1 && first.lastPosition == 2 && first.version == 2 && !first.duplicate)
-            let second = try await store.append(.init(streamId: "s2", expectedVersion: .noStream, events: [event("C", 3)], state: #"{"x":1}"#))
+            let second = try await store.append(
+                .init(streamId: "s2", expectedVersion: .noStream, events: [event("C", 3)], state: #"{"x":1}"#))
             #expect(second.firstPosition == 3 && second.version == 1)
             let third = try await store.append(.init(streamId: "s1", expectedVersion: .exact(2), events: [event("D", 4)]))
             #expect(third.firstPosition == 4 && third.version == 3)
@@ -118,7 +119,8 @@ struct EventStoreTests {
         try await withTestStore { store, client, _ in
             // A deferred trigger refuses the event at COMMIT, after the statement completed.
             try await client.query(
-                "CREATE FUNCTION refuse_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused at commit'; END $$")
+                "CREATE FUNCTION refuse_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused at commit'; END $$"
+            )
             try await client.query(
                 """
                 CREATE CONSTRAINT TRIGGER refuse_at_commit AFTER INSERT ON ledger_events DEFERRABLE INITIALLY DEFERRED
@@ -215,12 +217,15 @@ struct EventStoreTests {
         }
     }
 
-    @Test("the JSON check before an append accepts what PostgreSQL's json input accepts, except lone surrogates (they would stop the projections)")
+    @Test(
+        "the JSON check before an append accepts what PostgreSQL's json input accepts, except lone surrogates (they would stop the projections)"
+    )
     func jsonSyntax() async throws {
         try await withTestStore { _, client, _ in
             let cases = [
                 #"{}"#, #"[]"#, #"1"#, #"-0.5e+10"#, #""x""#, #"true"#, #"null"#, #" {"a" : [1, {"b": null}], "c": "\u00e9\ud83d\ude00"} "#,
-                #"{"a":"\/\b\f\n\r\t\\\""}"#, "\"\u{00e9}\u{1F600}\"", "[" + String(repeating: "[", count: 100) + String(repeating: "]", count: 101),
+                #"{"a":"\/\b\f\n\r\t\\\""}"#, "\"\u{00e9}\u{1F600}\"",
+                "[" + String(repeating: "[", count: 100) + String(repeating: "]", count: 101),
                 #"{not json"#, #"{"a":1,}"#, #"[1,]"#, #"01"#, #"1."#, #".5"#, #"-"#, #"1e"#, #"+1"#, #"tru"#, #"nul"#, #"{"a"}"#,
                 #"{"a":1 "b":2}"#, #""\x""#, #""\u12""#, #""\ud800""#, #""\udc00""#, #""\ud800\u0041""#, "\"a\u{01}b\"", "\"a\tb\"",
                 #""unterminated"#, #"[1] [2]"#, "", " ", #"{"a":1}}"#, #"NaN"#, #"'x'"#,

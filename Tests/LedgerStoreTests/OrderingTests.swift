@@ -89,8 +89,9 @@ struct OrderingTests {
                     group.addTask {
                         let mine = stores[w % stores.count]
                         for i in 0..<perWriter {
-                            _ = try await mine.append(.init(
-                                streamId: "writer-\(w)", expectedVersion: .exact(Int64(i)), events: [event("W\(w)", i)]))
+                            _ = try await mine.append(
+                                .init(
+                                    streamId: "writer-\(w)", expectedVersion: .exact(Int64(i)), events: [event("W\(w)", i)]))
                         }
                         return []
                     }

@@ -29,7 +29,9 @@ struct SchemaDriftTests {
         }
     }
 
-    @Test("a body changed by the owner outside its file: refused by ensureCurrent, applied again by migrate; a function no file defines: refused by both until dropped")
+    @Test(
+        "a body changed by the owner outside its file: refused by ensureCurrent, applied again by migrate; a function no file defines: refused by both until dropped"
+    )
     func changedAndExtraFunctions() async throws {
         let settings = try await TestCluster.shared.makeEmptyDatabase()
         try await withClient(settings) { client in
@@ -40,7 +42,8 @@ struct SchemaDriftTests {
             #expect(original.contains("count(*)"))
 
             try await client.query(
-                "CREATE OR REPLACE FUNCTION ledger_expiry_overdue(p_now timestamptz) RETURNS int8 LANGUAGE sql STABLE AS $$ SELECT 0::int8 $$")
+                "CREATE OR REPLACE FUNCTION ledger_expiry_overdue(p_now timestamptz) RETURNS int8 LANGUAGE sql STABLE AS $$ SELECT 0::int8 $$"
+            )
             #expect(try await migrator.pendingFunctions() == ["ledger_expiry_overdue.sql"])
             let changed = await Self.refusal { try await migrator.ensureCurrent() }
             #expect(changed?.contains("ledger_expiry_overdue.sql") == true, "\(String(describing: changed))")

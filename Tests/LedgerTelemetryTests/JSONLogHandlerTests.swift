@@ -14,7 +14,8 @@ struct JSONLogHandlerTests {
         var handler = JSONLogHandler(label: "ledger", write: { line in lines.withLock { $0.append(line) } })
         handler.metadata["hb.request.id"] = "r-1"
         handler.log(
-            level: .warning, message: "projector: step failed", metadata: ["tries": .array(["1", "2"]), "db": .dictionary(["port": "5432"])],
+            level: .warning, message: "projector: step failed",
+            metadata: ["tries": .array(["1", "2"]), "db": .dictionary(["port": "5432"])],
             source: "LedgerProjections", file: #file, function: #function, line: #line)
         let written = lines.withLock { $0 }
         #expect(written.count == 1)

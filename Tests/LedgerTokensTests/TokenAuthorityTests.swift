@@ -1,7 +1,7 @@
 import Foundation
 import LedgerDomain
-import LedgerWire
 import LedgerTokens
+import LedgerWire
 import Testing
 
 /// The authority alone, no HTTP: what it issues with the deployment's secret verifies to the same

@@ -50,14 +50,13 @@ struct ErasedSubjectTests {
     )
     func splitMode() async throws {
         let hubs = HubBox()
-        try await withAPI(
-            proofs: { client, store in
-                let hub = NotificationHub(client: client, channel: VerifierChannels.verdicts, logger: Logger(label: "test"))
-                hubs.set(hub)
-                return ProofService(
-                    requests: VerifierTests.requests(client), store: store, engine: nil, verdicts: hub, verdictWait: Self.verdictWait)
-            }
-        ) { api in
+        let proofs: ProofsFactory = { client, store in
+            let hub = NotificationHub(client: client, channel: VerifierChannels.verdicts, logger: Logger(label: "test"))
+            hubs.set(hub)
+            return ProofService(
+                requests: VerifierTests.requests(client), store: store, engine: nil, verdicts: hub, verdictWait: Self.verdictWait)
+        }
+        try await withAPI(proofs: proofs) { api in
             let verdicts = hubs.get()!
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await verdicts.run() }
@@ -171,14 +170,17 @@ struct ErasedSubjectTests {
             #expect(ProofEngineTests.grantedTo(results[1]) == "bob")
             #expect(reads.value == 2, "read again once: the erasure refused the first commit")
             let db = api.db
-            #expect(try await ProofEngineTests.count(db, "SELECT count(*) FROM ledger_proof_requests WHERE request_id = \(alices.requestId)") == 0)
+            #expect(
+                try await ProofEngineTests.count(db, "SELECT count(*) FROM ledger_proof_requests WHERE request_id = \(alices.requestId)")
+                    == 0)
             #expect(
                 try await ProofEngineTests.count(
                     db, "SELECT count(*) FROM ledger_challenges WHERE challenge_id = \(alices.challengeId) AND used_by_request IS NULL")
                     == 1, "her challenge unused")
             #expect(try await Self.subjects(api.db, "alice") == 0)
             #expect(
-                try await ProofEngineTests.count(db, "SELECT count(*) FROM ledger_events WHERE event_type IN ('AccessGranted', 'ProofRejected')")
+                try await ProofEngineTests.count(
+                    db, "SELECT count(*) FROM ledger_events WHERE event_type IN ('AccessGranted', 'ProofRejected')")
                     == 1, "bob's verdict only")
         }
     }

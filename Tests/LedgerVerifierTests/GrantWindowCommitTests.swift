@@ -15,7 +15,9 @@ import Testing
 /// refused, `access_expired`.
 @Suite("A grant recorded inside its window")
 struct GrantWindowCommitTests {
-    @Test("decided inside the window, committed after its end: the commit refuses it (LP005), the proof is decided again and refused access_expired; no grant recorded")
+    @Test(
+        "decided inside the window, committed after its end: the commit refuses it (LP005), the proof is decided again and refused access_expired; no grant recorded"
+    )
     func commitAfterTheEnd() async throws {
         try await withAPI { api in
             let (id, people) = try await ProofEngineTests.collaboration(api, people: 5)
@@ -26,7 +28,9 @@ struct GrantWindowCommitTests {
                 let end = Date().addingTimeInterval(Double(attempt + 1) * 2)
                 let window = try AccessWindow(notBefore: nil, notAfter: end)
                 _ = try await collaborations.decideAndAppend(id) { _ in
-                    .init(events: [.accessWindowChanged(.init(rootHash: person.rootHash, window: window))], metadata: EventMetadata(actor: "devin"))
+                    .init(
+                        events: [.accessWindowChanged(.init(rootHash: person.rootHash, window: window))],
+                        metadata: EventMetadata(actor: "devin"))
                 }
                 let submission = try await ProofEngineTests.submission(api, id, person, as: "alice-\(attempt)")
                 let firstRead = Mutex<Date?>(nil)
@@ -39,8 +43,10 @@ struct GrantWindowCommitTests {
                 guard let read = firstRead.withLock({ $0 }), read < end else { continue }
                 #expect(ProofEngineTests.reason(results[0]) == "access_expired", "\(results[0])")
                 #expect(reads.value == 2, "read again after the commit refused the grant")
-                #expect(try await ProofEngineTests.count(api.db, "SELECT count(*) FROM ledger_events WHERE event_type = 'AccessGranted'") == 0)
-                #expect(try await ProofEngineTests.count(api.db, "SELECT count(*) FROM ledger_events WHERE event_type = 'ProofRejected'") >= 1)
+                #expect(
+                    try await ProofEngineTests.count(api.db, "SELECT count(*) FROM ledger_events WHERE event_type = 'AccessGranted'") == 0)
+                #expect(
+                    try await ProofEngineTests.count(api.db, "SELECT count(*) FROM ledger_events WHERE event_type = 'ProofRejected'") >= 1)
                 return
             }
             Issue.record("five windows ended before their proof was read")

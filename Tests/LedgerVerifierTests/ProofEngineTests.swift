@@ -1,18 +1,17 @@
 import Foundation
 import HTTPTypes
+import LedgerConfiguration
 import LedgerDeviceSimulator
 import LedgerDomain
 import LedgerPostgres
-import LedgerWire
 import LedgerStore
 import LedgerTestSupport
+import LedgerVerifier
+import LedgerWire
 import Logging
 import PostgresNIO
 import Synchronization
 import Testing
-
-import LedgerConfiguration
-import LedgerVerifier
 import TransparencyLog
 
 /// Proofs decided by the engine in groups: read, decide, commit (`ProofEngine`, as in `ledger serve`
@@ -164,7 +163,12 @@ struct ProofEngineTests {
 
     final class Counter: Sendable {
         private let count = Mutex(0)
-        func next() -> Int { count.withLock { $0 += 1; return $0 } }
+        func next() -> Int {
+            count.withLock {
+                $0 += 1
+                return $0
+            }
+        }
         var value: Int { count.withLock { $0 } }
     }
 
@@ -180,7 +184,8 @@ struct ProofEngineTests {
             let store = EventStore(client: api.db, logger: Logger(label: "test"))
             let (engine, _) = Self.engine(api.db) {
                 _ = try await Collaborations(store: store).decideAndAppend(id) { _ in
-                    .init(events: [.identityRemoved(.init(rootHash: alice.rootHash, account: nil))], metadata: EventMetadata(actor: "devin"))
+                    .init(
+                        events: [.identityRemoved(.init(rootHash: alice.rootHash, account: nil))], metadata: EventMetadata(actor: "devin"))
                 }
             }
             let results = await engine.decide(Self.fresh([try await Self.submission(api, id, alice, as: "alice")]))
@@ -189,7 +194,9 @@ struct ProofEngineTests {
             // Decided once, on the second attempt: one request, stored with its verdict, after the removal.
             #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_proof_requests") == 1)
             #expect(try await Self.decidedInOneCommit(api.db) == 1)
-            #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_events WHERE event_type IN ('AccessGranted', 'ProofRejected')") == 1)
+            #expect(
+                try await Self.count(api.db, "SELECT count(*) FROM ledger_events WHERE event_type IN ('AccessGranted', 'ProofRejected')")
+                    == 1)
             #expect(
                 try await Self.count(
                     api.db,
@@ -228,11 +235,14 @@ struct ProofEngineTests {
             #expect(Self.reason(results[0]) == reason)
             #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_proof_requests") == 1)
             #expect(try await Self.decidedInOneCommit(api.db) == 1)
-            #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_events WHERE event_type IN ('AccessGranted', 'ProofRejected')") == 1)
+            #expect(
+                try await Self.count(api.db, "SELECT count(*) FROM ledger_events WHERE event_type IN ('AccessGranted', 'ProofRejected')")
+                    == 1)
             // The request did not take the challenge.
             #expect(
                 try await Self.count(
-                    api.db, "SELECT count(*) FROM ledger_challenges c JOIN ledger_proof_requests r ON r.request_id = c.used_by_request") == 0)
+                    api.db, "SELECT count(*) FROM ledger_challenges c JOIN ledger_proof_requests r ON r.request_id = c.used_by_request")
+                    == 0)
         }
     }
 
@@ -252,8 +262,11 @@ struct ProofEngineTests {
                 hooks: .init(afterRead: {
                     _ = reads.next()
                     var streams: [String] = []
-                    for try await id in try await client.query("SELECT stream_id FROM ledger_streams").decode(String.self) { streams.append(id) }
-                    let notice = CollaborationEvent.highlightPosted(.init(kind: .persistence, trigger: nil, mentionedRootHash: nil, account: "devin"))
+                    for try await id in try await client.query("SELECT stream_id FROM ledger_streams").decode(String.self) {
+                        streams.append(id)
+                    }
+                    let notice = CollaborationEvent.highlightPosted(
+                        .init(kind: .persistence, trigger: nil, mentionedRootHash: nil, account: "devin"))
                     for id in streams {
                         _ = try await store.append(
                             .init(streamId: id, expectedVersion: .any, events: [notice.newEvent(metadata: .init(actor: "devin"))]))
@@ -266,30 +279,41 @@ struct ProofEngineTests {
             #expect(r.status == .conflict, "\(r.raw)")
             #expect(r.body.errorCode == "concurrent_update")
             #expect(reads.value == Self.settings.attempts)
-            #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_events WHERE event_type IN ('AccessGranted', 'ProofRejected')") == 0)
+            #expect(
+                try await Self.count(api.db, "SELECT count(*) FROM ledger_events WHERE event_type IN ('AccessGranted', 'ProofRejected')")
+                    == 0)
             #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_challenges WHERE used_by_request IS NOT NULL") == 0)
             #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_proof_requests") == 0)
         }
     }
 
-    @Test("a process that dies after reading a group, before its commit: nothing stored, no verdict, the challenges unused; the same proofs are decided afterwards")
+    @Test(
+        "a process that dies after reading a group, before its commit: nothing stored, no verdict, the challenges unused; the same proofs are decided afterwards"
+    )
     func diesBeforeCommit() async throws {
         try await withAPI { api in
             let (id, people) = try await Self.collaboration(api, people: 2)
             let submissions = [
                 try await Self.submission(api, id, people[0], as: "alice"), try await Self.submission(api, id, people[1], as: "bob"),
             ]
-            let dying = ProofEngine(client: api.db, logger: Logger(label: "test"), settings: Self.settings, hooks: .init(afterRead: { throw Killed() }))
+            let dying = ProofEngine(
+                client: api.db, logger: Logger(label: "test"), settings: Self.settings, hooks: .init(afterRead: { throw Killed() }))
             let outcomes = await dying.decide(Self.fresh(submissions))
             for outcome in outcomes {
-                guard case .failure(let error) = outcome else { Issue.record("expected a failure, got \(outcome)"); continue }
+                guard case .failure(let error) = outcome else {
+                    Issue.record("expected a failure, got \(outcome)")
+                    continue
+                }
                 #expect(error is Killed)
             }
             #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_proof_requests") == 0)
             #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_challenges WHERE used_by_request IS NOT NULL") == 0)
-            #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_events WHERE event_type IN ('AccessGranted', 'ProofRejected')") == 0)
+            #expect(
+                try await Self.count(api.db, "SELECT count(*) FROM ledger_events WHERE event_type IN ('AccessGranted', 'ProofRejected')")
+                    == 0)
 
-            let results = await ProofEngine(client: api.db, logger: Logger(label: "test"), settings: Self.settings).decide(Self.fresh(submissions))
+            let results = await ProofEngine(client: api.db, logger: Logger(label: "test"), settings: Self.settings).decide(
+                Self.fresh(submissions))
             #expect(results.map(Self.grantedTo) == ["alice", "bob"])
             #expect(try await Self.count(api.db, "SELECT count(*) FROM ledger_proof_requests WHERE status = 'granted'") == 2)
         }

@@ -6,12 +6,12 @@ import LedgerAPI
 import LedgerDeviceSimulator
 import LedgerDomain
 import LedgerFeed
-import LedgerTokens
-import LedgerWire
 import LedgerPostgres
 import LedgerStore
 import LedgerTestSupport
+import LedgerTokens
 import LedgerVerifier
+import LedgerWire
 import Logging
 import PostgresNIO
 import Testing
@@ -26,25 +26,30 @@ struct ThrottleTests {
             try await withClient(settings) { other in
                 func instance(_ client: PostgresClient, _ store: EventStore) -> Application<RouterResponder<LedgerRequestContext>> {
                     let logger = Logger(label: "api-test")
-                    let feed = FeedTail(store: store, events: NotificationHub(client: client, channel: EventStore.channel, logger: logger), logger: logger)
+                    let feed = FeedTail(
+                        store: store, events: NotificationHub(client: client, channel: EventStore.channel, logger: logger), logger: logger)
                     var settings = ProofEngine.Settings(maxGroup: 64)
                     settings.rejectionLimit = limit
-                    return Application(router: buildRouter(
-                        client: client, store: store, authority: authority, configuration: .testing(),
-                        proofs: .inProcess(client, store, settings: settings), feed: feed, logger: logger))
+                    return Application(
+                        router: buildRouter(
+                            client: client, store: store, authority: authority, configuration: .testing(),
+                            proofs: .inProcess(client, store, settings: settings), feed: feed, logger: logger))
                 }
                 let (first, second) = (instance(client, store), instance(other, EventStore(client: other, logger: Logger(label: "b"))))
                 try await first.test(.router) { a in
                     try await second.test(.router) { b in
                         try await body(
-                            API(client: a, authority: authority, db: client, routes: []), API(client: b, authority: authority, db: other, routes: []))
+                            API(client: a, authority: authority, db: client, routes: []),
+                            API(client: b, authority: authority, db: other, routes: []))
                     }
                 }
             }
         }
     }
 
-    @Test("two instances share one count: rejections alternate between them, and the fourth is refused 429 with Retry-After, recording nothing")
+    @Test(
+        "two instances share one count: rejections alternate between them, and the fourth is refused 429 with Retry-After, recording nothing"
+    )
     func sharedAcrossInstances() async throws {
         try await Self.withTwoInstances(limit: 3) { a, b in
             let id = try await a.call(.post, "/v1/collaborations", as: "owner", json: startBody).body["collaborationId"]!.string!
@@ -79,7 +84,9 @@ struct ThrottleTests {
             let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
                 for (api, challenge) in challenges {
                     group.addTask {
-                        try await api.call(.post, "/v1/collaborations/\(id)/proofs", as: "burster", json: proofBody(stranger, challenge: challenge)).status
+                        try await api.call(
+                            .post, "/v1/collaborations/\(id)/proofs", as: "burster", json: proofBody(stranger, challenge: challenge)
+                        ).status
                     }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }

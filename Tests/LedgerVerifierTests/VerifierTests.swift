@@ -47,7 +47,8 @@ struct VerifierTests {
     static func worker(_ db: PostgresClient, _ engine: ProofEngine) -> VerifierWorker {
         VerifierWorker(
             engine: engine, requests: requests(db),
-            wake: NotificationHub(client: db, channel: VerifierChannels.requests, logger: Logger(label: "test")), logger: Logger(label: "test"))
+            wake: NotificationHub(client: db, channel: VerifierChannels.requests, logger: Logger(label: "test")),
+            logger: Logger(label: "test"))
     }
 
     static func verdictEvents(_ db: PostgresClient, _ requestId: UUID) async throws -> [String] {
@@ -108,7 +109,10 @@ struct VerifierTests {
             #expect(try await Self.verdictEvents(api.db, requestId) == ["ProofRejected"])
             #expect(try await Self.status(api.db, requestId) == "rejected")
             let verdict = try await Self.requests(api.db).status(requestId: requestId, account: "alice")
-            guard case .rejected(let reason, _, _) = verdict else { Issue.record("expected a rejection, got \(String(describing: verdict))"); return }
+            guard case .rejected(let reason, _, _) = verdict else {
+                Issue.record("expected a rejection, got \(String(describing: verdict))")
+                return
+            }
             #expect(reason.rawValue == "identity_removed")
         }
     }
@@ -124,7 +128,13 @@ struct VerifierTests {
             let first = Self.worker(
                 db,
                 Self.engine(db) {
-                    guard !once.withLock({ let done = $0; $0 = true; return done }) else { return }
+                    guard
+                        !once.withLock({
+                            let done = $0
+                            $0 = true
+                            return done
+                        })
+                    else { return }
                     #expect(await other.sweep() == 1)
                 })
             #expect(await first.sweep() == 1)
@@ -133,7 +143,9 @@ struct VerifierTests {
         }
     }
 
-    @Test("a worker that hangs between its read and its commit holds nothing: another decides the request meanwhile; let go, the hung one appends nothing")
+    @Test(
+        "a worker that hangs between its read and its commit holds nothing: another decides the request meanwhile; let go, the hung one appends nothing"
+    )
     func hangsHoldingNothing() async throws {
         try await withAPI { api in
             let (_, requestId) = try await Self.storedRequest(api)
@@ -143,7 +155,13 @@ struct VerifierTests {
             let hung = Self.worker(
                 db,
                 Self.engine(db, deadline: .seconds(120)) {
-                    guard !hanging.withLock({ let was = $0; $0 = true; return was }) else { return }
+                    guard
+                        !hanging.withLock({
+                            let was = $0
+                            $0 = true
+                            return was
+                        })
+                    else { return }
                     for await _ in release { break }
                 })
             let stuck = Task { await hung.sweep() }
@@ -160,15 +178,14 @@ struct VerifierTests {
     @Test("an API without an engine waits on the verdict NOTIFY from a worker; without a worker it answers 202, then the status URL")
     func workerPath() async throws {
         let hubs = HubBox()
-        try await withAPI(
-            proofs: { client, store in
-                let hub = NotificationHub(client: client, channel: VerifierChannels.verdicts, logger: Logger(label: "test"))
-                hubs.set(hub)
-                // Long enough for a loaded machine's worker to answer the second proof; the first
-                // (no worker yet) pays it in full before its 202.
-                return ProofService(requests: Self.requests(client), store: store, engine: nil, verdicts: hub, verdictWait: .seconds(10))
-            }
-        ) { api in
+        let proofs: ProofsFactory = { client, store in
+            let hub = NotificationHub(client: client, channel: VerifierChannels.verdicts, logger: Logger(label: "test"))
+            hubs.set(hub)
+            // Long enough for a loaded machine's worker to answer the second proof; the first
+            // (no worker yet) pays it in full before its 202.
+            return ProofService(requests: Self.requests(client), store: store, engine: nil, verdicts: hub, verdictWait: .seconds(10))
+        }
+        try await withAPI(proofs: proofs) { api in
             let verdicts = hubs.get()!
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await verdicts.run() }

@@ -1,15 +1,16 @@
 import AsyncHTTPClient
 import Foundation
-import LedgerConfiguration
 import LedgerClient
+import LedgerConfiguration
 import LedgerPostgres
 import LedgerStore
 import LedgerTestSupport
-@testable import LedgerWebhooks
 import Logging
 import NIOCore
 import PostgresNIO
 import Testing
+
+@testable import LedgerWebhooks
 
 /// No request forgery into the operator's network (SPEC "Change feed and webhooks"): with
 /// `LEDGER_WEBHOOKS_ALLOW_PRIVATE` off, a webhook whose host is or resolves to a non-public
@@ -64,7 +65,8 @@ struct WebhookAddressTests {
                 let devin = server.client("devin")
                 let (trip, _) = try await WebhookTests.start(devin, "trip")
                 let port = try #require(url.port)
-                let literal = try await devin.registerWebhook(url: url.appendingPathComponent("literal").absoluteString, collaborationID: trip)
+                let literal = try await devin.registerWebhook(
+                    url: url.appendingPathComponent("literal").absoluteString, collaborationID: trip)
                 let named = try await devin.registerWebhook(url: "http://localhost:\(port)/named", collaborationID: trip)
                 let position = try await devin.postHighlight(.change, trigger: "edit", in: trip)
                 let logger = Logger(label: "deliver-test")

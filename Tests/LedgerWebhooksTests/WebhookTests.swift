@@ -1,6 +1,5 @@
 import Foundation
 import LedgerConfiguration
-@testable import LedgerClient
 import LedgerDeviceSimulator
 import LedgerDomain
 import LedgerPostgres
@@ -10,6 +9,8 @@ import LedgerWebhooks
 import Logging
 import PostgresNIO
 import Testing
+
+@testable import LedgerClient
 
 /// Webhooks over real HTTP on loopback: a live ledger delivering to a receiver app.
 @Suite("Webhooks")
@@ -54,7 +55,10 @@ struct WebhookTests {
 
                 let person = SimulatedPerson(collaborationId: trip, devices: 1)
                 _ = try await devin.updateParticipants(added: [person.rootHashData], in: trip)
-                guard case .granted = try await verify(alice, person, in: trip) else { Issue.record("not granted"); return }
+                guard case .granted = try await verify(alice, person, in: trip) else {
+                    Issue.record("not granted")
+                    return
+                }
                 _ = try await devin.postHighlight(.change, trigger: "edit", in: trip)
                 let (later, _) = try await Self.start(devin, "later")  // started after the registration
                 _ = try await devin.postHighlight(.persistence, trigger: "renamed", in: later)
@@ -163,15 +167,25 @@ struct WebhookTests {
             let kept = try await devin.registerWebhook(url: "https://hooks.example.com/ledger", collaborationID: trip)
             #expect(kept.secret?.hasPrefix("whsec_") == true && kept.status == "active")
             let cases: [(String, Int, String, () async throws -> Void)] = [
-                ("non-owner", 403, "not_owner", { _ = try await alice.registerWebhook(url: "https://alice.example.com", collaborationID: trip) }),
+                (
+                    "non-owner", 403, "not_owner",
+                    { _ = try await alice.registerWebhook(url: "https://alice.example.com", collaborationID: trip) }
+                ),
                 ("http", 400, "invalid_webhook_url", { _ = try await devin.registerWebhook(url: "http://hooks.example.com/ledger") }),
                 ("relative", 400, "invalid_webhook_url", { _ = try await devin.registerWebhook(url: "/ledger") }),
                 ("ftp", 400, "invalid_webhook_url", { _ = try await devin.registerWebhook(url: "ftp://hooks.example.com") }),
                 ("credentials", 400, "invalid_webhook_url", { _ = try await devin.registerWebhook(url: "https://u:p@hooks.example.com") }),
-                ("unknown", 404, "not_found", {
-                    _ = try await devin.registerWebhook(url: "https://hooks.example.com", collaborationID: UUID().uuidString.lowercased())
-                }),
-                ("malformed", 400, "missing_field", { _ = try await devin.exchange("POST", "/v1/webhooks", body: ["uri": "https://x.example"]) }),
+                (
+                    "unknown", 404, "not_found",
+                    {
+                        _ = try await devin.registerWebhook(
+                            url: "https://hooks.example.com", collaborationID: UUID().uuidString.lowercased())
+                    }
+                ),
+                (
+                    "malformed", 400, "missing_field",
+                    { _ = try await devin.exchange("POST", "/v1/webhooks", body: ["uri": "https://x.example"]) }
+                ),
                 ("other's delete", 404, "not_found", { try await alice.deleteWebhook(kept.id) }),
                 ("unknown delete", 404, "not_found", { try await devin.deleteWebhook(UUID().uuidString) }),
             ]
@@ -223,7 +237,8 @@ struct WebhookTests {
                 let (trip, _) = try await Self.start(devin, "trip")
                 // Port 1 on loopback: nothing listens, the connection is refused.
                 let refused = try await devin.registerWebhook(url: "http://127.0.0.1:1/hook", collaborationID: trip)
-                let silent = try await devin.registerWebhook(url: url.appendingPathComponent("silent").absoluteString, collaborationID: trip)
+                let silent = try await devin.registerWebhook(
+                    url: url.appendingPathComponent("silent").absoluteString, collaborationID: trip)
                 let position = try await devin.postHighlight(.change, trigger: "edit", in: trip)
                 receiver.hang(at: position)
                 let logger = Logger(label: "deliver-test")
@@ -252,7 +267,9 @@ struct WebhookTests {
         }
     }
 
-    @Test("the signature: an independent HMAC (Python's hmac) gives the same header; a changed body, another secret, an old or future time and malformed headers are refused")
+    @Test(
+        "the signature: an independent HMAC (Python's hmac) gives the same header; a changed body, another secret, an old or future time and malformed headers are refused"
+    )
     func signature() throws {
         let body = Data(#"{"position":7}"#.utf8)
         let time = Date(timeIntervalSince1970: 1_700_000_000)
@@ -260,7 +277,8 @@ struct WebhookTests {
         #expect(header == "t=1700000000,v1=4c7cd6e2414a07249efee2189ada6acbd93c90bc50cb0d0544470abc0638d7bd")
         try WebhookSignature.verify(header, body: body, secret: "whsec_test", now: time.addingTimeInterval(299))
         // A second scheme or a second v1 (a rotated secret) beside the right one still checks.
-        try WebhookSignature.verify("v0=abc," + header + ",v1=" + String(repeating: "0", count: 64), body: body, secret: "whsec_test", now: time)
+        try WebhookSignature.verify(
+            "v0=abc," + header + ",v1=" + String(repeating: "0", count: 64), body: body, secret: "whsec_test", now: time)
         let refusals: [(String, Data, String, Date, WebhookSignature.Failure)] = [
             (header, Data(#"{"position":8}"#.utf8), "whsec_test", time, .mismatch),
             (header, body, "whsec_other", time, .mismatch),

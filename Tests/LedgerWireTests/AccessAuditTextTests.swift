@@ -12,7 +12,9 @@ struct AccessAuditTextTests {
                 position: Int64(index + 1), time: Date(timeIntervalSince1970: 0), collaborationId: "c", accountId: value,
                 rootHash: "+abc=", change: "granted", reason: value, actor: value)
         }
-        let rows = AccessAuditText.csv(records).split(separator: "\r\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false) }
+        let rows = AccessAuditText.csv(records).split(separator: "\r\n").dropFirst().map {
+            $0.split(separator: ",", omittingEmptySubsequences: false)
+        }
         #expect(rows.count == values.count)
         for (row, value) in zip(rows, values) {
             let expected = value == "alice" || value == "bob-2" ? value : "'" + value

@@ -17,8 +17,12 @@ struct WireTests {
         #expect(throws: WebhookSignature.Failure.outsideTolerance(seconds: -301)) {
             try WebhookSignature.verify(header, body: body, secret: "whsec_a", now: now.addingTimeInterval(-301))
         }
-        for malformed in ["", "t=1", "v1=00", "t=x,v1=" + String(repeating: "0", count: 64), "t=1,t=2,v1=" + String(repeating: "0", count: 64)] {
-            #expect(throws: WebhookSignature.Failure.malformed) { try WebhookSignature.verify(malformed, body: body, secret: "whsec_a", now: now) }
+        for malformed in [
+            "", "t=1", "v1=00", "t=x,v1=" + String(repeating: "0", count: 64), "t=1,t=2,v1=" + String(repeating: "0", count: 64),
+        ] {
+            #expect(throws: WebhookSignature.Failure.malformed) {
+                try WebhookSignature.verify(malformed, body: body, secret: "whsec_a", now: now)
+            }
         }
     }
 

@@ -16,10 +16,12 @@ import TransparencyLog
 @Suite("ledger witness")
 struct WitnessCommandTests {
     static let log = try! NoteSigner(name: "witnessed.test/log")
-    static let leaves = (0 ..< 40).map { MerkleTree.leafHash(Array("entry \($0)".utf8)) }
+    static let leaves = (0..<40).map { MerkleTree.leafHash(Array("entry \($0)".utf8)) }
     static func root(_ n: Int) -> MerkleTree.Hash { MerkleTree.root(leafHashes: leaves[..<n]) }
     static func proof(_ m: Int, _ n: Int) -> [MerkleTree.Hash] {
-        MerkleTree.consistencyRanges(from: Int64(m), to: Int64(n)).map { MerkleTree.root(leafHashes: leaves[Int($0.lowerBound) ..< Int($0.upperBound)]) }
+        MerkleTree.consistencyRanges(from: Int64(m), to: Int64(n)).map {
+            MerkleTree.root(leafHashes: leaves[Int($0.lowerBound)..<Int($0.upperBound)])
+        }
     }
     static func note(_ n: Int, by signer: NoteSigner = log, origin: String = log.name) throws -> String {
         try signer.sign(Checkpoint(origin: origin, size: Int64(n), rootHash: root(n)).text)
@@ -33,7 +35,8 @@ struct WitnessCommandTests {
         static func start(_ key: String, dataDir: String) async throws -> Running {
             let port = try EmbeddedPostgres.freePort()
             let pid = try ProcessRunner.launch(
-                ledgerBinary(), ["witness", "serve", "--port", String(port), "--key", key, "--log", log.verifier.text, "--data-dir", dataDir],
+                ledgerBinary(),
+                ["witness", "serve", "--port", String(port), "--key", key, "--log", log.verifier.text, "--data-dir", dataDir],
                 outputPath: "/dev/null")
             try await waitUntil(timeout: .seconds(30), "the witness listening") { await WitnessCommandTests.answersHealth(port: port) }
             return Running(pid: pid, port: port)
@@ -96,9 +99,14 @@ struct WitnessCommandTests {
         // 400: old past the checkpoint, a malformed body; 403: not the log's key; 404: another log.
         #expect(try await witness.add(AddCheckpoint(oldSize: 30, proof: [], note: try Self.note(20)).body).status == 400)
         #expect(try await witness.add("old ten\n\n" + n10).status == 400)
-        #expect(try await witness.add(AddCheckpoint(oldSize: 10, proof: Self.proof(10, 20), note: try Self.note(20, by: NoteSigner(name: Self.log.name))).body).status == 403)
+        #expect(
+            try await witness.add(
+                AddCheckpoint(oldSize: 10, proof: Self.proof(10, 20), note: try Self.note(20, by: NoteSigner(name: Self.log.name))).body
+            ).status == 403)
         let stranger = try NoteSigner(name: "other.test/log")
-        #expect(try await witness.add(AddCheckpoint(oldSize: 0, proof: [], note: try Self.note(5, by: stranger, origin: stranger.name)).body).status == 404)
+        #expect(
+            try await witness.add(AddCheckpoint(oldSize: 0, proof: [], note: try Self.note(5, by: stranger, origin: stranger.name)).body)
+                .status == 404)
 
         // 200 for 20, then kill -9: the restarted witness holds 20, never 10.
         #expect(try await witness.add(AddCheckpoint(oldSize: 10, proof: Self.proof(10, 20), note: try Self.note(20)).body).status == 200)
@@ -110,7 +118,9 @@ struct WitnessCommandTests {
         await witness.kill9()
     }
 
-    @Test("a replayed checkpoint (the public one, sent again and again) is cosigned from memory: 1,000 replays, no sync, the state file untouched")
+    @Test(
+        "a replayed checkpoint (the public one, sent again and again) is cosigned from memory: 1,000 replays, no sync, the state file untouched"
+    )
     func replays() async throws {
         let witness = try TestWitness("replay.test", log: Self.log.verifier)
         try await witness.start()
@@ -125,9 +135,10 @@ struct WitnessCommandTests {
 
         let replay = AddCheckpoint(oldSize: 20, proof: [], note: n20).body
         var answered = 0
-        for _ in 0 ..< 1_000 {
+        for _ in 0..<1_000 {
             let answer = try await Self.add(replay, port: witness.port)
-            guard answer.status == 200, try witness.cosigner.verifier.time(of: text, in: SignedNote.parse(n20 + answer.body).signatures) != nil
+            guard answer.status == 200,
+                try witness.cosigner.verifier.time(of: text, in: SignedNote.parse(n20 + answer.body).signatures) != nil
             else {
                 Issue.record("replay \(answered + 1): \(answer.status) \(answer.body)")
                 break
@@ -137,18 +148,23 @@ struct WitnessCommandTests {
         #expect(answered == 1_000, "every replay is cosigned")
         #expect(witness.syncs == synced, "a replay syncs nothing")
         #expect(try Data(contentsOf: stateFile) == bytes, "the state file is unchanged")
-        #expect(try FileManager.default.attributesOfItem(atPath: stateFile.path)[.modificationDate] as? Date == modified, "and not rewritten")
+        #expect(
+            try FileManager.default.attributesOfItem(atPath: stateFile.path)[.modificationDate] as? Date == modified, "and not rewritten")
         let record = try #require(try witness.records()[Self.log.name])
         #expect(record.size == 20 && record.root == Base64.encode(Self.root(20)))
 
         // Something new is written, and synced, again.
-        #expect(try await Self.add(AddCheckpoint(oldSize: 20, proof: Self.proof(20, 30), note: try Self.note(30)).body, port: witness.port).status == 200)
+        #expect(
+            try await Self.add(AddCheckpoint(oldSize: 20, proof: Self.proof(20, 30), note: try Self.note(30)).body, port: witness.port)
+                .status == 200)
         #expect(witness.syncs > synced)
         #expect(try witness.size(Self.log.name) == 30)
         await witness.stop()
     }
 
-    @Test("a second witness on the same data folder refuses to start, naming the folder; the first keeps answering, and once it is gone the folder can be used again")
+    @Test(
+        "a second witness on the same data folder refuses to start, naming the folder; the first keeps answering, and once it is gone the folder can be used again"
+    )
     func oneWitnessPerFolder() async throws {
         let (folder, keyFile, dataDir, _) = try Self.keyedFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

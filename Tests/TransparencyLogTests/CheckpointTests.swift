@@ -1,6 +1,6 @@
 import Foundation
-import TransparencyLog
 import Testing
+import TransparencyLog
 
 /// Signed notes and checkpoints against published examples (Go's `sumdb/note` documentation,
 /// the C2SP text) and every way to break them.
@@ -28,8 +28,8 @@ struct CheckpointTests {
         let note = try signer.sign(Self.goText)
         #expect(try SignedNote.open(note, verifier: NoteVerifier(Self.goVerifier)) == Self.goText)
         #if os(Linux)
-        // BoringSSL's Ed25519 is deterministic (RFC 8032), so the note is Go's byte for byte.
-        #expect(note == Self.goNote)
+            // BoringSSL's Ed25519 is deterministic (RFC 8032), so the note is Go's byte for byte.
+            #expect(note == Self.goNote)
         #endif
     }
 
@@ -77,7 +77,10 @@ struct CheckpointTests {
         let opened = try Checkpoint.open(note, verifier: signer.verifier)
         #expect(opened == Checkpoint(origin: "ledger.example/ledger", size: 1234, rootHash: root))
 
-        for bad in ["o\n012\n\(Base64.encode(root))\n", "o\n-1\n\(Base64.encode(root))\n", "o\n12\nAAAA\n", "o\n12\n", "\n12\n\(Base64.encode(root))\n"] {
+        for bad in [
+            "o\n012\n\(Base64.encode(root))\n", "o\n-1\n\(Base64.encode(root))\n", "o\n12\nAAAA\n", "o\n12\n",
+            "\n12\n\(Base64.encode(root))\n",
+        ] {
             #expect(throws: NoteError.self, "\(bad.debugDescription)") { try Checkpoint(text: bad) }
         }
         let wrongOrigin = try signer.sign(Checkpoint(origin: "elsewhere/log", size: 1, rootHash: root).text)

@@ -1,12 +1,12 @@
-import TransparencyLog
 import Testing
+import TransparencyLog
 
 /// The integration of new leaves, without a database: the nodes and root it gives equal the
 /// RFC 6962/9162 tree's (`MerkleTree.root`) for many sizes, however the leaves are batched,
 /// and when resumed from a right edge read back from the stored nodes (as the checkpointer
 /// resumes).
 struct MerkleIntegrationTests {
-    static let leafHashes = (0 ..< 5000).map { MerkleTree.leafHash(Array("leaf \($0)".utf8)) }
+    static let leafHashes = (0..<5000).map { MerkleTree.leafHash(Array("leaf \($0)".utf8)) }
 
     /// A seeded generator (SplitMix64), so a failing chunking can be replayed.
     struct Seeded: RandomNumberGenerator {
@@ -38,7 +38,7 @@ struct MerkleIntegrationTests {
     }
 
     @Test func theRootOfEverySizeIsTheRFCRoot() {
-        for size in 0 ... 600 {
+        for size in 0...600 {
             let result = Self.allAtOnce(size)
             #expect(result.frontier.size == Int64(size))
             #expect(result.root == MerkleTree.root(leafHashes: Self.leafHashes[..<size]), "size \(size)")
@@ -65,13 +65,13 @@ struct MerkleIntegrationTests {
         let result = Self.allAtOnce(2000)
         #expect(Set(result.nodes).count == result.nodes.count)
         for (node, hash) in zip(result.nodes, result.hashes) {
-            let leaves = Int(node.leaves.lowerBound) ..< Int(node.leaves.upperBound)
+            let leaves = Int(node.leaves.lowerBound)..<Int(node.leaves.upperBound)
             #expect(MerkleTree.root(leafHashes: Self.leafHashes[leaves]) == hash, "\(node)")
         }
         // The stored nodes make up every range's hash, as proofs read them.
         let stored = Self.stored([result])
         for size in stride(from: Int64(2), through: 2000, by: 38) {
-            let fromNodes = MerkleTree.hash(of: 0 ..< size) { node in
+            let fromNodes = MerkleTree.hash(of: 0..<size) { node in
                 node.level == 0 ? Optional(Self.leafHashes[Int(node.index)]) : stored[node]
             }
             #expect(fromNodes == MerkleTree.root(leafHashes: Self.leafHashes[..<Int(size)]), "size \(size)")
@@ -82,15 +82,15 @@ struct MerkleIntegrationTests {
     /// same order, and after each chunk the root of the tree of that size.
     @Test func randomChunksGiveTheSameNodesAndRoots() {
         var rng = Seeded(state: 39)
-        for _ in 0 ..< 40 {
-            let size = Int.random(in: 0 ... 2000, using: &rng)
+        for _ in 0..<40 {
+            let size = Int.random(in: 0...2000, using: &rng)
             let whole = Self.allAtOnce(size)
             var frontier = MerkleFrontier()
             var chunks: [MerkleIntegration.Result] = []
             while frontier.size < Int64(size) {
                 let start = Int(frontier.size)
-                let end = min(size, start + Int.random(in: 0 ... 300, using: &rng))
-                let chunk = MerkleIntegration.integrate(frontier, leafHashes: Self.leafHashes[start ..< end])
+                let end = min(size, start + Int.random(in: 0...300, using: &rng))
+                let chunk = MerkleIntegration.integrate(frontier, leafHashes: Self.leafHashes[start..<end])
                 #expect(chunk.root == MerkleTree.root(leafHashes: Self.leafHashes[..<end]), "\(start) ..< \(end) of \(size)")
                 frontier = chunk.frontier
                 chunks.append(chunk)
@@ -107,15 +107,15 @@ struct MerkleIntegrationTests {
     /// complete exactly the nodes not stored yet.
     @Test func resumedFromTheStoredNodes() throws {
         var rng = Seeded(state: 6962)
-        for _ in 0 ..< 100 {
-            let size = Int.random(in: 0 ... 2000, using: &rng)
-            let done = Int.random(in: 0 ... size, using: &rng)
+        for _ in 0..<100 {
+            let size = Int.random(in: 0...2000, using: &rng)
+            let done = Int.random(in: 0...size, using: &rng)
             var stored = Self.stored([Self.allAtOnce(done)])
             let pairs = stored.keys.filter { $0.level == 1 }.count
             let even = Int64(2 * pairs)
             #expect(even == Int64(done - done % 2))
             let edge = try MerkleFrontier(size: even, hashes: MerkleFrontier.nodes(size: even).compactMap { stored[$0] })
-            let rest = MerkleIntegration.integrate(edge, leafHashes: Self.leafHashes[Int(even) ..< size])
+            let rest = MerkleIntegration.integrate(edge, leafHashes: Self.leafHashes[Int(even)..<size])
             for (node, hash) in zip(rest.nodes, rest.hashes) {
                 let previous = stored.updateValue(hash, forKey: node)
                 #expect(previous == nil, "\(node) stored twice (resumed at \(done) of \(size))")

@@ -1,13 +1,21 @@
 import Foundation
-import TransparencyLog
 import Testing
+import TransparencyLog
 
 /// The tree against the RFC 6962 reference vectors, and proofs made from ranges checked by
 /// the RFC 9162 verifier for many sizes, with every way to break them refused.
 struct MerkleTreeTests {
     struct Vectors: Decodable {
-        struct Inclusion: Decodable { var leafIndex: Int64; var treeSize: Int64; var path: [String] }
-        struct Consistency: Decodable { var size1: Int64; var size2: Int64; var path: [String] }
+        struct Inclusion: Decodable {
+            var leafIndex: Int64
+            var treeSize: Int64
+            var path: [String]
+        }
+        struct Consistency: Decodable {
+            var size1: Int64
+            var size2: Int64
+            var path: [String]
+        }
         var leaves: [String]
         var emptyRoot: String
         var roots: [String]
@@ -25,7 +33,7 @@ struct MerkleTreeTests {
         var index = text.startIndex
         while index < text.endIndex {
             let next = text.index(index, offsetBy: 2)
-            bytes.append(UInt8(text[index ..< next], radix: 16)!)
+            bytes.append(UInt8(text[index..<next], radix: 16)!)
             index = next
         }
         return bytes
@@ -35,7 +43,7 @@ struct MerkleTreeTests {
     static func proof(_ ranges: [Range<Int64>], leafHashes: [[UInt8]]) -> [[UInt8]] {
         ranges.map { range in
             MerkleTree.hash(of: range) { node in
-                MerkleTree.root(leafHashes: leafHashes[Int(node.leaves.lowerBound) ..< Int(node.leaves.upperBound)])
+                MerkleTree.root(leafHashes: leafHashes[Int(node.leaves.lowerBound)..<Int(node.leaves.upperBound)])
             }!
         }
     }
@@ -48,7 +56,7 @@ struct MerkleTreeTests {
         var frontier = MerkleFrontier()
         for (size, root) in v.roots.enumerated() {
             _ = frontier.append(leafHash: leafHashes[size])
-            #expect(MerkleTree.root(leafHashes: leafHashes[0 ... size]) == Self.hex(root), "size \(size + 1)")
+            #expect(MerkleTree.root(leafHashes: leafHashes[0...size]) == Self.hex(root), "size \(size + 1)")
             #expect(frontier.root == Self.hex(root), "frontier at size \(size + 1)")
         }
         #expect(v.roots.count == 8)
@@ -85,17 +93,17 @@ struct MerkleTreeTests {
     @Test func frontierCompletesTheNodesOfEachSize() {
         var frontier = MerkleFrontier()
         var stored: [MerkleTree.Node: [UInt8]] = [:]
-        let leafHashes = (0 ..< 300).map { MerkleTree.leafHash(Array("leaf \($0)".utf8)) }
+        let leafHashes = (0..<300).map { MerkleTree.leafHash(Array("leaf \($0)".utf8)) }
         for hash in leafHashes {
             for (node, h) in frontier.append(leafHash: hash) { stored[node] = h }
             let size = Int(frontier.size)
             // Every stored node is the root of its leaves; the frontier is made of stored nodes.
-            #expect(MerkleTree.hash(of: 0 ..< frontier.size) { stored[$0] } == MerkleTree.root(leafHashes: leafHashes[0 ..< size]))
+            #expect(MerkleTree.hash(of: 0..<frontier.size) { stored[$0] } == MerkleTree.root(leafHashes: leafHashes[0..<size]))
             #expect(MerkleFrontier.nodes(size: frontier.size).map { stored[$0]! } == frontier.hashes)
         }
         #expect(stored.count == 2 * 300 - 300.nonzeroBitCount)
         for (node, hash) in stored {
-            #expect(MerkleTree.root(leafHashes: leafHashes[Int(node.leaves.lowerBound) ..< Int(node.leaves.upperBound)]) == hash)
+            #expect(MerkleTree.root(leafHashes: leafHashes[Int(node.leaves.lowerBound)..<Int(node.leaves.upperBound)]) == hash)
         }
     }
 
@@ -103,16 +111,16 @@ struct MerkleTreeTests {
     /// many, a size or index off by one, are each refused.
     @Test func randomProofsVerifyAndBrokenOnesDoNot() throws {
         var rng = SystemRandomNumberGenerator()
-        let leafHashes = (0 ..< 3000).map { MerkleTree.leafHash(Array("event \($0)".utf8)) }
+        let leafHashes = (0..<3000).map { MerkleTree.leafHash(Array("event \($0)".utf8)) }
         var frontier = MerkleFrontier()
         var roots: [[UInt8]] = [MerkleTree.emptyRoot]
         for hash in leafHashes {
             _ = frontier.append(leafHash: hash)
             roots.append(frontier.root)
         }
-        for _ in 0 ..< 200 {
-            let size = Int64.random(in: 1 ... 3000, using: &rng)
-            let leaf = Int64.random(in: 0 ..< size, using: &rng)
+        for _ in 0..<200 {
+            let size = Int64.random(in: 1...3000, using: &rng)
+            let leaf = Int64.random(in: 0..<size, using: &rng)
             let proof = Self.proof(MerkleTree.inclusionRanges(leaf: leaf, size: size), leafHashes: leafHashes)
             let (leafHash, root) = (leafHashes[Int(leaf)], roots[Int(size)])
             try MerkleProof.verifyInclusion(leafIndex: leaf, treeSize: size, leafHash: leafHash, proof: proof, root: root)
@@ -132,7 +140,7 @@ struct MerkleTreeTests {
             }
             #expect(refused(leaf, size, proof + [leafHash]))
 
-            let size1 = Int64.random(in: 0 ... size, using: &rng)
+            let size1 = Int64.random(in: 0...size, using: &rng)
             let consistency = Self.proof(MerkleTree.consistencyRanges(from: size1, to: size), leafHashes: leafHashes)
             let root1 = roots[Int(size1)]
             try MerkleProof.verifyConsistency(size1: size1, size2: size, root1: root1, root2: root, proof: consistency)

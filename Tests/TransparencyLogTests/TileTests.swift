@@ -1,6 +1,6 @@
 import Foundation
-import TransparencyLog
 import Testing
+import TransparencyLog
 
 /// C2SP `tlog-tiles`: the paths of the specification's examples (and Tessera's), every
 /// malformed path refused, the tiles a tree has, and proofs computed from tiles equal to the
@@ -50,25 +50,25 @@ struct TileTests {
 
     /// Tiles built from a tree's leaves give the same proofs as the tree, for many sizes.
     @Test func proofsFromTiles() throws {
-        let leaves = (0 ..< 1_100).map { MerkleTree.leafHash(Array("leaf \($0)".utf8)) }
+        let leaves = (0..<1_100).map { MerkleTree.leafHash(Array("leaf \($0)".utf8)) }
         func level(_ h: Int) -> [MerkleTree.Hash] {  // the full nodes of height h
             stride(from: 0, to: leaves.count - (1 << h) + 1, by: 1 << h).map {
-                MerkleTree.root(leafHashes: leaves[$0 ..< $0 + (1 << h)])
+                MerkleTree.root(leafHashes: leaves[$0..<$0 + (1 << h)])
             }
         }
         let levels = [level(0), level(8)]
         for size in [1, 2, 3, 255, 256, 257, 511, 512, 1_000, 1_100] as [Int64] {
             var tiles: [Tile: [UInt8]] = [:]
-            for l in 0 ..< 2 {
-                for index in 0 ... 5 as ClosedRange<Int64> {
+            for l in 0..<2 {
+                for index in 0...5 as ClosedRange<Int64> {
                     let width = Tile.width(level: l, index: index, treeSize: size)
                     guard width > 0 else { continue }
                     let start = Int(index) * 256
-                    tiles[Tile(level: l, index: index, width: width)] = levels[l][start ..< start + width].flatMap { $0 }
+                    tiles[Tile(level: l, index: index, width: width)] = levels[l][start..<start + width].flatMap { $0 }
                 }
             }
             let root = MerkleTree.root(leafHashes: leaves[..<Int(size)])
-            #expect(Tile.hashes(of: [0 ..< size], treeSize: size, tiles: tiles) == [root], "size \(size)")
+            #expect(Tile.hashes(of: [0..<size], treeSize: size, tiles: tiles) == [root], "size \(size)")
             for leaf in Set([0, size / 2, size - 1]) {
                 let ranges = MerkleTree.inclusionRanges(leaf: leaf, size: size)
                 #expect(Tile.needed(for: ranges, treeSize: size).allSatisfy { tiles[$0] != nil })

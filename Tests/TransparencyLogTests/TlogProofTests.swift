@@ -1,6 +1,6 @@
 import Foundation
-import TransparencyLog
 import Testing
+import TransparencyLog
 
 /// C2SP `tlog-proof@v1`, pure: the text byte for byte as the specification writes it, every
 /// malformed line refused, a proof made by Go's `sumdb/note` and `sumdb/tlog` verified, and
@@ -10,7 +10,7 @@ struct TlogProofTests {
     static let w1 = try! Cosigner(name: "w1.example")
     static let w2 = try! Cosigner(name: "w2.example")
     static let w3 = try! Cosigner(name: "w3.example")
-    static let entries = (0 ..< 13).map { Array("entry \($0)".utf8) }
+    static let entries = (0..<13).map { Array("entry \($0)".utf8) }
     static let policy = try! WitnessPolicy(
         """
         log \(log.verifier.text)
@@ -28,30 +28,31 @@ struct TlogProofTests {
         let text = Checkpoint(origin: signer.name, size: Int64(size), rootHash: MerkleTree.root(leafHashes: leaves[..<size])).text
         let note = try signer.sign(text) + cosigners.map { try $0.cosign(text, time: 1_700_000_000) }.joined()
         let path = MerkleTree.inclusionRanges(leaf: Int64(index), size: Int64(size)).map {
-            MerkleTree.root(leafHashes: leaves[Int($0.lowerBound) ..< Int($0.upperBound)])
+            MerkleTree.root(leafHashes: leaves[Int($0.lowerBound)..<Int($0.upperBound)])
         }
         return TlogProof(extra: entries[index], index: Int64(index), proof: path, checkpoint: note)
     }
 
     /// Made with Go: `note.Sign` (the log), Ed25519 cosignatures as `tlog-cosignature` says (two
     /// witnesses), `tlog.ProveRecord` for record 6 ("record 6") of 13, written as the spec says.
-    static let goProof = [
-        "c2sp.org/tlog-proof@v1",
-        "extra cmVjb3JkIDY=",
-        "index 6",
-        "RjXudHR7gs33amrwSpQUd7jtTDy87rnDqhg5DocnZYQ=",
-        "0hDTO2hjmXA3kPUaINAqwbmrFLkQW1pDSk5J9JNxOGM=",
-        "VQcmZi2PEzD1dmUTPcWs3MBK3Q2V32plYgXiT33KphE=",
-        "ZExtEJr7CfK0PFtB329R2geuRxrHv42Po8p4OlNz8Uc=",
-        "",
-        "gen.test/ledger",
-        "13",
-        "3Zlkg8n85OUZyrWRDS3XE/t2pPZl54trM1L4GUvEgbA=",
-        "",
-        "— gen.test/ledger BLO80jga8c4+lcLrF1bJF1xfg2rwvqLiWH3F/Ztz1hUXrYyta6JwRo3+dc96YE74chWLqEfc5c6qqjsKmfUFyLINcg8=",
-        "— w1.test Vp0jzwAAAABlU/EA8uirmlyQsizyyacoOa+/OaTj4pxYsr2iGYC0ZIJYxaKZxfjxkaUjcsdMJyQms6onU4tBElQzNqAx1t4UIUvdCA==",
-        "— w2.test GwgnqAAAAABlU/EAJtQ931Tj3jDoqZ7iaCVsui4hvcE82GSzNWLGJXjH6cR0C4yTK9xua1rTqkUKMbPAc5apHTKbGJmuZCecEahMAw==",
-    ].joined(separator: "\n") + "\n"
+    static let goProof =
+        [
+            "c2sp.org/tlog-proof@v1",
+            "extra cmVjb3JkIDY=",
+            "index 6",
+            "RjXudHR7gs33amrwSpQUd7jtTDy87rnDqhg5DocnZYQ=",
+            "0hDTO2hjmXA3kPUaINAqwbmrFLkQW1pDSk5J9JNxOGM=",
+            "VQcmZi2PEzD1dmUTPcWs3MBK3Q2V32plYgXiT33KphE=",
+            "ZExtEJr7CfK0PFtB329R2geuRxrHv42Po8p4OlNz8Uc=",
+            "",
+            "gen.test/ledger",
+            "13",
+            "3Zlkg8n85OUZyrWRDS3XE/t2pPZl54trM1L4GUvEgbA=",
+            "",
+            "— gen.test/ledger BLO80jga8c4+lcLrF1bJF1xfg2rwvqLiWH3F/Ztz1hUXrYyta6JwRo3+dc96YE74chWLqEfc5c6qqjsKmfUFyLINcg8=",
+            "— w1.test Vp0jzwAAAABlU/EA8uirmlyQsizyyacoOa+/OaTj4pxYsr2iGYC0ZIJYxaKZxfjxkaUjcsdMJyQms6onU4tBElQzNqAx1t4UIUvdCA==",
+            "— w2.test GwgnqAAAAABlU/EAJtQ931Tj3jDoqZ7iaCVsui4hvcE82GSzNWLGJXjH6cR0C4yTK9xua1rTqkUKMbPAc5apHTKbGJmuZCecEahMAw==",
+        ].joined(separator: "\n") + "\n"
     static let goPolicy = """
         log gen.test/ledger+04b3bcd2+ARa6ESAdyIoeO2b8VxuLJcuZyxep5HxHnJG0PVUqsfEn
         witness W1 w1.test+569d23cf+BIYnPXIwmD/zFdUj434iVHjjl54D7YoAC2Xz2bdGAtn2
@@ -83,7 +84,8 @@ struct TlogProofTests {
         let proof = try TlogProof(text: Self.goProof)
         #expect(proof.extra == Array("record 6".utf8) && proof.index == 6 && proof.proof.count == 4)
         #expect(proof.text == Self.goProof)
-        let (checkpoint, cosigners) = try proof.verify(leafHash: MerkleTree.leafHash(Array("record 6".utf8)), policy: WitnessPolicy(Self.goPolicy))
+        let (checkpoint, cosigners) = try proof.verify(
+            leafHash: MerkleTree.leafHash(Array("record 6".utf8)), policy: WitnessPolicy(Self.goPolicy))
         #expect(checkpoint.origin == "gen.test/ledger" && checkpoint.size == 13 && cosigners == ["W1", "W2"])
         #expect(throws: MerkleProof.Failure.self) {
             try proof.verify(leafHash: MerkleTree.leafHash(Array("record 7".utf8)), policy: WitnessPolicy(Self.goPolicy))
@@ -97,12 +99,16 @@ struct TlogProofTests {
         let good = TlogProof(extra: [1, 2, 3], index: 5, proof: [hash], checkpoint: note).text
         let line = Base64.encode(hash)
         #expect(try TlogProof(text: good).index == 5)
-        #expect(try TlogProof(text: "c2sp.org/tlog-proof@v1\nindex 0\n" + String(repeating: line + "\n", count: 63) + "\n" + note).proof.count == 63)
+        #expect(
+            try TlogProof(text: "c2sp.org/tlog-proof@v1\nindex 0\n" + String(repeating: line + "\n", count: 63) + "\n" + note).proof.count
+                == 63)
         let header = "c2sp.org/tlog-proof@v1\n"
         func replacing(_ old: String, _ new: String) -> String { good.replacingOccurrences(of: old, with: new) }
         var cases: [String] = ["", "c2sp.org/tlog-proof@v1", header, "c2sp.org/tlog-proof@v2\nindex 0\n\n" + note]
         cases += [" " + header + "index 0\n\n" + note, replacing("\n", "\r\n")]
-        cases += ["index 05", "index -5", "index +5", "index 5.0", "index 9223372036854775808", "index", "index  5"].map { replacing("index 5", $0) }
+        cases += ["index 05", "index -5", "index +5", "index 5.0", "index 9223372036854775808", "index", "index  5"].map {
+            replacing("index 5", $0)
+        }
         cases.append(replacing("index 5\n", ""))  // no index line
         cases += ["extra AQI!", "extra AQID=", "extra AQJ="].map { replacing("extra AQID", $0) }  // AQJ=: stray bits, not the one spelling
         cases.append(header + "index 0\nextra AQID\n\n" + note)  // extra after the index
@@ -115,9 +121,11 @@ struct TlogProofTests {
         }
     }
 
-    @Test("verified against a policy: every entry of the tree; a wrong entry, index or proof hash, another log key, a broken cosignature or a quorum not met refused")
+    @Test(
+        "verified against a policy: every entry of the tree; a wrong entry, index or proof hash, another log key, a broken cosignature or a quorum not met refused"
+    )
     func verification() throws {
-        for index in 0 ..< 13 {
+        for index in 0..<13 {
             let proof = try TlogProof(text: Self.proof(index: index, size: 13, cosigners: [Self.w1, Self.w3]).text)
             let (checkpoint, cosigners) = try proof.verify(leafHash: MerkleTree.leafHash(Self.entries[index]), policy: Self.policy)
             #expect(checkpoint.size == 13 && cosigners == ["W1", "W3"])
@@ -126,7 +134,9 @@ struct TlogProofTests {
         let leafHash = MerkleTree.leafHash(Self.entries[6])
         #expect(try proof.verify(leafHash: leafHash, policy: Self.policy).cosigners == ["W1", "W2"])
 
-        func refused<E: Error>(_ what: String, _ error: E.Type, leafHash: MerkleTree.Hash = leafHash, _ change: (inout TlogProof) throws -> Void) throws {
+        func refused<E: Error>(
+            _ what: String, _ error: E.Type, leafHash: MerkleTree.Hash = leafHash, _ change: (inout TlogProof) throws -> Void
+        ) throws {
             var tampered = proof
             try change(&tampered)
             // Through the text, as a file would carry it.
@@ -140,7 +150,8 @@ struct TlogProofTests {
         try refused("a proof hash dropped", MerkleProof.Failure.self) { $0.proof.removeLast() }
         try refused("a proof hash added", MerkleProof.Failure.self) { $0.proof.append(MerkleTree.leafHash([9])) }
         try refused("signed by another key of the log's name", NoteError.self) {
-            $0.checkpoint = try Self.proof(index: 6, size: 11, cosigners: [Self.w1, Self.w2], signer: NoteSigner(name: Self.log.name)).checkpoint
+            $0.checkpoint = try Self.proof(index: 6, size: 11, cosigners: [Self.w1, Self.w2], signer: NoteSigner(name: Self.log.name))
+                .checkpoint
         }
         try refused("the checkpoint's root changed under its signatures", NoteError.self) {
             let root = Base64.encode(try Checkpoint(text: SignedNote.parse($0.checkpoint).text).rootHash)

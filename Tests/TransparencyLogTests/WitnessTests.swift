@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
-import TransparencyLog
 import Testing
+import TransparencyLog
 
 /// C2SP `tlog-cosignature`, `tlog-policy` and `tlog-witness`'s checks, pure: every refusal.
 struct WitnessTests {
@@ -10,7 +10,7 @@ struct WitnessTests {
     static let w2 = try! Cosigner(name: "w2.example")
     static let w3 = try! Cosigner(name: "w3.example")
 
-    static func leaves(_ n: Int) -> [MerkleTree.Hash] { (0 ..< n).map { MerkleTree.leafHash(Array("e\($0)".utf8)) } }
+    static func leaves(_ n: Int) -> [MerkleTree.Hash] { (0..<n).map { MerkleTree.leafHash(Array("e\($0)".utf8)) } }
     static func note(size: Int, cosigners: [Cosigner] = []) throws -> String {
         let text = Checkpoint(origin: log.name, size: Int64(size), rootHash: MerkleTree.root(leafHashes: leaves(size)[...])).text
         return try log.sign(text) + cosigners.map { try $0.cosign(text, time: 1_700_000_000) }.joined()
@@ -20,7 +20,7 @@ struct WitnessTests {
         let key = Self.w1.verifier
         #expect(try CosignatureVerifier(key.text) == key)
         #expect(try Cosigner(Self.w1.text).verifier == key)
-        let expectedID = Array(SHA256.hash(data: Array("w1.example".utf8) + [0x0A, 0x04] + key.publicKey))[0 ..< 4]
+        let expectedID = Array(SHA256.hash(data: Array("w1.example".utf8) + [0x0A, 0x04] + key.publicKey))[0..<4]
         #expect(key.keyID == expectedID.reduce(0) { $0 << 8 | UInt32($1) })
         let note = try Self.note(size: 5, cosigners: [Self.w1])
         let (text, signatures) = try SignedNote.parse(note)
@@ -55,7 +55,8 @@ struct WitnessTests {
         let w = "witness W1 \(Self.w1.verifier.text)\n"
         for bad in [
             "", "quorum W1", w + "quorum W1\nquorum W1", w + "group g 2 W1\nquorum g", w + "group g any W1 W1\nquorum g",
-            w + "group g any W2\nquorum g", w + "witness W1 \(Self.w2.verifier.text)\nquorum W1", w + "witness W9 \(Self.w1.verifier.text)\nquorum W1",
+            w + "group g any W2\nquorum g", w + "witness W1 \(Self.w2.verifier.text)\nquorum W1",
+            w + "witness W9 \(Self.w1.verifier.text)\nquorum W1",
             w + "group g 0 W1\nquorum g", w + "group g 01 W1\nquorum g", w + "group none any W1\nquorum none", w + "quorum W1 W1",
             "log \(Self.w1.verifier.text)\nquorum none", w + "frobnicate\nquorum W1", "quorum g\ngroup g any W1\n" + w,
         ] {
@@ -68,7 +69,9 @@ struct WitnessTests {
         let leaves = Self.leaves(20)
         func root(_ n: Int) -> MerkleTree.Hash { MerkleTree.root(leafHashes: leaves[..<n]) }
         func proof(_ m: Int, _ n: Int) -> [MerkleTree.Hash] {
-            MerkleTree.consistencyRanges(from: Int64(m), to: Int64(n)).map { MerkleTree.root(leafHashes: leaves[Int($0.lowerBound) ..< Int($0.upperBound)]) }
+            MerkleTree.consistencyRanges(from: Int64(m), to: Int64(n)).map {
+                MerkleTree.root(leafHashes: leaves[Int($0.lowerBound)..<Int($0.upperBound)])
+            }
         }
         func status(_ request: AddCheckpoint, latest: (Int64, MerkleTree.Hash)?) -> Int {
             do {
@@ -84,10 +87,19 @@ struct WitnessTests {
         #expect(parsed == AddCheckpoint(oldSize: 7, proof: proof(7, 20), note: n20))
         // 404 unknown origin; 403 no trusted signature or a bad one; 400 old past new; 409 not the latest; 422 proofs.
         let stranger = try NoteSigner(name: "other.example/log")
-        #expect(status(AddCheckpoint(oldSize: 0, proof: [], note: try stranger.sign(Checkpoint(origin: "other.example/log", size: 1, rootHash: root(1)).text)), latest: nil) == 404)
+        #expect(
+            status(
+                AddCheckpoint(
+                    oldSize: 0, proof: [], note: try stranger.sign(Checkpoint(origin: "other.example/log", size: 1, rootHash: root(1)).text)
+                ), latest: nil) == 404)
         let impostor = try NoteSigner(name: Self.log.name)
-        #expect(status(AddCheckpoint(oldSize: 0, proof: [], note: try impostor.sign(Checkpoint(origin: Self.log.name, size: 20, rootHash: root(20)).text)), latest: nil) == 403)
-        #expect(status(AddCheckpoint(oldSize: 0, proof: [], note: n20.replacingOccurrences(of: "\n20\n", with: "\n21\n")), latest: nil) == 403)
+        #expect(
+            status(
+                AddCheckpoint(
+                    oldSize: 0, proof: [], note: try impostor.sign(Checkpoint(origin: Self.log.name, size: 20, rootHash: root(20)).text)),
+                latest: nil) == 403)
+        #expect(
+            status(AddCheckpoint(oldSize: 0, proof: [], note: n20.replacingOccurrences(of: "\n20\n", with: "\n21\n")), latest: nil) == 403)
         #expect(status(AddCheckpoint(oldSize: 21, proof: [], note: n20), latest: (21, root(20))) == 400)
         #expect(status(AddCheckpoint(oldSize: 0, proof: [], note: n20), latest: (7, root(7))) == 409)
         #expect(status(AddCheckpoint(oldSize: 5, proof: proof(5, 20), note: n20), latest: (7, root(7))) == 409)
