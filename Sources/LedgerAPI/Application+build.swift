@@ -54,8 +54,8 @@ public func buildRouter(
     }
     ConsoleController().addRoutes(to: router)
     let reads = ReadClient(primary: client, standby: standby, store: store, logger: logger, readWait: configuration.readWait)
-    let commands = CollaborationService(store: store, publicBaseURL: configuration.baseURL)
-    let collaborations = Collaborations(store: store)
+    let commands = CollaborationCommands(store: store, publicBaseURL: configuration.baseURL)
+    let collaborations = CollaborationStreams(store: store)
     let v1 = router.group("v1").add(middleware: AuthMiddleware(authority: authority))
     CollaborationController(commands: commands, reads: reads, bodyLimit: configuration.bodyLimit).addRoutes(to: v1)
     ProofController(service: proofs, bodyLimit: configuration.bodyLimit).addRoutes(to: v1)

@@ -9,7 +9,7 @@ import Logging
 
 /// The v1 collaboration endpoints.
 struct CollaborationController {
-    let commands: CollaborationService
+    let commands: CollaborationCommands
     let reads: ReadClient
     let bodyLimit: Int
 

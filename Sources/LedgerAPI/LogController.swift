@@ -16,7 +16,7 @@ import TransparencyLog
 struct LogController {
     let tree: LogTree
     let store: EventStore
-    let collaborations: Collaborations
+    let collaborations: CollaborationStreams
     let subjects: Subjects
     let latestCheckpoint: LatestCheckpoint
     let client: PostgresClient

@@ -10,7 +10,7 @@ import LedgerWire
 /// `WebhookDeliverer` workers; its secret is in the registration's answer only.
 struct WebhookController {
     let registry: WebhookRegistry
-    let collaborations: Collaborations
+    let collaborations: CollaborationStreams
     let subjects: Subjects
     let bodyLimit: Int
     /// `LEDGER_WEBHOOKS_ALLOW_HTTP`: plain http URLs accepted (development, tests).

@@ -62,9 +62,9 @@ struct BenchErase: AsyncParsableCommand {
     }
 
     /// The account starts a tenth of `events` collaborations and posts the rest as highlights,
-    /// 16 at a time, through CollaborationService.
+    /// 16 at a time, through CollaborationCommands.
     static func appear(_ account: String, in events: Int, store: EventStore) async throws {
-        let service = CollaborationService(store: store, publicBaseURL: "https://bench.invalid")
+        let service = CollaborationCommands(store: store, publicBaseURL: "https://bench.invalid")
         let caller = Caller(account: account)
         let starts = max(1, events / 10)
         try await withThrowingTaskGroup(of: Void.self) { group in

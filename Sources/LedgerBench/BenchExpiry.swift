@@ -74,7 +74,7 @@ struct BenchExpiry: AsyncParsableCommand {
     /// and each granted (an AccessGranted as the verifier appends it), in one append per
     /// collaboration.
     static func grantWindows(_ store: EventStore, _ ids: [String], windows: Int, perCollaboration: Int, dueFrom: Date) async throws {
-        let collaborations = Collaborations(store: store)
+        let collaborations = CollaborationStreams(store: store)
         var random = SeededRandom(seed: 7)
         var remaining = windows
         for (c, id) in ids.enumerated() {
@@ -105,7 +105,7 @@ struct BenchExpiry: AsyncParsableCommand {
     /// `writers` tasks appending a notice each to random collaborations until `end`; the wall
     /// time of every acknowledgement.
     static func write(_ store: EventStore, _ ids: [String], writers: Int, until end: Date) async throws -> [Date] {
-        let collaborations = Collaborations(store: store)
+        let collaborations = CollaborationStreams(store: store)
         return try await withThrowingTaskGroup(of: [Date].self) { group in
             for w in 0..<writers {
                 group.addTask {

@@ -117,7 +117,7 @@ struct BenchFeed: AsyncParsableCommand {
 
     /// `writers` tasks appending a notice each to random collaborations for `seconds`.
     static func write(_ store: EventStore, _ ids: [String], writers: Int, seconds: Int) async throws -> Phase {
-        let collaborations = Collaborations(store: store)
+        let collaborations = CollaborationStreams(store: store)
         let acks = Acks()
         let deadline = ContinuousClock.now + .seconds(seconds)
         let (started, cpu) = (ContinuousClock.now, CPUTime.now())

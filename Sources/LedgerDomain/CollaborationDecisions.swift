@@ -128,7 +128,7 @@ public enum CollaborationDecisions {
     /// that whoever appends it, however often it is decided, the log holds it once.
     public static func expiries(state: CollaborationState, now: Date) -> [(event: CollaborationEvent, id: UUID)] {
         let micros = AccessWindow.micros(now)
-        // Every command asks (`Collaborations`): the due identities are picked first, and only they sorted.
+        // Every command asks (`CollaborationStreams`): the due identities are picked first, and only they sorted.
         let due = state.identities.filter { $0.value.isCurrent && ($0.value.window.notAfterMicros.map { $0 <= micros } ?? false) }
         return due.sorted { $0.key < $1.key }.compactMap { key, identity in
             guard let dueAt = identity.notAfter, let rootHash = try? RootHash(base64: key) else { return nil }

@@ -22,14 +22,14 @@ import ServiceLifecycle
 ///
 /// **Asleep until the next `dueAt`.** Not every append wakes it: a command that gives a
 /// collaboration an earlier window end notifies `ledger_expiry` with the collaboration's id
-/// (`Collaborations.windowsChannel`), which the service then decides from its state without
+/// (`CollaborationStreams.windowsChannel`), which the service then decides from its state without
 /// waiting for the view; the membership projection notifies it when it projects a window or an
 /// expiry; and it looks again at least every `maxSleep`. A collaboration it has just decided is
 /// left out of the view's nominations until the projection has folded that decision (the
 /// notification of its expiries says so), so a lagging view never makes it spin; meanwhile the
 /// service expires its next windows itself, at the `dueAt` its state gives.
 public struct ExpiryService: Service {
-    public static let channel = Collaborations.windowsChannel
+    public static let channel = CollaborationStreams.windowsChannel
     /// "EXPIRY": the lease every instance asks for.
     public static let leaseKey: Int64 = 0x45_5850_4952_59
     /// Its holder's record (`ledger_lease_holders`).
@@ -113,7 +113,7 @@ public struct ExpiryService: Service {
         var own: [String: Date] = [:]
         // Their states as this service appended them: the next decision starts from it without a
         // read (an append at its version is refused if anyone else appended since).
-        var known: [String: Collaborations.Current] = [:]
+        var known: [String: CollaborationStreams.Current] = [:]
         while !Task.isCancelled {
             if ContinuousClock.now - beat >= .seconds(1) {
                 beat = .now
@@ -159,14 +159,14 @@ public struct ExpiryService: Service {
     struct After: Sendable {
         var position: Int64
         var next: Date?
-        var current: Collaborations.Current?
+        var current: CollaborationStreams.Current?
     }
 
     /// Decides and appends the expiries due at `now` in `collaborations`; answers, for each one,
     /// its stream position after them (what the projection must reach before it nominates the
     /// collaboration again) and when its next window ends.
     func expire(
-        _ collaborations: [String], now: Date, known: [String: Collaborations.Current] = [:], hinted: Set<String> = []
+        _ collaborations: [String], now: Date, known: [String: CollaborationStreams.Current] = [:], hinted: Set<String> = []
     ) async throws -> [String: After] {
         var positions: [String: After] = [:]
         var open = collaborations
@@ -174,7 +174,7 @@ public struct ExpiryService: Service {
         for _ in 1...8 where !open.isEmpty {
             let wanted = Set(open)
             var states = known.filter { wanted.contains($0.key) }
-            states.merge(try await Collaborations(store: store).currents(open.filter { states[$0] == nil })) { $1 }
+            states.merge(try await CollaborationStreams(store: store).currents(open.filter { states[$0] == nil })) { $1 }
             known = [:]  // a retry reads them all
             var requests: [AppendRequest] = []
             var decided: [(String, [CollaborationEvent], CollaborationState)] = []
@@ -197,7 +197,7 @@ public struct ExpiryService: Service {
                     positions[collaboration]?.position = appended.lastPosition
                     positions[collaboration]?.current =
                         appended.duplicate
-                        ? nil : Collaborations.Current(state: state, version: appended.version, position: appended.lastPosition)
+                        ? nil : CollaborationStreams.Current(state: state, version: appended.version, position: appended.lastPosition)
                     guard !appended.duplicate else { continue }
                     Self.appended.increment(by: events.count)
                     let appendedAt = Date()
@@ -235,7 +235,7 @@ public struct ExpiryService: Service {
 
     /// Decides each collaboration on its state, in two halves on two tasks (encoding the events and
     /// states is most of a round's work; a round of 1,000 collaborations took 0.37 s on one).
-    static func decide(_ states: [(String, Collaborations.Current)], now: Date) async -> [Decision] {
+    static func decide(_ states: [(String, CollaborationStreams.Current)], now: Date) async -> [Decision] {
         let half = (states.count + 1) / 2
         let parts = states.count < 64 ? [states[...]] : [states[..<half], states[half...]]
         return await withTaskGroup(of: [Decision].self) { group in
@@ -244,7 +244,7 @@ public struct ExpiryService: Service {
         }
     }
 
-    static func decide(_ collaboration: String, _ current: Collaborations.Current, now: Date) -> Decision {
+    static func decide(_ collaboration: String, _ current: CollaborationStreams.Current, now: Date) -> Decision {
         let expiries = CollaborationDecisions.expiries(state: current.state, now: now)
         var next = current.state
         for expiry in expiries { next.apply(expiry.event) }

@@ -180,7 +180,7 @@ public final class ProofEngine: Sendable {
                 (String?, Int64, Int64, String?, UUID?, ByteBuffer?, String?, String?, Bool, UUID?).self)
             {
                 if let stream, let collaborationId = Streams.collaborationId(of: stream),
-                    let current = try Collaborations.Current(StreamState(version: version, state: state, position: position))
+                    let current = try CollaborationStreams.Current(StreamState(version: version, state: state, position: position))
                 {
                     premises.currents[collaborationId] = current
                 } else if let id, let challenge, let collaboration, let account {

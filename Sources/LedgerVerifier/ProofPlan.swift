@@ -10,7 +10,7 @@ import TransparencyLog
 struct ProofPlan {
     /// What step 1 reads.
     struct Premises: Sendable {
-        var currents: [String: Collaborations.Current] = [:]
+        var currents: [String: CollaborationStreams.Current] = [:]
         var challenges: [UUID: IssuedChallenge] = [:]
         /// Stored requests another worker has decided since they were listed.
         var decidedElsewhere: Set<UUID> = []

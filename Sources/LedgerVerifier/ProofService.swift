@@ -12,7 +12,7 @@ import PostgresNIO
 /// waits on the verdict NOTIFY up to `verdictWait`, then answers "pending" with a status URL.
 public struct ProofService: Sendable {
     let requests: ProofRequests
-    let collaborations: Collaborations
+    let collaborations: CollaborationStreams
     let engine: ProofEngine?
     let verdicts: NotificationHub?
     let verdictWait: Duration
@@ -25,7 +25,7 @@ public struct ProofService: Sendable {
         verdictWait: Duration, rejectionLimit: Int = 20, rejectionWindow: Duration = .seconds(60)
     ) {
         self.requests = requests
-        self.collaborations = Collaborations(store: store)
+        self.collaborations = CollaborationStreams(store: store)
         self.engine = engine
         self.verdicts = verdicts
         self.verdictWait = verdictWait

@@ -2,8 +2,9 @@ import Foundation
 import LedgerTestSupport
 import Testing
 
-/// docs/ARCHITECTURE.md stays true: its target table names exactly the package's targets, and
-/// every file it names (Swift under `Sources/`, SQL under `Migrations/`) exists.
+/// docs/ARCHITECTURE.md stays true: its target table names exactly the package's targets, every
+/// file it names (Swift under `Sources/`, SQL under `Migrations/`) exists, and every file a way
+/// through the code names is on that way (`SourceGraph`).
 @Suite("The architecture document")
 struct ArchitectureDocTests {
     static func read(_ path: String) throws -> String {
@@ -37,5 +38,35 @@ struct ArchitectureDocTests {
             return !FileManager.default.fileExists(atPath: Repository.root.appendingPathComponent(path).path)
         }
         #expect(missing.isEmpty, "named in docs/ARCHITECTURE.md but missing: \(missing)")
+    }
+
+    /// The ways through, each with its entry points and the files it names.
+    static func ways() throws -> [(title: String, entries: [String], named: [String])] {
+        let doc = try read("docs/ARCHITECTURE.md")
+        let section = try #require(doc.components(separatedBy: "## Five ways through").dropFirst().first).components(separatedBy: "\n## ")[
+            0]
+        return section.components(separatedBy: "\n**").dropFirst().map { way in
+            let title = way.components(separatedBy: "**")[0]
+            let entryLine = way.split(separator: "\n").first { $0.hasPrefix("Entry points: ") } ?? ""
+            let paths = #/`([A-Za-z]+/[A-Za-z0-9_+./-]+\.(?:swift|sql))`/#
+            return (title, entryLine.matches(of: paths).map { String($0.1) }, way.matches(of: paths).map { String($0.1) })
+        }
+    }
+
+    @Test("every file a way through the code names is reached from one of its entry points, or reaches one (its callers)")
+    func waysReachTheirFiles() throws {
+        let graph = try SourceGraph(root: Repository.root)
+        let ways = try Self.ways()
+        #expect(ways.count == 5)
+        for way in ways {
+            #expect(!way.entries.isEmpty, "\(way.title): no entry points")
+            let onTheWay = graph.reached(from: way.entries).union(graph.callers(of: way.entries))
+            let strays = way.named.filter { !onTheWay.contains($0) }
+            #expect(strays.isEmpty, "\(way.title): named, but neither reached from \(way.entries) nor reaching them: \(strays)")
+        }
+        // The map tells files apart: a benchmark is on none of the ways, and the tiles' server side
+        // does not reach the evidence's command-line check.
+        for way in ways { #expect(!graph.reached(from: way.entries).contains("LedgerBench/BenchCommands.swift"), "\(way.title)") }
+        #expect(!graph.reached(from: ["LedgerAPI/TileController.swift"]).contains("LedgerCLI/VerifyEvidence.swift"))
     }
 }

@@ -20,7 +20,7 @@ struct PagingTests {
     /// Appends `events` to the collaboration through the command loop (its inline state kept).
     static func append(_ api: API, _ id: String, _ events: [CollaborationEvent]) async throws -> Int64 {
         let store = EventStore(client: api.db, logger: Logger(label: "test"))
-        return try await Collaborations(store: store).decideAndAppend(id) { _ in
+        return try await CollaborationStreams(store: store).decideAndAppend(id) { _ in
             .init(events: events, metadata: EventMetadata(actor: "devin"))
         }.position
     }

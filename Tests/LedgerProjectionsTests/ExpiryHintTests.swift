@@ -9,7 +9,7 @@ import PostgresNIO
 import Testing
 
 /// A command that gives a collaboration an earlier window end tells the expiry service directly
-/// (`Collaborations.windowsChannel`, the collaboration's id): the service expires it on time
+/// (`CollaborationStreams.windowsChannel`, the collaboration's id): the service expires it on time
 /// even when the membership projection has not folded the window. Here no projector runs at
 /// all, so the view never nominates the collaboration; only the command's notification can.
 @Suite("Expiry told by the command")
@@ -32,7 +32,7 @@ struct ExpiryHintTests {
                 // What any database login could send: no id, and an id of no collaboration. Dropped.
                 try await client.query(
                     "SELECT pg_notify('ledger_expiry', 'not-an-id'), pg_notify('ledger_expiry', \(UUID().uuidString.lowercased()))")
-                let collaborations = Collaborations(store: store)
+                let collaborations = CollaborationStreams(store: store)
                 let id = try await Self.start(store)
                 let hash = try RootHash(bytes: [UInt8](repeating: 9, count: 32))
                 let window = try AccessWindow(notBefore: nil, notAfter: Date().addingTimeInterval(1.5))

@@ -11,7 +11,7 @@ import Testing
 @Suite("Expiry before a command")
 struct ExpiryCatchUpTests {
     /// A collaboration whose member's window (granted) has ended, with no expiry appended.
-    static func endedWindow(_ store: EventStore, _ collaborations: Collaborations) async throws -> String {
+    static func endedWindow(_ store: EventStore, _ collaborations: CollaborationStreams) async throws -> String {
         let id = UUID().uuidString.lowercased()
         let command = StartCollaboration(localIdentifier: "l", title: "t", initiatorHandle: "h")
         guard
@@ -46,7 +46,7 @@ struct ExpiryCatchUpTests {
     )
     func catchUp() async throws {
         try await withTestStore { store, _, _ in
-            let collaborations = Collaborations(store: store)
+            let collaborations = CollaborationStreams(store: store)
             let id = try await Self.endedWindow(store, collaborations)
 
             let notice = CollaborationEvent.highlightPosted(
@@ -79,7 +79,7 @@ struct ExpiryCatchUpTests {
     )
     func raceWithTheService() async throws {
         try await withTestStore { store, _, _ in
-            let collaborations = Collaborations(store: store)
+            let collaborations = CollaborationStreams(store: store)
             let id = try await Self.endedWindow(store, collaborations)
             // The command reads the collaboration and decides: the expiry first, then its notice.
             let read = try await collaborations.current(id)

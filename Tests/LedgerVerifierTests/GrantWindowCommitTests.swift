@@ -21,7 +21,7 @@ struct GrantWindowCommitTests {
     func commitAfterTheEnd() async throws {
         try await withAPI { api in
             let (id, people) = try await ProofEngineTests.collaboration(api, people: 5)
-            let collaborations = Collaborations(store: EventStore(client: api.db, logger: Logger(label: "test")))
+            let collaborations = CollaborationStreams(store: EventStore(client: api.db, logger: Logger(label: "test")))
             // A loaded machine may read the proof only after a short window has ended (then it is
             // refused at once, which shows nothing of the commit): a longer window, up to five times.
             for (attempt, person) in people.enumerated() {

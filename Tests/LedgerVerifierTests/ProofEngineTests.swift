@@ -183,7 +183,7 @@ struct ProofEngineTests {
             let alice = people[0]
             let store = EventStore(client: api.db, logger: Logger(label: "test"))
             let (engine, _) = Self.engine(api.db) {
-                _ = try await Collaborations(store: store).decideAndAppend(id) { _ in
+                _ = try await CollaborationStreams(store: store).decideAndAppend(id) { _ in
                     .init(
                         events: [.identityRemoved(.init(rootHash: alice.rootHash, account: nil))], metadata: EventMetadata(actor: "devin"))
                 }

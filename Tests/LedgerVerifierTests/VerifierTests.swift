@@ -99,7 +99,7 @@ struct VerifierTests {
             let engine = Self.engine(api.db) {
                 guard !removed.withLock({ $0 }) else { return }
                 removed.withLock { $0 = true }
-                _ = try await Collaborations(store: store).decideAndAppend(id) { _ in
+                _ = try await CollaborationStreams(store: store).decideAndAppend(id) { _ in
                     .init(
                         events: [.identityRemoved(.init(rootHash: try RootHash(base64: rootHash), account: nil))],
                         metadata: EventMetadata(actor: "devin"))

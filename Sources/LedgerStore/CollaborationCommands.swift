@@ -5,16 +5,16 @@ import LedgerWire
 /// The commands on collaborations. Each decides on the inline state the store keeps in the same
 /// transaction as the stream (never on a lagging view) and appends with the version it read; a
 /// concurrent change makes it read and decide again.
-public struct CollaborationService: Sendable {
+public struct CollaborationCommands: Sendable {
     let store: EventStore
-    let collaborations: Collaborations
+    let collaborations: CollaborationStreams
     let subjects: Subjects
     /// Where universal links point.
     let publicBaseURL: String
 
     public init(store: EventStore, publicBaseURL: String) {
         self.store = store
-        self.collaborations = Collaborations(store: store)
+        self.collaborations = CollaborationStreams(store: store)
         self.subjects = Subjects(store: store)
         self.publicBaseURL = publicBaseURL.hasSuffix("/") ? String(publicBaseURL.dropLast()) : publicBaseURL
     }

@@ -4,9 +4,10 @@ import LedgerPostgres
 import LedgerWire
 import PostgresNIO
 
-/// Collaboration streams as command handlers use them: the current inline state, and the
-/// decide → append-at-that-version → retry-on-conflict loop every command runs.
-public struct Collaborations: Sendable {
+/// Collaboration streams as the commands (`CollaborationCommands`) use them: the current inline
+/// state, and the decide (`CollaborationDecisions`, pure) → append-at-that-version →
+/// retry-on-conflict loop every command runs.
+public struct CollaborationStreams: Sendable {
     public let store: EventStore
     static let attempts = 8
     /// Where the expiry service listens: the projection's folds of windows (empty payload), and
