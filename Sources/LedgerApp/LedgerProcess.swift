@@ -32,7 +32,8 @@ public struct LedgerProcess: Sendable {
         public var servesHTTP: Bool { self == .serve || self == .api }
     }
 
-    /// A role's process lacks what it cannot run without: said before anything connects.
+    /// A process refused before it serves: its role lacks what it cannot run without (said before
+    /// anything connects), or the log's format refuses its settings (public entries).
     public struct Incomplete: Error, CustomStringConvertible {
         public var description: String
     }

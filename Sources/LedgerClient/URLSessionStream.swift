@@ -25,15 +25,20 @@ final class URLSessionStream: NSObject, URLSessionDataDelegate, @unchecked Senda
             task.cancel()
             session.invalidateAndCancel()
         }
-        let status = try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                delegate.lock.withLock { delegate.head = continuation }
-                task.resume()
+        do {
+            let status = try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    delegate.lock.withLock { delegate.head = continuation }
+                    task.resume()
+                }
+            } onCancel: {
+                task.cancel()
             }
-        } onCancel: {
-            task.cancel()
+            return (status, delegate.body)
+        } catch {
+            delegate.pieces.finish()  // no body for anyone: the session is invalidated now
+            throw error
         }
-        return (status, delegate.body)
     }
 
     private func answerHead(_ result: Result<Int, any Error>) {
