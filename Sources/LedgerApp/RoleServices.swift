@@ -39,21 +39,19 @@ public enum RoleServices {
         let projector = ProjectorWorker(client: client, events: events, logger: logger)
         let windows = NotificationHub(client: client, channel: ExpiryService.channel, logger: logger)
         let expiry = ExpiryService(client: client, store: store, wake: windows, logger: logger)
-        let feed = FeedTail(store: store, events: events, logger: logger)
         let deliverer = WebhookDeliverer(
             client: client, store: store, events: events, logger: logger, settings: deliverySettings(deliveries, configuration))
-        let readiness = Readiness(drain: configuration.shutdownDrain)
         let proofs = ProofService(
             requests: proofRequests(client, configuration, logger), store: store, engine: engine, verdicts: nil,
             verdictWait: configuration.verdictWait)
-        let app = application(
-            client: client, store: store, authority: authority, configuration: configuration, proofs: proofs, feed: feed,
-            readiness: readiness, standby: standby, logger: logger, onRunning: onRunning)
+        let api = api(
+            client: client, store: store, authority: authority, configuration: configuration, proofs: proofs, events: events,
+            standby: standby, logger: logger, onRunning: onRunning)
         let checkpointer: [any Service] =
             signer.map {
                 [makeCheckpointer(client, signer: $0, witnesses: witnesses, publishedFile: publishedFile, events: events, logger)]
             } ?? []
-        return [requests, events, windows, worker, projector, expiry, feed, deliverer] + checkpointer + [app, readiness]
+        return [requests, events, windows, worker, projector, expiry, api.feed, deliverer] + checkpointer + [api.app, api.readiness]
     }
 
     /// `ledger api`: the API alone (with the change feed's tail and its LISTEN); proofs are
@@ -64,15 +62,13 @@ public enum RoleServices {
     ) -> [any Service] {
         let verdicts = NotificationHub(client: client, channel: VerifierChannels.verdicts, logger: logger)
         let events = NotificationHub(client: client, channel: EventStore.channel, logger: logger)
-        let feed = FeedTail(store: store, events: events, logger: logger)
-        let readiness = Readiness(drain: configuration.shutdownDrain)
         let proofs = ProofService(
             requests: proofRequests(client, configuration, logger), store: store, engine: nil, verdicts: verdicts,
             verdictWait: configuration.verdictWait)
-        let app = application(
-            client: client, store: store, authority: authority, configuration: configuration, proofs: proofs, feed: feed,
-            readiness: readiness, standby: standby, logger: logger, onRunning: onRunning)
-        return [verdicts, events, feed, app, readiness]
+        let api = api(
+            client: client, store: store, authority: authority, configuration: configuration, proofs: proofs, events: events,
+            standby: standby, logger: logger, onRunning: onRunning)
+        return [verdicts, events, api.feed, api.app, api.readiness]
     }
 
     /// `ledger verifier`: a worker deciding the requests `ledger api` stores.
@@ -144,17 +140,20 @@ public enum RoleServices {
         return settings
     }
 
-    /// The HTTP server around `LedgerAPI`'s router; `onRunning` gets the bound port (useful
-    /// with port 0).
-    static func application(
+    /// The API as `serve` and `api` both run it, around their own proof path: the change feed's
+    /// tail (on the role's `events` hub), the HTTP server around `LedgerAPI`'s router (`onRunning`
+    /// gets the bound port, useful with port 0) and `Readiness`. Each role places them in its order.
+    static func api(
         client: PostgresClient, store: EventStore, authority: TokenAuthority, configuration: LedgerConfiguration,
-        proofs: ProofService, feed: FeedTail, readiness: Readiness, standby: PostgresClient?, logger: Logger,
+        proofs: ProofService, events: NotificationHub, standby: PostgresClient?, logger: Logger,
         onRunning: @escaping @Sendable (Int) async -> Void
-    ) -> some Service {
+    ) -> (feed: FeedTail, app: any Service, readiness: Readiness) {
+        let feed = FeedTail(store: store, events: events, logger: logger)
+        let readiness = Readiness(drain: configuration.shutdownDrain)
         let router = buildRouter(
             client: client, store: store, authority: authority, configuration: configuration, proofs: proofs, feed: feed,
             readiness: readiness, standby: standby, logger: logger)
-        return Application(
+        let app = Application(
             responder: AbandoningResponder(inner: router.buildResponder()),
             // A connection that sends nothing for a minute is closed: slow or stalled clients do
             // not hold sockets forever (they cost no thread meanwhile: the server is NIO).
@@ -166,5 +165,6 @@ public enum RoleServices {
                 await onRunning(port)
             },
             logger: logger)
+        return (feed, app, readiness)
     }
 }
