@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import LedgerApp
+import LedgerDomain
+import LedgerPostgres
 import LedgerProjections
 import LedgerStore
 import LedgerTelemetry
@@ -23,7 +25,9 @@ struct BenchCommands: AsyncParsableCommand {
             own collaboration; participant adds (3 identities a call); proofs (a challenge and its \
             signed proof) at 16 clients and at 1. A command's floor is one exchange plus one bare \
             append; a proof's is two exchanges, one ECDSA verify on the machine's cores, one \
-            single-row insert (the challenge) and one bare append.
+            single-row insert (the challenge) and one bare append. Starts are also run in this \
+            process with no HTTP (16 tasks calling the command), which splits a start's cost between \
+            the command and the exchange.
             """)
 
     @OptionGroup var target: BenchTarget
@@ -56,6 +60,11 @@ struct BenchCommands: AsyncParsableCommand {
                     let (append, _, _) = try await BenchAppend.appendRate(store, writers: 16, batch: 1, tag: "c\(round)", seconds: seconds)
                     floors["append-16", default: []].append(append)
                     floors["ecdsa", default: []].append(BenchVerify.rawVerifyRate(seconds: 1))
+                    let commands = CollaborationCommands(store: store, publicBaseURL: "https://bench.example")
+                    let (startRate, startCPU) = try await Self.inProcessStarts(commands, clients: 16, tag: "r\(round)", seconds: seconds)
+                    floors["starts-inprocess", default: []].append(startRate)
+                    floors["starts-inprocess-cpu", default: []].append(startCPU.machine ?? 0)
+                    try await Self.caughtUp(ledger.client, logger: quiet)
                     var line =
                         "  round \(round): pgbench \(Int(floors["pgbench-1"]!.last!))/\(Int(floors["pgbench-16"]!.last!)), append \(Int(append))"
                     for (name, phase, clients) in Self.phases {
@@ -88,6 +97,38 @@ struct BenchCommands: AsyncParsableCommand {
         }
     }
 
+    /// Starts with no HTTP: `clients` tasks in this process calling `CollaborationCommands.start`
+    /// (pseudonym, commitments, the grouped append with its kept values), the views kept current
+    /// as in a server. With the HTTP phase, it splits a start's cost between the command and the
+    /// exchange.
+    static func inProcessStarts(_ commands: CollaborationCommands, clients: Int, tag: String, seconds: Double) async throws -> (
+        Double, CPUTime.PerOperation
+    ) {
+        let clock = ContinuousClock()
+        let cpu = CPUTime.now()
+        let start = clock.now
+        let deadline = start + .milliseconds(Int(seconds * 1000))
+        let total = try await withThrowingTaskGroup(of: Int.self) { group in
+            for c in 0..<clients {
+                group.addTask {
+                    var n = 0
+                    let caller = Caller(account: "inproc-\(tag)-\(c)")
+                    while clock.now < deadline {
+                        _ = try await commands.start(
+                            StartCollaboration(
+                                localIdentifier: "doc-\(n)", title: "Bench plan \(c)-\(n)", initiatorHandle: "bench-\(c)@example.com",
+                                initiatorName: "Bench \(c)"),
+                            caller: caller, idempotencyKey: nil, requestId: UUID().uuidString)
+                        n += 1
+                    }
+                    return n
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        return (Double(total) / (clock.now - start).seconds, CPUTime.since(cpu, operations: total))
+    }
+
     static func summarise(rounds: Int, floors m: [String: Double], outcomes: [String: [LoadProcess.Outcome]]) {
         let (pg1, pg16, append, ecdsa) = (m["pgbench-1"]!, m["pgbench-16"]!, m["append-16"]!, m["ecdsa"]!)
         let http = Stats.median(outcomes[phases[0].0]!.map(\.rate))
@@ -99,6 +140,10 @@ struct BenchCommands: AsyncParsableCommand {
         print(String(format: "  pgbench single-row inserts, 1 client     %8.0f tx/s", pg1))
         print(String(format: "  pgbench single-row inserts, 16 clients   %8.0f tx/s", pg16))
         print(String(format: "  bare append in process, 16 writers       %8.0f events/s   ×pgbench@16 %.2f", append, append / pg16))
+        print(
+            String(
+                format: "  starts in process, 16 tasks              %8.0f /s   ×pgbench@16 %.2f  machine CPU %.2f ms",
+                m["starts-inprocess"]!, m["starts-inprocess"]! / pg16, m["starts-inprocess-cpu"]!))
         print(String(format: "  raw ECDSA P-256 verify, one core         %8.0f verifies/s", ecdsa))
         print(
             String(
