@@ -2,39 +2,27 @@
 -- Writes where the search path leads, as ledger_project_collaborations.
 -- An invitation and a window change carry the identity's window (absent bounds: NULL); an expiry
 -- its `dueAt` as not_after, and the account that held access through the identity, if any.
--- A range that holds a window that may fall due (or an expiry of one) tells the expiry service,
--- once, at the commit (NOTIFY ledger_expiry): it sleeps until the next `notAfter` it knows of,
--- and nothing else wakes it.
 CREATE OR REPLACE FUNCTION ledger_project_access_history(p_from int8, p_to int8) RETURNS void
 LANGUAGE plpgsql AS $$
-DECLARE
-    windowed boolean;
 BEGIN
-    WITH added AS (
-        INSERT INTO proj_access_history (position, collaboration_id, root_hash, change, account, reason, actor, at,
-                                         not_before, not_after)
-        SELECT e.position, substr(e.stream_id, 15), d."rootHash", c.change,
-               CASE WHEN c.change IN ('invited', 'window') THEN NULL ELSE d.account END,
-               d.reason, m.actor, e.recorded_at,
-               CASE WHEN c.change IN ('invited', 'window') THEN d."notBefore"::timestamptz END,
-               CASE WHEN c.change IN ('invited', 'window') THEN d."notAfter"::timestamptz
-                    WHEN c.change = 'expired' THEN d."dueAt"::timestamptz END
-        FROM ledger_events e,
-             json_to_record(e.data) AS d("rootHash" text, account text, reason text, "notBefore" text, "notAfter" text,
-                                         "dueAt" text),
-             json_to_record(e.metadata) AS m(actor text),
-             LATERAL (SELECT CASE e.event_type WHEN 'IdentityAdded' THEN 'invited' WHEN 'AccessGranted' THEN 'granted'
-                                               WHEN 'IdentityRemoved' THEN 'removed' WHEN 'AccessRevoked' THEN 'revoked'
-                                               WHEN 'AccessWindowChanged' THEN 'window' ELSE 'expired' END AS change) c
-        WHERE e.position > p_from AND e.position <= p_to
-          AND e.event_type IN ('IdentityAdded', 'AccessGranted', 'IdentityRemoved', 'AccessRevoked', 'AccessWindowChanged',
-                               'AccessExpired')
-          AND e.stream_id LIKE 'collaboration-%'
-        RETURNING not_after
-    )
-    SELECT bool_or(not_after IS NOT NULL) INTO windowed FROM added;
-    IF windowed THEN
-        PERFORM pg_notify('ledger_expiry', '');
-    END IF;
+    INSERT INTO proj_access_history (position, collaboration_id, root_hash, change, account, reason, actor, at,
+                                     not_before, not_after)
+    SELECT e.position, substr(e.stream_id, 15), d."rootHash", c.change,
+           CASE WHEN c.change IN ('invited', 'window') THEN NULL ELSE d.account END,
+           d.reason, m.actor, e.recorded_at,
+           CASE WHEN c.change IN ('invited', 'window') THEN d."notBefore"::timestamptz END,
+           CASE WHEN c.change IN ('invited', 'window') THEN d."notAfter"::timestamptz
+                WHEN c.change = 'expired' THEN d."dueAt"::timestamptz END
+    FROM ledger_events e,
+         json_to_record(e.data) AS d("rootHash" text, account text, reason text, "notBefore" text, "notAfter" text,
+                                     "dueAt" text),
+         json_to_record(e.metadata) AS m(actor text),
+         LATERAL (SELECT CASE e.event_type WHEN 'IdentityAdded' THEN 'invited' WHEN 'AccessGranted' THEN 'granted'
+                                           WHEN 'IdentityRemoved' THEN 'removed' WHEN 'AccessRevoked' THEN 'revoked'
+                                           WHEN 'AccessWindowChanged' THEN 'window' ELSE 'expired' END AS change) c
+    WHERE e.position > p_from AND e.position <= p_to
+      AND e.event_type IN ('IdentityAdded', 'AccessGranted', 'IdentityRemoved', 'AccessRevoked', 'AccessWindowChanged',
+                           'AccessExpired')
+      AND e.stream_id LIKE 'collaboration-%';
 END;
 $$;

@@ -57,7 +57,7 @@ public struct AccessWindow: Codable, Sendable, Hashable {
     }
 
     static func micros(_ date: Date) -> Int64 { RFC3339.micros(date) }
-    static func date(_ micros: Int64) -> Date { Date(timeIntervalSince1970: Double(micros) / 1_000_000) }
+    static func date(_ micros: Int64) -> Date { RecordedTime.date(micros: micros) }
 }
 
 /// A start's `defaultAccess`: the window every identity added without one gets, from the moment

@@ -122,6 +122,17 @@ public enum CollaborationDecisions {
         }
     }
 
+    /// The collaboration as it stands at `now`: the expiries due then (`expiries`) and its state
+    /// with them applied. Every command decides on this, and the expiry service appends it.
+    public static func expired(state: CollaborationState, now: Date) -> (
+        expiries: [(event: CollaborationEvent, id: UUID)], state: CollaborationState
+    ) {
+        let due = expiries(state: state, now: now)
+        var next = state
+        for expiry in due { next.apply(expiry.event) }
+        return (due, next)
+    }
+
     /// The expiries due at `now`: an `AccessExpired` for every current identity whose `notAfter`
     /// has passed, naming the account it granted, `dueAt` its `notAfter` (however late `now`
     /// is), each with an id derived from (collaboration, identity, window count, `notAfter`), so

@@ -100,11 +100,5 @@ public struct CollaborationState: Codable, Sendable, Hashable {
         identities[rootHash.base64]?.isCurrent ?? false
     }
 
-    /// The earliest `notAfter` of a current identity: when this collaboration next needs an
-    /// expiry (`CollaborationDecisions.expiries`).
-    public var nextDue: Int64? {
-        identities.values.filter(\.isCurrent).compactMap { $0.window.notAfterMicros }.min()
-    }
-
     public var json: String { CanonicalJSON.encode(self) }
 }

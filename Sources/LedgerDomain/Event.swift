@@ -52,7 +52,7 @@ public struct RecordedEvent: Sendable, Hashable {
     }
 
     public var recordedAt: Date {
-        Date(timeIntervalSince1970: Double(recordedAtMicros) / 1_000_000)
+        RecordedTime.date(micros: recordedAtMicros)
     }
 }
 

@@ -9,6 +9,10 @@ import LedgerWire
 public enum RecordedTime {
     public static func text(micros: Int64) -> String { RFC3339.text(micros: micros) }
 
+    /// `micros` since the epoch as a `Date`: the one conversion of the database's and the log's
+    /// microseconds (back: `RFC3339.micros(_:)`, which rounds, so the round trip is exact).
+    public static func date(micros: Int64) -> Date { Date(timeIntervalSince1970: Double(micros) / 1_000_000) }
+
     /// The microseconds of `text`, nil unless it is in exactly the form `text(micros:)` writes,
     /// from the year 0001 on.
     public static func micros(_ text: String) -> Int64? {

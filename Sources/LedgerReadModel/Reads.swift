@@ -207,6 +207,6 @@ public struct Reads: Sendable {
         return MyCollaborations(accountId: caller.account, collaborations: result)
     }
 
-    static func date(_ micros: Int64) -> Date { Date(timeIntervalSince1970: Double(micros) / 1_000_000) }
+    static func date(_ micros: Int64) -> Date { RecordedTime.date(micros: micros) }
     static func micros(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1_000_000).rounded()) }
 }

@@ -1,5 +1,6 @@
 import LedgerPostgres
 import LedgerProjections
+import LedgerStore
 import LedgerWire
 import Logging
 import PostgresNIO

@@ -10,9 +10,6 @@ import PostgresNIO
 public struct CollaborationStreams: Sendable {
     public let store: EventStore
     static let attempts = 8
-    /// Where the expiry service listens: the projection's folds of windows (empty payload), and
-    /// the id of a collaboration a command has just given an earlier window end.
-    public static let windowsChannel = "ledger_expiry"
 
     public init(store: EventStore) {
         self.store = store
@@ -111,7 +108,7 @@ public struct CollaborationStreams: Sendable {
             for try await (version, state, position, subject, micros) in rows.decode((Int64?, String?, Int64?, String?, Int64).self) {
                 guard let version, let position, let current = try Current(StreamState(version: version, state: state, position: position))
                 else { break }
-                return (current, subject, Date(timeIntervalSince1970: Double(micros) / 1_000_000))
+                return (current, subject, RecordedTime.date(micros: micros))
             }
             throw DomainError.collaborationNotFound
         }
@@ -142,9 +139,7 @@ public struct CollaborationStreams: Sendable {
             // A command decides on the collaboration as it stands now: windows that have ended are
             // expired first (the expiry service's events, with the same derived ids), so no
             // access lingers between a window's end and the service's append.
-            var state = current.state
-            let due = CollaborationDecisions.expiries(state: state, now: now)
-            for expiry in due { state.apply(expiry.event) }
+            let (due, state) = CollaborationDecisions.expired(state: current.state, now: now)
             let decision = try decide(state, subject, now)
             guard !decision.entries.isEmpty else { return Outcome(result: nil, position: current.position, stored: [], events: []) }
             let entries = due.map { Decision.Entry(event: $0.event, metadata: EventMetadata(), id: $0.id) } + decision.entries
@@ -160,9 +155,6 @@ public struct CollaborationStreams: Sendable {
             } catch let error as StoreError where error.isVersionConflict && attempt < Self.attempts {
                 continue
             }
-            if !result.duplicate, let due = next.nextDue, state.nextDue.map({ due < $0 }) ?? true {
-                await tellExpiryService(collaborationId)
-            }
             var stored: [RecordedEvent] = []
             if result.duplicate {
                 stored = try await store.readStream(request.streamId, afterVersion: result.version - Int64(request.events.count))
@@ -171,18 +163,5 @@ public struct CollaborationStreams: Sendable {
             return Outcome(result: result, position: result.lastPosition, stored: stored, events: decision.entries.map(\.event))
         }
         preconditionFailure("the last attempt returns or throws")
-    }
-
-    /// Tells the expiry service, once the append is committed, that this collaboration has an
-    /// earlier window end, so it need not wait for the membership projection to fold it. Only a
-    /// hint: lost, the projection's fold tells it later.
-    private func tellExpiryService(_ collaborationId: String) async {
-        do {
-            try await store.client.queryUnlessClosed("SELECT pg_notify(\(Self.windowsChannel), \(collaborationId))", logger: store.logger) {
-                _ in
-            }
-        } catch {
-            store.logger.warning("could not tell the expiry service of a new window", metadata: ["error": "\(error)"])
-        }
     }
 }

@@ -83,7 +83,7 @@ public struct PrivacyOffice: Sendable {
             }
             guard let (position, micros) = appendedAt else { throw StoreError.invalidRequest("the erasure's event was not appended") }
             return Erasure(
-                erasedAt: Date(timeIntervalSince1970: Double(micros) / 1_000_000), position: position,
+                erasedAt: RecordedTime.date(micros: micros), position: position,
                 values: kinds.sorted { $0.key < $1.key }.map { Erasure.Value(kind: $0.key, count: $0.value) },
                 unerasedPositions: unerased)
         }

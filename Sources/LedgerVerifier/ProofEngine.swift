@@ -193,7 +193,7 @@ public final class ProofEngine: Sendable {
                 } else if version == 2, let account {
                     premises.erased.insert(account)
                 } else if version == 3 {
-                    premises.now = Date(timeIntervalSince1970: Double(position) / 1_000_000)
+                    premises.now = RecordedTime.date(micros: position)
                 }
             }
             return premises

@@ -45,7 +45,7 @@ public struct ProofRequests: Sendable {
             for try await micros in rows.decode(Int64.self) { return micros }
             throw DomainError(.notReady, "the challenge was not stored")
         }
-        return Challenge(challengeId: challengeId, challenge: bytes, expiresAt: Date(timeIntervalSince1970: Double(micros) / 1_000_000))
+        return Challenge(challengeId: challengeId, challenge: bytes, expiresAt: RecordedTime.date(micros: micros))
     }
 
     /// Stores a request for the verifier workers, under its account's pseudonym, and tells them

@@ -1,7 +1,7 @@
 import Foundation
 import LedgerClient
 import LedgerDeviceSimulator
-import LedgerProjections
+import LedgerStore
 import LedgerTestSupport
 import Logging
 import PostgresNIO

@@ -3,7 +3,7 @@ import LedgerClient
 import LedgerDeviceSimulator
 import LedgerDomain
 import LedgerPostgres
-import LedgerProjections
+import LedgerStore
 import LedgerTestSupport
 import LedgerTokens
 import PostgresNIO

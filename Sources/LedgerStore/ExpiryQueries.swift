@@ -1,13 +1,13 @@
 import Foundation
+import LedgerDomain
 import LedgerPostgres
 import LedgerWire
 import Logging
 import PostgresNIO
 
-/// What the expiry service and the status page read of the membership projection: which
-/// collaborations have a window due, when the next one falls due, how far the projection has
-/// folded, and how many windows are overdue (the status: Migrations/functions/
-/// ledger_next_expiry.sql, ledger_expiry_overdue.sql).
+/// What the expiry service and the status page read: which collaborations have a window due
+/// (their stream rows' `next_due_at`), when the next one falls due, and how many windows are
+/// overdue (the status: Migrations/functions/ledger_next_expiry.sql, ledger_expiry_overdue.sql).
 public struct ExpiryQueries: Sendable {
     let client: PostgresClient
     let logger: Logger
@@ -20,45 +20,38 @@ public struct ExpiryQueries: Sendable {
     struct Round {
         /// The round's time: the database's clock (SPEC "One clock"), which the decisions use.
         var now = Date()
-        /// Collaborations with a window due at the round's time.
+        /// Collaborations with a window due at the round's time, most overdue first.
         var collaborations: [String] = []
-        /// The earliest `notAfter` still pending.
+        /// The earliest window end still pending (due or not).
         var next: Date?
-        /// The membership projection's position.
-        var projected: Int64 = 0
     }
 
-    /// One statement on the lease holder's connection, leaving out `excluded` (collaborations the
-    /// service has decided and the projection has not folded yet): the database's clock (the
-    /// round's time), the collaborations with a window due then (most overdue first), the
-    /// earliest end still pending, and the projection's position. Both walk `proj_members_due` in
-    /// `not_after` order.
+    /// One statement on the lease holder's connection, leaving out `excluded` collaborations: the
+    /// database's clock (the round's time), the collaborations due then and the earliest end still
+    /// pending, both from `ledger_streams_next_due`.
     func due(excluding excluded: [String], limit: Int, on connection: PostgresConnection) async throws -> Round {
         var round = Round()
         let rows = try await connection.queryUnlessClosed(
             """
             WITH t AS MATERIALIZED (SELECT clock_timestamp() AS now)
-            SELECT NULL::text, (SELECT position FROM ledger_projections WHERE name = 'membership'),
+            SELECT NULL::text,
                    (extract(epoch FROM (
-                       SELECT m.not_after FROM proj_members m
-                       WHERE m.not_after IS NOT NULL AND m.state IN ('invited', 'granted') AND m.collaboration_id <> ALL(\(excluded))
-                       ORDER BY m.not_after LIMIT 1)) * 1000000)::int8,
+                       SELECT s.next_due_at FROM ledger_streams s
+                       WHERE s.next_due_at IS NOT NULL AND s.stream_id <> ALL(\(excluded.map(Streams.collaboration)))
+                       ORDER BY s.next_due_at LIMIT 1)) * 1000000)::int8,
                    (extract(epoch FROM t.now) * 1000000)::int8
             FROM t
             UNION ALL
-            (SELECT m.collaboration_id, NULL, NULL, NULL FROM proj_members m, t
-             WHERE m.not_after IS NOT NULL AND m.state IN ('invited', 'granted') AND m.not_after <= t.now
-               AND m.collaboration_id <> ALL(\(excluded))
-             GROUP BY m.collaboration_id ORDER BY min(m.not_after) LIMIT \(Int32(limit)))
+            (SELECT s.stream_id, NULL, NULL FROM ledger_streams s, t
+             WHERE s.next_due_at <= t.now AND s.stream_id <> ALL(\(excluded.map(Streams.collaboration)))
+             ORDER BY s.next_due_at LIMIT \(Int32(limit)))
             """, logger: logger)
-        let date = { (micros: Int64) in Date(timeIntervalSince1970: Double(micros) / 1_000_000) }
-        for try await (collaboration, projected, next, now) in rows.decode((String?, Int64?, Int64?, Int64?).self) {
-            if let collaboration {
-                round.collaborations.append(collaboration)
+        for try await (stream, next, now) in rows.decode((String?, Int64?, Int64?).self) {
+            if let stream {
+                if let collaboration = Streams.collaborationId(of: stream) { round.collaborations.append(collaboration) }
             } else {
-                round.projected = projected ?? 0
-                round.next = next.map(date)
-                round.now = now.map(date) ?? round.now
+                round.next = next.map { RecordedTime.date(micros: $0) }
+                round.now = now.map { RecordedTime.date(micros: $0) } ?? round.now
             }
         }
         return round
@@ -82,7 +75,7 @@ public struct ExpiryQueries: Sendable {
             FROM (SELECT 1) one LEFT JOIN lock ON true LEFT JOIN ledger_lease_holders h ON h.name = \(ExpiryService.leaseName)
             """, logger: logger
         ) { rows in
-            let date = { (micros: Int64?) in micros.map { Date(timeIntervalSince1970: Double($0) / 1_000_000) } }
+            let date = { (micros: Int64?) in micros.map { RecordedTime.date(micros: $0) } }
             for try await (next, overdue, pid, name, recognised, since, progress, recent)
                 in rows.decode((Int64?, Int64, Int32?, String?, Bool?, Int64?, Int64?, Bool).self)
             {
