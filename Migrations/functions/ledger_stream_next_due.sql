@@ -2,17 +2,14 @@
 -- ledger_append, ledger_append_write), and wakes the expiry service (NOTIFY ledger_expiry, sent
 -- at the commit) when a stream's next window end is new or earlier than it was: the service
 -- sleeps until the earliest end it has seen, and only this or its own beat wakes it sooner.
--- An upsert fires the insert trigger before it finds the row: a stream that exists is left to
--- the update trigger, which recomputes only when the state changed.
+-- The triggers' WHEN clauses keep the hot path out of PL/pgSQL: the function runs only for a
+-- state that names a window end, or one that replaces a state that had a next end (a start, a
+-- highlight, a stream without state never call it). An upsert fires the insert trigger before
+-- it finds the row: a stream that exists is left to the update trigger.
 CREATE OR REPLACE FUNCTION ledger_stream_next_due() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
-    IF TG_OP = 'INSERT' THEN
-        IF EXISTS (SELECT 1 FROM ledger_streams s WHERE s.stream_id = NEW.stream_id) THEN
-            RETURN NEW;
-        END IF;
-    ELSIF NEW.state::text IS NOT DISTINCT FROM OLD.state::text THEN
-        NEW.next_due_at := OLD.next_due_at;
+    IF TG_OP = 'INSERT' AND EXISTS (SELECT 1 FROM ledger_streams s WHERE s.stream_id = NEW.stream_id) THEN
         RETURN NEW;
     END IF;
     NEW.next_due_at := ledger_next_due(NEW.state);
@@ -23,5 +20,10 @@ BEGIN
 END;
 $$;
 
-CREATE OR REPLACE TRIGGER ledger_streams_next_due BEFORE INSERT OR UPDATE ON ledger_streams
-    FOR EACH ROW EXECUTE FUNCTION ledger_stream_next_due();
+CREATE OR REPLACE TRIGGER ledger_streams_next_due_insert BEFORE INSERT ON ledger_streams
+    FOR EACH ROW WHEN (strpos(NEW.state::text, '"notAfter"') > 0)
+    EXECUTE FUNCTION ledger_stream_next_due();
+CREATE OR REPLACE TRIGGER ledger_streams_next_due_update BEFORE UPDATE ON ledger_streams
+    FOR EACH ROW WHEN (NEW.state::text IS DISTINCT FROM OLD.state::text
+                       AND (OLD.next_due_at IS NOT NULL OR strpos(NEW.state::text, '"notAfter"') > 0))
+    EXECUTE FUNCTION ledger_stream_next_due();

@@ -138,24 +138,16 @@ public struct ExpiryService: Service {
             let states = try await CollaborationStreams(store: store).currents(open)
             var requests: [AppendRequest] = []
             var decided: [(String, [CollaborationEvent])] = []
-            for collaboration in open {
-                guard let current = states[collaboration] else { continue }  // none: its row no longer says due
-                let (expiries, next) = CollaborationDecisions.expired(state: current.state, now: now)
-                guard !expiries.isEmpty else {
+            for (collaboration, events, request) in await Self.decide(open.compactMap { id in states[id].map { (id, $0) } }, now: now) {
+                guard let request else {
                     refused.insert(collaboration)
                     logger.error(
                         "expiry service: a stream due by its row has nothing due by its state",
                         metadata: ["collaboration": "\(collaboration)"])
                     continue
                 }
-                requests.append(
-                    AppendRequest(
-                        streamId: Streams.collaboration(collaboration), expectedVersion: .exact(current.version),
-                        events: expiries.map {
-                            NewEvent(eventId: $0.id, type: $0.event.type, data: $0.event.json, metadata: Self.metadata)
-                        },
-                        state: next.json))
-                decided.append((collaboration, expiries.map(\.event)))
+                requests.append(request)
+                decided.append((collaboration, events))
             }
             open = []
             let results = await store.appendAll(requests)
@@ -187,4 +179,30 @@ public struct ExpiryService: Service {
 
     /// The metadata of every expiry: no actor (the ledger itself), written once.
     static let metadata = EventMetadata().json()
+
+    /// Decides each collaboration on its state (`CollaborationDecisions.expired`) into the append
+    /// of its expiries (nil: none due), in two halves on two tasks when there are many: encoding
+    /// the events and states is most of a large round's work.
+    static func decide(
+        _ states: [(String, CollaborationStreams.Current)], now: Date
+    ) async -> [(String, [CollaborationEvent], AppendRequest?)] {
+        let half = (states.count + 1) / 2
+        let parts = states.count < 64 ? [states[...]] : [states[..<half], states[half...]]
+        return await withTaskGroup(of: [(String, [CollaborationEvent], AppendRequest?)].self) { group in
+            for part in parts {
+                group.addTask {
+                    part.map { id, current in
+                        let (expiries, next) = CollaborationDecisions.expired(state: current.state, now: now)
+                        guard !expiries.isEmpty else { return (id, [], nil) }
+                        let request = AppendRequest(
+                            streamId: Streams.collaboration(id), expectedVersion: .exact(current.version),
+                            events: expiries.map { NewEvent(eventId: $0.id, type: $0.event.type, data: $0.event.json, metadata: metadata) },
+                            state: next.json)
+                        return (id, expiries.map(\.event), request)
+                    }
+                }
+            }
+            return await group.reduce(into: []) { $0 += $1 }
+        }
+    }
 }
