@@ -20,6 +20,8 @@ public struct CollaborationStreams: Sendable {
         public var version: Int64
         /// Log position of the stream's last event.
         public var position: Int64
+        /// The stream row's next window end, read with the state (`currents` only).
+        public var nextDueAt: Date?
 
         public init(state: CollaborationState, version: Int64, position: Int64) {
             (self.state, self.version, self.position) = (state, version, position)
@@ -41,18 +43,22 @@ public struct CollaborationStreams: Sendable {
         return current
     }
 
-    /// The collaborations among `ids` as of the log's latest append to each, in one statement;
-    /// those without a stream are absent.
+    /// The collaborations among `ids` as of the log's latest append to each, with each row's next
+    /// window end, in one statement; those without a stream are absent.
     public func currents(_ ids: [String]) async throws -> [String: Current] {
         try await store.client.queryUnlessClosed(
-            "SELECT stream_id, version, state::text, position FROM ledger_streams WHERE stream_id = ANY(\(ids.map(Streams.collaboration)))",
+            """
+            SELECT stream_id, version, state::text, position, (extract(epoch FROM next_due_at) * 1000000)::int8
+            FROM ledger_streams WHERE stream_id = ANY(\(ids.map(Streams.collaboration)))
+            """,
             logger: store.logger
         ) { rows in
             var currents: [String: Current] = [:]
-            for try await (stream, version, state, position) in rows.decode((String, Int64, String?, Int64).self) {
+            for try await (stream, version, state, position, due) in rows.decode((String, Int64, String?, Int64, Int64?).self) {
                 guard let id = Streams.collaborationId(of: stream),
-                    let current = try Current(StreamState(version: version, state: state, position: position))
+                    var current = try Current(StreamState(version: version, state: state, position: position))
                 else { continue }
+                current.nextDueAt = due.map { RecordedTime.date(micros: $0) }
                 currents[id] = current
             }
             return currents

@@ -129,8 +129,8 @@ public struct ExpiryService: Service {
 
     /// Decides and appends the expiries due at `now` in `collaborations`, each on its inline
     /// state, and returns those it must leave alone: refused by the store, or due by their
-    /// stream row and not by their state (`ledger_next_due` and `CollaborationDecisions.expiries`
-    /// disagreeing, which a store test rules out).
+    /// stream row read with that state and not by the state (`ledger_next_due` and
+    /// `CollaborationDecisions.expiries` disagreeing, which a store test rules out).
     func expire(_ collaborations: [String], now: Date) async throws -> Set<String> {
         var refused: Set<String> = []
         var open = collaborations
@@ -140,10 +140,15 @@ public struct ExpiryService: Service {
             var decided: [(String, [CollaborationEvent])] = []
             for (collaboration, events, request) in await Self.decide(open.compactMap { id in states[id].map { (id, $0) } }, now: now) {
                 guard let request else {
-                    refused.insert(collaboration)
-                    logger.error(
-                        "expiry service: a stream due by its row has nothing due by its state",
-                        metadata: ["collaboration": "\(collaboration)"])
+                    // Nothing due by the state. A command appended since the round read the rows
+                    // (and moved its row's end with it): nothing to do. The row, read with the
+                    // state, still due: the rule and the decision disagree, so it is left alone.
+                    if let due = states[collaboration]?.nextDueAt, due <= now {
+                        refused.insert(collaboration)
+                        logger.error(
+                            "expiry service: a stream due by its row has nothing due by its state",
+                            metadata: ["collaboration": "\(collaboration)"])
+                    }
                     continue
                 }
                 requests.append(request)
