@@ -132,10 +132,21 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // The transparency log on PostgreSQL: the tree store, the checkpointer, log verification.
+        // Backups: the database's (base backup and WAL through a slot), the secrets sealed beside
+        // it, the slot's name and how far each backup flushed, which the replication gate counts.
+        .target(
+            name: "LedgerBackup",
+            dependencies: [
+                "LedgerPostgres", "LedgerConfiguration",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "LedgerLog",
             dependencies: [
-                "TransparencyLog", "LedgerDomain", "LedgerStore", "LedgerPostgres",
+                "TransparencyLog", "LedgerDomain", "LedgerStore", "LedgerPostgres", "LedgerBackup",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -249,7 +260,7 @@ let package = Package(
                 "LedgerWitness",
                 "LedgerDomain", "LedgerWire", "TransparencyLog", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog",
                 "LedgerApp", "LedgerReadModel", "LedgerProjections", "LedgerClient", "LedgerDeviceSimulator", "LedgerTelemetry",
-                "LedgerTokens",
+                "LedgerTokens", "LedgerBackup",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -273,7 +284,7 @@ let package = Package(
             name: "LedgerCLI",
             dependencies: [
                 "LedgerDomain", "LedgerWire", "TransparencyLog", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog",
-                "LedgerApp", "LedgerReadModel", "LedgerProjections", "LedgerClient",
+                "LedgerBackup", "LedgerApp", "LedgerReadModel", "LedgerProjections", "LedgerClient",
                 "LedgerDeviceSimulator", "LedgerWitness", "LedgerTelemetry", "LedgerTokens",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -415,10 +426,15 @@ let package = Package(
         // The log on PostgreSQL, and the checkpointer publishing through witnesses and refusing
         // forks, on a live server.
         .testTarget(
+            name: "LedgerBackupTests",
+            dependencies: ["LedgerBackup"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "LedgerLogTests",
             dependencies: [
                 "LedgerLog", "TransparencyLog", "LedgerStore", "LedgerPostgres", "LedgerTestSupport", "LedgerDomain", "LedgerClient",
-                "LedgerConfiguration",
+                "LedgerConfiguration", "LedgerBackup",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],

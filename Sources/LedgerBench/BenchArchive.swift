@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LedgerBackup
 import LedgerConfiguration
 import LedgerPostgres
 import Logging
@@ -12,7 +13,7 @@ import PostgresNIO
 enum BenchArchive: String, ExpressibleByArgument, CaseIterable, Sendable {
     case none, async, sync
 
-    static let slot = WALArchive.defaultSlot + "_bench"
+    static let slot = BackupSlot.prefix + "_bench"
 
     /// Runs `body` with the receiver streaming (and acknowledging synchronously for `sync`);
     /// afterwards the receiver is stopped, its slot dropped and synchronous_standby_names reset.
@@ -27,13 +28,14 @@ enum BenchArchive: String, ExpressibleByArgument, CaseIterable, Sendable {
             of: settings, slot: Self.slot, binaries: try EmbeddedPostgres.binaries(preferring: Setting.pgBin.value()),
             log: folder.appendingPathComponent("receiver.log").path)
         do {
-            // WALArchive's receiver connects as application_name ledger_backup.
-            if self == .sync { try await setSynchronousStandbys("ledger_backup", client: client) }
+            // WALArchive's receiver connects as BackupSlot.applicationName.
+            if self == .sync { try await setSynchronousStandbys(BackupSlot.applicationName, client: client) }
             let state = self == .sync ? "sync" : "async"
             let deadline = ContinuousClock.now + .seconds(30)
-            while try await client.query("SELECT sync_state FROM pg_stat_replication WHERE application_name = 'ledger_backup'")
-                .decode(String.self).reduce(into: [String](), { $0.append($1) }) != [state]
-            {
+            while try await client.query(
+                "SELECT sync_state FROM pg_stat_replication WHERE application_name = \(BackupSlot.applicationName)"
+            )
+            .decode(String.self).reduce(into: [String](), { $0.append($1) }) != [state] {
                 guard ContinuousClock.now < deadline else {
                     throw ValidationError("the archive's receiver is not streaming (\(state)) after 30 s: see \(folder.path)/receiver.log")
                 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LedgerBackup
 import LedgerConfiguration
 import LedgerPostgres
 import LedgerTelemetry
@@ -38,7 +39,7 @@ struct Backup: AsyncParsableCommand {
     @Option(
         name: .long,
         help: "The physical replication slot the backup streams through: ledger_backup, or ledger_backup_<name> for more than one backup.")
-    var slot: String = WALArchive.defaultSlot
+    var slot: String = BackupSlot.prefix
 
     @Flag(name: .long, help: "Drop the slot and exit: backups end, checkpoints no longer wait for them.")
     var dropSlot = false
@@ -56,11 +57,8 @@ struct Backup: AsyncParsableCommand {
         guard dropSlot || to != nil else { throw ValidationError("--to DIR is required (or --drop-slot)") }
         guard !secretsOnly || !recipient.isEmpty else { throw ValidationError("--secrets-only seals the secrets: name a --recipient") }
         // The checkpointer's gate knows a backup's slot by its name, whatever the replication mode.
-        guard slot.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "_") }), slot.count <= 63,
-            slot == WALArchive.defaultSlot || slot.hasPrefix(WALArchive.defaultSlot + "_")
-        else {
-            throw ValidationError(
-                "--slot must be \(WALArchive.defaultSlot) or \(WALArchive.defaultSlot)_<name> (lower-case letters, digits, _)")
+        guard BackupSlot.isBackup(slot) else {
+            throw ValidationError("--slot must be \(BackupSlot.prefix) or \(BackupSlot.prefix)_<name> (lower-case letters, digits, _)")
         }
     }
 
@@ -71,7 +69,8 @@ struct Backup: AsyncParsableCommand {
         let kept = archive.map { BackupSecrets(folder: $0.folder) }
         if let kept, !dropSlot {
             // The secrets first, before any database is reached: a bad recipient is refused before anything else is made.
-            let outside = try await kept.keep(configuration, recipients: recipient)
+            let (outside, removed) = try await kept.keep(configuration, recipients: recipient)
+            for file in removed { say("backup: removed \(file.path), a secret an earlier release kept in the clear") }
             if recipient.isEmpty {
                 say(
                     "backup: no --recipient, so no secret is in \(kept.folder.path); keep these elsewhere (a restore needs them): "

@@ -1,3 +1,4 @@
+import LedgerBackup
 import LedgerPostgres
 import Logging
 import PostgresNIO
@@ -6,9 +7,6 @@ import PostgresNIO
 /// log's head with the WAL position covering it, and how far the primary's standbys, backup
 /// receivers and replication slots have flushed. WAL positions are bytes (`pg_lsn - '0/0'`).
 extension LogStore {
-    /// The name (or, followed by `_`, the prefix) of a backup's slot.
-    static let backupSlot = WALArchive.defaultSlot
-
     /// The log's head, and the WAL position that covers every event up to it: read after the
     /// head, in the same statement, the primary's flushed WAL (with `synchronous_commit` on or
     /// `local` a commit is flushed before it is visible), or where it is `off` for the ledger's
@@ -36,7 +34,7 @@ extension LogStore {
         var backupSync: Bool
         /// The least flushed of every counted standby and physical slot.
         var all: Int64?
-        /// The least flushed of the backups (`ledger_backup`, `ledger_backup_…`), as counted above.
+        /// The least flushed of the backups (`BackupSlot`), as counted above.
         var backups: Int64?
     }
 
@@ -44,25 +42,22 @@ extension LogStore {
     /// replication, temporary slots, slots no standby has used yet (no `restart_lsn`) or whose
     /// WAL is lost.
     ///
-    /// A backup counts at its receiver's flushed position while the receiver is connected, and
-    /// that position is recorded (`ledger_backup_positions`, raised only, in this statement);
-    /// while it is away, at the least of its slot's position and the recorded one (a slot made
-    /// afresh by a new leader starts at that leader's WAL position, past what the backup has);
-    /// a recorded backup whose slot is gone, at the recorded position.
+    /// A backup counts at its receiver's flushed position while the receiver is connected (the
+    /// gate has just recorded it: `BackupPositions.record`); while it is away, at the least of its
+    /// slot's position and the recorded one (a slot made afresh by a new leader starts at that
+    /// leader's WAL position, past what the backup has); a recorded backup whose slot is gone, at
+    /// the recorded position.
     func standbys(on connection: PostgresConnection) async throws -> Standbys? {
         let rows = try await connection.queryUnlessClosed(
             """
             WITH backup_slots AS (SELECT slot_name, active_pid, (restart_lsn - '0/0')::int8 AS restart FROM pg_replication_slots
                                   WHERE slot_type = 'physical' AND NOT temporary
-                                    AND (slot_name = \(Self.backupSlot) OR slot_name LIKE \(Self.backupSlot + "\\_%"))),
+                                    AND (slot_name = \(BackupSlot.prefix) OR slot_name LIKE \(BackupSlot.others))),
                  live AS (SELECT b.slot_name, (r.flush_lsn - '0/0')::int8 AS flushed
                           FROM backup_slots b JOIN pg_stat_replication r ON r.pid = b.active_pid WHERE r.flush_lsn IS NOT NULL),
                  counted AS (SELECT coalesce(l.flushed, least(b.restart, p.flushed)) AS flushed
                              FROM backup_slots b FULL JOIN ledger_backup_positions p ON p.slot_name = b.slot_name
                              LEFT JOIN live l ON l.slot_name = b.slot_name),
-                 recorded AS (INSERT INTO ledger_backup_positions AS p (slot_name, flushed) SELECT slot_name, flushed FROM live
-                              ON CONFLICT (slot_name) DO UPDATE SET flushed = excluded.flushed, updated_at = now()
-                              WHERE excluded.flushed > p.flushed),
                  s AS (SELECT state, sync_state IN ('sync', 'quorum') AS sync,
                               pid IN (SELECT active_pid FROM backup_slots WHERE active_pid IS NOT NULL) AS backup,
                               (coalesce(flush_lsn, '0/0') - '0/0')::int8 AS flushed FROM pg_stat_replication

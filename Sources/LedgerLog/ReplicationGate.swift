@@ -1,3 +1,4 @@
+import LedgerBackup
 import PostgresNIO
 
 /// How far the log is safe to sign on a primary with standbys (SPEC "High availability"): a
@@ -14,7 +15,7 @@ import PostgresNIO
 ///   that is away keeps its slot, and its `restart_lsn` is how far it flushed; Patroni keeps a
 ///   slot per member and drops it when the member leaves).
 /// - **Backups, in both modes**: a backup's WAL stream (`ledger backup`, or Barman's) through a
-///   physical slot named `ledger_backup` or `ledger_backup_…` (`WALArchive.defaultSlot`) counts
+///   physical slot named `ledger_backup` or `ledger_backup_…` (`BackupSlot`) counts
 ///   like a standby, so no checkpoint covers WAL the backup has not flushed, and a restore of it
 ///   extends every published checkpoint even when every database node is lost (SPEC "Backups and
 ///   recovery"). A stopped backup keeps its slot: checkpoints wait for it.
@@ -39,6 +40,9 @@ struct ReplicationGate {
     /// The WAL position every promotable standby has flushed; nil when there are none (sign
     /// everything). Throws when the role cannot see its standbys' positions.
     func replicated(_ connection: PostgresConnection) async throws -> Int64? {
+        // Each connected backup's flushed position first, as its own step: what the gate counts
+        // for a backup while its receiver is away.
+        try await BackupPositions.record(on: connection, logger: store.logger)
         guard let standbys = try await store.standbys(on: connection) else { return nil }
         guard standbys.hidden == 0 else {
             throw CheckpointError(

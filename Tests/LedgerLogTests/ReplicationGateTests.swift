@@ -1,4 +1,5 @@
 import Foundation
+import LedgerBackup
 import LedgerConfiguration
 import LedgerDomain
 import LedgerLog

@@ -19,7 +19,7 @@ import LedgerPostgres
 /// A restore never overwrites a file already in its place. Folders of earlier releases kept the
 /// secrets in the clear in `secrets/NAME`: a backup into such a folder removes them, a restore
 /// from one still lays them (saying so).
-struct BackupSecrets {
+public struct BackupSecrets: Sendable {
     /// The secrets a ledger keeps in its data folder, or where its settings say.
     static let sealed = ["pg-password", "app-password", "jwt-secret", "log-signing-key"]
     static let checkpointName = "published-checkpoint"
@@ -29,12 +29,17 @@ struct BackupSecrets {
         var signingKeyFile: String?
     }
 
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
     }
 
-    let folder: URL
-    var secrets: URL { folder.appendingPathComponent("secrets") }
+    public let folder: URL
+
+    public init(folder: URL) {
+        self.folder = folder
+    }
+
+    public var secrets: URL { folder.appendingPathComponent("secrets") }
     var checkpoint: URL { folder.appendingPathComponent(Self.checkpointName) }
     var manifestFile: URL { folder.appendingPathComponent("backup.json") }
 
@@ -65,24 +70,22 @@ struct BackupSecrets {
         .filter { FileManager.default.fileExists(atPath: $0.path) }
     }
 
-    /// Writes the manifest, removes the clear copies an earlier release kept, then seals each
-    /// secret that exists to `recipients` (none: returns the secrets the operator must keep
-    /// elsewhere; what an earlier run sealed stays).
-    func keep(_ configuration: LedgerConfiguration, recipients: [String]) async throws -> [URL] {
+    /// Writes the manifest, removes the clear copies an earlier release kept (`removed`), then
+    /// seals each secret that exists to `recipients` (none: `outside` names the secrets the
+    /// operator must keep elsewhere; what an earlier run sealed stays).
+    public func keep(_ configuration: LedgerConfiguration, recipients: [String]) async throws -> (outside: [URL], removed: [URL]) {
         try FileManager.default.createDirectory(at: secrets, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let manifest = Manifest(
             checkpointFile: configuration.checkpointFile.map { Self.absolute($0).path },
             signingKeyFile: configuration.signingKeyFile.map { Self.absolute($0).path })
         try Self.replace(manifestFile, with: try JSONEncoder().encode(manifest), mode: 0o644)
-        for file in legacy {
-            try FileManager.default.removeItem(at: file)
-            say("backup: removed \(file.path), a secret an earlier release kept in the clear")
-        }
+        let removed = legacy
+        for file in removed { try FileManager.default.removeItem(at: file) }
         let sources = Self.sources(configuration)
         let present = Self.sealed.compactMap { name in
             sources[name].flatMap { FileManager.default.fileExists(atPath: $0.path) ? (name, $0) : nil }
         }
-        guard !recipients.isEmpty else { return present.map(\.1) }
+        guard !recipients.isEmpty else { return (present.map(\.1), removed) }
         let age = try Self.age()
         for (name, source) in present {
             let target = secrets.appendingPathComponent(name + ".age")
@@ -95,11 +98,11 @@ struct BackupSecrets {
             }
             try Self.move(aside, target)
         }
-        return []
+        return ([], removed)
     }
 
     /// Copies the checkpoint file (public) into the folder, when it changed.
-    func keepCheckpoint(from file: URL) throws {
+    public func keepCheckpoint(from file: URL) throws {
         guard let data = FileManager.default.contents(atPath: file.path), FileManager.default.contents(atPath: checkpoint.path) != data
         else { return }
         try Self.replace(checkpoint, with: data, mode: 0o644)
@@ -109,7 +112,7 @@ struct BackupSecrets {
     /// (`configuration`: its data folder, `LEDGER_CHECKPOINT_FILE`, `LEDGER_SIGNING_KEY_FILE`),
     /// opening sealed ones with `identity`; a file already there is kept. Everything is opened
     /// before anything is laid: a wrong identity changes nothing. Returns what it did, a line each.
-    func restore(into configuration: LedgerConfiguration, identity: String?) async throws -> [String] {
+    public func restore(into configuration: LedgerConfiguration, identity: String?) async throws -> [String] {
         let fm = FileManager.default
         let dataDirectory = configuration.dataDirectory
         let manifest = (fm.contents(atPath: manifestFile.path)).flatMap { try? JSONDecoder().decode(Manifest.self, from: $0) } ?? Manifest()

@@ -1,4 +1,5 @@
 import Foundation
+import LedgerPostgres
 import Logging
 import PostgresNIO
 
@@ -10,17 +11,15 @@ import PostgresNIO
 
 /// A backup folder's database (SPEC "Backups and recovery"): a base backup of the cluster in
 /// `base/` (`pg_basebackup`) and its WAL from then on in `wal/` (`pg_receivewal`). What the
-/// ledger keeps beside it (its checkpoint, its secrets sealed or left out) is the ledger's own:
-/// `BackupSecrets` in the CLI.
+/// ledger keeps beside it (its checkpoint, its secrets sealed or left out) is `BackupSecrets`.
 ///
-/// Both streams go through one physical replication slot. The primary keeps every WAL segment
-/// the folder has not flushed, and the checkpointer's replication gate counts the slot like a
-/// standby's (`ReplicationGate`: a slot named `ledger_backup[_…]` in every mode), so no
-/// checkpoint covers an event whose WAL the folder lacks: a restore of the folder extends every
-/// published checkpoint. A stopped stream keeps its slot, so checkpoints wait for it (and WAL
-/// piles up on the primary) until it streams again or the slot is dropped (`dropSlot`).
+/// Both streams go through one physical replication slot (`BackupSlot`). The primary keeps every
+/// WAL segment the folder has not flushed, and the checkpointer's replication gate counts the
+/// slot like a standby's (`ReplicationGate`, in every mode), so no checkpoint covers an event
+/// whose WAL the folder lacks: a restore of the folder extends every published checkpoint. A
+/// stopped stream keeps its slot, so checkpoints wait for it (and WAL piles up on the primary)
+/// until it streams again or the slot is dropped (`dropSlot`).
 public struct WALArchive: Sendable {
-    public static let defaultSlot = "ledger_backup"
 
     public let folder: URL
     public var base: URL { folder.appendingPathComponent("base") }
@@ -46,22 +45,14 @@ public struct WALArchive: Sendable {
         for try await _ in rows {}
     }
 
-    /// Drops the slot and the ledger's record of how far it flushed (`ledger_backup_positions`,
-    /// where the schema has it): backups end, checkpoints no longer wait for it. False if there
-    /// was neither.
+    /// Drops the slot and the ledger's record of how far it flushed (`BackupPositions`): backups
+    /// end, checkpoints no longer wait for it. False if there was neither.
     public static func dropSlot(_ name: String, client: PostgresClient, logger: Logger) async throws -> Bool {
         let rows = try await client.query(
             "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = \(name)", logger: logger)
         var dropped = false
         for try await _ in rows { dropped = true }
-        var recorded = false
-        for try await exists in try await client.query("SELECT to_regclass('ledger_backup_positions') IS NOT NULL", logger: logger)
-            .decode(Bool.self)
-        { recorded = exists }
-        guard recorded else { return dropped }
-        let deleted = try await client.query("DELETE FROM ledger_backup_positions WHERE slot_name = \(name) RETURNING 1", logger: logger)
-        for try await _ in deleted { dropped = true }
-        return dropped
+        return try await BackupPositions.forget(name, client: client, logger: logger) || dropped
     }
 
     /// A base backup into `base/` (refused where one is already): a fast checkpoint, the WAL
@@ -150,7 +141,7 @@ public struct WALArchive: Sendable {
     static func environment(_ server: DatabaseSettings) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
         environment["PGPASSWORD"] = server.password
-        environment["PGAPPNAME"] = "ledger_backup"
+        environment["PGAPPNAME"] = BackupSlot.applicationName
         environment["LC_ALL"] = "C"
         return environment
     }
