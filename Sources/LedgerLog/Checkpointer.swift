@@ -106,9 +106,8 @@ public struct Checkpointer: Service {
         // The witnesses' sizes are part of the floor: asked before the first signature, and
         // again every 10 s of a witness that has not answered.
         let empty = try signer.sign(Checkpoint(origin: signer.name, size: 0, rootHash: MerkleTree.emptyRoot).text)
-        var probed = ContinuousClock.now
+        var cadence = CheckpointCadence(clock: ContinuousClock(), interval: interval)
         if let witnesses { await witnesses.learnSizes(probe: empty) }
-        var signed = ContinuousClock.now - interval
         var signedSize: Int64 = -1
         var built: [Built] = []  // oldest first; at most `maxBuilt`
         var checked = false  // a tree of this run has been proved to extend the floor
@@ -131,8 +130,7 @@ public struct Checkpointer: Service {
             }
             if let tree = try await replicated(&built, connection), tree.size != signedSize {
                 // Every tree, before it is signed: the floor may have risen (a witness's answer).
-                if let witnesses, !witnesses.unknownSizes().isEmpty, ContinuousClock.now - probed >= .seconds(10) {
-                    probed = ContinuousClock.now
+                if let witnesses, !witnesses.unknownSizes().isEmpty, cadence.probeDue() {
                     await witnesses.learnSizes(probe: empty)
                 }
                 try await floor.check(
@@ -140,7 +138,7 @@ public struct Checkpointer: Service {
                 checked = true
                 // Signed once per size (a size signed by an earlier run is not signed again either).
                 if try await sign(connection, tree) {
-                    signed = ContinuousClock.now
+                    cadence.didSign()
                     Gauge(label: "ledger_checkpoint_size").record(tree.size)
                     Gauge(label: "ledger_checkpoint_signed_seconds").record(Date().timeIntervalSince1970)
                 }
@@ -157,13 +155,12 @@ public struct Checkpointer: Service {
             }
             if held > 0 {
                 // A standby has yet to flush the newest events: look again soon, then less often.
-                try await Task.sleep(for: .milliseconds(min(1000, 10 << min(held, 7))))
+                try await cadence.back(off: held)
             } else if try await gate.head(connection).position == frontier.size {
                 // Wait for the next append, then let appends gather for the rest of the interval.
                 _ = await wake.wait(timeout: .seconds(1))
             }
-            let next = signed + interval
-            if next > .now { try await Task.sleep(until: next) }
+            try await cadence.untilNextRound()
         }
     }
 
