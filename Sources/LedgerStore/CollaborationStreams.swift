@@ -44,7 +44,8 @@ public struct CollaborationStreams: Sendable {
     }
 
     /// The collaborations among `ids` as of the log's latest append to each, with each row's next
-    /// window end, in one statement; those without a stream are absent.
+    /// window end, in one statement; those without a stream, or whose state does not decode, are
+    /// absent (one such state must not stop the others' reads).
     public func currents(_ ids: [String]) async throws -> [String: Current] {
         try await store.client.queryUnlessClosed(
             """
@@ -56,7 +57,7 @@ public struct CollaborationStreams: Sendable {
             var currents: [String: Current] = [:]
             for try await (stream, version, state, position, due) in rows.decode((String, Int64, String?, Int64, Int64?).self) {
                 guard let id = Streams.collaborationId(of: stream),
-                    var current = try Current(StreamState(version: version, state: state, position: position))
+                    var current = try? Current(StreamState(version: version, state: state, position: position))
                 else { continue }
                 current.nextDueAt = due.map { RecordedTime.date(micros: $0) }
                 currents[id] = current

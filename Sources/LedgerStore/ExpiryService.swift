@@ -103,8 +103,10 @@ public struct ExpiryService: Service {
     /// `beat`: each round is recorded as progress, and the overdue windows looked at).
     private func work(_ queries: ExpiryQueries, _ connection: PostgresConnection, _ signal: NotificationHub.Subscription) async throws {
         var (beat, looked) = (ContinuousClock.now, ContinuousClock.now)
-        // Collaborations whose expiries the store refused, left alone while this lease lasts, so
-        // that one cannot hold up the others' (each is logged).
+        // Collaborations left alone until the next beat (each is logged): their expiries were
+        // refused, or their state cannot be read or decided. Looked at again every beat, so a
+        // later window of the same collaboration is not held up for the lease's life, and one
+        // cannot make the service spin.
         var refused: Set<String> = []
         while !Task.isCancelled {
             if ContinuousClock.now - beat >= .seconds(1) {
@@ -113,6 +115,7 @@ public struct ExpiryService: Service {
             }
             if ContinuousClock.now - looked >= Self.beat {
                 looked = .now
+                refused = []
                 Self.overdue.record(try await queries.overdue())
             }
             // A notification only wakes the service (any database login may send one): what is
@@ -136,6 +139,12 @@ public struct ExpiryService: Service {
         var open = collaborations
         for _ in 1...8 where !open.isEmpty {
             let states = try await CollaborationStreams(store: store).currents(open)
+            for collaboration in open where states[collaboration] == nil {
+                // Due by its row, and no state it can read (one that does not decode).
+                refused.insert(collaboration)
+                logger.error(
+                    "expiry service: a collaboration due has no state it can read", metadata: ["collaboration": "\(collaboration)"])
+            }
             var requests: [AppendRequest] = []
             var decided: [(String, [CollaborationEvent])] = []
             for (collaboration, events, request) in await Self.decide(open.compactMap { id in states[id].map { (id, $0) } }, now: now) {

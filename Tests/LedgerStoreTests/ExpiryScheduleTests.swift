@@ -78,6 +78,14 @@ struct ExpiryScheduleTests {
                     try await AdvisoryLease(key: ExpiryService.leaseKey, client: client, logger: logger).isHeld()
                 }
 
+                // A collaboration whose state does not decode, overdue by its row: logged and left
+                // alone, and the others' windows still expire.
+                let broken = Streams.collaboration(UUID().uuidString.lowercased())
+                try await client.query(
+                    """
+                    INSERT INTO ledger_streams (stream_id, version, state, position)
+                    VALUES (\(broken), 1, '{"identities":{"x":{"status":"invited","notAfter":"2020-01-01T00:00:00.000000Z"}}}', 0)
+                    """)
                 // What any database login could send: wakes the service, decides nothing.
                 try await client.query(
                     "SELECT pg_notify('ledger_expiry', 'not-an-id'), pg_notify('ledger_expiry', \(UUID().uuidString.lowercased()))")
@@ -96,6 +104,7 @@ struct ExpiryScheduleTests {
                 #expect(expired.count == 1)
                 #expect(expired.allSatisfy { $0.recordedAtMicros >= window.notAfterMicros! }, "never before the window's end")
                 #expect(try await Self.nextDue(id, client) == nil, "the expiry's append cleared the row's end")
+                #expect(try await store.readStream(broken).isEmpty, "nothing appended to the broken one")
                 let view = try await client.query("SELECT count(*) FROM proj_members").decode(Int64.self).reduce(0) { $1 }
                 #expect(view == 0, "no projector: the view had nothing to nominate")
             }
