@@ -35,8 +35,8 @@ public struct AccessWindow: Codable, Sendable, Hashable {
     public var isUnbounded: Bool { notBefore == nil && notAfter == nil }
     public var notBeforeMicros: Int64? { notBefore.flatMap(RecordedTime.micros) }
     public var notAfterMicros: Int64? { notAfter.flatMap(RecordedTime.micros) }
-    public var notBeforeDate: Date? { notBeforeMicros.map(Self.date) }
-    public var notAfterDate: Date? { notAfterMicros.map(Self.date) }
+    public var notBeforeDate: Date? { notBeforeMicros.map(RecordedTime.date(micros:)) }
+    public var notAfterDate: Date? { notAfterMicros.map(RecordedTime.date(micros:)) }
 
     /// Why a proof at `now` falls outside the window, if it does.
     public func refusal(at now: Date) -> ProofRejection? {
@@ -57,7 +57,6 @@ public struct AccessWindow: Codable, Sendable, Hashable {
     }
 
     static func micros(_ date: Date) -> Int64 { RFC3339.micros(date) }
-    static func date(_ micros: Int64) -> Date { RecordedTime.date(micros: micros) }
 }
 
 /// A start's `defaultAccess`: the window every identity added without one gets, from the moment

@@ -51,7 +51,8 @@ extension Reads {
                 entries.append(
                     (
                         CollaborationList.Entry(
-                            collaborationId: id, localIdentifier: local, title: title, owner: owner, startedAt: Self.date(micros),
+                            collaborationId: id, localIdentifier: local, title: title, owner: owner,
+                            startedAt: RecordedTime.date(micros: micros),
                             memberCounts: .init(
                                 invited: count(0), granted: count(1), removed: count(2), expired: count(3), scheduled: count(4))), position
                     ))

@@ -98,7 +98,7 @@ extension Reads {
                 notices.append(
                     Highlights.Notice(
                         position: position, kind: kind, trigger: trigger, mentionedRootHash: mentioned, accountId: account,
-                        time: Self.date(micros)))
+                        time: RecordedTime.date(micros: micros)))
             }
             return notices
         }
@@ -151,8 +151,8 @@ extension Reads {
             {
                 records.append(
                     AccessAudit.Record(
-                        position: position, time: Self.date(micros), collaborationId: collab, accountId: account ?? "",
-                        rootHash: hash, change: change, reason: reason, actor: actor, dueAt: due.map(Self.date)))
+                        position: position, time: RecordedTime.date(micros: micros), collaborationId: collab, accountId: account ?? "",
+                        rootHash: hash, change: change, reason: reason, actor: actor, dueAt: due.map(RecordedTime.date(micros:))))
             }
             return records
         }

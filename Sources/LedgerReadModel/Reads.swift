@@ -68,7 +68,7 @@ public struct Reads: Sendable {
                 return CollaborationRow(
                     id: id, localIdentifier: local, title: title, initiatorHandle: handle, initiatorName: name, owner: owner,
                     universalLink: link, shareOptions: try options.map { try CanonicalJSON.decode(ShareOptions.self, from: $0) },
-                    startedAt: Self.date(micros), viewPosition: position, callerOwns: owns, callerIdentity: identity)
+                    startedAt: RecordedTime.date(micros: micros), viewPosition: position, callerOwns: owns, callerIdentity: identity)
             }
             throw DomainError.collaborationNotFound
         }
@@ -162,10 +162,10 @@ public struct Reads: Sendable {
                 members.append(
                     Members.Member(
                         rootHash: hash, state: state, accountId: try cells[4].decode(String?.self),
-                        invitedAt: try cells[5].decode(Int64?.self).map(Self.date),
-                        grantedAt: try cells[6].decode(Int64?.self).map(Self.date),
-                        notBefore: try cells[7].decode(Int64?.self).map(Self.date),
-                        notAfter: try cells[8].decode(Int64?.self).map(Self.date)))
+                        invitedAt: try cells[5].decode(Int64?.self).map(RecordedTime.date(micros:)),
+                        grantedAt: try cells[6].decode(Int64?.self).map(RecordedTime.date(micros:)),
+                        notBefore: try cells[7].decode(Int64?.self).map(RecordedTime.date(micros:)),
+                        notAfter: try cells[8].decode(Int64?.self).map(RecordedTime.date(micros:))))
             }
             return (position, at, members)
         }
@@ -207,6 +207,5 @@ public struct Reads: Sendable {
         return MyCollaborations(accountId: caller.account, collaborations: result)
     }
 
-    static func date(_ micros: Int64) -> Date { RecordedTime.date(micros: micros) }
     static func micros(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1_000_000).rounded()) }
 }
