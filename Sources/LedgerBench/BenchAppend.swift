@@ -144,8 +144,11 @@ struct BenchAppend: AsyncParsableCommand {
     }
 
     /// Events per second appended by `writers` concurrent tasks for `seconds`, and the CPU per event.
+    /// `read`, when given, runs before each append with the writer's number: a command's read of
+    /// what it decides on (`ledger-bench commands`' floor).
     static func appendRate(
-        _ store: EventStore, writers: Int, batch: Int, tag: String, seconds: Double
+        _ store: EventStore, writers: Int, batch: Int, tag: String, seconds: Double,
+        read: (@Sendable (Int) async throws -> Void)? = nil
     ) async throws -> (Double, CPUTime.PerOperation, [(position: Int64, at: Date)]) {
         let data = #"{"rootHash":"q83vEjRWeJq83vEjRWeJq83vEjRWeJq83vEjRWeJq80=","kind":"bench"}"#
         let meta = EventMetadata(actor: "bench", requestId: UUID().uuidString).json()
@@ -161,6 +164,7 @@ struct BenchAppend: AsyncParsableCommand {
                     var acks: [(position: Int64, at: Date)] = []
                     let stream = "bench-\(tag)-\(w)"
                     while clock.now < deadline {
+                        try await read?(w)
                         let events = (0..<batch).map { _ in NewEvent(type: "BenchEvent", data: data, metadata: meta) }
                         let result = try await store.append(.init(streamId: stream, expectedVersion: .exact(version), events: events))
                         acks.append((result.lastPosition, Date()))

@@ -24,7 +24,8 @@ struct BenchCommands: AsyncParsableCommand {
             own connection. Phases: GET /health (the HTTP floor); starts; highlights on the client's \
             own collaboration; participant adds (3 identities a call); proofs (a challenge and its \
             signed proof) at 16 clients and at 1. A command's floor is one exchange plus one bare \
-            append; a proof's is two exchanges, one ECDSA verify on the machine's cores, one \
+            append, and with the read every command makes before it decides (its caller's pseudonym \
+            or its stream's state), one exchange plus one read and one bare append; a proof's is two exchanges, one ECDSA verify on the machine's cores, one \
             single-row insert (the challenge) and one bare append. Starts are also run in this \
             process with no HTTP (16 tasks calling the command), which splits a start's cost between \
             the command and the exchange.
@@ -59,6 +60,15 @@ struct BenchCommands: AsyncParsableCommand {
                     floors["pgbench-16", default: []].append(try await Pgbench.rate(pgbench, settings, clients: 16, seconds: seconds))
                     let (append, _, _) = try await BenchAppend.appendRate(store, writers: 16, batch: 1, tag: "c\(round)", seconds: seconds)
                     floors["append-16", default: []].append(append)
+                    // The same with the read every command makes before it decides: its caller's
+                    // pseudonym (the erasable mapping) or its stream's state, at the database's time.
+                    let subjects = Subjects(store: store)
+                    let (readAppend, _, _) = try await BenchAppend.appendRate(
+                        store, writers: 16, batch: 1, tag: "f\(round)", seconds: seconds
+                    ) { w in _ = try await subjects.pseudonym(for: "floor-\(round)-\(w)") }
+                    floors["read-append-16", default: []].append(readAppend)
+                    floors["pgbench-read-16", default: []].append(
+                        try await Pgbench.rate(pgbench, settings, clients: 16, seconds: seconds, read: true))
                     floors["ecdsa", default: []].append(BenchVerify.rawVerifyRate(seconds: 1))
                     let commands = CollaborationCommands(store: store, publicBaseURL: "https://bench.example")
                     let (startRate, startCPU) = try await Self.inProcessStarts(commands, clients: 16, tag: "r\(round)", seconds: seconds)
@@ -134,6 +144,7 @@ struct BenchCommands: AsyncParsableCommand {
         let http = Stats.median(outcomes[phases[0].0]!.map(\.rate))
         // Work that shares the machine's cores adds up in time: a floor's rate is one over the sum.
         let commandFloor = 1 / (1 / http + 1 / append)
+        let withRead = 1 / (1 / http + 1 / m["read-append-16"]!)
         let proofFloor = 1 / (2 / http + 1 / (ecdsa * Double(CPUTime.cores)) + 1 / pg16 + 1 / append)
         print("")
         print("medians of \(rounds) rounds")
@@ -142,12 +153,23 @@ struct BenchCommands: AsyncParsableCommand {
         print(String(format: "  bare append in process, 16 writers       %8.0f events/s   ×pgbench@16 %.2f", append, append / pg16))
         print(
             String(
+                format: "  pgbench: a read, then an insert, 16 clients %6.0f tx/s     ×pgbench@16 %.2f", m["pgbench-read-16"]!,
+                m["pgbench-read-16"]! / pg16))
+        print(
+            String(
+                format: "  a read, then a bare append, 16 writers   %8.0f /s         ×pgbench@16 %.2f", m["read-append-16"]!,
+                m["read-append-16"]! / pg16))
+        print(
+            String(
                 format: "  starts in process, 16 tasks              %8.0f /s   ×pgbench@16 %.2f  machine CPU %.2f ms",
                 m["starts-inprocess"]!, m["starts-inprocess"]! / pg16, m["starts-inprocess-cpu"]!))
         print(String(format: "  raw ECDSA P-256 verify, one core         %8.0f verifies/s", ecdsa))
         print(
             String(
                 format: "  a command's floor (exchange + append)    %8.0f /s         ×pgbench@16 %.2f", commandFloor, commandFloor / pg16))
+        print(
+            String(
+                format: "  the same with its read (exchange + read + append) %8.0f /s   ×pgbench@16 %.2f", withRead, withRead / pg16))
         print(
             String(
                 format: "  a proof's floor (2 exchanges, verify, insert, append) %8.0f /s   ×pgbench@16 %.2f", proofFloor, proofFloor / pg16
@@ -165,7 +187,8 @@ struct BenchCommands: AsyncParsableCommand {
             switch phase {
             case .health: ratios = ""
             case .proofs where clients == 16: ratios += String(format: "   ×floor %.2f", rate / proofFloor)
-            case .starts, .highlights, .adds: ratios += String(format: "   ×floor %.2f", rate / commandFloor)
+            case .starts, .highlights, .adds:
+                ratios += String(format: "   ×floor %.2f   ×floor with read %.2f", rate / commandFloor, rate / withRead)
             case .proofs: break
             }
             print(

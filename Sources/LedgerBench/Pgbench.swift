@@ -18,11 +18,15 @@ enum Pgbench {
             """)
     }
 
-    /// Single-row insert transactions per second (tps excluding connection time).
-    static func rate(_ pgbench: String, _ settings: DatabaseSettings, clients: Int, seconds: Double) async throws -> Double {
+    /// Single-row insert transactions per second (tps excluding connection time); with `read`,
+    /// each insert follows a read of the client's pseudonym (`ledger_subject`), the shape of a
+    /// command.
+    static func rate(_ pgbench: String, _ settings: DatabaseSettings, clients: Int, seconds: Double, read: Bool = false) async throws
+        -> Double
+    {
         let script = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-pgbench-\(UUID().uuidString).sql")
         try """
-        INSERT INTO bench_insert (stream_id, version, event_id, event_type, data, metadata, recorded_at, hash) VALUES ('pgbench-' || :client_id || '-' || random(), 1, gen_random_uuid(), 'BenchEvent', '{"rootHash":"q83vEjRWeJq83vEjRWeJq83vEjRWeJq83vEjRWeJq80=","kind":"bench"}', '{"actor":"bench"}', now(), sha256('x'));
+        \(read ? "SELECT ledger_subject('pgbench-' || :client_id);\n" : "")INSERT INTO bench_insert (stream_id, version, event_id, event_type, data, metadata, recorded_at, hash) VALUES ('pgbench-' || :client_id || '-' || random(), 1, gen_random_uuid(), 'BenchEvent', '{"rootHash":"q83vEjRWeJq83vEjRWeJq83vEjRWeJq83vEjRWeJq80=","kind":"bench"}', '{"actor":"bench"}', now(), sha256('x'));
         """.write(to: script, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: script) }
         var env = ProcessInfo.processInfo.environment
