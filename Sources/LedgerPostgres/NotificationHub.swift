@@ -31,10 +31,14 @@ public final class NotificationHub: Service, Sendable {
         let payloads = Mutex<Set<String>>([])
     }
 
-    public init(client: PostgresClient, channel: String, logger: Logger) {
+    /// What a waiter's timeout is measured on (a test's own clock, so no test waits for time).
+    let clock: any Clock<Duration>
+
+    public init(client: PostgresClient, channel: String, logger: Logger, clock: any Clock<Duration> = ContinuousClock()) {
         self.client = client
         self.channel = channel
         self.logger = logger
+        self.clock = clock
     }
 
     /// True while the LISTEN connection is up.
@@ -113,11 +117,11 @@ public final class NotificationHub: Service, Sendable {
             } ?? []
         }
 
-        /// Waits for the notification, at most `timeout`; true if it came. Consumes it, so the
+        /// Waits for the notification, at most `timeout` on the hub's clock; true if it came. Consumes it, so the
         /// next call waits for the next one.
         @discardableResult
         public func wait(timeout: Duration) async -> Bool {
-            await signal.wait(timeout: timeout)
+            await signal.wait(timeout: timeout, clock: hub.clock)
         }
 
         public func cancel() { hub.unregister(id) }
@@ -149,10 +153,15 @@ package final class Signal: Sendable {
 
     /// True if raised (now or before the wait), false after `timeout` or on cancellation.
     package func wait(timeout: Duration) async -> Bool {
+        await wait(timeout: timeout, clock: ContinuousClock())
+    }
+
+    /// The same, the timeout measured on `clock`.
+    package func wait<C: Clock>(timeout: C.Duration, clock: C) async -> Bool {
         await withTaskGroup(of: Void.self) { group in
             let generation = nextGeneration()
             group.addTask {
-                try? await Task.sleep(for: timeout)
+                try? await clock.sleep(for: timeout)
                 self.expire(generation)
             }
             let result = await waiting(generation)

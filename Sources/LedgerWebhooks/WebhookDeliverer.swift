@@ -96,12 +96,12 @@ public struct WebhookDeliverer: Service {
         while !Task.isCancelled {
             var registered = true
             do {
-                let claimed = ContinuousClock.now  // before the claim: the lease runs from no later than this
+                let timer = leaseTimer()  // before the claim: the lease runs from no later than this
                 let (lease, any) = try await leases.claim()
                 registered = any
                 if let lease {
                     others.first?.raise()
-                    try await deliver(lease, leases, renewed: claimed)
+                    try await deliver(lease, leases, timer)
                     continue
                 }
             } catch {
@@ -124,10 +124,10 @@ public struct WebhookDeliverer: Service {
             guard await signal.wait(timeout: .seconds(60)) else { continue }
             while !Task.isCancelled {
                 do {
-                    let claimed = ContinuousClock.now
+                    let timer = leaseTimer()
                     guard let lease = try await leases.claim().lease else { break }
                     next.raise()
-                    try await deliver(lease, leases, renewed: claimed)
+                    try await deliver(lease, leases, timer)
                 } catch {
                     if !Task.isCancelled {
                         logger.warning("deliver: step failed", metadata: ["worker": "\(id)", "error": "\(String(reflecting: error))"])
@@ -142,7 +142,7 @@ public struct WebhookDeliverer: Service {
     /// failure; gives the lease back. The destination is checked first, once the batch holds an
     /// event for the webhook, and the batch's connections go to the address checked (one HTTP
     /// client per batch, pinned to it, shut down after).
-    func deliver(_ lease: WebhookLease, _ leases: WebhookLease.Queries, renewed: ContinuousClock.Instant) async throws {
+    func deliver(_ lease: WebhookLease, _ leases: WebhookLease.Queries, _ timer: LeaseTimer<ContinuousClock>) async throws {
         let batch = try await store.readAll(after: lease.position, limit: settings.batchSize)
         let owners = try await leases.owners(of: Set(batch.map(\.streamId)))
         let due = batch.filter { lease.wants($0, owner: owners[$0.streamId]) }
@@ -161,7 +161,7 @@ public struct WebhookDeliverer: Service {
             eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: destination.clientConfiguration,
             backgroundActivityLogger: logger)
         do {
-            try await send(batch, due: Set(due.map(\.position)), lease, leases, http, renewed: renewed)
+            try await send(batch, due: Set(due.map(\.position)), lease, leases, http, timer)
         } catch {
             try? await http.shutdown()
             throw error
@@ -170,20 +170,20 @@ public struct WebhookDeliverer: Service {
     }
 
     /// Sends the batch's events `due` in order, stopping at the first failure; gives the lease
-    /// back. A delivery starts only while the lease will outlast it (`renewed`: when it was last
-    /// renewed, by this lane's clock): a lane that stalled gives the webhook back rather than
-    /// deliver beside the worker that may have taken it over.
+    /// back. A delivery starts only while the lease will outlast it (`LeaseTimer`, on this lane's
+    /// clock): a lane that stalled gives the webhook back rather than deliver beside the worker
+    /// that may have taken it over.
     func send(
         _ batch: [RecordedEvent], due: Set<Int64>, _ lease: WebhookLease, _ leases: WebhookLease.Queries, _ http: HTTPClient,
-        renewed: ContinuousClock.Instant
+        _ timer: LeaseTimer<ContinuousClock>
     ) async throws {
-        var renewed = renewed
+        var timer = timer
         let disclosure = try await Subjects(store: store).disclosure(for: batch.filter { due.contains($0.position) })
         let encoder = APIJSON.encoder()
         var done = lease.position
         for recorded in batch {
             if due.contains(recorded.position) {
-                guard ContinuousClock.now + settings.timeout < renewed + settings.lease else { break }
+                guard timer.allowsDelivery else { break }
                 let body = try encoder.encode(try History.Entry(recorded, disclosure: disclosure))
                 if let failure = await post(body, of: recorded.position, for: lease, http) {
                     // Stopping is not the receiver's failure: the lease lapses and the event is
@@ -194,13 +194,18 @@ public struct WebhookDeliverer: Service {
                     return
                 }
                 Counter(label: "ledger_webhook_deliveries_total", dimensions: [("result", "delivered")]).increment()
-                let renewing = ContinuousClock.now
+                let renewing = timer.reading()
                 guard try await leases.delivered(lease, through: recorded.position) else { return }  // lease lost
-                renewed = renewing
+                timer.renew(from: renewing)
             }
             done = recorded.position
         }
         try await leases.release(lease, through: done)
+    }
+
+    /// A lease's timer, made before the claim.
+    func leaseTimer() -> LeaseTimer<ContinuousClock> {
+        LeaseTimer(clock: ContinuousClock(), lease: settings.lease, timeout: settings.timeout)
     }
 
     /// POSTs one event; nil when answered 2xx, else why not.
