@@ -185,7 +185,7 @@ struct ExpiryProcessTests {
             #expect(Set(found.map { "\($0.stream) \($0.rootHash)" }).count == 40, "an identity expired twice")
             #expect(Set(found.map(\.stream)) == Set(waves.map { "collaboration-\($0)" }))
             #expect(found.allSatisfy { $0.late >= 0 }, "an expiry before its dueAt")
-            // Once the membership view has folded the last of them, nothing is overdue.
+            // Every expiry appended moved its stream's next end: nothing is overdue.
             let status = try await Self.client(survivor, "owner")
             try await waitUntil(timeout: .seconds(10), "no window overdue") { try await status.logStatus().expiry.overdue == 0 }
             #expect(try await status.logStatus().expiry.running)

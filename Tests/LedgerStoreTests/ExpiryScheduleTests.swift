@@ -62,6 +62,43 @@ struct ExpiryScheduleTests {
         }
     }
 
+    @Test("the overdue count reads the stream rows and their states, not a view: current windows more than a second past their end")
+    func overdueFromTheRows() async throws {
+        try await withTestStore { store, client, _ in
+            let collaborations = CollaborationStreams(store: store)
+            let id = try await Self.start(store)
+            let now = Date()
+            let ended = { (ago: TimeInterval) in try AccessWindow(notBefore: nil, notAfter: now.addingTimeInterval(-ago)) }
+            _ = try await collaborations.decideAndAppend(id) { _ in
+                .init(
+                    events: [
+                        .identityAdded(.init(rootHash: try Self.hash(1), window: try ended(60))),
+                        .identityAdded(.init(rootHash: try Self.hash(2), window: try ended(30))),
+                        .identityAdded(.init(rootHash: try Self.hash(3), window: try ended(45))),
+                        .identityAdded(
+                            .init(
+                                rootHash: try Self.hash(4),
+                                window: try AccessWindow(notBefore: nil, notAfter: now.addingTimeInterval(3_600)))),
+                        .identityAdded(.init(rootHash: try Self.hash(5), window: AccessWindow(stored: nil, nil))),
+                        .identityRemoved(.init(rootHash: try Self.hash(3), account: nil)),
+                    ], metadata: EventMetadata(actor: "owner"))
+            }
+            // No projector has run: the membership view is empty, the streams know.
+            #expect(try await Self.overdue(client) == 2, "two current windows past their end; one removed, one ahead, one unbounded")
+            // The next command on the collaboration expires them first: nothing is overdue.
+            _ = try await collaborations.decideAndAppend(id) { _ in
+                .init(events: [.identityRemoved(.init(rootHash: try Self.hash(4), account: nil))], metadata: EventMetadata(actor: "owner"))
+            }
+            #expect(try await Self.overdue(client) == 0)
+        }
+    }
+
+    static func overdue(_ client: PostgresClient) async throws -> Int64 {
+        let rows = try await client.query("SELECT ledger_expiry_overdue(now())")
+        for try await count in rows.decode(Int64.self) { return count }
+        throw StoreError.invalidRequest("no row")
+    }
+
     @Test(
         "no projector: a window set by a command is expired at its end (never before); notifications from any login only wake the service")
     func expiredFromTheRow() async throws {
@@ -118,7 +155,9 @@ struct ExpiryScheduleTests {
             let logger = Logger(label: "m")
             let all = try Migrator(client: client, logger: logger)
             // The schema as 0029 left it: the function files that need 0030's column are not there yet.
-            let newer: Set<String> = ["ledger_next_due.sql", "ledger_stream_next_due.sql", "ledger_next_expiry.sql"]
+            let newer: Set<String> = [
+                "ledger_next_due.sql", "ledger_stream_next_due.sql", "ledger_next_expiry.sql", "ledger_expiry_overdue.sql",
+            ]
             try await Migrator(
                 client: client, logger: logger, migrations: all.migrations.filter { $0.name < "0030" },
                 functions: all.functions.filter { !newer.contains($0.name) }
