@@ -104,21 +104,10 @@ public struct CollaborationStreams: Sendable {
     /// which the command decides on (SPEC "One clock": windows are decided on the clock that
     /// dates the events, never the host's).
     public func current(_ collaborationId: String, subjectOf account: String?) async throws -> (Current, subject: String?, now: Date) {
-        let stream = Streams.collaboration(collaborationId)
-        return try await store.client.queryUnlessClosed(
-            """
-            SELECT s.version, s.state::text, s.position, CASE WHEN \(account)::text IS NOT NULL THEN ledger_subject(\(account)) END,
-                   (extract(epoch FROM clock_timestamp()) * 1000000)::int8
-            FROM (SELECT 1) AS one LEFT JOIN ledger_streams s ON s.stream_id = \(stream)
-            """, logger: store.logger
-        ) { rows in
-            for try await (version, state, position, subject, micros) in rows.decode((Int64?, String?, Int64?, String?, Int64).self) {
-                guard let version, let position, let current = try Current(StreamState(version: version, state: state, position: position))
-                else { break }
-                return (current, subject, RecordedTime.date(micros: micros))
-            }
-            throw DomainError.collaborationNotFound
-        }
+        let read = try await store.reads.read(
+            .init(stream: Streams.collaboration(collaborationId), account: account), client: store.client, logger: store.logger)
+        guard let current = try Current(read.stream) else { throw DomainError.collaborationNotFound }
+        return (current, read.subject, read.now)
     }
 
     /// Loads the inline state, decides, appends at the version read; a concurrent change makes

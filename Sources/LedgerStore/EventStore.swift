@@ -29,6 +29,8 @@ public final class EventStore: Sendable {
     let logger: Logger
     let hooks: Hooks
     private let groups: GroupQueue<AppendRequest, Result<AppendResult, any Error>>
+    /// The commands' reads before they decide, grouped as appends are.
+    let reads = CommandReads()
     /// Upper bound of events written in one transaction.
     let maxEventsPerTransaction: Int
 

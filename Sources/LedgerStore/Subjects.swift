@@ -13,14 +13,15 @@ import TransparencyLog
 public struct Subjects: Sendable {
     let client: PostgresClient
     let logger: Logger
+    /// Where a pseudonym is read: with the commands' reads when made from the store.
+    let reads: CommandReads
 
     public init(client: PostgresClient, logger: Logger) {
-        self.client = client
-        self.logger = logger
+        (self.client, self.logger, self.reads) = (client, logger, CommandReads())
     }
 
     public init(store: EventStore) {
-        self.init(client: store.client, logger: store.logger)
+        (self.client, self.logger, self.reads) = (store.client, store.logger, store.reads)
     }
 
     /// The account's pseudonym if it has one (a read: nothing is made).
@@ -33,10 +34,10 @@ public struct Subjects: Sendable {
 
     /// The account's pseudonym, made on its first use (again after an erasure: a new subject).
     public func pseudonym(for account: String) async throws -> String {
-        try await client.queryUnlessClosed("SELECT ledger_subject(\(account))", logger: logger) { rows in
-            for try await pseudonym in rows.decode(String.self) { return pseudonym }
+        guard let subject = try await reads.read(.init(stream: nil, account: account), client: client, logger: logger).subject else {
             throw StoreError.invalidRequest("no pseudonym for the account")
         }
+        return subject
     }
 
     /// What reads may show of the pseudonyms and commitments `events` name (one statement).
