@@ -25,7 +25,8 @@ struct BenchCommands: AsyncParsableCommand {
             own collaboration; participant adds (3 identities a call); proofs (a challenge and its \
             signed proof) at 16 clients and at 1. A command's floor is one exchange plus one bare \
             append, and with the read every command makes before it decides (its caller's pseudonym \
-            or its stream's state), one exchange plus one read and one bare append; a proof's is two exchanges, one ECDSA verify on the machine's cores, one \
+            or its stream's state), one exchange plus one read and one bare append; a proof's is \
+            two exchanges, one ECDSA verify on the machine's cores, one \
             single-row insert (the challenge) and one bare append. Starts are also run in this \
             process with no HTTP (16 tasks calling the command), which splits a start's cost between \
             the command and the exchange.

@@ -38,8 +38,10 @@ struct Feed: AsyncParsableCommand {
         var printed = 0
         do {
             for try await event in client.feed(after: after) {
-                // Written at once, not buffered: a script reading the pipe sees each event as it comes.
-                FileHandle.standardOutput.write(try encoder.encode(event.entry) + Data("\n".utf8))
+                let line = try encoder.encode(event.entry) + Data("\n".utf8)
+                // Written at once, not buffered: a script reading the pipe sees each event as it
+                // comes; once the reader is gone (`ledger feed | head -1`), it ends quietly.
+                do { try FileHandle.standardOutput.write(contentsOf: line) } catch { return }
                 printed += 1
                 if let limit, printed >= limit { break }
             }

@@ -104,8 +104,7 @@ public struct CollaborationStreams: Sendable {
     /// which the command decides on (SPEC "One clock": windows are decided on the clock that
     /// dates the events, never the host's).
     public func current(_ collaborationId: String, subjectOf account: String?) async throws -> (Current, subject: String?, now: Date) {
-        let read = try await store.reads.read(
-            .init(stream: Streams.collaboration(collaborationId), account: account), client: store.client, logger: store.logger)
+        let read = try await store.reads.read(.init(stream: Streams.collaboration(collaborationId), account: account))
         guard let current = try Current(read.stream) else { throw DomainError.collaborationNotFound }
         return (current, read.subject, read.now)
     }

@@ -3,6 +3,7 @@ import LedgerDomain
 import LedgerPostgres
 import Logging
 import PostgresNIO
+import Synchronization
 
 /// The read every command makes before it decides: its stream's stored state (none for a start),
 /// its caller's pseudonym (the erasable mapping, made on first use) and the database's time.
@@ -13,6 +14,11 @@ import PostgresNIO
 /// cost more than the append it precedes). Each read still returns what the database held when
 /// its statement ran, and its time from `clock_timestamp()` then; a decision on it is checked by
 /// the append's expected version as before, so grouping changes no outcome.
+///
+/// **One read fails alone.** A group whose statement fails is read again request by request, so
+/// a read that cannot succeed (an account the table refuses) fails only its own command; the
+/// statement runs in a task of its own, so a leader's cancellation (its request abandoned) does
+/// not fail the others it reads for.
 final class CommandReads: Sendable {
     struct Request: Sendable {
         /// The stream whose state is read; nil: none (a start).
@@ -30,45 +36,69 @@ final class CommandReads: Sendable {
 
     /// Reads per statement at most.
     static let maxGroup = 64
+    let client: PostgresClient
+    let logger: Logger
     private let queue = GroupQueue<Request, Result<Read, any Error>>(maxWeight: maxGroup)
+    /// Statements sent so far (the tests see the reads grouped).
+    let statements = Atomic<Int>(0)
 
-    func read(_ request: Request, client: PostgresClient, logger: Logger) async throws -> Read {
-        try await queue.submit([request]) { requests in
+    init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    func read(_ request: Request) async throws -> Read {
+        // '' stands for none in the statement's arrays: an empty id or account is no request.
+        guard request.stream != "", request.account != "" else { throw StoreError.invalidRequest("an empty stream id or account") }
+        return try await queue.submit([request]) { requests in
             do {
-                let reads = try await Self.statement(requests, client: client, logger: logger)
-                return reads.map { .success($0) }
+                return try await self.statement(requests).map { .success($0) }
+            } catch  where requests.count > 1 {
+                var reads: [Result<Read, any Error>] = []
+                for request in requests {
+                    do { reads.append(.success(try await self.statement([request])[0])) } catch { reads.append(.failure(error)) }
+                }
+                return reads
             } catch {
-                return requests.map { _ in .failure(error) }
+                return [.failure(error)]
             }
         }[0].get()
     }
 
-    /// One statement for the group: a row per request, in order.
-    private static func statement(_ requests: [Request], client: PostgresClient, logger: Logger) async throws -> [Read] {
-        // '' for none: arrays of text bind without NULL elements (no stream id or account is empty).
+    /// One statement for the group, in a task of its own: a row per request, in order. New
+    /// pseudonyms are made in the accounts' order, so two statements making the same ones never
+    /// wait on each other crosswise.
+    private func statement(_ requests: [Request]) async throws -> [Read] {
+        statements.add(1, ordering: .relaxed)
         let streams = requests.map { $0.stream ?? "" }
         let accounts = requests.map { $0.account ?? "" }
-        return try await client.queryUnlessClosed(
-            """
-            SELECT r.i, s.version, s.state::text, s.position,
-                   CASE WHEN r.account <> '' THEN ledger_subject(r.account) END,
-                   (extract(epoch FROM clock_timestamp()) * 1000000)::int8
-            FROM unnest(\(streams)::text[], \(accounts)::text[]) WITH ORDINALITY AS r(stream, account, i)
-            LEFT JOIN ledger_streams s ON r.stream <> '' AND s.stream_id = r.stream
-            ORDER BY r.i
-            """, logger: logger
-        ) { rows in
-            var reads: [Read] = []
-            for try await (_, version, state, position, subject, micros) in rows.decode(
-                (Int64, Int64?, String?, Int64?, String?, Int64).self)
-            {
-                let stream = version.flatMap { version in position.map { StreamState(version: version, state: state, position: $0) } }
-                reads.append(Read(stream: stream, subject: subject, now: RecordedTime.date(micros: micros)))
+        let (client, logger) = (client, logger)
+        return try await Task {
+            try await client.queryUnlessClosed(
+                """
+                WITH r AS (SELECT * FROM unnest(\(streams)::text[], \(accounts)::text[]) WITH ORDINALITY AS r(stream, account, i)),
+                subjects AS MATERIALIZED (
+                    SELECT a.account, ledger_subject(a.account) AS pseudonym
+                    FROM (SELECT DISTINCT account FROM r WHERE account <> '' ORDER BY account) AS a)
+                SELECT r.i, s.version, s.state::text, s.position, subjects.pseudonym,
+                       (extract(epoch FROM clock_timestamp()) * 1000000)::int8
+                FROM r LEFT JOIN ledger_streams s ON r.stream <> '' AND s.stream_id = r.stream
+                LEFT JOIN subjects ON subjects.account = r.account
+                ORDER BY r.i
+                """, logger: logger
+            ) { rows in
+                var reads: [Read] = []
+                for try await (_, version, state, position, subject, micros) in rows.decode(
+                    (Int64, Int64?, String?, Int64?, String?, Int64).self)
+                {
+                    let stream = version.flatMap { version in position.map { StreamState(version: version, state: state, position: $0) } }
+                    reads.append(Read(stream: stream, subject: subject, now: RecordedTime.date(micros: micros)))
+                }
+                guard reads.count == requests.count else {
+                    throw StoreError.invalidRequest("the grouped read answered \(reads.count) rows for \(requests.count)")
+                }
+                return reads
             }
-            guard reads.count == requests.count else {
-                throw StoreError.invalidRequest("the grouped read answered \(reads.count) rows for \(requests.count)")
-            }
-            return reads
-        }
+        }.value
     }
 }

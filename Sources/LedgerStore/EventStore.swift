@@ -30,7 +30,7 @@ public final class EventStore: Sendable {
     let hooks: Hooks
     private let groups: GroupQueue<AppendRequest, Result<AppendResult, any Error>>
     /// The commands' reads before they decide, grouped as appends are.
-    let reads = CommandReads()
+    let reads: CommandReads
     /// Upper bound of events written in one transaction.
     let maxEventsPerTransaction: Int
 
@@ -48,6 +48,7 @@ public final class EventStore: Sendable {
         self.hooks = hooks
         self.maxEventsPerTransaction = maxEventsPerTransaction
         self.groups = GroupQueue(maxWeight: maxEventsPerTransaction) { $0.events.count }
+        self.reads = CommandReads(client: client, logger: logger)
     }
 
     // MARK: Append (group commit)

@@ -14,7 +14,8 @@ import Synchronization
 /// as the callers' concurrency. A lone caller does not yield (recent groups held one item too);
 /// callers that queue only later (over a network) cost a group two yields.
 ///
-/// Used by the event store (appends, weighed by their events) and the proof batcher.
+/// Used by the event store (appends, weighed by their events), the commands' reads
+/// (`CommandReads`) and the proof batcher.
 package final class GroupQueue<Item: Sendable, Output: Sendable>: Sendable {
     private struct Entry: Sendable {
         let item: Item

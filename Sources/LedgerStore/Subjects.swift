@@ -17,7 +17,7 @@ public struct Subjects: Sendable {
     let reads: CommandReads
 
     public init(client: PostgresClient, logger: Logger) {
-        (self.client, self.logger, self.reads) = (client, logger, CommandReads())
+        (self.client, self.logger, self.reads) = (client, logger, CommandReads(client: client, logger: logger))
     }
 
     public init(store: EventStore) {
@@ -34,7 +34,7 @@ public struct Subjects: Sendable {
 
     /// The account's pseudonym, made on its first use (again after an erasure: a new subject).
     public func pseudonym(for account: String) async throws -> String {
-        guard let subject = try await reads.read(.init(stream: nil, account: account), client: client, logger: logger).subject else {
+        guard let subject = try await reads.read(.init(stream: nil, account: account)).subject else {
             throw StoreError.invalidRequest("no pseudonym for the account")
         }
         return subject

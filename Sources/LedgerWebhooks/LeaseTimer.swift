@@ -3,7 +3,7 @@
 /// it has more of the lease than the database granted), and a delivery starts only while the
 /// lease will outlast it. A lane that stalled gives the webhook back rather than deliver beside
 /// the worker that may have taken it over.
-struct LeaseTimer<C: Clock>: Sendable where C.Duration == Duration, C.Instant: Sendable {
+struct LeaseTimer<C: Clock>: Sendable where C.Duration == Duration {
     let clock: C
     /// How long a lease lasts once taken or renewed.
     let lease: Duration
