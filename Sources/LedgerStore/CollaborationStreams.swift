@@ -45,20 +45,33 @@ public struct CollaborationStreams: Sendable {
 
     /// The collaborations among `ids` as of the log's latest append to each, with each row's next
     /// window end, in one statement; those without a stream, or whose state does not decode, are
-    /// absent (one such state must not stop the others' reads).
-    public func currents(_ ids: [String]) async throws -> [String: Current] {
-        try await store.client.queryUnlessClosed(
+    /// absent (one such state must not stop the others' reads). A state in `decoded` at the
+    /// row's version is not sent again nor decoded: the row's version names its state.
+    public func currents(_ ids: [String], decoded: [String: Current] = [:]) async throws -> [String: Current] {
+        let wanted = Set(ids)
+        let known = decoded.filter { wanted.contains($0.key) }
+        return try await store.client.queryUnlessClosed(
             """
-            SELECT stream_id, version, state::text, position, (extract(epoch FROM next_due_at) * 1000000)::int8
-            FROM ledger_streams WHERE stream_id = ANY(\(ids.map(Streams.collaboration)))
+            SELECT s.stream_id, s.version, CASE WHEN k.version IS DISTINCT FROM s.version THEN s.state::text END, s.position,
+                   (extract(epoch FROM s.next_due_at) * 1000000)::int8
+            FROM ledger_streams s
+            LEFT JOIN unnest(\(known.keys.map(Streams.collaboration))::text[], \(known.values.map(\.version))::int8[]) AS k(stream, version)
+                ON k.stream = s.stream_id
+            WHERE s.stream_id = ANY(\(ids.map(Streams.collaboration)))
             """,
             logger: store.logger
         ) { rows in
             var currents: [String: Current] = [:]
             for try await (stream, version, state, position, due) in rows.decode((String, Int64, String?, Int64, Int64?).self) {
-                guard let id = Streams.collaborationId(of: stream),
-                    var current = try? Current(StreamState(version: version, state: state, position: position))
-                else { continue }
+                guard let id = Streams.collaborationId(of: stream) else { continue }
+                var current: Current
+                if state == nil, let memo = known[id], memo.version == version {
+                    current = memo
+                    current.position = position
+                } else {
+                    guard let read = try? Current(StreamState(version: version, state: state, position: position)) else { continue }
+                    current = read
+                }
                 current.nextDueAt = due.map { RecordedTime.date(micros: $0) }
                 currents[id] = current
             }

@@ -108,6 +108,11 @@ public struct ExpiryService: Service {
         // later window of the same collaboration is not held up for the lease's life, and one
         // cannot make the service spin.
         var refused: Set<String> = []
+        // The states this service last decoded or wrote, each used only while its stream's row
+        // still has that version (`CollaborationStreams.currents`): a collaboration due again
+        // soon after is not read and decoded again. Dropped every beat, and when it outgrows a
+        // round.
+        var decoded: [String: CollaborationStreams.Current] = [:]
         while !Task.isCancelled {
             if ContinuousClock.now - beat >= .seconds(1) {
                 beat = .now
@@ -116,6 +121,7 @@ public struct ExpiryService: Service {
             if ContinuousClock.now - looked >= Self.beat {
                 looked = .now
                 refused = []
+                decoded = [:]
                 Self.overdue.record(try await queries.overdue())
             }
             // A notification only wakes the service (any database login may send one): what is
@@ -123,7 +129,8 @@ public struct ExpiryService: Service {
             _ = signal.take()
             let round = try await queries.due(excluding: Array(refused), limit: batch, on: connection)
             if !round.collaborations.isEmpty {
-                refused.formUnion(try await expire(round.collaborations, now: round.now))
+                if decoded.count > batch { decoded = [:] }
+                refused.formUnion(try await expire(round.collaborations, now: round.now, decoded: &decoded))
                 continue
             }
             _ = await signal.wait(timeout: ExpirySchedule.sleep(now: round.now, next: round.next, beat: min(maxSleep, Self.beat)))
@@ -134,11 +141,13 @@ public struct ExpiryService: Service {
     /// state, and returns those it must leave alone: refused by the store, or due by their
     /// stream row read with that state and not by the state (`ledger_next_due` and
     /// `CollaborationDecisions.expiries` disagreeing, which a store test rules out).
-    func expire(_ collaborations: [String], now: Date) async throws -> Set<String> {
+    func expire(
+        _ collaborations: [String], now: Date, decoded: inout [String: CollaborationStreams.Current]
+    ) async throws -> Set<String> {
         var refused: Set<String> = []
         var open = collaborations
         for _ in 1...8 where !open.isEmpty {
-            let states = try await CollaborationStreams(store: store).currents(open)
+            let states = try await CollaborationStreams(store: store).currents(open, decoded: decoded)
             for collaboration in open where states[collaboration] == nil {
                 // Due by its row, and no state it can read (one that does not decode).
                 refused.insert(collaboration)
@@ -146,8 +155,9 @@ public struct ExpiryService: Service {
                     "expiry service: a collaboration due has no state it can read", metadata: ["collaboration": "\(collaboration)"])
             }
             var requests: [AppendRequest] = []
-            var decided: [(String, [CollaborationEvent])] = []
-            for (collaboration, events, request) in await Self.decide(open.compactMap { id in states[id].map { (id, $0) } }, now: now) {
+            var decided: [(String, [CollaborationEvent], CollaborationState)] = []
+            for (collaboration, events, request, next) in await Self.decide(open.compactMap { id in states[id].map { (id, $0) } }, now: now)
+            {
                 guard let request else {
                     // Nothing due by the state. A command appended since the round read the rows
                     // (and moved its row's end with it): nothing to do. The row, read with the
@@ -161,14 +171,15 @@ public struct ExpiryService: Service {
                     continue
                 }
                 requests.append(request)
-                decided.append((collaboration, events))
+                decided.append((collaboration, events, next))
             }
             open = []
             let results = await store.appendAll(requests)
-            for ((collaboration, events), result) in zip(decided, results) {
+            for ((collaboration, events, next), result) in zip(decided, results) {
                 switch result {
                 case .success(let appended):
                     guard !appended.duplicate else { continue }
+                    decoded[collaboration] = .init(state: next, version: appended.version, position: appended.lastPosition)
                     Self.appended.increment(by: events.count)
                     let appendedAt = Date()
                     for case .accessExpired(let expired) in events {
@@ -199,20 +210,20 @@ public struct ExpiryService: Service {
     /// the events and states is most of a large round's work.
     static func decide(
         _ states: [(String, CollaborationStreams.Current)], now: Date
-    ) async -> [(String, [CollaborationEvent], AppendRequest?)] {
+    ) async -> [(String, [CollaborationEvent], AppendRequest?, CollaborationState)] {
         let half = (states.count + 1) / 2
         let parts = states.count < 64 ? [states[...]] : [states[..<half], states[half...]]
-        return await withTaskGroup(of: [(String, [CollaborationEvent], AppendRequest?)].self) { group in
+        return await withTaskGroup(of: [(String, [CollaborationEvent], AppendRequest?, CollaborationState)].self) { group in
             for part in parts {
                 group.addTask {
                     part.map { id, current in
                         let (expiries, next) = CollaborationDecisions.expired(state: current.state, now: now)
-                        guard !expiries.isEmpty else { return (id, [], nil) }
+                        guard !expiries.isEmpty else { return (id, [], nil, next) }
                         let request = AppendRequest(
                             streamId: Streams.collaboration(id), expectedVersion: .exact(current.version),
                             events: expiries.map { NewEvent(eventId: $0.id, type: $0.event.type, data: $0.event.json, metadata: metadata) },
                             state: next.json)
-                        return (id, expiries.map(\.event), request)
+                        return (id, expiries.map(\.event), request, next)
                     }
                 }
             }

@@ -93,6 +93,29 @@ struct ExpiryScheduleTests {
         }
     }
 
+    @Test("a decoded state is used again only while its stream's row has the same version; after an append the row's state is read")
+    func decodedByVersion() async throws {
+        try await withTestStore { store, client, _ in
+            let collaborations = CollaborationStreams(store: store)
+            let id = try await Self.start(store)
+            let read = try #require(try await collaborations.currents([id])[id])
+            // A stand-in at the row's version: what the service decoded or wrote at that version.
+            var memo = read
+            memo.state.title = "decoded before"
+            let same = try #require(try await collaborations.currents([id], decoded: [id: memo])[id])
+            #expect(same.state.title == "decoded before", "the row's version names the state: not read again")
+            #expect(same.version == read.version && same.position == read.position)
+            _ = try await collaborations.decideAndAppend(id) { _ in
+                .init(
+                    events: [.identityAdded(.init(rootHash: try Self.hash(1), window: AccessWindow(stored: nil, nil)))],
+                    metadata: EventMetadata(actor: "owner"))
+            }
+            let moved = try #require(try await collaborations.currents([id], decoded: [id: memo])[id])
+            #expect(moved.version == read.version + 1)
+            #expect(moved.state.title == read.state.title && moved.state.identities.count == 1, "a newer version: the row's state")
+        }
+    }
+
     static func overdue(_ client: PostgresClient) async throws -> Int64 {
         let rows = try await client.query("SELECT ledger_expiry_overdue(now())")
         for try await count in rows.decode(Int64.self) { return count }
