@@ -108,10 +108,9 @@ public struct ExpiryService: Service {
         // later window of the same collaboration is not held up for the lease's life, and one
         // cannot make the service spin.
         var refused: Set<String> = []
-        // The states this service last decoded or wrote, each used only while its stream's row
-        // still has that version (`CollaborationStreams.currents`): a collaboration due again
-        // soon after is not read and decoded again. Dropped every beat, and when it outgrows a
-        // round.
+        // The states this service last wrote, each used only while its stream's row still has
+        // that version (`CollaborationStreams.currents`): a collaboration due again soon after is
+        // not read and decoded again. Dropped every beat, and before a round it would outgrow.
         var decoded: [String: CollaborationStreams.Current] = [:]
         while !Task.isCancelled {
             if ContinuousClock.now - beat >= .seconds(1) {
@@ -129,7 +128,7 @@ public struct ExpiryService: Service {
             _ = signal.take()
             let round = try await queries.due(excluding: Array(refused), limit: batch, on: connection)
             if !round.collaborations.isEmpty {
-                if decoded.count > batch { decoded = [:] }
+                if decoded.count + round.collaborations.count > batch { decoded = [:] }
                 refused.formUnion(try await expire(round.collaborations, now: round.now, decoded: &decoded))
                 continue
             }
