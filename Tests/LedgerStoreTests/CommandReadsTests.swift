@@ -3,6 +3,7 @@ import LedgerDomain
 import LedgerPostgres
 import LedgerTestSupport
 import LedgerWire
+import Logging
 import PostgresNIO
 import Synchronization
 import Testing
@@ -37,53 +38,31 @@ struct CommandReadsTests {
             let (names, versions) = (streams.keys.sorted(), streams)
             let before = try await Self.databaseNow(client)
             let statementsBefore = store.reads.statements.load(ordering: .relaxed)
-            // The first statement waits on a lock (its new pseudonyms need an insert), so the others
-            // queue behind it and go together once it is let go.
-            try await withClient(settings) { holderClient in
-                try await holderClient.withConnection { holder in
-                    try await holder.query("BEGIN", logger: store.logger)
-                    try await holder.query("LOCK TABLE ledger_subjects IN EXCLUSIVE MODE", logger: store.logger)
-                    let reads = Task {
-                        try await withThrowingTaskGroup(of: (Int, CommandReads.Read).self) { group in
-                            for i in 0..<80 {
-                                let stream = i % 4 == 3 ? "collaboration-missing-\(i)" : names[i % 3]
-                                group.addTask {
-                                    (
-                                        i,
-                                        try await store.reads.read(
-                                            .init(stream: stream, account: "reader-\(i % 50)"))
-                                    )
-                                }
-                            }
-                            return try await group.reduce(into: [Int: CommandReads.Read]()) { $0[$1.0] = $1.1 }
-                        }
+            let answers = try await Self.queuedBehindLock(settings, client, store.logger) {
+                try await withThrowingTaskGroup(of: (Int, CommandReads.Read).self) { group in
+                    for i in 0..<80 {
+                        let stream = i % 4 == 3 ? "collaboration-missing-\(i)" : names[i % 3]
+                        group.addTask { (i, try await store.reads.read(.init(stream: stream, account: "reader-\(i % 50)"))) }
                     }
-                    try await waitUntil(timeout: .seconds(10), "the first read waiting on the lock") {
-                        try await client.query(
-                            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
-                        ).decode(Int64.self)
-                            .reduce(0) { $1 } >= 1
-                    }
-                    try await holder.query("COMMIT", logger: store.logger)
-                    let answers = try await reads.value
-                    let after = try await Self.databaseNow(client)
-                    #expect(answers.count == 80)
-                    for (i, read) in answers {
-                        if i % 4 == 3 {
-                            #expect(read.stream == nil, "\(i): a stream with no row")
-                        } else {
-                            #expect(read.stream?.version == versions[names[i % 3]], "\(i): its own stream's version")
-                        }
-                        #expect(
-                            read.subject == (try await Subjects(store: store).existing("reader-\(i % 50)")),
-                            "\(i): its own caller's pseudonym")
-                        #expect(read.now >= before && read.now <= after, "\(i): the database's time of its read")
-                    }
-                    #expect(Set(answers.values.compactMap(\.subject)).count == 50)
-                    let statements = store.reads.statements.load(ordering: .relaxed) - statementsBefore
-                    #expect(statements >= 2 && statements < 80, "\(statements) statements for 80 reads")
+                    return try await group.reduce(into: [Int: CommandReads.Read]()) { $0[$1.0] = $1.1 }
                 }
             }
+            let after = try await Self.databaseNow(client)
+            #expect(answers.count == 80)
+            for (i, read) in answers {
+                if i % 4 == 3 {
+                    #expect(read.stream == nil, "\(i): a stream with no row")
+                } else {
+                    #expect(read.stream?.version == versions[names[i % 3]], "\(i): its own stream's version")
+                }
+                #expect(
+                    read.subject == (try await Subjects(store: store).existing("reader-\(i % 50)")),
+                    "\(i): its own caller's pseudonym")
+                #expect(read.now >= before && read.now <= after, "\(i): the database's time of its read")
+            }
+            #expect(Set(answers.values.compactMap(\.subject)).count == 50)
+            let statements = store.reads.statements.load(ordering: .relaxed) - statementsBefore
+            #expect(statements >= 2 && statements < 80, "\(statements) statements for 80 reads")
         }
     }
 
@@ -104,39 +83,48 @@ struct CommandReadsTests {
             // Longer than a btree entry may be once compressed: ledger_subject's insert fails.
             let refused = String(
                 (0..<6_000).map { _ in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".randomElement()! })
-            try await withClient(settings) { holderClient in
-                try await holderClient.withConnection { holder in
-                    try await holder.query("BEGIN", logger: store.logger)
-                    try await holder.query("LOCK TABLE ledger_subjects IN EXCLUSIVE MODE", logger: store.logger)
-                    let reads = Task {
-                        await withTaskGroup(of: (String, Result<String?, any Error>).self) { group in
-                            for account in ["first"] + (1...10).map({ "reader-\($0)" }) + [refused] {
-                                group.addTask {
-                                    do {
-                                        return (account, .success(try await store.reads.read(.init(stream: nil, account: account)).subject))
-                                    } catch { return (account, .failure(error)) }
-                                }
-                            }
-                            return await group.reduce(into: [String: Result<String?, any Error>]()) { $0[$1.0] = $1.1 }
+            let answers = try await Self.queuedBehindLock(settings, client, store.logger) {
+                await withTaskGroup(of: (String, Result<String?, any Error>).self) { group in
+                    for account in ["first"] + (1...10).map({ "reader-\($0)" }) + [refused] {
+                        group.addTask {
+                            do {
+                                return (account, .success(try await store.reads.read(.init(stream: nil, account: account)).subject))
+                            } catch { return (account, .failure(error)) }
                         }
                     }
-                    try await waitUntil(timeout: .seconds(10), "a read waiting on the lock") {
-                        try await client.query(
-                            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
-                        ).decode(Int64.self).reduce(0) { $1 } >= 1
-                    }
-                    try await holder.query("COMMIT", logger: store.logger)
-                    let answers = await reads.value
-                    #expect(answers.count == 12)
-                    for (account, answer) in answers where account != refused {
-                        #expect(try answer.get() != nil, "\(account): answered")
-                    }
-                    #expect(throws: (any Error).self, "the account the table refuses") { try answers[refused]!.get() }
+                    return await group.reduce(into: [String: Result<String?, any Error>]()) { $0[$1.0] = $1.1 }
                 }
             }
+            #expect(answers.count == 12)
+            for (account, answer) in answers where account != refused {
+                #expect(try answer.get() != nil, "\(account): answered")
+            }
+            #expect(throws: (any Error).self, "the account the table refuses") { try answers[refused]!.get() }
             await #expect(throws: StoreError.self) { try await store.reads.read(.init(stream: nil, account: "")) }
             await #expect(throws: StoreError.self) { try await store.reads.read(.init(stream: "", account: "someone")) }
             #expect(try await Subjects(store: store).existing("someone") == nil, "a refused read makes no pseudonym")
+        }
+    }
+
+    /// Runs `reads` while another session holds `ledger_subjects` locked, so the first statement
+    /// (its new pseudonyms need an insert) waits and the other reads queue behind it; lets go once
+    /// a statement of this database waits on the lock, and returns what `reads` answered.
+    static func queuedBehindLock<T: Sendable>(
+        _ settings: DatabaseSettings, _ client: PostgresClient, _ logger: Logger, _ reads: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        try await withClient(settings) { holderClient in
+            try await holderClient.withConnection { holder in
+                try await holder.query("BEGIN", logger: logger)
+                try await holder.query("LOCK TABLE ledger_subjects IN EXCLUSIVE MODE", logger: logger)
+                let running = Task { try await reads() }
+                try await waitUntil(timeout: .seconds(10), "a read waiting on the lock") {
+                    try await client.query(
+                        "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
+                    ).decode(Int64.self).reduce(0) { $1 } >= 1
+                }
+                try await holder.query("COMMIT", logger: logger)
+                return try await running.value
+            }
         }
     }
 
