@@ -116,12 +116,32 @@ struct BenchAppend: AsyncParsableCommand {
     /// to the publication of the first checkpoint that covers it (`published_at`, the same
     /// machine's clock): signed, and with witnesses cosigned by their quorum.
     private func printCheckpointLag(_ client: PostgresClient, store: EventStore, acknowledged: [(position: Int64, at: Date)]) async throws {
+        let (lags, checkpoints) = try await Self.checkpointLags(client, store: store, acknowledged: acknowledged)
+        guard !lags.isEmpty else { return }
+        func percentile(_ p: Double) -> Double { lags[min(lags.count - 1, Int(Double(lags.count) * p))] }
+        print(
+            String(
+                format:
+                    "  acknowledgement to first covering checkpoint, 16 writers: p50 %.0f ms, p99 %.0f ms, max %.0f ms (%d appends, %d checkpoints published)",
+                percentile(0.5), percentile(0.99), lags.last!, lags.count, checkpoints))
+    }
+
+    /// Each acknowledged append's lag (ms, sorted) to the publication of the first checkpoint
+    /// covering it, once the log's head is checkpointed; and how many checkpoints were published
+    /// from the first append's position on.
+    static func checkpointLags(
+        _ client: PostgresClient, store: EventStore, acknowledged: [(position: Int64, at: Date)]
+    ) async throws -> (lags: [Double], checkpoints: Int) {
         let tree = LogTree(client: client, logger: Logger(label: "bench"))
         let head = try await store.head().position
-        _ = try await tree.checkpoint(atLeast: head, within: .seconds(60))
+        _ = try await tree.checkpoint(atLeast: head, within: .seconds(600))
+        let first = acknowledged.map(\.position).min() ?? head
         var signed: [(size: Int64, at: Double)] = []
         for try await (size, at) in try await client.query(
-            "SELECT tree_size, extract(epoch FROM published_at)::float8 FROM ledger_published_checkpoints ORDER BY tree_size"
+            """
+            SELECT tree_size, extract(epoch FROM published_at)::float8 FROM ledger_published_checkpoints
+            WHERE tree_size >= \(first) ORDER BY tree_size
+            """
         ).decode((Int64, Double).self) { signed.append((size, at)) }
         var lags: [Double] = []
         for ack in acknowledged {
@@ -133,14 +153,7 @@ struct BenchAppend: AsyncParsableCommand {
             }
             lags.append((signed[low].at - ack.at.timeIntervalSince1970) * 1000)
         }
-        lags.sort()
-        guard !lags.isEmpty else { return }
-        func percentile(_ p: Double) -> Double { lags[min(lags.count - 1, Int(Double(lags.count) * p))] }
-        print(
-            String(
-                format:
-                    "  acknowledgement to first covering checkpoint, 16 writers: p50 %.0f ms, p99 %.0f ms, max %.0f ms (%d appends, %d checkpoints published)",
-                percentile(0.5), percentile(0.99), lags.last!, lags.count, signed.count))
+        return (lags.sorted(), signed.count)
     }
 
     /// Events per second appended by `writers` concurrent tasks for `seconds`, and the CPU per event.

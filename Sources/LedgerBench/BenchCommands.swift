@@ -100,10 +100,10 @@ struct BenchCommands: AsyncParsableCommand {
         Self.summarise(rounds: rounds, floors: floors.mapValues(Stats.median), outcomes: outcomes)
     }
 
-    /// Waits (60 s at most) until every projection has folded the log's head, so the work an
+    /// Waits (`within` at most) until every projection has folded the log's head, so the work an
     /// earlier phase or a set-up left behind is not counted in the next phase.
-    static func caughtUp(_ client: PostgresClient, logger: Logger) async throws {
-        try await LoadProcess.poll("the projections caught up", within: .seconds(60), every: .milliseconds(20)) {
+    static func caughtUp(_ client: PostgresClient, logger: Logger, within limit: Duration = .seconds(60)) async throws {
+        try await LoadProcess.poll("the projections caught up", within: limit, every: .milliseconds(20)) {
             try await ProjectionQueries.status(client: client, logger: logger).allSatisfy { $0.lagEvents == 0 }
         }
     }

@@ -78,13 +78,14 @@ struct BenchReplay: AsyncParsableCommand {
         }
     }
 
-    /// Simulated collaborations appended by 8 writers, plus one large collaboration.
-    static func generate(_ store: EventStore, events: Int, large: Int) async throws {
+    /// Simulated collaborations appended by 8 writers (their simulators seeded `seed`, `seed + 1`,
+    /// …), plus one large collaboration of `large` events (none for 0).
+    static func generate(_ store: EventStore, events: Int, large: Int, seed: UInt64 = 1000) async throws {
         let writers = 8
         try await withThrowingTaskGroup(of: Void.self) { group in
             for w in 0..<writers {
                 group.addTask {
-                    var simulator = LogSimulator(seed: UInt64(1000 + w))
+                    var simulator = LogSimulator(seed: seed + UInt64(w))
                     var written = 0
                     while written < (events - large) / writers {
                         let collaboration = simulator.collaboration(events: 30)
@@ -96,19 +97,21 @@ struct BenchReplay: AsyncParsableCommand {
                     }
                 }
             }
-            group.addTask {
-                var simulator = LogSimulator(seed: 42)
-                let collaboration = simulator.collaboration(events: large)
-                var version: Int64 = 0
-                for chunk in stride(from: 0, to: collaboration.events.count, by: 500) {
-                    let slice = collaboration.events[chunk..<min(chunk + 500, collaboration.events.count)]
-                    version = try await store.append(
-                        .init(
-                            streamId: "collaboration-" + collaboration.id, expectedVersion: .exact(version),
-                            events: slice.map { $0.newEvent(metadata: EventMetadata(actor: "bench")) })
-                    ).version
+            if large > 0 {
+                group.addTask {
+                    var simulator = LogSimulator(seed: 42)
+                    let collaboration = simulator.collaboration(events: large)
+                    var version: Int64 = 0
+                    for chunk in stride(from: 0, to: collaboration.events.count, by: 500) {
+                        let slice = collaboration.events[chunk..<min(chunk + 500, collaboration.events.count)]
+                        version = try await store.append(
+                            .init(
+                                streamId: "collaboration-" + collaboration.id, expectedVersion: .exact(version),
+                                events: slice.map { $0.newEvent(metadata: EventMetadata(actor: "bench")) })
+                        ).version
+                    }
+                    largeId.withLock { $0 = collaboration.id }
                 }
-                largeId.withLock { $0 = collaboration.id }
             }
             try await group.waitForAll()
         }
