@@ -39,8 +39,9 @@ struct BenchExpiry: AsyncParsableCommand {
         try await target.run(logger: quiet) { settings in
             try await LocalLedger.run(settings, logger: quiet, maxConnections: 40) { ledger in
                 let store = EventStore(client: ledger.client, logger: quiet)
-                let owners = try await BenchFeed.startCollaborations(store, count: (windows + perCollaboration - 1) / perCollaboration)
-                let written = try await BenchFeed.startCollaborations(store, count: 200)
+                let owners = try await BenchFeed.startCollaborations(store, count: (windows + perCollaboration - 1) / perCollaboration).map(
+                    \.id)
+                let written = try await BenchFeed.startCollaborations(store, count: 200).map(\.id)
                 // The due second starts far enough ahead for the setup and the projection.
                 let setupStart = Date()
                 let start = setupStart.addingTimeInterval(8 + Double(windows) / 2_000)

@@ -21,7 +21,7 @@ struct BenchScale: AsyncParsableCommand {
             A ledger runs in this process (the services of `ledger serve`, checkpointer included) on a \
             throwaway embedded PostgreSQL or --database-url. The log grows by realistic collaborations \
             of about 30 events (starts, identities added and removed, grants, revocations, highlights) \
-            appended by 8 writers, plus, first, one large collaboration. Once the views and the tree \
+            appended by 8 writers, and at the first size one large collaboration beside them. Once the views and the tree \
             have caught up and the database is vacuumed (untimed), each size measures: pgbench's \
             single-row inserts at 16 clients (the rates' baseline); single appends at 16 writers and \
             each one's acknowledgement to its first covering checkpoint; starts and proofs over HTTP \
@@ -34,7 +34,7 @@ struct BenchScale: AsyncParsableCommand {
     @OptionGroup var target: BenchTarget
     @Option(help: "The sizes the log is grown to, in turn: events, comma-separated, ascending.")
     var events = "1000000,5000000,20000000"
-    @Option(help: "Events in the one large collaboration (appended first), where asOf pages are timed.")
+    @Option(help: "Events in the one large collaboration (appended while growing to the first size), where asOf pages are timed.")
     var largeCollaboration = 100_000
     @Option(help: "Seconds per rate measurement.") var seconds = 5.0
     @Option(help: "Write the table to this CSV file as well.") var csv: String?
@@ -46,11 +46,14 @@ struct BenchScale: AsyncParsableCommand {
         let sizes = events.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
         guard !sizes.isEmpty, sizes.allSatisfy({ $0 != nil }) else { throw ValidationError("--events: comma-separated event counts") }
         let counts = sizes.compactMap { $0 }
-        guard counts == counts.sorted(), Set(counts).count == counts.count, counts[0] > largeCollaboration, largeCollaboration > 0,
-            counts.last! <= 1_000_000_000
+        // Each size at least 10% past the one before: the probes' own appends (a few seconds of
+        // them) must not reach the next size.
+        guard zip(counts, counts.dropFirst()).allSatisfy({ $1 >= $0 + $0 / 10 + 100_000 }), counts[0] > largeCollaboration,
+            largeCollaboration > 0, counts.last! <= 1_000_000_000
         else {
             throw ValidationError(
-                "--events: ascending sizes, the first above --large-collaboration (\(largeCollaboration), at least 1), at most 1e9")
+                "--events: ascending sizes, each at least 10% and 100,000 past the one before, the first above --large-collaboration (\(largeCollaboration), at least 1), at most 1e9"
+            )
         }
         return counts
     }
@@ -61,19 +64,21 @@ struct BenchScale: AsyncParsableCommand {
         Self.say("ledger bench scale: a log grown to \(sizes.map(String.init).joined(separator: ", ")) events; \(seconds) s a rate")
         var rows: [ScaleRow] = []
         var owner: (username: String, password: String?, database: String) = ("", nil, "")
-        // A backup left unrestored by a failure is not left on the disk.
-        defer { for taken in rows.compactMap(\.pendingRestore) { try? FileManager.default.removeItem(at: taken.archive.folder) } }
+        // A backup whose restore waits is not left on the disk by a failure (each is deleted
+        // once restored, too).
+        let deferred = ScaleBackup.Deferred()
+        defer { deferred.removeAll() }
         try await target.run(logger: quiet) { settings in
             owner = (settings.username, settings.password, settings.database)
             let signer = try NoteSigner(name: "bench.local/ledger")
             rows = try await LocalLedger.run(settings, logger: quiet, maxConnections: 60, signer: signer) { ledger in
                 try await Pgbench.createTable(ledger.client)
-                let probes = ScaleProbes(ledger: ledger, settings: settings, seconds: seconds, logger: quiet)
+                let probes = ScaleProbes(ledger: ledger, settings: settings, seconds: seconds, deferred: deferred, logger: quiet)
                 var rows: [ScaleRow] = []
                 for (step, size) in sizes.enumerated() {
                     let growth = try await Self.grow(
                         ledger.client, to: size, large: step == 0 ? large : 0, seed: UInt64(1000 + 16 * step), logger: quiet)
-                    var row = try await probes.measure()
+                    var row = try await probes.measure(tilesFrom: rows.last?.tilesThrough ?? 0)
                     row.walPerMillion = growth.walPerMillion
                     row.growthRate = growth.rate
                     Self.say(row.line)
@@ -85,9 +90,15 @@ struct BenchScale: AsyncParsableCommand {
         for index in rows.indices {
             guard let taken = rows[index].pendingRestore else { continue }
             Self.say("  restoring the backup of \(taken.head) events now that the bench's cluster is gone (no room beside it)")
-            let restore = try await ScaleBackup.restore(
-                taken, username: owner.username, password: owner.password, database: owner.database, logger: quiet)
-            rows[index].restorePerMillion = restore.seconds / (Double(taken.head) / 1_000_000)
+            do {
+                let restore = try await ScaleBackup.restore(
+                    taken, username: owner.username, password: owner.password, database: owner.database, logger: quiet)
+                rows[index].restorePerMillion = restore.seconds / (Double(taken.head) / 1_000_000)
+            } catch {
+                // The table is still printed; this figure is missing from it.
+                Self.say("  that restore failed: \(error)")
+                rows[index].restorePerMillion = .nan
+            }
         }
         ScaleRow.printTable(rows)
         if let csv { try ScaleRow.csv(rows).write(toFile: csv, atomically: true, encoding: .utf8) }
@@ -110,26 +121,27 @@ struct BenchScale: AsyncParsableCommand {
         try await BenchReplay.generate(store, events: size - Int(before), large: large, seed: seed)
         let appended = ContinuousClock.now - started
         let head = try await store.head().position
-        let wal = try await walPosition(client) - lsn
-        let imaged = try await fullPageImages(client) - images
         let settled = ContinuousClock.now
         try await BenchCommands.caughtUp(client, logger: logger, within: .seconds(3600))
         _ = try await LogTree(client: client, logger: logger).checkpoint(atLeast: head, within: .seconds(3600))
         let caughtUp = ContinuousClock.now - settled
+        // The WAL of the growth with the views' and the tree's for it, before the vacuum's own.
+        let wal = try await walPosition(client) - lsn
+        let imaged = try await fullPageImages(client) - images
         let vacuumStarted = ContinuousClock.now
         try await client.query("VACUUM (ANALYZE)", logger: logger)
         let grown = Double(head - before)
         say(
             String(
                 format:
-                    "  grew to %lld events: %.0f events/s appended, %.0f MB of WAL per million events, of which %.0f full-page images; views and checkpoint %.0f s after; vacuum %.0f s (untimed)",
-                head, grown / appended.seconds, Double(wal) / grown, Double(imaged) / grown * 1_000_000, caughtUp.seconds,
+                    "  grew to %lld events: %.0f events/s appended; views and checkpoint %.0f s after; WAL with them %.0f MB per million events, %.0f full-page images per million events; vacuum %.0f s (untimed)",
+                head, grown / appended.seconds, caughtUp.seconds, Double(wal) / grown, Double(imaged) / grown * 1_000_000,
                 (ContinuousClock.now - vacuumStarted).seconds))
         return Growth(rate: grown / appended.seconds, walPerMillion: Double(wal) / grown * 1_000_000)
     }
 
-    /// A run lasts long: its progress goes out line by line, unbuffered, also into a file (the
-    /// table at the end is printed).
+    /// A run lasts long: its progress goes out line by line, unbuffered even when stdout is a
+    /// file (the table at the end is printed).
     static func say(_ line: String) {
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }

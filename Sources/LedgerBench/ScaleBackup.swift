@@ -5,6 +5,7 @@ import LedgerConfiguration
 import LedgerPostgres
 import Logging
 import PostgresNIO
+import Synchronization
 
 /// `ledger-bench scale`'s backup and restore, as `ledger backup` and `ledger restore` make them:
 /// a base backup through a backup slot (`WALArchive.takeBase`), then the folder laid out as a
@@ -19,8 +20,17 @@ struct ScaleBackup {
 
     static let slot = BackupSlot.prefix + "_scale"
 
-    /// A base backup taken, not yet restored: its folder, the log's head it holds, and how many
-    /// million events that is.
+    /// The folders of backups whose restore waits: deleted by `removeAll` whatever happened.
+    final class Deferred: Sendable {
+        private let folders = Mutex<[URL]>([])
+        func add(_ folder: URL) { folders.withLock { $0.append(folder) } }
+        func removeAll() {
+            for folder in folders.withLock({ $0 }) { try? FileManager.default.removeItem(at: folder) }
+        }
+    }
+
+    /// A base backup taken, not yet restored: its folder, the log's head it holds, and its size
+    /// on disk.
     struct Taken: Sendable {
         var archive: WALArchive
         var head: Int64
@@ -32,13 +42,17 @@ struct ScaleBackup {
         let archive = WALArchive(
             folder: FileManager.default.temporaryDirectory.appendingPathComponent("ledger-scale-backup-\(UUID().uuidString.prefix(8))"))
         let binaries = try EmbeddedPostgres.binaries(preferring: Setting.pgBin.value())
-        // No write runs meanwhile, so the head read now is the head the backup holds.
-        let head = try await settings.withClient(logger: logger) { client in
-            try await WALArchive.ensureSlot(Self.slot, client: client, logger: logger)
-            return try await Self.head(client)
-        }
-        let started = ContinuousClock.now
+        // No write runs meanwhile, so the head read now is the head the backup holds. A slot left
+        // by a killed run (on a --database-url) is dropped first: it would hold checkpoints back.
+        let head: Int64
+        let started: ContinuousClock.Instant
         do {
+            try await dropSlot()
+            head = try await settings.withClient(logger: logger) { client in
+                try await WALArchive.ensureSlot(Self.slot, client: client, logger: logger)
+                return try await Self.head(client)
+            }
+            started = ContinuousClock.now
             try await archive.takeBase(of: settings, slot: Self.slot, binaries: binaries, progress: nil)
         } catch {
             try? FileManager.default.removeItem(at: archive.folder)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LedgerApp
+import LedgerBackup
 import LedgerLog
 import LedgerPostgres
 import LedgerProjections
@@ -21,9 +22,13 @@ struct ScaleProbes {
     /// The bench database (pgbench's and the backup's connection).
     let settings: DatabaseSettings
     let seconds: Double
+    /// Where a backup whose restore must wait is recorded (deleted whatever happens).
+    let deferred: ScaleBackup.Deferred
     let logger: Logger
 
-    func measure() async throws -> ScaleRow {
+    /// The figures at the log's present size. Tiles are fetched past leaf `tilesFrom` (where the
+    /// previous size's fetches ended), so no fetch finds its tile kept in memory from before.
+    func measure(tilesFrom: Int64) async throws -> ScaleRow {
         let client = ledger.client
         let store = EventStore(client: client, logger: logger)
         let head = try await store.head().position
@@ -32,7 +37,8 @@ struct ScaleProbes {
         let (appends, _, acknowledged) = try await BenchAppend.appendRate(
             store, writers: 16, batch: 1, tag: "scale-\(head)", seconds: seconds)
         row.appends16 = appends
-        let (lags, _) = try await BenchAppend.checkpointLags(client, store: store, acknowledged: acknowledged)
+        let (lags, _) = try await BenchAppend.checkpointLags(
+            client, store: store, acknowledged: acknowledged, within: .seconds(600))
         row.ackToCheckpointP99 = lags.isEmpty ? 0 : lags[min(lags.count - 1, Int(Double(lags.count) * 0.99))]
         row.starts = try await load(.starts, account: "scale-starts-\(head)").rate
         row.proofsP99 = try await load(.proofs, account: "scale-proofs-\(head)").p99
@@ -40,11 +46,15 @@ struct ScaleProbes {
         let asOf = try await BenchReplay.asOfLatency(client, store: store, logger: logger, queries: 200)
         (row.asOfFirstPageP99, row.asOfUnpagedP99) = (asOf.first.1, asOf.unpaged.1)
         let signed = try await LogTree(client: client, logger: logger).latestCheckpoint()?.size ?? 0
-        (row.tileP99, row.bundleP99) = try await tiles(size: signed)
+        (row.tileP99, row.bundleP99) = try await tiles(from: tilesFrom, through: signed)
+        row.tilesThrough = signed
+        // No event is appended from here on. Disk before the rebuild: the views as the projectors
+        // keep them, not freshly compacted.
+        let millions = Double(try await store.head().position) / 1_000_000
+        row.disk = try await disk(client).mapValues { $0 / millions }
         row.rawRead = try await BenchReplay.rawRead(client, logger: logger)
         let rebuilt = try await ProjectionRebuild(client: client, logger: logger).run(.membership)
         row.membershipRebuild = Double(rebuilt.events) / rebuilt.elapsed.seconds
-        let millions = Double(try await store.head().position) / 1_000_000
         let (taken, backup) = try await ScaleBackup(settings: settings, logger: logger).backup()
         row.backupPerMillion = backup.seconds / millions
         if ScaleBackup.roomToRestore(taken) {
@@ -52,9 +62,9 @@ struct ScaleProbes {
                 taken, username: settings.username, password: settings.password, database: settings.database, logger: logger)
             row.restorePerMillion = restore.seconds / millions
         } else {
+            deferred.add(taken.archive.folder)
             row.pendingRestore = taken
         }
-        row.disk = try await disk(client).mapValues { $0 / millions }
         return row
     }
 
@@ -69,22 +79,25 @@ struct ScaleProbes {
     }
 
     /// p99 (ms) of full level-0 tiles and of full entry bundles (an auditor's, as served by
-    /// default), each fetched 4,000 times by 16 clients at places spread over the whole log (a
-    /// tree of `size` leaves).
-    private func tiles(size: Int64) async throws -> (Double, Double) {
+    /// default), fetched by 16 clients: up to 3,200 of each, every one a different tile, spread
+    /// evenly over the full tiles of leaves `from ..< through`. A full tile is kept in memory after
+    /// its first read, so each fetch here is a first read, at every size alike.
+    private func tiles(from: Int64, through: Int64) async throws -> (Double, Double) {
+        let (low, high) = (Int((from + 255) / 256), Int(through / 256))
+        guard high - low >= 16 else { throw ValidationError("fewer than 16 full tiles between leaves \(from) and \(through)") }
+        let each = min(200, (high - low) / 16)
+        let stride = (high - low) / (each * 16)
         let auditor = "Bearer " + (try await ledger.authority.issue(account: "scale-auditor", roles: ["auditor"]))
         let base = ledger.baseURL.absoluteString
         let port = ledger.baseURL.port ?? 80
         var transports: [NIOTransport] = []
         for _ in 0..<16 { transports.append(try await NIOTransport.connect(host: "127.0.0.1", port: port)) }
         let connections = transports
-        let full = Int(size / 256)
-        guard full > 0 else { throw ValidationError("no full tile in a tree of \(size) leaves") }
         var p99: [Double] = []
         for level in [0, nil] as [Int?] {
             p99.append(
-                try await BenchVerify.timed(calls: Array(repeating: 250, count: 16)) { c, n in
-                    let tile = Tile(level: level, index: Int64((c * 7919 + n * 104_729) % full), width: 256)
+                try await BenchVerify.timed(calls: Array(repeating: each, count: 16)) { c, n in
+                    let tile = Tile(level: level, index: Int64(low + (c * each + n) * stride), width: 256)
                     var request = URLRequest(url: URL(string: base + "/tlog/" + tile.path)!)
                     request.setValue(auditor, forHTTPHeaderField: "Authorization")
                     let (_, status) = try await connections[c].send(request)

@@ -21,8 +21,11 @@ struct ScaleRow {
     var walPerMillion = 0.0
     /// Bytes per million events, by part (`ScaleProbes.disk`).
     var disk: [String: Double] = [:]
-    /// A backup whose restore waits for the bench's cluster to be gone (no room beside it).
+    /// A backup whose restore waits for the bench's cluster to be gone (no room beside it); its
+    /// figure is then measured on an idle machine with a cold page cache, and marked.
     var pendingRestore: ScaleBackup.Taken?
+    /// The tree size up to which tiles were fetched (the next size fetches past it).
+    var tilesThrough: Int64 = 0
 
     /// How each figure is judged against the first size's: rates must keep 80% of it, latencies
     /// and costs stay within 1.2× (issue 47's flat cost).
@@ -87,6 +90,9 @@ struct ScaleRow {
             print(line)
         }
         print("(each size's ratio to the first in brackets; ! marks a rate under 0.8 of it, or a latency or cost over 1.2×)")
+        for row in rows where row.pendingRestore != nil {
+            print("(the restore at \(row.events) events ran after the bench's cluster was gone: an idle machine, a cold page cache)")
+        }
     }
 
     /// The table as CSV: a header of sizes, then one line a figure.
