@@ -41,6 +41,11 @@ enum Stats {
         return sorted.count % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
     }
 
+    /// The value at percentile `p` (0 to 1) of values sorted ascending; 0 for none.
+    static func percentile(_ sorted: [Double], _ p: Double) -> Double {
+        sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+    }
+
     static func format(_ value: Double) -> String {
         String(format: "%10.0f", value)
     }

@@ -118,12 +118,11 @@ struct BenchAppend: AsyncParsableCommand {
     private func printCheckpointLag(_ client: PostgresClient, store: EventStore, acknowledged: [(position: Int64, at: Date)]) async throws {
         let (lags, checkpoints) = try await Self.checkpointLags(client, store: store, acknowledged: acknowledged)
         guard !lags.isEmpty else { return }
-        func percentile(_ p: Double) -> Double { lags[min(lags.count - 1, Int(Double(lags.count) * p))] }
         print(
             String(
                 format:
                     "  acknowledgement to first covering checkpoint, 16 writers: p50 %.0f ms, p99 %.0f ms, max %.0f ms (%d appends, %d checkpoints published from the first on)",
-                percentile(0.5), percentile(0.99), lags.last!, lags.count, checkpoints))
+                Stats.percentile(lags, 0.5), Stats.percentile(lags, 0.99), lags.last!, lags.count, checkpoints))
     }
 
     /// Each acknowledged append's lag (ms, sorted) to the publication of the first checkpoint

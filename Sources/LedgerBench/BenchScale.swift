@@ -116,7 +116,7 @@ struct BenchScale: AsyncParsableCommand {
     static func grow(_ client: PostgresClient, to size: Int, large: Int, seed: UInt64, logger: Logger) async throws -> Growth {
         let store = EventStore(client: client, logger: logger)
         let before = try await store.head().position
-        let (lsn, images) = (try await walPosition(client), try await fullPageImages(client))
+        let (lsn, images) = try await walWritten(client)
         let started = ContinuousClock.now
         try await BenchReplay.generate(store, events: size - Int(before), large: large, seed: seed)
         let appended = ContinuousClock.now - started
@@ -126,8 +126,8 @@ struct BenchScale: AsyncParsableCommand {
         _ = try await LogTree(client: client, logger: logger).checkpoint(atLeast: head, within: .seconds(3600))
         let caughtUp = ContinuousClock.now - settled
         // The WAL of the growth with the views' and the tree's for it, before the vacuum's own.
-        let wal = try await walPosition(client) - lsn
-        let imaged = try await fullPageImages(client) - images
+        let (lsnAfter, imagesAfter) = try await walWritten(client)
+        let (wal, imaged) = (lsnAfter - lsn, imagesAfter - images)
         let vacuumStarted = ContinuousClock.now
         try await client.query("VACUUM (ANALYZE)", logger: logger)
         let grown = Double(head - before)
@@ -146,19 +146,13 @@ struct BenchScale: AsyncParsableCommand {
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 
-    /// Full-page images written to the WAL so far (`pg_stat_wal`, since the cluster's start).
-    static func fullPageImages(_ client: PostgresClient) async throws -> Int64 {
-        var images: Int64 = 0
-        for try await value in try await client.query("SELECT wal_fpi FROM pg_stat_wal").decode(Int64.self) { images = value }
-        return images
-    }
-
-    /// The server's WAL insert position, in bytes.
-    static func walPosition(_ client: PostgresClient) async throws -> Int64 {
-        var bytes: Int64 = 0
-        for try await value in try await client.query("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::int8").decode(Int64.self) {
-            bytes = value
-        }
-        return bytes
+    /// The server's WAL insert position in bytes, and the full-page images written to the WAL
+    /// since the cluster's start (`pg_stat_wal`), read in one statement.
+    static func walWritten(_ client: PostgresClient) async throws -> (bytes: Int64, images: Int64) {
+        var written: (bytes: Int64, images: Int64) = (0, 0)
+        for try await (bytes, images) in try await client.query(
+            "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::int8, wal_fpi FROM pg_stat_wal"
+        ).decode((Int64, Int64).self) { written = (bytes, images) }
+        return written
     }
 }

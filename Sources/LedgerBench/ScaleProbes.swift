@@ -39,7 +39,7 @@ struct ScaleProbes {
         row.appends16 = appends
         let (lags, _) = try await BenchAppend.checkpointLags(
             client, store: store, acknowledged: acknowledged, within: .seconds(600))
-        row.ackToCheckpointP99 = lags.isEmpty ? 0 : lags[min(lags.count - 1, Int(Double(lags.count) * 0.99))]
+        row.ackToCheckpointP99 = Stats.percentile(lags, 0.99)
         row.starts = try await load(.starts, account: "scale-starts-\(head)").rate
         row.proofsP99 = try await load(.proofs, account: "scale-proofs-\(head)").p99
         try await BenchCommands.caughtUp(client, logger: logger)
