@@ -113,15 +113,15 @@ public struct LedgerProcess: Sendable {
         if role == .checkpointer && signer == nil { throw Incomplete(description: "`ledger checkpointer` needs a signing key") }
         let client = database.makeClient(logger: logger, maxConnections: maxConnections, applicationName: applicationName)
         let standby = standby?.makeClient(logger: logger, maxConnections: maxConnections, applicationName: applicationName)
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            if let standby { group.addTask { await standby.run() } }
-            defer { group.cancelAll() }
-            try await Migrator(client: client, logger: logger).ensureCurrent()
-            if configuration.publicEntries, let refusal = try await PrivacyFormat(client: client, logger: logger).publicEntriesRefusal() {
-                throw Incomplete(description: refusal)
+        return try await withBackground({ await client.run() }, logger: logger) {
+            try await withBackground({ await standby?.run() }, logger: logger) {
+                try await Migrator(client: client, logger: logger).ensureCurrent()
+                if configuration.publicEntries, let refusal = try await PrivacyFormat(client: client, logger: logger).publicEntriesRefusal()
+                {
+                    throw Incomplete(description: refusal)
+                }
+                return try await body(client, standby)
             }
-            return try await body(client, standby)
         }
     }
 

@@ -81,6 +81,11 @@ public struct DatabaseSettings: Sendable, Equatable, CustomStringConvertible {
         // Fail fast on a wrong address instead of hanging at start-up.
         configuration.options.connectTimeout = .seconds(5)
         configuration.options.maximumConnections = maxConnections
+        // No keep-alive queries: PostgresNIO writes them without a promise, so one sent as its
+        // connection closes never ends, and neither does the pool's `run()` (see
+        // `withBackground`). `DatabaseWatchdog` probes the pool instead, and an idle connection
+        // is closed after a minute anyway.
+        configuration.options.keepAliveBehavior = nil
         // A transaction whose client stops talking (a PostgresNIO query that never returns after
         // a PostgreSQL restart, see `withDeadline`) is ended by the server, so the row locks it
         // holds do not outlive it: no ledger transaction waits on its client that long.
@@ -104,11 +109,7 @@ extension DatabaseSettings {
         logger: Logger, maxConnections: Int = 20, _ body: @Sendable (PostgresClient) async throws -> T
     ) async throws -> T {
         let client = makeClient(logger: logger, maxConnections: maxConnections)
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            defer { group.cancelAll() }
-            return try await body(client)
-        }
+        return try await withBackground({ await client.run() }, logger: logger) { try await body(client) }
     }
 }
 
