@@ -3,9 +3,10 @@
 -- An invitation and a window change carry the identity's window (absent bounds: NULL); an expiry
 -- its `dueAt` as not_after, and the account that held access through the identity, if any.
 -- The actor is read with ->> rather than a second json_to_record: a fifth of the statement's
--- time in a rebuild (measured on 1M events; docs/BENCHMARKS.md).
+-- time in a rebuild (measured on 1M events; docs/BENCHMARKS.md). The range is read through the
+-- log's primary key, planned on every call: see ledger_project_collaborations.
 CREATE OR REPLACE FUNCTION ledger_project_access_history(p_from int8, p_to int8) RETURNS void
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SET plan_cache_mode = force_custom_plan AS $$
 BEGIN
     INSERT INTO proj_access_history (position, collaboration_id, root_hash, change, account, reason, actor, at,
                                      not_before, not_after)
@@ -24,6 +25,6 @@ BEGIN
     WHERE e.position > p_from AND e.position <= p_to
       AND e.event_type IN ('IdentityAdded', 'AccessGranted', 'IdentityRemoved', 'AccessRevoked', 'AccessWindowChanged',
                            'AccessExpired')
-      AND e.stream_id LIKE 'collaboration-%';
+      AND left(e.stream_id, 14) = 'collaboration-';
 END;
 $$;

@@ -1,14 +1,15 @@
 -- The highlights projection: the highlights among the events in (p_from, p_to].
--- Static SQL, planned once per session. A rebuild fills fresh copies of a projection's tables in
+-- The range is read through the log's primary key, planned on every call: see
+-- ledger_project_collaborations. A rebuild fills fresh copies of a projection's tables in
 -- the schema ledger_rebuild while the live ones serve: its connections put that schema first on
 -- the search path, so this same function writes there (hence no SET search_path).
 CREATE OR REPLACE FUNCTION ledger_project_highlights(p_from int8, p_to int8) RETURNS void
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SET plan_cache_mode = force_custom_plan AS $$
 BEGIN
     INSERT INTO proj_highlights (position, collaboration_id, kind, trigger, mentioned_root_hash, account, at)
     SELECT e.position, substr(e.stream_id, 15), d.kind, d.trigger, d."mentionedRootHash", d.account, e.recorded_at
     FROM ledger_events e, json_to_record(e.data) AS d(kind text, trigger text, "mentionedRootHash" text, account text)
     WHERE e.position > p_from AND e.position <= p_to AND e.event_type = 'HighlightPosted'
-      AND e.stream_id LIKE 'collaboration-%';
+      AND left(e.stream_id, 14) = 'collaboration-';
 END;
 $$;
