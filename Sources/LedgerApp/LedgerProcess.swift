@@ -113,15 +113,16 @@ public struct LedgerProcess: Sendable {
         if role == .checkpointer && signer == nil { throw Incomplete(description: "`ledger checkpointer` needs a signing key") }
         let client = database.makeClient(logger: logger, maxConnections: maxConnections, applicationName: applicationName)
         let standby = standby?.makeClient(logger: logger, maxConnections: maxConnections, applicationName: applicationName)
-        return try await withBackground({ await client.run() }, logger: logger) {
-            try await withBackground({ await standby?.run() }, logger: logger) {
-                try await Migrator(client: client, logger: logger).ensureCurrent()
-                if configuration.publicEntries, let refusal = try await PrivacyFormat(client: client, logger: logger).publicEntriesRefusal()
-                {
-                    throw Incomplete(description: refusal)
-                }
-                return try await body(client, standby)
+        func checked() async throws -> T {
+            try await Migrator(client: client, logger: logger).ensureCurrent()
+            if configuration.publicEntries, let refusal = try await PrivacyFormat(client: client, logger: logger).publicEntriesRefusal() {
+                throw Incomplete(description: refusal)
             }
+            return try await body(client, standby)
+        }
+        return try await withBackground(client.run, logger: logger) {
+            guard let standby else { return try await checked() }
+            return try await withBackground(standby.run, logger: logger) { try await checked() }
         }
     }
 

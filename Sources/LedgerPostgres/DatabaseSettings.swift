@@ -109,7 +109,7 @@ extension DatabaseSettings {
         logger: Logger, maxConnections: Int = 20, _ body: @Sendable (PostgresClient) async throws -> T
     ) async throws -> T {
         let client = makeClient(logger: logger, maxConnections: maxConnections)
-        return try await withBackground({ await client.run() }, logger: logger) { try await body(client) }
+        return try await withBackground(client.run, logger: logger) { try await body(client) }
     }
 }
 

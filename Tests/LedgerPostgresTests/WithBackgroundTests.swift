@@ -12,13 +12,12 @@ struct WithBackgroundTests {
     @Test("the job runs during the body, is cancelled after it, and is waited for when it stops")
     func stopsWithTheBody() async throws {
         let events = Mutex<[String]>([])
-        let value = try await withBackground(
-            {
-                events.withLock { $0.append("started") }
-                try? await Task.sleep(for: .seconds(60))
-                events.withLock { $0.append("stopped") }
-            }, logger: logger
-        ) {
+        let job: @Sendable () async -> Void = {
+            events.withLock { $0.append("started") }
+            try? await Task.sleep(for: .seconds(60))
+            events.withLock { $0.append("stopped") }
+        }
+        let value = try await withBackground(job, logger: logger) {
             try await waitUntil("the job runs") { events.withLock { $0 == ["started"] } }
             return 7
         }
@@ -30,12 +29,11 @@ struct WithBackgroundTests {
     func bodyError() async throws {
         let stopped = Mutex(false)
         await #expect(throws: Refused.self) {
-            try await withBackground(
-                {
-                    try? await Task.sleep(for: .seconds(60))
-                    stopped.withLock { $0 = true }
-                }, logger: logger
-            ) { () async throws -> Int in throw Refused() }
+            let job: @Sendable () async -> Void = {
+                try? await Task.sleep(for: .seconds(60))
+                stopped.withLock { $0 = true }
+            }
+            try await withBackground(job, logger: logger) { () async throws -> Int in throw Refused() }
         }
         #expect(stopped.withLock { $0 })
     }
@@ -44,7 +42,7 @@ struct WithBackgroundTests {
     func abandonsAStuckJob() async throws {
         let hang = Hang()
         defer { hang.release() }
-        let value = try await withBackground({ await hang.forever() }, stopWithin: .milliseconds(200), logger: logger) {
+        let value = try await withBackground(hang.forever, stopWithin: .milliseconds(200), logger: logger) {
             try await waitUntil("the job is parked") { hang.entered.withLock { $0 } }
             return 3
         }
