@@ -87,6 +87,17 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Writes past one primary (issue 49): which shard holds a collaboration, by PL/Proxy's rule
+        // and from PL/Proxy's own cluster definition.
+        .target(
+            name: "LedgerShards",
+            dependencies: [
+                "LedgerPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // Every setting, read once into one typed value.
         .target(
             name: "LedgerConfiguration",
@@ -447,6 +458,15 @@ let package = Package(
                 "LedgerWitness", "LedgerTestSupport", "LedgerPostgres", "TransparencyLog",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LedgerShardsTests",
+            dependencies: [
+                "LedgerShards", "LedgerPostgres", "LedgerTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the system packages the ledger needs when they are missing: the PostgreSQL server
 # and client (initdb, pg_ctl, postgres, pgbench), Prometheus, Go's x/mod, Chromium and Selenium, Patroni, etcd,
-# HAProxy and Barman (tests only), age (sealed secrets in backups), faketime (tests) and the usual
+# HAProxy and Barman (tests only), PL/Proxy (shard routing), age (sealed secrets in backups), faketime (tests) and the usual
 # build headers. Debian/Ubuntu.
 set -euo pipefail
 
@@ -30,6 +30,13 @@ command -v barman >/dev/null 2>&1 || need+=(barman)
 # ring"); faketime: the tests skew the host's clock against the database's.
 command -v age >/dev/null 2>&1 || need+=(age)
 command -v faketime >/dev/null 2>&1 || need+=(faketime)
+# PL/Proxy: shards are routed by it (issue 49); its package is built for one server version.
+if ! ls /usr/share/postgresql/*/extension/plproxy.control >/dev/null 2>&1; then
+    # The installed server's version, else the one Debian's `postgresql` would install.
+    major=$(ls /usr/lib/postgresql 2>/dev/null | sort -n | tail -1)
+    [ -n "$major" ] || major=$(apt-cache depends postgresql 2>/dev/null | grep -oE 'postgresql-[0-9]+' | head -1 | cut -d- -f2)
+    need+=("postgresql-${major:-15}-plproxy")
+fi
 for pkg in libpq-dev libssl-dev golang-golang-x-mod-dev python3-etcd; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done

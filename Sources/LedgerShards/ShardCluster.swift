@@ -1,0 +1,90 @@
+import LedgerPostgres
+import Logging
+import PostgresNIO
+
+/// The shard map as PL/Proxy defines it: a foreign server of the `plproxy` wrapper whose options
+/// `p0` … `p{n-1}` (or `partition_0` …) are the partitions' connection strings. The ledger reads
+/// the same definition its SQL functions route by, so where it routes a request itself it cannot
+/// disagree with them.
+///
+/// Fails closed: a definition PL/Proxy would read differently from `ShardMap` (modular mapping, an
+/// option it does not know, partitions missing or repeated) is refused, not approximated.
+public enum ShardCluster {
+    public struct Unusable: Error, Equatable, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// PL/Proxy's cluster options other than partitions (its `cluster_config_options`).
+    static let settings: Set<String> = [
+        "statement_timeout", "connection_lifetime", "query_timeout", "disable_binary", "modular_mapping",
+        "keepalive_idle", "keepalive_interval", "keepalive_count",
+    ]
+
+    /// The map of the cluster `server` defines, read from the database `client` reaches.
+    public static func map(server: String, client: PostgresClient, logger: Logger) async throws -> ShardMap {
+        let found = try await client.queryUnlessClosed(
+            """
+            SELECT coalesce(s.srvoptions, '{}'), coalesce(w.fdwoptions, '{}')
+            FROM pg_foreign_server s JOIN pg_foreign_data_wrapper w ON w.oid = s.srvfdw
+            WHERE s.srvname = \(server) AND w.fdwname = 'plproxy'
+            """, logger: logger
+        ) { rows in try await rows.decode(([String], [String]).self).first { _ in true } }
+        guard let (serverOptions, wrapperOptions) = found else {
+            throw Unusable(description: "no PL/Proxy cluster named \(server) (a foreign server of the plproxy wrapper)")
+        }
+        return try map(server: server, serverOptions: serverOptions, wrapperOptions: wrapperOptions)
+    }
+
+    /// The map of a cluster whose options are `name=value` strings, as `pg_foreign_server` keeps them.
+    static func map(server: String, serverOptions: [String], wrapperOptions: [String]) throws -> ShardMap {
+        func setting(_ name: String, _ value: String) throws {
+            if name == "modular_mapping" {
+                guard value == "0" else {
+                    throw Unusable(description: "\(server): modular_mapping is set; the ledger routes by PL/Proxy's hash mask only")
+                }
+            } else if !settings.contains(name) {
+                throw Unusable(description: "\(server): unknown option \(name)")
+            }
+        }
+        for option in wrapperOptions {
+            let (name, value) = split(option)
+            try setting(name, value)
+        }
+        var partitions: [Int: String] = [:]
+        for option in serverOptions {
+            let (name, value) = split(option)
+            guard let number = partitionNumber(name) else {
+                try setting(name, value)
+                continue
+            }
+            guard partitions.updateValue(value, forKey: number) == nil else {
+                throw Unusable(description: "\(server): partition \(number) is defined twice")
+            }
+        }
+        guard let last = partitions.keys.max(), partitions.count == last + 1 else {
+            throw Unusable(description: "\(server): partitions must be numbered from 0 without gaps")
+        }
+        do {
+            return try ShardMap(partitions: (0...last).map { partitions[$0]! })
+        } catch {
+            throw Unusable(description: "\(server): \(error)")
+        }
+    }
+
+    private static func split(_ option: String) -> (String, String) {
+        guard let equals = option.firstIndex(of: "=") else { return (option, "") }
+        return (String(option[..<equals]), String(option[option.index(after: equals)...]))
+    }
+
+    /// `p7` or `partition_7`: 7. PL/Proxy reads the number with strtoul, which also takes a sign
+    /// or spaces; such names are not partitions here, so they fail as unknown options.
+    static func partitionNumber(_ name: String) -> Int? {
+        for prefix in ["partition_", "p"] where name.hasPrefix(prefix) {
+            let digits = name.dropFirst(prefix.count)
+            if !digits.isEmpty, digits.count <= 9, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber) {
+                return Int(digits)
+            }
+        }
+        return nil
+    }
+}
