@@ -74,6 +74,9 @@ public struct DefaultAccess: Codable, Sendable, Hashable {
         self.duration = duration
     }
 
+    /// A duration as a state stored it, unchecked, as `Decodable` reads it.
+    init(stored duration: String) { self.duration = duration }
+
     /// The window of an identity added at `now`.
     public func window(from now: Date) -> AccessWindow {
         let end = Self.parse(duration).flatMap { Self.add($0, to: now) } ?? now

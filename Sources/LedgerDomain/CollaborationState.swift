@@ -40,6 +40,14 @@ public struct CollaborationState: Codable, Sendable, Hashable {
     /// The window of identities added without one (`StartCollaboration.defaultAccess`).
     public var defaultAccess: DefaultAccess?
 
+    init(
+        collaborationId: String, owner: String, title: String, identities: [String: Identity], grants: [String: String],
+        defaultAccess: DefaultAccess?
+    ) {
+        (self.collaborationId, self.owner, self.title) = (collaborationId, owner, title)
+        (self.identities, self.grants, self.defaultAccess) = (identities, grants, defaultAccess)
+    }
+
     public init(started: CollaborationEvent.Started) {
         collaborationId = started.collaborationId
         owner = started.owner
@@ -100,5 +108,6 @@ public struct CollaborationState: Codable, Sendable, Hashable {
         identities[rootHash.base64]?.isCurrent ?? false
     }
 
-    public var json: String { CanonicalJSON.encode(self) }
+    /// As `CanonicalJSON` writes it, without Foundation's coder (`CollaborationStateJSON`).
+    public var json: String { CollaborationStateJSON.encode(self) }
 }

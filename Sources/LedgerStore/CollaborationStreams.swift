@@ -29,7 +29,7 @@ public struct CollaborationStreams: Sendable {
 
         public init?(_ stored: StreamState?) throws {
             guard let stored, let json = stored.state else { return nil }
-            state = try CanonicalJSON.decode(CollaborationState.self, from: json)
+            state = try CollaborationStateJSON.decode(json)
             version = stored.version
             position = stored.position
         }
