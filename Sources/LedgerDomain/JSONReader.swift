@@ -1,6 +1,7 @@
 /// A pull reader over one JSON text (RFC 8259), for the few documents read on a hot path
 /// (`CollaborationStateJSON`): it reads values where the caller expects them and skips the rest.
-/// Nothing is built but the strings and numbers asked for.
+/// Nothing is built but the strings and numbers asked for. What it skips, numbers and `\u`
+/// escapes go through `JSONSyntax`'s scanner: one grammar with the store's own check.
 struct JSONReader {
     struct Malformed: Error, CustomStringConvertible {
         var offset: Int
@@ -8,8 +9,6 @@ struct JSONReader {
         var description: String { "malformed JSON at byte \(offset): expected \(expected)" }
     }
 
-    /// Nesting deeper than this is refused rather than followed (skipped values recurse).
-    static let maxDepth = 512
     private let bytes: [UInt8]
     private var index = 0
 
@@ -80,50 +79,27 @@ struct JSONReader {
     mutating func integer() throws -> Int {
         skipSpace()
         let start = index
-        if peek() == UInt8(ascii: "-") { index += 1 }
-        while let byte = peek(), (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) { index += 1 }
-        guard let value = Int(String(decoding: bytes[start..<index], as: UTF8.self)) else { throw malformed("an integer") }
+        guard scan({ $0.number() }), let value = Int(String(decoding: bytes[start..<index], as: UTF8.self)) else {
+            throw malformed("an integer")
+        }
         return value
     }
 
-    /// Reads past one value of any kind.
-    mutating func skipValue(depth: Int = 0) throws {
-        guard depth < Self.maxDepth else { throw malformed("nesting at most \(Self.maxDepth) deep") }
+    /// Reads past one value of any kind (nesting at most `JSONSyntax.maxDepth` deep).
+    mutating func skipValue() throws {
         skipSpace()
-        switch peek() {
-        case UInt8(ascii: "{"): try object { reader, _ in try reader.skipValue(depth: depth + 1) }
-        case UInt8(ascii: "["):
-            index += 1
-            skipSpace()
-            if peek() == UInt8(ascii: "]") {
-                index += 1
-                return
-            }
-            while true {
-                try skipValue(depth: depth + 1)
-                skipSpace()
-                guard let next = peek(), next == UInt8(ascii: ",") || next == UInt8(ascii: "]") else { throw malformed("',' or ']'") }
-                index += 1
-                if next == UInt8(ascii: "]") { return }
-            }
-        case UInt8(ascii: "\""): _ = try string()
-        case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
-            for word in ["true", "false", "null"] where bytes[index...].starts(with: word.utf8) {
-                index += word.utf8.count
-                return
-            }
-            throw malformed("a value")
-        default: try number()
-        }
+        guard scan({ $0.value(depth: 0) }) else { throw malformed("a JSON value") }
     }
 
-    private mutating func number() throws {
-        let start = index
-        if peek() == UInt8(ascii: "-") { index += 1 }
-        while let byte = peek(), (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || "+-.eE".utf8.contains(byte) {
-            index += 1
+    /// Runs `JSONSyntax`'s scanner from here, and moves on to where it stopped.
+    private mutating func scan(_ step: (inout JSONSyntax.Scanner) -> Bool) -> Bool {
+        let (ok, end) = bytes.withUnsafeBufferPointer { buffer in
+            var scanner = JSONSyntax.Scanner(bytes: buffer)
+            scanner.index = index
+            return (step(&scanner), scanner.index)
         }
-        guard Double(String(decoding: bytes[start..<index], as: UTF8.self)) != nil else { throw malformed("a value") }
+        index = end
+        return ok
     }
 
     private mutating func escape(into text: inout [UInt8]) throws {
@@ -153,10 +129,12 @@ struct JSONReader {
     }
 
     private mutating func hex4() throws -> UInt32 {
-        guard index + 4 <= bytes.count, let value = UInt32(String(decoding: bytes[index..<(index + 4)], as: UTF8.self), radix: 16),
-            bytes[index..<(index + 4)].allSatisfy({ $0 != UInt8(ascii: "+") && $0 != UInt8(ascii: "-") })
-        else { throw malformed("four hex digits") }
-        index += 4
+        var value: UInt32?
+        _ = scan { scanner in
+            value = scanner.hex4()
+            return value != nil
+        }
+        guard let value else { throw malformed("four hex digits") }
         return value
     }
 
