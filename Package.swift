@@ -238,7 +238,7 @@ let package = Package(
             name: "LedgerAPI",
             dependencies: [
                 "LedgerDomain", "LedgerWire", "TransparencyLog", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog",
-                "LedgerReadModel", "LedgerVerifier", "LedgerWebhooks", "LedgerFeed", "LedgerTelemetry", "LedgerTokens",
+                "LedgerReadModel", "LedgerVerifier", "LedgerWebhooks", "LedgerFeed", "LedgerTelemetry", "LedgerTokens", "LedgerShards",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -254,7 +254,7 @@ let package = Package(
             name: "LedgerApp",
             dependencies: [
                 "LedgerAPI", "LedgerFeed", "LedgerDomain", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog",
-                "LedgerVerifier", "LedgerProjections", "LedgerWebhooks", "TransparencyLog", "LedgerTokens",
+                "LedgerVerifier", "LedgerProjections", "LedgerWebhooks", "TransparencyLog", "LedgerTokens", "LedgerShards",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -296,7 +296,7 @@ let package = Package(
             dependencies: [
                 "LedgerDomain", "LedgerWire", "TransparencyLog", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog",
                 "LedgerBackup", "LedgerApp", "LedgerReadModel", "LedgerProjections", "LedgerClient",
-                "LedgerDeviceSimulator", "LedgerWitness", "LedgerTelemetry", "LedgerTokens",
+                "LedgerDeviceSimulator", "LedgerWitness", "LedgerTelemetry", "LedgerTokens", "LedgerShards",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -464,7 +464,8 @@ let package = Package(
         .testTarget(
             name: "LedgerShardsTests",
             dependencies: [
-                "LedgerShards", "LedgerPostgres", "LedgerTestSupport",
+                "LedgerShards", "LedgerPostgres", "LedgerTestSupport", "LedgerApp", "LedgerClient", "LedgerDeviceSimulator", "LedgerTokens",
+                "LedgerTelemetry",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -18,11 +18,14 @@ import PostgresNIO
 /// The router: health, readiness, the OpenAPI document and the authenticated v1 endpoints.
 /// `proofs`: how proofs reach their verdict (an engine in this process, or stored requests and a
 /// wait: `RoleServices` in `LedgerApp` chooses); `feed`: the process's shared tail of the log,
-/// which the change feed reads (run it too); `standby`: a hot standby's pool for the reads.
-/// The router knows nothing of the workers that run beside it.
+/// which the change feed reads (run it too); `standby`: a hot standby's pool for the reads;
+/// `holds`: the collaboration ids a start may take (on one of several shards, those its shard
+/// holds; `ShardRouter` sends it the rest). The router knows nothing of the workers that run
+/// beside it.
 public func buildRouter(
     client: PostgresClient, store: EventStore, authority: TokenAuthority, configuration: LedgerConfiguration, proofs: ProofService,
-    feed: FeedTail, readiness: Readiness = Readiness(), standby: PostgresClient? = nil, logger: Logger
+    feed: FeedTail, readiness: Readiness = Readiness(), standby: PostgresClient? = nil,
+    holds: @escaping @Sendable (String) -> Bool = { _ in true }, logger: Logger
 ) -> Router<LedgerRequestContext> {
     let router = Router(context: LedgerRequestContext.self)
     // Request ids and the access log outermost, so they see every answer, refusals included.
@@ -54,7 +57,7 @@ public func buildRouter(
     }
     ConsoleController().addRoutes(to: router)
     let reads = ReadClient(primary: client, standby: standby, store: store, logger: logger, readWait: configuration.readWait)
-    let commands = CollaborationCommands(store: store, publicBaseURL: configuration.baseURL)
+    let commands = CollaborationCommands(store: store, publicBaseURL: configuration.baseURL, holds: holds)
     let collaborations = CollaborationStreams(store: store)
     let v1 = router.group("v1").add(middleware: AuthMiddleware(authority: authority))
     CollaborationController(commands: commands, reads: reads, bodyLimit: configuration.bodyLimit).addRoutes(to: v1)

@@ -51,6 +51,9 @@ public struct LedgerProcess: Sendable {
     public var witnesses: WitnessPolicy?
     public var deliveries = WebhookDeliverer.Settings()
     public var maxConnections = 40
+    /// The PL/Proxy cluster (`LEDGER_SHARD_CLUSTER`) whose shards hold the collaborations, defined
+    /// in `database`; nil: `database` holds them all. `serve` only (docs/SCALING.md).
+    public var shardCluster: String?
     /// What the database watchdog does when the pool is wedged: exit for a supervisor's restart.
     public var onWedged: @Sendable () -> Void = { exit(DatabaseWatchdog.exitStatus) }
 
@@ -82,10 +85,9 @@ public struct LedgerProcess: Sendable {
     /// server first, workers next; in-flight work gets 30 s, then is cancelled (a transaction cut
     /// short rolls back: nothing half-done remains).
     public func run(logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
-        try await withPools(logger: logger) { client, standby in
+        try await withPools(logger: logger) { _, services in
             var group = ServiceGroupConfiguration(
-                services: services(client: client, standby: standby, logger: logger, onRunning: onRunning).map { .init(service: $0) },
-                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+                services: services(onRunning).map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
             group.maximumGracefulShutdownDuration = .seconds(30)
             group.maximumCancellationDuration = .seconds(5)
             try await ServiceGroup(configuration: group).run()
@@ -96,33 +98,39 @@ public struct LedgerProcess: Sendable {
     /// `body` gets the port once the server listens.
     public func serving<T: Sendable>(logger: Logger, _ body: @Sendable (Running) async throws -> T) async throws -> T {
         guard role.servesHTTP else { throw Incomplete(description: "`serving` needs a role that serves HTTP, not \(role.rawValue)") }
-        return try await withPools(logger: logger) { client, standby in
-            try await Self.serving(logger: logger) { onRunning in
-                services(client: client, standby: standby, logger: logger, onRunning: onRunning)
-            } _: { port in
-                try await body(Running(port: port, client: client))
-            }
+        return try await withPools(logger: logger) { client, services in
+            try await Self.serving(logger: logger, services) { port in try await body(Running(port: port, client: client)) }
         }
     }
 
-    /// The process's pools, running, once the checks pass.
-    func withPools<T: Sendable>(
-        logger: Logger, _ body: @Sendable (PostgresClient, PostgresClient?) async throws -> T
-    ) async throws -> T {
+    /// The services of a process, given the callback its HTTP server calls with its port.
+    typealias Services = @Sendable (@escaping @Sendable (Int) async -> Void) -> [any Service]
+
+    /// The process's pools, running, once the checks pass, and its services over them; on
+    /// several shards (`shardCluster`), each shard's (`withShardPools`). `body` gets the pool
+    /// `Running` names (the first shard's).
+    func withPools<T: Sendable>(logger: Logger, _ body: @Sendable (PostgresClient, Services) async throws -> T) async throws -> T {
         if role.servesHTTP && authority == nil { throw Incomplete(description: "`ledger \(role.rawValue)` needs a token authority") }
         if role == .checkpointer && signer == nil { throw Incomplete(description: "`ledger checkpointer` needs a signing key") }
+        if shardCluster != nil { return try await withShardPools(logger: logger, body) }
         let client = database.makeClient(logger: logger, maxConnections: maxConnections, applicationName: applicationName)
         let standby = standby?.makeClient(logger: logger, maxConnections: maxConnections, applicationName: applicationName)
         func checked() async throws -> T {
-            try await Migrator(client: client, logger: logger).ensureCurrent()
-            if configuration.publicEntries, let refusal = try await PrivacyFormat(client: client, logger: logger).publicEntriesRefusal() {
-                throw Incomplete(description: refusal)
-            }
-            return try await body(client, standby)
+            try await check(client, logger: logger)
+            return try await body(client) { onRunning in services(client: client, standby: standby, logger: logger, onRunning: onRunning) }
         }
         return try await withBackground(client.run, logger: logger) {
             guard let standby else { return try await checked() }
             return try await withBackground(standby.run, logger: logger) { try await checked() }
+        }
+    }
+
+    /// What every process checks of its database: the schema is current; public entries only on
+    /// a log that allows them.
+    func check(_ client: PostgresClient, logger: Logger) async throws {
+        try await Migrator(client: client, logger: logger).ensureCurrent()
+        if configuration.publicEntries, let refusal = try await PrivacyFormat(client: client, logger: logger).publicEntriesRefusal() {
+            throw Incomplete(description: refusal)
         }
     }
 

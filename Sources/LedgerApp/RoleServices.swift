@@ -23,35 +23,54 @@ import TransparencyLog
 /// a ServiceGroup stops them in reverse, so `Readiness` (last) turns `/ready` to 503 first, then
 /// the HTTP server stops taking requests before the workers and listeners it uses.
 public enum RoleServices {
-    /// `ledger serve`: the API deciding proofs in this process, a verifier worker for the
-    /// requests `ledger api` instances store, the projectors, the expiry service, a webhook
-    /// delivery worker, the checkpointer (with a signing key), and their LISTEN hubs.
+    /// `ledger serve`: the API deciding proofs in this process, the store's workers (`StoreServices`) and
+    /// the checkpointer (with a signing key).
     public static func allInOne(
         client: PostgresClient, store: EventStore, authority: TokenAuthority, configuration: LedgerConfiguration,
         signer: NoteSigner? = nil, witnesses: WitnessPolicy? = nil, publishedFile: URL? = nil,
         deliveries: WebhookDeliverer.Settings = .init(),
         standby: PostgresClient? = nil, logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> [any Service] {
-        let requests = NotificationHub(client: client, channel: VerifierChannels.requests, logger: logger)
-        let engine = ProofEngine(client: client, logger: logger, settings: .init(maxGroup: configuration.verifierGroup))
-        let worker = VerifierWorker(engine: engine, requests: proofRequests(client, configuration, logger), wake: requests, logger: logger)
-        let events = NotificationHub(client: client, channel: EventStore.channel, logger: logger)
-        let projector = ProjectorWorker(client: client, events: events, logger: logger)
-        let windows = NotificationHub(client: client, channel: ExpiryService.channel, logger: logger)
-        let expiry = ExpiryService(client: client, store: store, wake: windows, logger: logger)
-        let deliverer = WebhookDeliverer(
-            client: client, store: store, events: events, logger: logger, settings: deliverySettings(deliveries, configuration))
-        let proofs = ProofService(
-            requests: proofRequests(client, configuration, logger), store: store, engine: engine, verdicts: nil,
-            verdictWait: configuration.verdictWait)
+        let local = StoreServices(client: client, store: store, configuration: configuration, deliveries: deliveries, logger: logger)
         let api = api(
-            client: client, store: store, authority: authority, configuration: configuration, proofs: proofs, events: events,
-            standby: standby, logger: logger, onRunning: onRunning)
+            client: client, store: store, authority: authority, configuration: configuration, proofs: local.proofs,
+            events: local.events, standby: standby, logger: logger, onRunning: onRunning)
         let checkpointer: [any Service] =
             signer.map {
-                [makeCheckpointer(client, signer: $0, witnesses: witnesses, publishedFile: publishedFile, events: events, logger)]
+                [makeCheckpointer(client, signer: $0, witnesses: witnesses, publishedFile: publishedFile, events: local.events, logger)]
             } ?? []
-        return [requests, events, windows, worker, projector, expiry, api.feed, deliverer] + checkpointer + [api.app, api.readiness]
+        return local.workers + [api.feed] + checkpointer + [api.app, api.readiness]
+    }
+
+    /// What `serve` runs on one store beside its API and checkpointer: a verifier worker for the
+    /// requests `ledger api` instances store, the projectors, the expiry service, a webhook
+    /// delivery worker, and their LISTEN hubs (`workers`); the proof path deciding in this process
+    /// (`proofs`), and the hub of appended events the API's feed and the checkpointer wake on.
+    struct StoreServices {
+        let workers: [any Service]
+        let proofs: ProofService
+        let events: NotificationHub
+
+        init(
+            client: PostgresClient, store: EventStore, configuration: LedgerConfiguration, deliveries: WebhookDeliverer.Settings,
+            logger: Logger
+        ) {
+            let requests = NotificationHub(client: client, channel: VerifierChannels.requests, logger: logger)
+            let engine = ProofEngine(client: client, logger: logger, settings: .init(maxGroup: configuration.verifierGroup))
+            let worker = VerifierWorker(
+                engine: engine, requests: proofRequests(client, configuration, logger), wake: requests, logger: logger)
+            let events = NotificationHub(client: client, channel: EventStore.channel, logger: logger)
+            let projector = ProjectorWorker(client: client, events: events, logger: logger)
+            let windows = NotificationHub(client: client, channel: ExpiryService.channel, logger: logger)
+            let expiry = ExpiryService(client: client, store: store, wake: windows, logger: logger)
+            let deliverer = WebhookDeliverer(
+                client: client, store: store, events: events, logger: logger, settings: deliverySettings(deliveries, configuration))
+            self.events = events
+            self.proofs = ProofService(
+                requests: proofRequests(client, configuration, logger), store: store, engine: engine, verdicts: nil,
+                verdictWait: configuration.verdictWait)
+            self.workers = [requests, events, windows, worker, projector, expiry, deliverer]
+        }
     }
 
     /// `ledger api`: the API alone (with the change feed's tail and its LISTEN); proofs are
@@ -153,8 +172,16 @@ public enum RoleServices {
         let router = buildRouter(
             client: client, store: store, authority: authority, configuration: configuration, proofs: proofs, feed: feed,
             readiness: readiness, standby: standby, logger: logger)
-        let app = Application(
-            responder: AbandoningResponder(inner: router.buildResponder()),
+        let app = server(router.buildResponder(), configuration: configuration, logger: logger, onRunning: onRunning)
+        return (feed, app, readiness)
+    }
+
+    /// The HTTP server around `responder` (`onRunning` gets the bound port, useful with port 0).
+    static func server<Responder: HTTPResponder>(
+        _ responder: Responder, configuration: LedgerConfiguration, logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void
+    ) -> any Service where Responder.Context == LedgerRequestContext {
+        Application(
+            responder: AbandoningResponder(inner: responder),
             // A connection that sends nothing for a minute is closed: slow or stalled clients do
             // not hold sockets forever (they cost no thread meanwhile: the server is NIO).
             server: .http1(configuration: .init(idleTimeout: .seconds(60))),
@@ -165,6 +192,5 @@ public enum RoleServices {
                 await onRunning(port)
             },
             logger: logger)
-        return (feed, app, readiness)
     }
 }

@@ -40,11 +40,19 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var http: HTTPOptions
     @OptionGroup var verifier: VerifierOptions
+    @Option(help: ArgumentHelp(Setting.shardCluster.help("PL/Proxy cluster whose shards hold the collaborations")))
+    var shardCluster: String?
 
     func run() async throws {
         var configuration = try database.configuration()
         http.apply(to: &configuration)
         verifier.apply(to: &configuration)
+        if let shardCluster { configuration.shardCluster = shardCluster }
+        // On shards no checkpointer runs yet: each shard's log needs its own origin (docs/SCALING.md).
+        guard configuration.shardCluster == nil else {
+            try await Role(.serve, configuration: configuration, migrate: true).run()
+            return
+        }
         let signer = try SigningKey.resolve(configuration).signer
         let witnesses = try configuration.witnessPolicy.map { try WitnessClient.policy(file: $0, log: signer.verifier) }
         try await Role(.serve, configuration: configuration, migrate: true, signer: signer, witnesses: witnesses).run()
@@ -149,10 +157,12 @@ struct Role {
             if migrate {
                 let applied = try await owner.withClient(logger: logger) { try await Migrator(client: $0, logger: logger).migrate() }
                 if !applied.isEmpty { logger.info("migrations applied", metadata: ["names": "\(applied)"]) }
+                if let cluster = configuration.shardCluster { try await Shards.migrate(cluster: cluster, owner: owner, logger: logger) }
             }
             var process = LedgerProcess(
                 role, configuration: configuration, database: try await embedded?.serviceSettings(owner: owner) ?? owner,
                 standby: try configuration.readDatabaseURL.map { try DatabaseSettings(url: $0) }, signer: signer, witnesses: witnesses)
+            if role == .serve { process.shardCluster = configuration.shardCluster }
             var onRunning: @Sendable (Int) async -> Void = { _ in }
             if role.servesHTTP {
                 let (authority, generated) = try await Tokens.authority(configuration, createIfMissing: true)

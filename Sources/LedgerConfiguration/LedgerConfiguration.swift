@@ -22,6 +22,8 @@ public struct LedgerConfiguration: Sendable {
     public var dataDir: String
     public var databaseURL: String?
     public var readDatabaseURL: String?
+    /// `LEDGER_SHARD_CLUSTER`: the PL/Proxy cluster whose shards hold the collaborations.
+    public var shardCluster: String?
     public var pgBin: String?
     // Tokens
     public var jwtSecret: String?
@@ -67,6 +69,7 @@ public struct LedgerConfiguration: Sendable {
         dataDir = value(.dataDir)!
         databaseURL = value(.databaseURL)
         readDatabaseURL = value(.readDatabaseURL)
+        shardCluster = value(.shardCluster)
         pgBin = value(.pgBin)
         jwtSecret = value(.jwtSecret)
         jwksURL = value(.jwksURL)

@@ -3,7 +3,7 @@
 /// configuration table of docs/OPERATIONS.md is `markdownTable` (a test keeps the two equal).
 public enum LedgerSettings {
     public static let all: [Setting] = [
-        .host, .port, .dataDir, .databaseURL, .readDatabaseURL, .jwtSecret, .jwksURL, .jwksFile, .jwtIssuer, .jwtAudience,
+        .host, .port, .dataDir, .databaseURL, .readDatabaseURL, .shardCluster, .jwtSecret, .jwksURL, .jwksFile, .jwtIssuer, .jwtAudience,
         .jwtAccountClaim, .jwtRolesClaim, .publicBaseURL, .bodyLimit, .challengeTTL, .verdictWait, .readWait, .shutdownDrain,
         .verifierGroup, .webhooksAllowHTTP, .webhooksAllowPrivate, .logLevel, .logFormat, .pgBin, .signingKeyFile, .logOrigin,
         .witnessPolicy, .checkpointFile, .publicEntries, .logKey, .url,
@@ -55,6 +55,10 @@ extension Setting {
     public static let readDatabaseURL = Setting(
         "LEDGER_READ_DATABASE_URL", unset: "unset: reads on the primary",
         "a streaming-replication hot standby for the reads (`minPosition` reads it cannot serve go to the primary)", .databaseURL)
+    public static let shardCluster = Setting(
+        flag: "--shard-cluster", "LEDGER_SHARD_CLUSTER", unset: "unset: one database holds everything",
+        "`serve` only: the PL/Proxy cluster (a foreign server defined in the database) whose shards hold the collaborations; `ledger shards init` makes one (docs/SCALING.md)",
+        .text)
     public static let jwtSecret = Setting(
         "LEDGER_JWT_SECRET", unset: "generated in the data folder (`serve` only)", "HS256 secret, at least 32 bytes",
         .secret(minimumBytes: 32))

@@ -26,10 +26,15 @@ public struct DatabaseWatchdog: Service {
     let limit: Int
     let logger: Logger
     let onWedged: @Sendable () -> Void
+    /// Whether the database takes a new connection outside the pool; nil: not asked. When it does
+    /// not, hung probes are the database being down, not the pool wedged, and a restart would not
+    /// help: on shards it would stop every other shard's service too.
+    let reachable: (@Sendable () async -> Bool)?
 
     public init(
         client: PostgresClient, interval: Duration = .seconds(5), deadline: Duration = .seconds(10), limit: Int = 3,
-        logger: Logger, onWedged: @escaping @Sendable () -> Void = { exit(DatabaseWatchdog.exitStatus) }
+        logger: Logger, onWedged: @escaping @Sendable () -> Void = { exit(DatabaseWatchdog.exitStatus) },
+        reachable: (@Sendable () async -> Bool)? = nil
     ) {
         self.client = client
         self.interval = interval
@@ -37,6 +42,7 @@ public struct DatabaseWatchdog: Service {
         self.limit = limit
         self.logger = logger
         self.onWedged = onWedged
+        self.reachable = reachable
     }
 
     public func run() async throws {
@@ -48,7 +54,10 @@ public struct DatabaseWatchdog: Service {
             case .hung:
                 hung += 1
                 logger.warning("database probe hung", metadata: ["seconds": "\(deadline.components.seconds)", "inARow": "\(hung)"])
-                if hung >= limit {
+                if hung >= limit, let reachable, await !reachable() {
+                    logger.warning("the database is down (a new connection is refused too): not a wedged pool; waiting for it")
+                    hung = 0
+                } else if hung >= limit {
                     logger.critical(
                         "the database connection pool is wedged; exiting for a restart", metadata: ["status": "\(Self.exitStatus)"])
                     onWedged()

@@ -103,12 +103,25 @@ public actor EmbeddedPostgres {
     /// A crash and a restart on the same port: immediate shutdown (no checkpoint; the next
     /// start replays the WAL), `downFor` of outage, then start. Clients keep their settings.
     public func restartImmediately(downFor: Duration = .seconds(1)) async throws {
-        guard let bin = binDirectory, let port = settings?.port else {
-            throw EmbeddedError(description: "restart: the cluster was not started by this instance")
+        try await stopImmediately()
+        try await Task.sleep(for: downFor)
+        try await startAgain()
+    }
+
+    /// An immediate shutdown (crash-like) that keeps the port for `startAgain()`.
+    public func stopImmediately() async throws {
+        guard let bin = binDirectory, settings != nil else {
+            throw EmbeddedError(description: "stop: the cluster was not started by this instance")
         }
         try await run(bin + "/pg_ctl", ["stop", "-D", clusterPath, "-m", "immediate", "-w", "-t", "60"])
         logger.info("embedded PostgreSQL stopped (immediate)")
-        try await Task.sleep(for: downFor)
+    }
+
+    /// Starts again, on the port it had, after `stopImmediately()`: clients keep their settings.
+    public func startAgain() async throws {
+        guard let bin = binDirectory, let port = settings?.port else {
+            throw EmbeddedError(description: "restart: the cluster was not started by this instance")
+        }
         try await run(
             bin + "/pg_ctl", ["start", "-D", clusterPath, "-l", logPath, "-w", "-t", "60", "-o", serverOptions(port: port)])
         logger.info("embedded PostgreSQL restarted", metadata: ["port": "\(port)"])

@@ -1,3 +1,4 @@
+import Foundation
 import LedgerPostgres
 import Logging
 import PostgresNIO
@@ -34,6 +35,26 @@ public enum ShardCluster {
         }
         return try map(server: server, serverOptions: serverOptions, wrapperOptions: wrapperOptions)
     }
+
+    /// Defines the PL/Proxy cluster `server` in the database `client` reaches (the extension made
+    /// if missing), its partitions naming `map`'s shards. Run again with the same map, nothing
+    /// changes; a cluster of that name with another map is refused, not redefined: moving a
+    /// partition moves its collaborations' data first (docs/SCALING.md).
+    public static func define(server: String, as map: ShardMap, client: PostgresClient, logger: Logger) async throws {
+        try await client.queryUnlessClosed("CREATE EXTENSION IF NOT EXISTS plproxy", logger: logger) { _ in }
+        if let defined = try? await self.map(server: server, client: client, logger: logger) {
+            guard defined == map else { throw Unusable(description: "\(server) is already defined with other partitions") }
+            return
+        }
+        let options = map.partitions.enumerated().map { "p\($0.offset) \(literal($0.element))" }.joined(separator: ", ")
+        let name = "\"" + server.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        try await client.queryUnlessClosed(
+            PostgresQuery(unsafeSQL: "CREATE SERVER \(name) FOREIGN DATA WRAPPER plproxy OPTIONS (\(options))"), logger: logger
+        ) { _ in }
+    }
+
+    /// A SQL string literal (DDL takes no bound parameters).
+    static func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
 
     /// The map of a cluster whose options are `name=value` strings, as `pg_foreign_server` keeps them.
     static func map(server: String, serverOptions: [String], wrapperOptions: [String]) throws -> ShardMap {

@@ -11,12 +11,16 @@ public struct CollaborationCommands: Sendable {
     let subjects: Subjects
     /// Where universal links point.
     let publicBaseURL: String
+    /// Whether a collaboration id belongs on this store: always, but on one of several shards,
+    /// only the ids the shard map places here (a start picks its id until one is).
+    let holds: @Sendable (String) -> Bool
 
-    public init(store: EventStore, publicBaseURL: String) {
+    public init(store: EventStore, publicBaseURL: String, holds: @escaping @Sendable (String) -> Bool = { _ in true }) {
         self.store = store
         self.collaborations = CollaborationStreams(store: store)
         self.subjects = Subjects(store: store)
         self.publicBaseURL = publicBaseURL.hasSuffix("/") ? String(publicBaseURL.dropLast()) : publicBaseURL
+        self.holds = holds
     }
 
     // MARK: Commands
@@ -35,7 +39,7 @@ public struct CollaborationCommands: Sendable {
             throw DomainError.invalid("Idempotency-Key must be 1 to 255 characters", code: .invalidIdempotencyKey)
         }
         let (subject, key) = (try await subjects.pseudonym(for: caller.account), idempotencyKey)
-        let eventId = key.map { Identifiers.derivedUUID("start\u{0}\(subject)\u{0}\($0)") } ?? UUID()
+        let eventId = try startId(subject: subject, idempotencyKey: key)
         let id = eventId.uuidString.lowercased()
         let link = "\(publicBaseURL)/collaborations/\(id)"
         let commitments = command.commitments()
@@ -62,6 +66,27 @@ public struct CollaborationCommands: Sendable {
             throw DomainError(.idempotencyKeyReused, "this Idempotency-Key was used for a different request")
         }
     }
+
+    /// A start's event id, which is its collaboration's id: derived from (pseudonym, key) with an
+    /// idempotency key, so a retry meets its first append, else random. On a shard, the first of a
+    /// sequence of such ids that the shard holds (`holds`); the sequence is the same on every
+    /// retry, and its first id is the one a single store always takes. A shard that holds 1 of its
+    /// map's `2^k` partitions finds one in about `2^k` tries.
+    func startId(subject: String, idempotencyKey key: String?) throws -> UUID {
+        for attempt in 0..<Self.startIdAttempts {
+            // The attempt comes before the pseudonym, which is never a bare number, so no
+            // (pseudonym, key) of one attempt spells another's.
+            let id =
+                key.map {
+                    Identifiers.derivedUUID(
+                        attempt == 0 ? "start\u{0}\(subject)\u{0}\($0)" : "start\u{0}\(attempt)\u{0}\(subject)\u{0}\($0)")
+                } ?? UUID()
+            if holds(id.uuidString.lowercased()) { return id }
+        }
+        throw DomainError(.internalError, "no collaboration id this shard holds was found in \(Self.startIdAttempts) tries")
+    }
+
+    static let startIdAttempts = 1 << 16
 
     /// Adds identities (each with its window, or nil for the start's `defaultAccess`), removes
     /// identities and sets windows anew, in one decision at the database's time of the read

@@ -1,0 +1,146 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LedgerDomain
+import LedgerShards
+import LedgerWire
+
+/// One HTTP server in front of several shards (docs/SCALING.md): each request goes whole to the
+/// router of the shard that holds its collaboration (`buildRouter` over that shard's pool), so a
+/// command, a proof and a read of a collaboration run on one primary, as on a single store.
+///
+/// - `/v1/collaborations/{id}…`: the shard of `id` (lowercased, as the API reads ids);
+/// - `POST /v1/challenges`: the shard of the body's `collaborationId`;
+/// - `POST /v1/collaborations` (a start): the shard of its `Idempotency-Key`, so a retry meets its
+///   first append; without a key, any shard. The shard picks an id it holds (`CollaborationCommands`).
+/// - `/ready`: every shard that answers must be ready, and one at least must answer (a shard's
+///   outage is every instance's: taking instances out of a load balancer for it would stop the
+///   other shards' service too);
+/// - endpoints that read or write every shard (accounts, the audit, the feed, webhooks, privacy,
+///   the log and its tiles): `501 not_across_shards` until they are built;
+/// - the rest (health, metrics, the OpenAPI document, the console, unknown paths): the first shard.
+///
+/// A shard whose database does not answer (`available`) is not sent requests: they are refused
+/// with 503 `database_unavailable` and `Retry-After`, never answered by another shard.
+public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Context == LedgerRequestContext {
+    public typealias Context = LedgerRequestContext
+
+    /// Where a request goes.
+    enum Destination: Equatable {
+        case shard(Int)
+        case anyShard
+        case everyShard
+        /// The shard of the body's `collaborationId` (a challenge).
+        case bodyCollaboration
+        case notAcrossShards
+    }
+
+    let map: ShardMap
+    /// Each shard's router, in `map.shards`' order.
+    let shards: [Shard]
+    /// Whether each shard's database answers now.
+    let available: [@Sendable () -> Bool]
+    let bodyLimit: Int
+
+    public init(map: ShardMap, shards: [Shard], available: [@Sendable () -> Bool], bodyLimit: Int) {
+        precondition(shards.count == map.shards.count && available.count == shards.count, "one router per shard of the map")
+        (self.map, self.shards, self.available, self.bodyLimit) = (map, shards, available, bodyLimit)
+    }
+
+    /// The shard's answer; a refusal made here (outside every shard's middleware) is answered
+    /// as the routers answer theirs.
+    public func respond(to request: Request, context: Context) async throws -> Response {
+        do {
+            return try await route(request, context: context)
+        } catch let refusal as DomainError {
+            return try refusal.response(from: request, context: context)
+        }
+    }
+
+    func route(_ request: Request, context: Context) async throws -> Response {
+        var request = request
+        switch destination(method: request.method, path: request.uri.path, idempotencyKey: request.headers[.idempotencyKey]) {
+        case .shard(let index):
+            return try await send(request, context: context, to: index)
+        case .anyShard:
+            guard let index = shards.indices.filter({ available[$0]() }).randomElement() else { throw Self.unavailable }
+            return try await send(request, context: context, to: index)
+        case .everyShard:
+            // The first answer that is not ready, else the last shard's.
+            var answer: Response?
+            for index in shards.indices where available[index]() {
+                let response = try await shards[index].respond(to: request, context: context)
+                if response.status != .ok { return response }
+                answer = response
+            }
+            guard let answer else { throw DomainError(.notReady, "no shard's database answers") }
+            return answer
+        case .bodyCollaboration:
+            let body: ByteBuffer
+            do {
+                body = try await request.collectBody(upTo: bodyLimit)
+            } catch {
+                throw DomainError(.payloadTooLarge, "request body exceeds the limit")
+            }
+            // A body without a collaboration id is refused alike by any shard.
+            let named = try? JSONDecoder().decode(NamedCollaboration.self, from: Data(body.readableBytesView))
+            return try await send(request, context: context, to: shard(of: named?.collaborationId ?? ""))
+        case .notAcrossShards:
+            throw DomainError(
+                .notAcrossShards, "\(request.method) \(request.uri.path) reads or writes every shard, which this ledger does not serve yet")
+        }
+    }
+
+    /// The shard's answer, if its database answers.
+    func send(_ request: Request, context: Context, to index: Int) async throws -> Response {
+        guard available[index]() else { throw Self.unavailable }
+        return try await shards[index].respond(to: request, context: context)
+    }
+
+    static var unavailable: DomainError {
+        DomainError(.databaseUnavailable, "the shard that holds this is unavailable for the moment; retry", retryAfter: 1)
+    }
+
+    struct NamedCollaboration: Decodable {
+        var collaborationId: String?
+    }
+
+    /// The index of the shard that holds `id`, read as the API reads collaboration ids.
+    func shard(of id: String) -> Int {
+        let key = (try? Identifiers.collaborationId(id)) ?? id
+        return map.shards.firstIndex(of: map.shard(of: key))!
+    }
+
+    func destination(method: HTTPRequest.Method, path: String, idempotencyKey: String?) -> Destination {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        guard let first = segments.first else { return .shard(0) }
+        switch first {
+        case "ready":
+            return .everyShard
+        case "tlog":
+            return .notAcrossShards
+        case "v1":
+            let rest = Array(segments.dropFirst())
+            switch rest.first {
+            case "collaborations" where rest.count >= 2:
+                return .shard(shard(of: String(rest[1])))
+            case "collaborations" where method == .post:
+                return idempotencyKey.map { .shard(shard(of: $0)) } ?? .anyShard
+            case "collaborations":
+                return .notAcrossShards
+            case "challenges" where method == .post:
+                return .bodyCollaboration
+            case "accounts", "audit", "feed", "webhooks", "privacy", "log":
+                return .notAcrossShards
+            default:
+                return .shard(0)
+            }
+        default:
+            return .shard(0)
+        }
+    }
+}
+
+extension HTTPField.Name {
+    static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
+}

@@ -1,0 +1,90 @@
+import Foundation
+import LedgerApp
+import LedgerClient
+import LedgerPostgres
+import LedgerTelemetry
+import LedgerTestSupport
+import LedgerTokens
+import Logging
+import PostgresNIO
+
+@testable import LedgerShards
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// `ledger serve` on migrated shards (issue 49), with the PL/Proxy cluster defined over eight
+/// partitions mapped unevenly (so a wrong mask or order shows) in a database of its own, and
+/// SDK clients signed in as any account.
+struct LiveShards: Sendable {
+    static let logger = Logger(label: "live-shards")
+    /// Partition i's shard, an index into `shards`.
+    static let layout = [0, 1, 1, 0, 0, 0, 1, 0]
+
+    let baseURL: URL
+    let authority: TokenAuthority
+    let map: ShardMap
+    /// Each shard as its owner reaches it.
+    let shards: [DatabaseSettings]
+
+    /// `shards` (owners' settings, each database migrated; two, or more) served by one `ledger
+    /// serve`, whose login exists on every shard's cluster with one password, as a deployment's does.
+    static func run(shards: [DatabaseSettings], _ body: @Sendable (LiveShards) async throws -> Void) async throws {
+        LedgerMetrics.bootstrap()  // as `ledger serve` does: /metrics shows what the services record
+        let definition = try await TestCluster.shared.makeEmptyDatabase()
+        let map = try ShardMap(
+            partitions: layout.map { "host=\(shards[$0].host) port=\(shards[$0].port) dbname=\(shards[$0].database)" })
+        try await withClient(definition) { try await ShardCluster.define(server: "ledger_shards", as: map, client: $0, logger: logger) }
+        let (name, password) = ("ledger_app_\(UInt32.random(in: 0 ... .max))", UUID().uuidString.replacingOccurrences(of: "-", with: ""))
+        let service = try await PostgresAdmin.serviceLogin(name, password: password, on: definition, logger: logger)
+        for shard in shards where shard.port != definition.port {
+            _ = try await PostgresAdmin.serviceLogin(name, password: password, on: shard, logger: logger)
+        }
+        let authority = try await TokenAuthority(secret: "live-shards-test-secret-\(UUID())")
+        var process = LedgerProcess(.serve, configuration: .testing(), database: service, authority: authority)
+        process.shardCluster = "ledger_shards"
+        try await process.serving(logger: logger) { running in
+            try await body(LiveShards(baseURL: running.baseURL, authority: authority, map: map, shards: shards))
+        }
+    }
+
+    func client(_ account: String) -> LedgerClient {
+        let authority = authority
+        return LedgerClient(baseURL: baseURL, transport: HTTPClientTransport()) { try await authority.issue(account: account) }
+    }
+
+    /// The collaborations whose events each shard holds.
+    func collaborations() async throws -> [Set<String>] {
+        var held: [Set<String>] = []
+        for shard in shards {
+            held.append(
+                try await withClient(shard) { client in
+                    var ids: Set<String> = []
+                    let rows = try await client.query(
+                        "SELECT DISTINCT substr(stream_id, 15) FROM ledger_events WHERE left(stream_id, 14) = 'collaboration-'")
+                    for try await id in rows.decode(String.self) { ids.insert(id) }
+                    return ids
+                })
+        }
+        return held
+    }
+
+    /// The shard (its index in `shards`) the map places `id` (or a start's key) on.
+    func shard(of id: String) -> Int {
+        let connection = map.shard(of: id)
+        return shards.firstIndex { connection == "host=\($0.host) port=\($0.port) dbname=\($0.database)" }!
+    }
+
+    /// A request signed in as `account`, with a JSON body if given.
+    func request(_ method: String, _ path: String, as account: String, body: String? = nil) async throws -> URLRequest {
+        var request = URLRequest(url: baseURL.appendingPathComponent(path))
+        request.httpMethod = method
+        request.setValue("Bearer \(try await authority.issue(account: account))", forHTTPHeaderField: "Authorization")
+        if let body {
+            request.httpBody = Data(body.utf8)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        return request
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import LedgerClient
+import LedgerDeviceSimulator
+import LedgerPostgres
+import LedgerTestSupport
+import Logging
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// SPEC "Writes past one primary", issue 49: with one shard's PostgreSQL stopped, the other
+/// shard's collaborations keep working, and the stopped shard's answer 503 with `Retry-After`,
+/// never a wrong answer; once it is back, its collaborations work again with nothing lost.
+@Suite("Losing a shard")
+struct ShardLossTests {
+    @Test(
+        "one shard's PostgreSQL stopped: the other's commands, reads and starts work; the stopped one's answer 503 with Retry-After; back, nothing is lost"
+    )
+    func oneShardStopped() async throws {
+        try await withOwnCluster(logger: LiveShards.logger) { ownOwner, own in
+            let shards = [try await TestCluster.shared.makeDatabase(), ownOwner]
+            try await LiveShards.run(shards: shards) { live in
+                let devin = live.client("devin")
+                // Collaborations on both shards, each with one identity added.
+                var on: [[(id: String, person: SimulatedPerson)]] = [[], []]
+                for n in 0..<64 where n < 8 || on.contains(where: \.isEmpty) {
+                    let id = try await devin.prepareCollaboration(
+                        localIdentifier: "l\(n)", title: "Loss \(n)", initiator: Initiator(handle: "devin@example.com")
+                    ).identifier
+                    let person = SimulatedPerson(collaborationId: id, devices: 1)
+                    _ = try await devin.updateParticipants(added: [person.rootHashData], in: id)
+                    on[live.shard(of: id)].append((id, person))
+                }
+                try #require(on.allSatisfy { !$0.isEmpty })
+
+                try await own.stopImmediately()
+                // Until the router has seen it down, a request to it waits on the pool.
+                try await waitUntil(timeout: .seconds(30), "shard 1 seen down") {
+                    let (body, _) = try await TestHTTP.data(from: live.baseURL.appendingPathComponent("metrics"))
+                    return String(decoding: body, as: UTF8.self).contains(#"ledger_shard_available{shard="1"} 0"#)
+                }
+
+                // The running shard: commands, reads and a start routed to it by its key.
+                for (id, person) in on[0] {
+                    let added = SimulatedPerson(collaborationId: id, devices: 1)
+                    let update = try await devin.updateParticipants(added: [added.rootHashData], in: id)
+                    let members = try await devin.members(of: id, minPosition: update.position).members.map(\.rootHash)
+                    #expect(Set(members) == Set([person, added].map { $0.rootHashData.base64EncodedString() }))
+                }
+                let keyOnRunning = Self.key(placedOn: 0, live)
+                _ = try await devin.prepareCollaboration(
+                    localIdentifier: "running", title: "Running", initiator: Initiator(handle: "devin@example.com"),
+                    idempotencyKey: keyOnRunning)
+
+                // The stopped shard: 503 with Retry-After, for commands, reads, challenges and starts.
+                let start = #"{"localIdentifier":"stopped","title":"Stopped","initiatorHandle":"devin@example.com"}"#
+                var startOnStopped = try await live.request("POST", "v1/collaborations", as: "devin", body: start)
+                startOnStopped.setValue(Self.key(placedOn: 1, live), forHTTPHeaderField: "Idempotency-Key")
+                let id = on[1][0].id
+                let added = SimulatedPerson(collaborationId: id, devices: 1).rootHashData.base64EncodedString()
+                for request in [
+                    try await live.request(
+                        "POST", "v1/collaborations/\(id)/participants", as: "devin", body: #"{"added":[{"rootHash":"\#(added)"}]}"#),
+                    try await live.request("GET", "v1/collaborations/\(id)/members", as: "devin"),
+                    try await live.request("POST", "v1/challenges", as: "alice", body: #"{"collaborationId":"\#(id)"}"#),
+                    startOnStopped,
+                ] {
+                    let (body, response) = try await TestHTTP.data(for: request)
+                    let what = "\(request.httpMethod ?? "") \(request.url?.path ?? ""): \(String(decoding: body, as: UTF8.self))"
+                    #expect(response.statusCode == 503, "\(what)")
+                    #expect(Int(response.value(forHTTPHeaderField: "Retry-After") ?? "") != nil, "\(what)")
+                }
+
+                // Back: the stopped shard's collaborations answer again, as they were.
+                try await own.startAgain()
+                try await waitUntil(timeout: .seconds(60), "the stopped shard answers again") {
+                    (try? await devin.members(of: id)) != nil
+                }
+                for (id, person) in on[1] {
+                    let members = try await devin.members(of: id).members.map(\.rootHash)
+                    #expect(members == [person.rootHashData.base64EncodedString()])
+                }
+                #expect(try await live.collaborations()[1].count == on[1].count, "the refused start appended nothing")
+            }
+        }
+    }
+
+    /// An idempotency key whose start the map places on shard `index`.
+    static func key(placedOn index: Int, _ live: LiveShards) -> String {
+        var n = 0
+        while live.shard(of: "key-\(n)") != index { n += 1 }
+        return "key-\(n)"
+    }
+}

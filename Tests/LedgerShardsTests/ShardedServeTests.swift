@@ -1,0 +1,104 @@
+import Foundation
+import LedgerApp
+import LedgerClient
+import LedgerDeviceSimulator
+import LedgerPostgres
+import LedgerTestSupport
+import LedgerTokens
+import Logging
+import PostgresNIO
+import Testing
+
+@testable import LedgerShards
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// `ledger serve` on two shards (issue 49), through the SDK over the real HTTP server: every
+/// collaboration's events on exactly the shard PL/Proxy's definition places it on, commands,
+/// proofs and reads routed there, retries of a start meeting their first append, and the
+/// endpoints that need every shard refused, not answered from one.
+@Suite("Serving on shards")
+struct ShardedServeTests {
+    /// Two migrated shards of the test cluster, and `ledger serve` on them.
+    static func run(_ body: @Sendable (LiveShards) async throws -> Void) async throws {
+        try await LiveShards.run(shards: [try await TestCluster.shared.makeDatabase(), try await TestCluster.shared.makeDatabase()], body)
+    }
+
+    @Test("starts, adds, proofs and reads routed by the map: each collaboration on exactly its shard, both shards used")
+    func routed() async throws {
+        try await Self.run { live in
+            let (devin, alice) = (live.client("devin"), live.client("alice"))
+            var started: [(id: String, person: SimulatedPerson)] = []
+            for n in 0..<24 {
+                let id = try await devin.prepareCollaboration(
+                    localIdentifier: "trip \(n)", title: "Trip \(n)", initiator: Initiator(handle: "devin@example.com")
+                ).identifier
+                let person = SimulatedPerson(collaborationId: id, devices: 1)
+                _ = try await devin.updateParticipants(added: [person.rootHashData], in: id)
+                started.append((id, person))
+            }
+            // Proofs: the challenge goes by its body's collaboration id, the proof by its path.
+            for (id, person) in started.prefix(6) {
+                guard case .granted(_, let account, let position) = try await verify(alice, person, in: id) else {
+                    Issue.record("\(id): no grant")
+                    continue
+                }
+                #expect(account == "alice")
+                let members = try await devin.members(of: id, minPosition: position).members
+                #expect(members.contains { $0.rootHash == person.rootHashData.base64EncodedString() && $0.state == "granted" })
+            }
+            let held = try await live.collaborations()
+            for (id, _) in started {
+                #expect(held[live.shard(of: id)].contains(id), "\(id) is not on its shard")
+                #expect(held.filter { $0.contains(id) }.count == 1, "\(id) is on \(held.filter { $0.contains(id) }.count) shards")
+            }
+            #expect(held.allSatisfy { !$0.isEmpty }, "24 collaborations over 3/8 and 5/8 of the partitions use both shards")
+        }
+    }
+
+    @Test("a start retried with its Idempotency-Key meets its first append on its shard; a different start with the key is refused")
+    func idempotentStart() async throws {
+        try await Self.run { live in
+            let devin = live.client("devin")
+            for n in 0..<6 {
+                let key = "retry-\(n)-\(UUID())"
+                let first = try await devin.prepareCollaboration(
+                    localIdentifier: "r\(n)", title: "Retry \(n)", initiator: Initiator(handle: "d@example.com"), idempotencyKey: key)
+                let again = try await devin.prepareCollaboration(
+                    localIdentifier: "r\(n)", title: "Retry \(n)", initiator: Initiator(handle: "d@example.com"), idempotencyKey: key)
+                #expect(again.identifier == first.identifier)
+                #expect(again.position == first.position)
+                let other = await rejection {
+                    _ = try await devin.prepareCollaboration(
+                        localIdentifier: "r\(n)", title: "Another", initiator: Initiator(handle: "d@example.com"), idempotencyKey: key)
+                }
+                #expect(other?.code == "idempotency_key_reused")
+            }
+            let held = try await live.collaborations()
+            #expect(held.map(\.count).reduce(0, +) == 6, "one collaboration a key, on one shard")
+        }
+    }
+
+    @Test("every-shard endpoints answer 501 not_across_shards; an unknown collaboration 404; health and readiness answer")
+    func refusals() async throws {
+        try await Self.run { live in
+            let devin = live.client("devin")
+            let across = await rejection { _ = try await devin.myCollaborations() }
+            #expect(across?.status == 501)
+            #expect(across?.code == "not_across_shards")
+            let unknown = await rejection { _ = try await devin.members(of: UUID().uuidString.lowercased()) }
+            #expect(unknown?.status == 404)
+            for path in ["health", "ready"] {
+                let (_, response) = try await TestHTTP.data(from: live.baseURL.appendingPathComponent(path))
+                #expect(response.statusCode == 200, "/\(path)")
+            }
+            for path in ["v1/feed", "v1/audit/access", "v1/log/checkpoint", "tlog/checkpoint"] {
+                let (body, response) = try await TestHTTP.data(for: try await live.request("GET", path, as: "devin"))
+                #expect(response.statusCode == 501, "/\(path)")
+                #expect(String(decoding: body, as: UTF8.self).contains("\"code\":\"not_across_shards\""), "/\(path)")
+            }
+        }
+    }
+}
