@@ -1,6 +1,7 @@
 import Foundation
 import LedgerConfiguration
 import LedgerPostgres
+import LedgerShards
 import LedgerStore
 import LedgerTokens
 import Logging
@@ -9,18 +10,21 @@ import TransparencyLog
 
 /// `ledger serve`'s process (`LedgerProcess`; the checkpointer only when given a signer) on a
 /// free port and a migrated database, for the demo and the benchmarks: the HTTP path is the real
-/// one, over loopback.
+/// one, over loopback. With `shards`, on that many databases of the same cluster, made for this
+/// run and dropped after it, routed by a PL/Proxy cluster defined in `settings`' database.
 public enum LocalLedger {
     public struct Running: Sendable {
         public let baseURL: URL
         public let authority: TokenAuthority
-        /// The process's own pool.
+        /// The process's own pool (the first shard's, on shards).
         public let client: PostgresClient
+        /// Each shard's database, as `settings` reaches it; empty on one database.
+        public let shards: [DatabaseSettings]
     }
 
     public static func run<T: Sendable>(
         _ settings: DatabaseSettings, logger: Logger, configuration: LedgerConfiguration = LedgerConfiguration(), maxConnections: Int = 40,
-        standby: DatabaseSettings? = nil, signer: NoteSigner? = nil, _ body: @Sendable (Running) async throws -> T
+        standby: DatabaseSettings? = nil, signer: NoteSigner? = nil, shards: Int? = nil, _ body: @Sendable (Running) async throws -> T
     ) async throws -> T {
         try await settings.withClient(logger: logger) { try await Migrator(client: $0, logger: logger).migrate() }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("local-ledger-\(UUID().uuidString.prefix(8))")
@@ -36,8 +40,38 @@ public enum LocalLedger {
         var process = LedgerProcess(
             .serve, configuration: configuration, database: settings, standby: standby, authority: authority, signer: signer)
         process.maxConnections = maxConnections
-        return try await process.serving(logger: logger) { running in
-            try await body(Running(baseURL: running.baseURL, authority: authority, client: running.client))
+        let tag = UUID().uuidString.prefix(8).lowercased()
+        let databases = (0..<(shards ?? 0)).map { settings.with(database: "\(settings.database)_\(tag)_shard_\($0)") }
+        if !databases.isEmpty {
+            process.shardCluster = "local_shards_\(tag)"
+            try await define(process.shardCluster!, over: databases, in: settings, logger: logger)
         }
+        let result: Result<T, any Error>
+        do {
+            result = .success(
+                try await process.serving(logger: logger) { running in
+                    try await body(Running(baseURL: running.baseURL, authority: authority, client: running.client, shards: databases))
+                })
+        } catch {
+            result = .failure(error)
+        }
+        if let cluster = process.shardCluster {
+            try await settings.withClient(logger: logger) {
+                try await $0.query(PostgresQuery(unsafeSQL: "DROP SERVER \(PostgresAdmin.quoteIdentifier(cluster))"))
+            }
+            for database in databases { try await PostgresAdmin.dropDatabase(database.database, on: settings, logger: logger) }
+        }
+        return try result.get()
+    }
+
+    /// `databases` made and migrated, and the PL/Proxy cluster `name` mapping 16 partitions over
+    /// them in turn.
+    static func define(_ name: String, over databases: [DatabaseSettings], in settings: DatabaseSettings, logger: Logger) async throws {
+        for database in databases {
+            try await PostgresAdmin.createDatabaseIfMissing(database.database, on: settings, logger: logger)
+            try await database.withClient(logger: logger) { try await Migrator(client: $0, logger: logger).migrate() }
+        }
+        let map = try ShardMap(partitions: (0..<16).map { "dbname=\(databases[$0 % databases.count].database)" })
+        try await settings.withClient(logger: logger) { try await ShardCluster.define(server: name, as: map, client: $0, logger: logger) }
     }
 }

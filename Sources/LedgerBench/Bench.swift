@@ -15,7 +15,8 @@ public struct Bench: AsyncParsableCommand {
         abstract: "Benchmarks that print their figures next to a baseline measured in the same run.",
         subcommands: [
             BenchAppend.self, BenchVerify.self, BenchReplay.self, BenchProofs.self, BenchFeed.self, BenchFeedClients.self,
-            BenchReplica.self, BenchCommands.self, BenchLoad.self, BenchErase.self, BenchTiles.self, BenchExpiry.self, BenchScale.self,
+            BenchReplica.self, BenchCommands.self, BenchShards.self, BenchLoad.self, BenchErase.self, BenchTiles.self, BenchExpiry.self,
+            BenchScale.self,
         ])
 }
 
