@@ -16,8 +16,9 @@ import LedgerWire
 /// - `/ready`: every shard that answers must be ready, and one at least must answer (a shard's
 ///   outage is every instance's: taking instances out of a load balancer for it would stop the
 ///   other shards' service too);
-/// - endpoints that read or write every shard (accounts, the audit, the feed, webhooks, privacy,
-///   the log and its tiles): `501 not_across_shards` until they are built;
+/// - `GET /v1/accounts/me/collaborations`: every shard, the answers merged (`ShardFanOut`);
+/// - other endpoints that read or write every shard (the audit, the feed, webhooks, privacy, the
+///   log and its tiles): `501 not_across_shards` until they are built;
 /// - the rest (health, metrics, the OpenAPI document, the console, unknown paths): the first shard.
 ///
 /// A shard whose database does not answer (`available`) is not sent requests: they are refused
@@ -32,6 +33,8 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
         case everyShard
         /// The shard of the body's `collaborationId` (a challenge).
         case bodyCollaboration
+        /// Every shard's answer, merged (`ShardFanOut`).
+        case myCollaborations
         case notAcrossShards
     }
 
@@ -85,6 +88,14 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
             // A body without a collaboration id is refused alike by any shard.
             let named = try? JSONDecoder().decode(NamedCollaboration.self, from: Data(body.readableBytesView))
             return try await send(request, context: context, to: shard(of: named?.collaborationId ?? ""))
+        case .myCollaborations:
+            guard let down = shards.indices.first(where: { !available[$0]() }) else {
+                return try await ShardFanOut.myCollaborations(
+                    request, context: context, shards: shards.map { shard in { try await shard.respond(to: $0, context: $1) } })
+            }
+            throw DomainError(
+                .databaseUnavailable, "shard \(down) is unavailable for the moment, and this read covers every shard; retry",
+                retryAfter: 1)
         case .notAcrossShards:
             throw DomainError(
                 .notAcrossShards, "\(request.method) \(request.uri.path) reads or writes every shard, which this ledger does not serve yet")
@@ -130,6 +141,8 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
                 return .notAcrossShards
             case "challenges" where method == .post:
                 return .bodyCollaboration
+            case "accounts" where method == .get && rest == ["accounts", "me", "collaborations"]:
+                return .myCollaborations
             case "accounts", "audit", "feed", "webhooks", "privacy", "log":
                 return .notAcrossShards
             default:

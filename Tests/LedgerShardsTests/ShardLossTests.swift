@@ -54,7 +54,8 @@ struct ShardLossTests {
                     localIdentifier: "running", title: "Running", initiator: Initiator(handle: "devin@example.com"),
                     idempotencyKey: keyOnRunning)
 
-                // The stopped shard: 503 with Retry-After, for commands, reads, challenges and starts.
+                // The stopped shard: 503 with Retry-After, for commands, reads, challenges and starts,
+                // and for a read that covers every shard (never an answer from part of them).
                 let start = #"{"localIdentifier":"stopped","title":"Stopped","initiatorHandle":"devin@example.com"}"#
                 var startOnStopped = try await live.request("POST", "v1/collaborations", as: "devin", body: start)
                 startOnStopped.setValue(Self.key(placedOn: 1, live), forHTTPHeaderField: "Idempotency-Key")
@@ -64,6 +65,7 @@ struct ShardLossTests {
                     try await live.request(
                         "POST", "v1/collaborations/\(id)/participants", as: "devin", body: #"{"added":[{"rootHash":"\#(added)"}]}"#),
                     try await live.request("GET", "v1/collaborations/\(id)/members", as: "devin"),
+                    try await live.request("GET", "v1/accounts/me/collaborations", as: "devin"),
                     try await live.request("POST", "v1/challenges", as: "alice", body: #"{"collaborationId":"\#(id)"}"#),
                     startOnStopped,
                 ] {

@@ -55,6 +55,15 @@ struct ShardedServeTests {
                 #expect(held.filter { $0.contains(id) }.count == 1, "\(id) is on \(held.filter { $0.contains(id) }.count) shards")
             }
             #expect(held.allSatisfy { !$0.isEmpty }, "24 collaborations over 3/8 and 5/8 of the partitions use both shards")
+            // "My collaborations" reads every shard: the owner's 24, the member's 6 once granted.
+            let owned = try await devin.myCollaborations().collaborations
+            #expect(Set(owned.map(\.collaborationId)) == Set(started.map(\.id)) && owned.count == 24)
+            #expect(owned.allSatisfy { $0.role == "owner" })
+            let proved = Set(started.prefix(6).map(\.id))
+            try await waitUntil("alice's six collaborations in her list") {
+                try await Set(alice.myCollaborations().collaborations.map(\.collaborationId)) == proved
+            }
+            #expect(try await alice.myCollaborations().collaborations.allSatisfy { $0.role == "member" })
         }
     }
 
@@ -81,20 +90,22 @@ struct ShardedServeTests {
         }
     }
 
-    @Test("every-shard endpoints answer 501 not_across_shards; an unknown collaboration 404; health and readiness answer")
+    @Test(
+        "every-shard endpoints not built answer 501 not_across_shards; minPosition on an every-shard read 400; an unknown collaboration 404; health and readiness answer"
+    )
     func refusals() async throws {
         try await Self.run { live in
             let devin = live.client("devin")
-            let across = await rejection { _ = try await devin.myCollaborations() }
-            #expect(across?.status == 501)
-            #expect(across?.code == "not_across_shards")
+            let position = await rejection { _ = try await devin.myCollaborations(minPosition: 1) }
+            #expect(position?.status == 400)
+            #expect(position?.code == "invalid_query")
             let unknown = await rejection { _ = try await devin.members(of: UUID().uuidString.lowercased()) }
             #expect(unknown?.status == 404)
             for path in ["health", "ready"] {
                 let (_, response) = try await TestHTTP.data(from: live.baseURL.appendingPathComponent(path))
                 #expect(response.statusCode == 200, "/\(path)")
             }
-            for path in ["v1/feed", "v1/audit/access", "v1/log/checkpoint", "tlog/checkpoint"] {
+            for path in ["v1/collaborations", "v1/feed", "v1/audit/access", "v1/log/checkpoint", "tlog/checkpoint"] {
                 let (body, response) = try await TestHTTP.data(for: try await live.request("GET", path, as: "devin"))
                 #expect(response.statusCode == 501, "/\(path)")
                 #expect(String(decoding: body, as: UTF8.self).contains("\"code\":\"not_across_shards\""), "/\(path)")

@@ -1,0 +1,46 @@
+import Foundation
+import Hummingbird
+import LedgerDomain
+import LedgerWire
+import NIOCore
+import Synchronization
+
+/// Reads that cover every shard, answered by asking each shard's router and merging their
+/// answers (`ShardRouter`). Each shard answers for what it holds, with its own auth and checks;
+/// an answer that is not 200 is passed on as it is, and a shard that does not answer makes the
+/// whole read 503, never a part of it.
+///
+/// - `GET /v1/accounts/me/collaborations`: each shard's collaborations in the order they started
+///   there, shard after shard. `minPosition` names one shard's position, so it is refused here.
+enum ShardFanOut {
+    /// The merged answer of `shards` (each shard's responder, already checked to answer).
+    static func myCollaborations(
+        _ request: Request, context: LedgerRequestContext, shards: [@Sendable (Request, LedgerRequestContext) async throws -> Response]
+    ) async throws -> Response {
+        if request.uri.queryParameters["minPosition"] != nil {
+            throw DomainError.invalid(
+                "minPosition names one shard's position: on shards, give it to a collaboration's own reads", code: .invalidQuery)
+        }
+        var merged: MyCollaborations?
+        for shard in shards {
+            let response = try await shard(request, context)
+            guard response.status == .ok else { return response }
+            let part = try JSONDecoder().decode(MyCollaborations.self, from: Data(try await body(of: response).readableBytesView))
+            if merged == nil { merged = part } else { merged!.collaborations += part.collaborations }
+        }
+        return try merged!.response(from: request, context: context)
+    }
+
+    /// A response's body, collected.
+    static func body(of response: Response) async throws -> ByteBuffer {
+        let collected = Collected()
+        try await response.body.write(collected)
+        return collected.buffer.withLock { $0 }
+    }
+
+    final class Collected: ResponseBodyWriter, Sendable {
+        let buffer = Mutex(ByteBuffer())
+        func write(_ part: ByteBuffer) async throws { buffer.withLock { $0.writeImmutableBuffer(part) } }
+        func finish(_ trailingHeaders: HTTPFields?) async throws {}
+    }
+}
