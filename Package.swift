@@ -465,7 +465,7 @@ let package = Package(
             name: "LedgerShardsTests",
             dependencies: [
                 "LedgerShards", "LedgerPostgres", "LedgerTestSupport", "LedgerApp", "LedgerClient", "LedgerDeviceSimulator", "LedgerTokens",
-                "LedgerTelemetry",
+                "LedgerTelemetry", "LedgerConfiguration", "TransparencyLog",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -16,6 +16,7 @@ import LedgerWire
 /// - `/ready`: every shard that answers must be ready, and one at least must answer (a shard's
 ///   outage is every instance's: taking instances out of a load balancer for it would stop the
 ///   other shards' service too);
+/// - `/tlog/shard/{k}/…`: shard k's own log (its checkpoint and tiles, its router's `/tlog/…`);
 /// - `GET /v1/accounts/me/collaborations`: every shard, the answers merged (`ShardFanOut`);
 /// - other endpoints that read or write every shard (the audit, the feed, webhooks, privacy, the
 ///   log and its tiles): `501 not_across_shards` until they are built;
@@ -35,6 +36,8 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
         case bodyCollaboration
         /// Every shard's answer, merged (`ShardFanOut`).
         case myCollaborations
+        /// Shard k's own log: `/tlog/shard/{k}/rest` is its router's `/tlog/rest` (the path, without the query).
+        case shardLog(Int, path: String)
         case notAcrossShards
     }
 
@@ -96,6 +99,10 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
             throw DomainError(
                 .databaseUnavailable, "shard \(down) is unavailable for the moment, and this read covers every shard; retry",
                 retryAfter: 1)
+        case .shardLog(let index, let path):
+            var head = request.head
+            head.path = path + (request.uri.query.map { "?" + $0 } ?? "")
+            return try await send(Request(head: head, body: request.body), context: context, to: index)
         case .notAcrossShards:
             throw DomainError(
                 .notAcrossShards, "\(request.method) \(request.uri.path) reads or writes every shard, which this ledger does not serve yet")
@@ -129,7 +136,12 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
         case "ready":
             return .everyShard
         case "tlog":
-            return .notAcrossShards
+            // `/tlog/shard/{k}/…`, k a shard's index written as Swift writes it (no sign, no
+            // leading zero), so one shard has one path; the top log's `/tlog/…` is not built yet.
+            let rest = Array(segments.dropFirst())
+            guard rest.count >= 3, rest[0] == "shard", let index = Int(rest[1]), String(index) == rest[1], shards.indices.contains(index)
+            else { return rest.first == "shard" ? .shard(0) : .notAcrossShards }
+            return .shardLog(index, path: "/tlog/" + rest[2...].joined(separator: "/"))
         case "v1":
             let rest = Array(segments.dropFirst())
             switch rest.first {

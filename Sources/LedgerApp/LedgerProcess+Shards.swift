@@ -1,9 +1,11 @@
+import LedgerConfiguration
 import LedgerPostgres
 import LedgerShards
 import LedgerStore
 import Logging
 import PostgresNIO
 import ServiceLifecycle
+import TransparencyLog
 
 extension LedgerProcess {
     /// `serve` over the shards of `shardCluster`: the map read from its PL/Proxy definition in
@@ -12,13 +14,16 @@ extension LedgerProcess {
     /// every process's pool metrics and watchdog, for each pool, and whether it answers
     /// (`DatabaseAvailability`, which the router asks).
     func withShardPools<T: Sendable>(logger: Logger, _ body: @Sendable (PostgresClient, Services) async throws -> T) async throws -> T {
-        guard let cluster = shardCluster, role == .serve, standby == nil, signer == nil else {
+        guard let cluster = shardCluster, role == .serve, standby == nil, witnesses == nil else {
             throw Incomplete(
-                description:
-                    "a ledger on shards runs as `ledger serve` alone, with no read standby and no checkpointer yet (docs/SCALING.md)")
+                description: "a ledger on shards runs as `ledger serve` alone, with no read standby and no witnesses yet (docs/SCALING.md)")
         }
         let map = try await database.withClient(logger: logger) { try await ShardCluster.map(server: cluster, client: $0, logger: logger) }
         let settings = try map.shards.map { try ShardConnection.settings($0, login: database) }
+        let signers = try signer.map { try RoleServices.shardSigners($0, count: map.shards.count) }
+        for (index, signer) in (signers ?? []).enumerated() {
+            logger.info("shard log", metadata: ["shard": "\(index)", "origin": "\(signer.name)", "verifierKey": "\(signer.verifier.text)"])
+        }
         let clients = settings.map { $0.makeClient(logger: logger, maxConnections: maxConnections, applicationName: applicationName) }
         return try await Self.running(clients[...], logger: logger) {
             for client in clients { try await check(client, logger: logger) }
@@ -37,8 +42,8 @@ extension LedgerProcess {
                 }
                 return always + availability
                     + RoleServices.sharded(
-                        shards: shards, map: map, authority: authority!, configuration: configuration, deliveries: deliveries,
-                        logger: logger, onRunning: onRunning)
+                        shards: shards, map: map, authority: authority!, configuration: configuration, signers: signers,
+                        publishedFile: configuration.checkpointFileURL, deliveries: deliveries, logger: logger, onRunning: onRunning)
             }
         }
     }

@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import LedgerAPI
 import LedgerConfiguration
@@ -10,6 +11,7 @@ import LedgerWebhooks
 import Logging
 import PostgresNIO
 import ServiceLifecycle
+import TransparencyLog
 
 extension RoleServices {
     /// A shard as `sharded` serves it: its pool, its store, and whether its database answers.
@@ -26,11 +28,12 @@ extension RoleServices {
     /// `ledger serve` over several shards (docs/SCALING.md): each shard's store runs what `serve`
     /// runs on one (`StoreServices`, and the change feed's tail) under its own API router, whose
     /// starts take only ids its shard holds; one HTTP server sends each request to its shard's
-    /// router (`ShardRouter`). No checkpointer yet: each shard's log needs its own origin, under
-    /// a top log.
+    /// router (`ShardRouter`). With `signers` (one a shard, `shardSigners`), each shard's log is
+    /// checkpointed as its own origin, its latest checkpoint kept in `publishedFile` with
+    /// `.shard-k` appended. No top log over them yet.
     public static func sharded(
-        shards: [Shard], map: ShardMap, authority: TokenAuthority,
-        configuration: LedgerConfiguration, deliveries: WebhookDeliverer.Settings = .init(), logger: Logger,
+        shards: [Shard], map: ShardMap, authority: TokenAuthority, configuration: LedgerConfiguration,
+        signers: [NoteSigner]? = nil, publishedFile: URL? = nil, deliveries: WebhookDeliverer.Settings = .init(), logger: Logger,
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> [any Service] {
         let readiness = Readiness(drain: configuration.shutdownDrain)
@@ -48,10 +51,23 @@ extension RoleServices {
                 feed: feed, readiness: readiness, holds: { map.shard(of: $0) == name }, logger: logger)
             routers.append(router.buildResponder())
             services += local.workers + [feed]
+            if let signer = signers?[index] {
+                let file = publishedFile.map {
+                    $0.deletingLastPathComponent().appendingPathComponent("\($0.lastPathComponent).shard-\(index)")
+                }
+                services.append(
+                    makeCheckpointer(shard.client, signer: signer, witnesses: nil, publishedFile: file, events: local.events, logger))
+            }
         }
         let front = ShardRouter(
             map: map, shards: routers, available: shards.map { shard in { shard.availability.isAvailable } },
             bodyLimit: configuration.bodyLimit)
         return services + [server(front, configuration: configuration, logger: logger, onRunning: onRunning), readiness]
+    }
+
+    /// Each of `count` shards' signer: the deployment's key (`NoteSigner.renamed`) under the
+    /// shard's origin, the deployment's with `/shard/k` appended (`example.com/ledger/shard/0`).
+    public static func shardSigners(_ signer: NoteSigner, count: Int) throws -> [NoteSigner] {
+        try (0..<count).map { try signer.renamed("\(signer.name)/shard/\($0)") }
     }
 }

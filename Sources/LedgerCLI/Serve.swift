@@ -48,11 +48,6 @@ struct Serve: AsyncParsableCommand {
         http.apply(to: &configuration)
         verifier.apply(to: &configuration)
         if let shardCluster { configuration.shardCluster = shardCluster }
-        // On shards no checkpointer runs yet: each shard's log needs its own origin (docs/SCALING.md).
-        guard configuration.shardCluster == nil else {
-            try await Role(.serve, configuration: configuration, migrate: true).run()
-            return
-        }
         let signer = try SigningKey.resolve(configuration).signer
         let witnesses = try configuration.witnessPolicy.map { try WitnessClient.policy(file: $0, log: signer.verifier) }
         try await Role(.serve, configuration: configuration, migrate: true, signer: signer, witnesses: witnesses).run()
@@ -167,7 +162,9 @@ struct Role {
             if role.servesHTTP {
                 let (authority, generated) = try await Tokens.authority(configuration, createIfMissing: true)
                 process.authority = authority
-                onRunning = announce(authority: authority, generated: generated && role == .serve, verifierKey: signer?.verifier.text)
+                // On shards each shard's log has a key of its own, logged as it starts.
+                let key = configuration.shardCluster == nil ? signer?.verifier.text : nil
+                onRunning = announce(authority: authority, generated: generated && role == .serve, verifierKey: key)
             }
             do {
                 try await process.run(logger: logger, onRunning: onRunning)

@@ -73,6 +73,11 @@ public struct NoteSigner: Sendable {
     }
 
     public var name: String { verifier.name }
+
+    /// The same key under another name: another key id, so a verifier of one name never accepts
+    /// what the other signs (each shard's log is its own origin, signed with the deployment's key).
+    public func renamed(_ name: String) throws -> NoteSigner { try NoteSigner(name: name, key: key) }
+
     public var text: String { PrivateKeyText.format(name: name, keyID: verifier.keyID, type: 0x01, key: key) }
 
     /// The signed note: `text` (which must end in a newline), a blank line, the signature line.

@@ -64,7 +64,7 @@ struct TilesTests {
                 "GOPATH": "/usr/share/gocode", "GO111MODULE": "off", "GOFLAGS": "", "GOCACHE": home + "/cache", "HOME": home,
             ]) { $1 }
             let output = try await ProcessRunner.run(
-                go, ["run", program, server.baseURL.absoluteString, server.signer.verifier.text], environment: environment)
+                go, ["run", program, server.baseURL.absoluteString + "/tlog", server.signer.verifier.text], environment: environment)
             #expect(output.status == 0, "\(output.output)")
             #expect(output.output.contains("OK size \(checkpoint.size) root \(Base64.encode(checkpoint.rootHash))"), "\(output.output)")
         }

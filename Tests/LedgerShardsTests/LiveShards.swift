@@ -1,12 +1,14 @@
 import Foundation
 import LedgerApp
 import LedgerClient
+import LedgerConfiguration
 import LedgerPostgres
 import LedgerTelemetry
 import LedgerTestSupport
 import LedgerTokens
 import Logging
 import PostgresNIO
+import TransparencyLog
 
 @testable import LedgerShards
 
@@ -30,7 +32,10 @@ struct LiveShards: Sendable {
 
     /// `shards` (owners' settings, each database migrated; two, or more) served by one `ledger
     /// serve`, whose login exists on every shard's cluster with one password, as a deployment's does.
-    static func run(shards: [DatabaseSettings], _ body: @Sendable (LiveShards) async throws -> Void) async throws {
+    static func run(
+        shards: [DatabaseSettings], configuration: LedgerConfiguration = .testing(), signer: NoteSigner? = nil,
+        _ body: @Sendable (LiveShards) async throws -> Void
+    ) async throws {
         LedgerMetrics.bootstrap()  // as `ledger serve` does: /metrics shows what the services record
         let definition = try await TestCluster.shared.makeEmptyDatabase()
         let map = try ShardMap(
@@ -42,7 +47,12 @@ struct LiveShards: Sendable {
             _ = try await PostgresAdmin.serviceLogin(name, password: password, on: shard, logger: logger)
         }
         let authority = try await TokenAuthority(secret: "live-shards-test-secret-\(UUID())")
-        var process = LedgerProcess(.serve, configuration: .testing(), database: service, authority: authority)
+        // Each shard's published checkpoint in a folder of this run's own.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("live-shards-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var configuration = configuration
+        configuration.checkpointFile = folder.appendingPathComponent("published-checkpoint").path
+        var process = LedgerProcess(.serve, configuration: configuration, database: service, authority: authority, signer: signer)
         process.shardCluster = "ledger_shards"
         try await process.serving(logger: logger) { running in
             try await body(LiveShards(baseURL: running.baseURL, authority: authority, map: map, shards: shards))
@@ -52,6 +62,13 @@ struct LiveShards: Sendable {
     func client(_ account: String) -> LedgerClient {
         let authority = authority
         return LedgerClient(baseURL: baseURL, transport: HTTPClientTransport()) { try await authority.issue(account: account) }
+    }
+
+    /// How many events shard `index` holds.
+    func events(on index: Int) async throws -> Int64 {
+        try await withClient(shards[index]) { client in
+            try await client.query("SELECT count(*) FROM ledger_events").decode(Int64.self).reduce(0) { $0 + $1 }
+        }
     }
 
     /// The collaborations whose events each shard holds.

@@ -1,8 +1,9 @@
 // tilecheck verifies a ledger's /tlog tiles with golang.org/x/mod/sumdb/tlog and
 // sumdb/note (Debian's golang-golang-x-mod-dev), a verifier no one on the ledger wrote.
 //
-//	go run main.go BASE_URL VERIFIER_KEY
+//	go run main.go TLOG_URL VERIFIER_KEY
 //
+// TLOG_URL is the log's root: http://host/tlog, or a shard's http://host/tlog/shard/0.
 // It opens the published checkpoint with the key, reads hash tiles through TileHashReader
 // (C2SP paths: Go's "tile/8/L/N" without the height), checks the tree hash, record proofs
 // for leaves across the tree and tree proofs from earlier sizes, and that each entry
@@ -25,7 +26,7 @@ import (
 var base string
 
 func get(path string) ([]byte, error) {
-	resp, err := http.Get(base + "/tlog/" + path)
+	resp, err := http.Get(base + "/" + path)
 	if err != nil {
 		return nil, err
 	}
