@@ -92,9 +92,10 @@ let package = Package(
         .target(
             name: "LedgerShards",
             dependencies: [
-                "LedgerPostgres",
+                "LedgerPostgres", "LedgerDomain", "LedgerStore", "LedgerLog", "TransparencyLog",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -465,7 +466,7 @@ let package = Package(
             name: "LedgerShardsTests",
             dependencies: [
                 "LedgerShards", "LedgerPostgres", "LedgerTestSupport", "LedgerApp", "LedgerClient", "LedgerDeviceSimulator", "LedgerTokens",
-                "LedgerTelemetry", "LedgerConfiguration", "TransparencyLog",
+                "LedgerTelemetry", "LedgerConfiguration", "TransparencyLog", "LedgerDomain",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -17,9 +17,11 @@ import LedgerWire
 ///   outage is every instance's: taking instances out of a load balancer for it would stop the
 ///   other shards' service too);
 /// - `/tlog/shard/{k}/…`: shard k's own log (its checkpoint and tiles, its router's `/tlog/…`);
+///   the rest of `/tlog/…`: the top log (`buildTopLogRouter`), whose entries are the shards'
+///   checkpoints;
 /// - `GET /v1/accounts/me/collaborations`: every shard, the answers merged (`ShardFanOut`);
-/// - other endpoints that read or write every shard (the audit, the feed, webhooks, privacy, the
-///   log and its tiles): `501 not_across_shards` until they are built;
+/// - other endpoints that read or write every shard (the audit, the feed, webhooks, privacy,
+///   `/v1/log`): `501 not_across_shards` until they are built;
 /// - the rest (health, metrics, the OpenAPI document, the console, unknown paths): the first shard.
 ///
 /// A shard whose database does not answer (`available`) is not sent requests: they are refused
@@ -38,19 +40,25 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
         case myCollaborations
         /// Shard k's own log: `/tlog/shard/{k}/rest` is its router's `/tlog/rest` (the path, without the query).
         case shardLog(Int, path: String)
+        /// The top log (`topLog`).
+        case topLog
         case notAcrossShards
     }
 
     let map: ShardMap
     /// Each shard's router, in `map.shards`' order.
     let shards: [Shard]
+    /// The top log's router (`buildTopLogRouter`).
+    let topLog: RouterResponder<LedgerRequestContext>
     /// Whether each shard's database answers now.
     let available: [@Sendable () -> Bool]
     let bodyLimit: Int
 
-    public init(map: ShardMap, shards: [Shard], available: [@Sendable () -> Bool], bodyLimit: Int) {
+    public init(
+        map: ShardMap, shards: [Shard], topLog: RouterResponder<LedgerRequestContext>, available: [@Sendable () -> Bool], bodyLimit: Int
+    ) {
         precondition(shards.count == map.shards.count && available.count == shards.count, "one router per shard of the map")
-        (self.map, self.shards, self.available, self.bodyLimit) = (map, shards, available, bodyLimit)
+        (self.map, self.shards, self.topLog, self.available, self.bodyLimit) = (map, shards, topLog, available, bodyLimit)
     }
 
     /// The shard's answer; a refusal made here (outside every shard's middleware) is answered
@@ -103,6 +111,8 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
             var head = request.head
             head.path = path + (request.uri.query.map { "?" + $0 } ?? "")
             return try await send(Request(head: head, body: request.body), context: context, to: index)
+        case .topLog:
+            return try await topLog.respond(to: request, context: context)
         case .notAcrossShards:
             throw DomainError(
                 .notAcrossShards, "\(request.method) \(request.uri.path) reads or writes every shard, which this ledger does not serve yet")
@@ -137,10 +147,10 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
             return .everyShard
         case "tlog":
             // `/tlog/shard/{k}/…`, k a shard's index written as Swift writes it (no sign, no
-            // leading zero), so one shard has one path; the top log's `/tlog/…` is not built yet.
+            // leading zero), so one shard has one path; the rest of `/tlog/…` is the top log's.
             let rest = Array(segments.dropFirst())
             guard rest.count >= 3, rest[0] == "shard", let index = Int(rest[1]), String(index) == rest[1], shards.indices.contains(index)
-            else { return rest.first == "shard" ? .shard(0) : .notAcrossShards }
+            else { return rest.first == "shard" ? .shard(0) : .topLog }
             return .shardLog(index, path: "/tlog/" + rest[2...].joined(separator: "/"))
         case "v1":
             let rest = Array(segments.dropFirst())

@@ -8,20 +8,30 @@ import ServiceLifecycle
 import TransparencyLog
 
 extension LedgerProcess {
-    /// `serve` over the shards of `shardCluster`: the map read from its PL/Proxy definition in
-    /// `database`, then one pool per shard (the same login, the shard's host and database), each
+    /// `serve` over the shards of `shardCluster`: a pool on `database`, where the cluster is
+    /// defined and the top log is kept, the map read from its PL/Proxy definition, then one pool per shard (the same login, the shard's host and database), each
     /// checked as a single store is, and each shard's services (`RoleServices.sharded`) beside
     /// every process's pool metrics and watchdog, for each pool, and whether it answers
     /// (`DatabaseAvailability`, which the router asks).
     func withShardPools<T: Sendable>(logger: Logger, _ body: @Sendable (PostgresClient, Services) async throws -> T) async throws -> T {
-        guard let cluster = shardCluster, role == .serve, standby == nil, witnesses == nil else {
-            throw Incomplete(
-                description: "a ledger on shards runs as `ledger serve` alone, with no read standby and no witnesses yet (docs/SCALING.md)")
+        guard let cluster = shardCluster, role == .serve, standby == nil else {
+            throw Incomplete(description: "a ledger on shards runs as `ledger serve` alone, with no read standby yet (docs/SCALING.md)")
         }
-        let map = try await database.withClient(logger: logger) { try await ShardCluster.map(server: cluster, client: $0, logger: logger) }
+        let top = database.makeClient(logger: logger, maxConnections: 10, applicationName: applicationName)
+        return try await withBackground(top.run, logger: logger) {
+            try await check(top, logger: logger)
+            let map = try await ShardCluster.map(server: cluster, client: top, logger: logger)
+            return try await withShardPools(map: map, top: top, logger: logger, body)
+        }
+    }
+
+    /// The shards' pools, running and checked, and the services over them and `top`.
+    private func withShardPools<T: Sendable>(
+        map: ShardMap, top: PostgresClient, logger: Logger, _ body: @Sendable (PostgresClient, Services) async throws -> T
+    ) async throws -> T {
         let settings = try map.shards.map { try ShardConnection.settings($0, login: database) }
-        let signers = try signer.map { try RoleServices.shardSigners($0, count: map.shards.count) }
-        for (index, signer) in (signers ?? []).enumerated() {
+        let logs = try signer.map { try RoleServices.ShardLogs(signer: $0, witnesses: witnesses, count: map.shards.count) }
+        for (index, signer) in (logs?.shards ?? []).enumerated() {
             logger.info("shard log", metadata: ["shard": "\(index)", "origin": "\(signer.name)", "verifierKey": "\(signer.verifier.text)"])
         }
         let clients = settings.map { $0.makeClient(logger: logger, maxConnections: maxConnections, applicationName: applicationName) }
@@ -42,7 +52,7 @@ extension LedgerProcess {
                 }
                 return always + availability
                     + RoleServices.sharded(
-                        shards: shards, map: map, authority: authority!, configuration: configuration, signers: signers,
+                        shards: shards, top: top, map: map, authority: authority!, configuration: configuration, logs: logs,
                         publishedFile: configuration.checkpointFileURL, deliveries: deliveries, logger: logger, onRunning: onRunning)
             }
         }

@@ -3,6 +3,7 @@ import Hummingbird
 import LedgerAPI
 import LedgerConfiguration
 import LedgerFeed
+import LedgerLog
 import LedgerPostgres
 import LedgerShards
 import LedgerStore
@@ -25,15 +26,30 @@ extension RoleServices {
         }
     }
 
+    /// The logs of a ledger on shards: the top log's signer and witnesses (the deployment's), and
+    /// each shard's signer, the deployment's key (`NoteSigner.renamed`) under the shard's origin,
+    /// the deployment's with `/shard/k` appended (`example.com/ledger/shard/0`).
+    public struct ShardLogs: Sendable {
+        public var top: NoteSigner
+        public var witnesses: WitnessPolicy?
+        public var shards: [NoteSigner]
+
+        public init(signer: NoteSigner, witnesses: WitnessPolicy? = nil, count: Int) throws {
+            (top, self.witnesses) = (signer, witnesses)
+            shards = try (0..<count).map { try signer.renamed("\(signer.name)/shard/\($0)") }
+        }
+    }
+
     /// `ledger serve` over several shards (docs/SCALING.md): each shard's store runs what `serve`
     /// runs on one (`StoreServices`, and the change feed's tail) under its own API router, whose
     /// starts take only ids its shard holds; one HTTP server sends each request to its shard's
-    /// router (`ShardRouter`). With `signers` (one a shard, `shardSigners`), each shard's log is
-    /// checkpointed as its own origin, its latest checkpoint kept in `publishedFile` with
-    /// `.shard-k` appended. No top log over them yet.
+    /// router (`ShardRouter`). With `logs`, each shard's log is checkpointed as its own origin (its
+    /// latest checkpoint kept in `publishedFile` with `.shard-k` appended), and the top log, on
+    /// `top` (the database the cluster is defined in), records them (`TopLogRecorder`) and is
+    /// checkpointed and witnessed as the deployment's origin (its checkpoint in `publishedFile`).
     public static func sharded(
-        shards: [Shard], map: ShardMap, authority: TokenAuthority, configuration: LedgerConfiguration,
-        signers: [NoteSigner]? = nil, publishedFile: URL? = nil, deliveries: WebhookDeliverer.Settings = .init(), logger: Logger,
+        shards: [Shard], top: PostgresClient, map: ShardMap, authority: TokenAuthority, configuration: LedgerConfiguration,
+        logs: ShardLogs? = nil, publishedFile: URL? = nil, deliveries: WebhookDeliverer.Settings = .init(), logger: Logger,
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> [any Service] {
         let readiness = Readiness(drain: configuration.shutdownDrain)
@@ -51,7 +67,7 @@ extension RoleServices {
                 feed: feed, readiness: readiness, holds: { map.shard(of: $0) == name }, logger: logger)
             routers.append(router.buildResponder())
             services += local.workers + [feed]
-            if let signer = signers?[index] {
+            if let signer = logs?.shards[index] {
                 let file = publishedFile.map {
                     $0.deletingLastPathComponent().appendingPathComponent("\($0.lastPathComponent).shard-\(index)")
                 }
@@ -59,15 +75,20 @@ extension RoleServices {
                     makeCheckpointer(shard.client, signer: signer, witnesses: nil, publishedFile: file, events: local.events, logger))
             }
         }
+        var topLogger = logger
+        topLogger[metadataKey: "shard"] = "top"
+        if let logs {
+            let events = NotificationHub(client: top, channel: EventStore.channel, logger: topLogger)
+            let trees = zip(shards, logs.shards).map { (tree: LogTree(client: $0.client, logger: topLogger), verifier: $1.verifier) }
+            services += [
+                events,
+                makeCheckpointer(top, signer: logs.top, witnesses: logs.witnesses, publishedFile: publishedFile, events: events, topLogger),
+                TopLogRecorder(top: EventStore(client: top, logger: topLogger), shards: trees, logger: topLogger),
+            ]
+        }
         let front = ShardRouter(
-            map: map, shards: routers, available: shards.map { shard in { shard.availability.isAvailable } },
-            bodyLimit: configuration.bodyLimit)
+            map: map, shards: routers, topLog: buildTopLogRouter(client: top, authority: authority, logger: topLogger).buildResponder(),
+            available: shards.map { shard in { shard.availability.isAvailable } }, bodyLimit: configuration.bodyLimit)
         return services + [server(front, configuration: configuration, logger: logger, onRunning: onRunning), readiness]
-    }
-
-    /// Each of `count` shards' signer: the deployment's key (`NoteSigner.renamed`) under the
-    /// shard's origin, the deployment's with `/shard/k` appended (`example.com/ledger/shard/0`).
-    public static func shardSigners(_ signer: NoteSigner, count: Int) throws -> [NoteSigner] {
-        try (0..<count).map { try signer.renamed("\(signer.name)/shard/\($0)") }
     }
 }

@@ -29,6 +29,8 @@ struct LiveShards: Sendable {
     let map: ShardMap
     /// Each shard as its owner reaches it.
     let shards: [DatabaseSettings]
+    /// The database the cluster is defined in, which keeps the top log, as its owner reaches it.
+    let top: DatabaseSettings
 
     /// `shards` (owners' settings, each database migrated; two, or more) served by one `ledger
     /// serve`, whose login exists on every shard's cluster with one password, as a deployment's does.
@@ -37,7 +39,8 @@ struct LiveShards: Sendable {
         _ body: @Sendable (LiveShards) async throws -> Void
     ) async throws {
         LedgerMetrics.bootstrap()  // as `ledger serve` does: /metrics shows what the services record
-        let definition = try await TestCluster.shared.makeEmptyDatabase()
+        // The database the cluster is defined in keeps the top log: migrated, as `ledger serve` migrates it.
+        let definition = try await TestCluster.shared.makeDatabase()
         let map = try ShardMap(
             partitions: layout.map { "host=\(shards[$0].host) port=\(shards[$0].port) dbname=\(shards[$0].database)" })
         try await withClient(definition) { try await ShardCluster.define(server: "ledger_shards", as: map, client: $0, logger: logger) }
@@ -55,7 +58,7 @@ struct LiveShards: Sendable {
         var process = LedgerProcess(.serve, configuration: configuration, database: service, authority: authority, signer: signer)
         process.shardCluster = "ledger_shards"
         try await process.serving(logger: logger) { running in
-            try await body(LiveShards(baseURL: running.baseURL, authority: authority, map: map, shards: shards))
+            try await body(LiveShards(baseURL: running.baseURL, authority: authority, map: map, shards: shards, top: definition))
         }
     }
 

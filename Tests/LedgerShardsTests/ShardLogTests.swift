@@ -3,8 +3,11 @@ import LedgerApp
 import LedgerClient
 import LedgerConfiguration
 import LedgerDeviceSimulator
+import LedgerDomain
 import LedgerPostgres
+import LedgerShards
 import LedgerTestSupport
+import PostgresNIO
 import Testing
 import TransparencyLog
 
@@ -18,7 +21,7 @@ import TransparencyLog
 @Suite("Shards' own logs")
 struct ShardLogTests {
     @Test(
-        "each shard's checkpoint at /tlog/shard/{k}/ covers its events and opens with its own key alone; Go's sumdb/tlog verifies each shard's tiles; other shard paths 404, the top log 501"
+        "each shard's checkpoint at /tlog/shard/{k}/ covers its events and opens with its own key alone; Go's sumdb/tlog verifies each shard's tiles; other shard paths 404"
     )
     func shardLogs() async throws {
         let go = try #require(ProcessRunner.which("go"), "Go is installed by scripts/setup-system.sh (golang-go, golang-golang-x-mod-dev)")
@@ -27,7 +30,7 @@ struct ShardLogTests {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("tilecheck-\(UUID())").path
         defer { try? FileManager.default.removeItem(atPath: home) }
         let signer = try NoteSigner(name: "shards.test/ledger")
-        let keys = try RoleServices.shardSigners(signer, count: 2).map(\.verifier)
+        let keys = try RoleServices.ShardLogs(signer: signer, count: 2).shards.map(\.verifier)
         #expect(keys.map(\.name) == ["shards.test/ledger/shard/0", "shards.test/ledger/shard/1"])
         let shards = [try await TestCluster.shared.makeDatabase(), try await TestCluster.shared.makeDatabase()]
         try await LiveShards.run(shards: shards, configuration: .testing { $0.publicEntries = true }, signer: signer) { live in
@@ -60,10 +63,98 @@ struct ShardLogTests {
                 #expect(output.status == 0, "\(output.output)")
                 #expect(output.output.contains("OK size \(events)"), "\(output.output)")
             }
-            for (path, status) in [("tlog/shard/2/checkpoint", 404), ("tlog/shard/01/checkpoint", 404), ("tlog/checkpoint", 501)] {
+            for (path, status) in [("tlog/shard/2/checkpoint", 404), ("tlog/shard/01/checkpoint", 404), ("tlog/checkpoint", 200)] {
                 let (_, response) = try await TestHTTP.data(from: live.baseURL.appendingPathComponent(path))
                 #expect(response.statusCode == status, "/\(path)")
             }
+        }
+    }
+}
+
+/// The top log (issue 49): the shards' checkpoints recorded in order as its entries, checkpointed
+/// as the deployment's origin and served at `/tlog/`, checked by Go's `sumdb/tlog`; a shard tree
+/// that does not extend what was recorded is never recorded.
+@Suite("The top log")
+struct TopLogTests {
+    static func recorded(_ live: LiveShards) async throws -> [TopLogRecorder.Recorded] {
+        try await withClient(live.top) { client in
+            var recorded: [TopLogRecorder.Recorded] = []
+            let rows = try await client.query(
+                "SELECT data::text FROM ledger_events WHERE event_type = \(TopLogRecorder.eventType) ORDER BY position")
+            for try await data in rows.decode(String.self) {
+                recorded.append(try CanonicalJSON.decode(TopLogRecorder.Recorded.self, from: data))
+            }
+            return recorded
+        }
+    }
+
+    @Test(
+        "each shard's checkpoints are recorded in order, each opening with its shard's key; the top checkpoint at /tlog/ covers them and opens with the deployment's key; Go's sumdb/tlog verifies the top tiles; a shard tree that does not extend the recorded one is not recorded"
+    )
+    func topLog() async throws {
+        let go = try #require(ProcessRunner.which("go"), "Go is installed by scripts/setup-system.sh (golang-go, golang-golang-x-mod-dev)")
+        let program = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../LedgerAPITests/Go/tilecheck/main.go").standardizedFileURL.path
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("tilecheck-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let signer = try NoteSigner(name: "top.test/ledger")
+        let keys = try RoleServices.ShardLogs(signer: signer, count: 2).shards.map(\.verifier)
+        let shards = [try await TestCluster.shared.makeDatabase(), try await TestCluster.shared.makeDatabase()]
+        try await LiveShards.run(shards: shards, signer: signer) { live in
+            let devin = live.client("devin")
+            var ids: [String] = []
+            for n in 0..<30 {
+                ids.append(
+                    try await devin.prepareCollaboration(
+                        localIdentifier: "top \(n)", title: "Top \(n)", initiator: Initiator(handle: "devin@example.com")
+                    ).identifier)
+            }
+            let events = [try await live.events(on: 0), try await live.events(on: 1)]
+            try await waitUntil(timeout: .seconds(30), "each shard's checkpoint of all its events recorded") {
+                let recorded = try await Self.recorded(live)
+                return (0..<2).allSatisfy { shard in recorded.contains { $0.shard == shard && $0.size == events[shard] } }
+            }
+            let recorded = try await Self.recorded(live)
+            for shard in 0..<2 {
+                let mine = recorded.filter { $0.shard == shard }
+                #expect(zip(mine, mine.dropFirst()).allSatisfy { $0.size < $1.size }, "shard \(shard) recorded in order")
+                for entry in mine {
+                    let opened = try Checkpoint.open(entry.checkpoint, verifier: keys[shard])
+                    #expect(opened.size == entry.size && Base64.encode(opened.rootHash) == entry.rootHash)
+                    #expect(entry.origin == keys[shard].name)
+                }
+            }
+            // The top checkpoint: the deployment's origin, over every recorded entry.
+            let url = URL(string: live.baseURL.absoluteString + "/tlog/checkpoint")!
+            let entries = Int64(recorded.count)
+            try await waitUntil(timeout: .seconds(30), "the top checkpoint covering \(entries) entries") {
+                let (body, response) = try await TestHTTP.data(from: url)
+                let size = try? Checkpoint.open(String(decoding: body, as: UTF8.self), verifier: signer.verifier).size
+                return response.statusCode == 200 && (size ?? 0) >= entries
+            }
+            let environment = ProcessInfo.processInfo.environment.merging([
+                "GOPATH": "/usr/share/gocode", "GO111MODULE": "off", "GOFLAGS": "", "GOCACHE": home + "/cache", "HOME": home,
+            ]) { $1 }
+            let output = try await ProcessRunner.run(
+                go, ["run", program, live.baseURL.absoluteString + "/tlog", signer.verifier.text], environment: environment)
+            #expect(output.status == 0 && output.output.contains("OK size"), "\(output.output)")
+
+            // A recorded root that the shard's tree does not extend: shard 0 is recorded no more,
+            // shard 1 still is.
+            let forged = TopLogRecorder.Recorded(
+                shard: 0, origin: keys[0].name, size: events[0], rootHash: Base64.encode([UInt8](repeating: 7, count: 32)), checkpoint: "")
+            try await withClient(live.top) { client in
+                try await client.query(
+                    "UPDATE ledger_streams SET state = \(CanonicalJSON.encode(forged))::json WHERE stream_id = \(TopLogRecorder.stream(0))")
+            }
+            for id in ids { _ = try await devin.postHighlight(.change, trigger: "edit", in: id) }
+            let grown = [try await live.events(on: 0), try await live.events(on: 1)]
+            try await waitUntil(timeout: .seconds(30), "shard 1's grown tree recorded") {
+                try await Self.recorded(live).contains { $0.shard == 1 && $0.size == grown[1] }
+            }
+            #expect(
+                try await Self.recorded(live).filter { $0.shard == 0 }.map(\.size).max() == events[0],
+                "shard 0 recorded past the forged root")
         }
     }
 }

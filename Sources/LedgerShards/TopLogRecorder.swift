@@ -1,0 +1,108 @@
+import Foundation
+import LedgerDomain
+import LedgerLog
+import LedgerStore
+import Logging
+import ServiceLifecycle
+import TransparencyLog
+
+/// The top log's writer (SPEC "Writes past one primary"): it records each shard's published
+/// checkpoints, in order, as the top log's entries. The top log is a ledger database of its own
+/// (the one the shard cluster is defined in), which the deployment's checkpointer signs, and
+/// witnesses cosign, like any log: it is the list of shards and of their trees, so no published
+/// list needs trusting.
+///
+/// Shard k's checkpoints are the stream `shard-k` of `ShardCheckpointRecorded` events, its state
+/// the last one recorded. A checkpoint is recorded only if it opens with the shard's key and
+/// names the size and root the shard stored, and if its tree extends the last one recorded (a
+/// consistency proof read from the shard and checked here): a rewritten shard log is never
+/// recorded over, and is logged. Several `ledger serve` instances may record at once: an event id
+/// derives from (shard, size), and the stream's version orders them.
+public struct TopLogRecorder: Service {
+    /// A recorded shard checkpoint: the event's data and the stream's state.
+    public struct Recorded: Codable, Sendable, Equatable {
+        public var shard: Int
+        public var origin: String
+        public var size: Int64
+        /// Standard base64 of the shard's root hash.
+        public var rootHash: String
+        /// The shard's signed checkpoint as it was published.
+        public var checkpoint: String
+
+        public init(shard: Int, origin: String, size: Int64, rootHash: String, checkpoint: String) {
+            (self.shard, self.origin, self.size, self.rootHash, self.checkpoint) = (shard, origin, size, rootHash, checkpoint)
+        }
+    }
+
+    public struct Refused: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    public static let eventType = "ShardCheckpointRecorded"
+    public static func stream(_ shard: Int) -> String { "shard-\(shard)" }
+
+    let top: EventStore
+    /// Each shard's tree and checkpoint key, in the shard map's order.
+    let shards: [(tree: LogTree, verifier: NoteVerifier)]
+    let interval: Duration
+    let logger: Logger
+
+    public init(top: EventStore, shards: [(tree: LogTree, verifier: NoteVerifier)], interval: Duration = .milliseconds(500), logger: Logger)
+    {
+        (self.top, self.shards, self.interval, self.logger) = (top, shards, interval, logger)
+    }
+
+    public func run() async throws {
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            for index in shards.indices {
+                do {
+                    try await record(index)
+                } catch {
+                    logger.warning("top log: shard \(index)'s checkpoint not recorded", metadata: ["error": "\(error)"])
+                }
+            }
+            try? await Task.sleep(for: interval)
+        }
+    }
+
+    /// Records shard `index`'s latest published checkpoint if it is larger than the last one
+    /// recorded; true when this call recorded it.
+    @discardableResult
+    public func record(_ index: Int) async throws -> Bool {
+        let (tree, verifier) = shards[index]
+        guard let latest = try await tree.latestCheckpoint() else { return false }
+        let stream = Self.stream(index)
+        let state = try await top.streamState(stream)
+        let last = try state?.state.map { try CanonicalJSON.decode(Recorded.self, from: $0) }
+        if let last, latest.size <= last.size { return false }
+        let opened = try Checkpoint.open(latest.note, verifier: verifier)
+        guard opened.size == latest.size, opened.rootHash == latest.rootHash else {
+            throw Refused(description: "shard \(index)'s published note names another tree than the one it stored")
+        }
+        if let last {
+            guard let root = Base64.decode(last.rootHash) else {
+                throw Refused(description: "the recorded root of shard \(index) is not base64")
+            }
+            let proof = try await tree.consistencyProof(from: last.size, to: latest.size)
+            do {
+                try MerkleProof.verifyConsistency(size1: last.size, size2: latest.size, root1: root, root2: opened.rootHash, proof: proof)
+            } catch {
+                logger.critical(
+                    "top log: shard \(index)'s tree of \(latest.size) does not extend the one recorded at \(last.size); not recorded",
+                    metadata: ["error": "\(error)"])
+                throw Refused(description: "shard \(index)'s log does not extend what the top log recorded")
+            }
+        }
+        let recorded = Recorded(
+            shard: index, origin: opened.origin, size: opened.size, rootHash: Base64.encode(opened.rootHash), checkpoint: latest.note)
+        let json = CanonicalJSON.encode(recorded)
+        let event = NewEvent(
+            eventId: Identifiers.derivedUUID("shard-checkpoint\u{0}\(index)\u{0}\(opened.size)"), type: Self.eventType, data: json)
+        do {
+            _ = try await top.append(.init(streamId: stream, expectedVersion: .exact(state?.version ?? 0), events: [event], state: json))
+        } catch let error as StoreError where error.isVersionConflict || error.isIdempotencyMismatch {
+            return false  // another instance recorded first: the next round reads what it did
+        }
+        return true
+    }
+}
