@@ -36,7 +36,7 @@ struct LiveShards: Sendable {
     /// serve`, whose login exists on every shard's cluster with one password, as a deployment's does.
     static func run(
         shards: [DatabaseSettings], configuration: LedgerConfiguration = .testing(), signer: NoteSigner? = nil,
-        _ body: @Sendable (LiveShards) async throws -> Void
+        witnesses: WitnessPolicy? = nil, _ body: @Sendable (LiveShards) async throws -> Void
     ) async throws {
         LedgerMetrics.bootstrap()  // as `ledger serve` does: /metrics shows what the services record
         // The database the cluster is defined in keeps the top log: migrated, as `ledger serve` migrates it.
@@ -55,7 +55,8 @@ struct LiveShards: Sendable {
         defer { try? FileManager.default.removeItem(at: folder) }
         var configuration = configuration
         configuration.checkpointFile = folder.appendingPathComponent("published-checkpoint").path
-        var process = LedgerProcess(.serve, configuration: configuration, database: service, authority: authority, signer: signer)
+        var process = LedgerProcess(
+            .serve, configuration: configuration, database: service, authority: authority, signer: signer, witnesses: witnesses)
         process.shardCluster = "ledger_shards"
         try await process.serving(logger: logger) { running in
             try await body(LiveShards(baseURL: running.baseURL, authority: authority, map: map, shards: shards, top: definition))

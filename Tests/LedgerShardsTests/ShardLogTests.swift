@@ -89,7 +89,7 @@ struct TopLogTests {
     }
 
     @Test(
-        "each shard's checkpoints are recorded in order, each opening with its shard's key; the top checkpoint at /tlog/ covers them and opens with the deployment's key; Go's sumdb/tlog verifies the top tiles; a shard tree that does not extend the recorded one is not recorded"
+        "each shard's checkpoints are recorded in order, each opening with its shard's key; the top checkpoint at /tlog/ covers them, opens with the deployment's key and is cosigned by its witness; Go's sumdb/tlog verifies the top tiles; a shard tree that does not extend the recorded one is not recorded"
     )
     func topLog() async throws {
         let go = try #require(ProcessRunner.which("go"), "Go is installed by scripts/setup-system.sh (golang-go, golang-golang-x-mod-dev)")
@@ -99,62 +99,76 @@ struct TopLogTests {
         defer { try? FileManager.default.removeItem(atPath: home) }
         let signer = try NoteSigner(name: "top.test/ledger")
         let keys = try RoleServices.ShardLogs(signer: signer, count: 2).shards.map(\.verifier)
+        let witness = try TestWitness("w1.test", log: signer.verifier)
+        try await witness.start()
+        let policy = try WitnessPolicy("log \(signer.verifier.text)\n\(witness.policyLine("W1"))\nquorum W1\n")
         let shards = [try await TestCluster.shared.makeDatabase(), try await TestCluster.shared.makeDatabase()]
-        try await LiveShards.run(shards: shards, signer: signer) { live in
-            let devin = live.client("devin")
-            var ids: [String] = []
-            for n in 0..<30 {
-                ids.append(
-                    try await devin.prepareCollaboration(
-                        localIdentifier: "top \(n)", title: "Top \(n)", initiator: Initiator(handle: "devin@example.com")
-                    ).identifier)
-            }
-            let events = [try await live.events(on: 0), try await live.events(on: 1)]
-            try await waitUntil(timeout: .seconds(30), "each shard's checkpoint of all its events recorded") {
-                let recorded = try await Self.recorded(live)
-                return (0..<2).allSatisfy { shard in recorded.contains { $0.shard == shard && $0.size == events[shard] } }
-            }
-            let recorded = try await Self.recorded(live)
-            for shard in 0..<2 {
-                let mine = recorded.filter { $0.shard == shard }
-                #expect(zip(mine, mine.dropFirst()).allSatisfy { $0.size < $1.size }, "shard \(shard) recorded in order")
-                for entry in mine {
-                    let opened = try Checkpoint.open(entry.checkpoint, verifier: keys[shard])
-                    #expect(opened.size == entry.size && Base64.encode(opened.rootHash) == entry.rootHash)
-                    #expect(entry.origin == keys[shard].name)
+        do {
+            try await LiveShards.run(shards: shards, signer: signer, witnesses: policy) { live in
+                let devin = live.client("devin")
+                var ids: [String] = []
+                for n in 0..<30 {
+                    ids.append(
+                        try await devin.prepareCollaboration(
+                            localIdentifier: "top \(n)", title: "Top \(n)", initiator: Initiator(handle: "devin@example.com")
+                        ).identifier)
                 }
-            }
-            // The top checkpoint: the deployment's origin, over every recorded entry.
-            let url = URL(string: live.baseURL.absoluteString + "/tlog/checkpoint")!
-            let entries = Int64(recorded.count)
-            try await waitUntil(timeout: .seconds(30), "the top checkpoint covering \(entries) entries") {
-                let (body, response) = try await TestHTTP.data(from: url)
-                let size = try? Checkpoint.open(String(decoding: body, as: UTF8.self), verifier: signer.verifier).size
-                return response.statusCode == 200 && (size ?? 0) >= entries
-            }
-            let environment = ProcessInfo.processInfo.environment.merging([
-                "GOPATH": "/usr/share/gocode", "GO111MODULE": "off", "GOFLAGS": "", "GOCACHE": home + "/cache", "HOME": home,
-            ]) { $1 }
-            let output = try await ProcessRunner.run(
-                go, ["run", program, live.baseURL.absoluteString + "/tlog", signer.verifier.text], environment: environment)
-            #expect(output.status == 0 && output.output.contains("OK size"), "\(output.output)")
+                let events = [try await live.events(on: 0), try await live.events(on: 1)]
+                try await waitUntil(timeout: .seconds(30), "each shard's checkpoint of all its events recorded") {
+                    let recorded = try await Self.recorded(live)
+                    return (0..<2).allSatisfy { shard in recorded.contains { $0.shard == shard && $0.size == events[shard] } }
+                }
+                let recorded = try await Self.recorded(live)
+                for shard in 0..<2 {
+                    let mine = recorded.filter { $0.shard == shard }
+                    #expect(zip(mine, mine.dropFirst()).allSatisfy { $0.size < $1.size }, "shard \(shard) recorded in order")
+                    for entry in mine {
+                        let opened = try Checkpoint.open(entry.checkpoint, verifier: keys[shard])
+                        #expect(opened.size == entry.size && Base64.encode(opened.rootHash) == entry.rootHash)
+                        #expect(entry.origin == keys[shard].name)
+                    }
+                }
+                // The top checkpoint: the deployment's origin, over every recorded entry.
+                let url = URL(string: live.baseURL.absoluteString + "/tlog/checkpoint")!
+                let entries = Int64(recorded.count)
+                try await waitUntil(timeout: .seconds(30), "the top checkpoint covering \(entries) entries") {
+                    let (body, response) = try await TestHTTP.data(from: url)
+                    let size = try? Checkpoint.open(String(decoding: body, as: UTF8.self), verifier: signer.verifier).size
+                    return response.statusCode == 200 && (size ?? 0) >= entries
+                }
+                let note = String(decoding: try await TestHTTP.data(from: url).0, as: UTF8.self)
+                #expect(try policy.verify(note).cosigners == ["W1"], "the top checkpoint is cosigned by the policy's witness")
+                let environment = ProcessInfo.processInfo.environment.merging([
+                    "GOPATH": "/usr/share/gocode", "GO111MODULE": "off", "GOFLAGS": "", "GOCACHE": home + "/cache", "HOME": home,
+                ]) { $1 }
+                let output = try await ProcessRunner.run(
+                    go, ["run", program, live.baseURL.absoluteString + "/tlog", signer.verifier.text], environment: environment)
+                #expect(output.status == 0 && output.output.contains("OK size"), "\(output.output)")
 
-            // A recorded root that the shard's tree does not extend: shard 0 is recorded no more,
-            // shard 1 still is.
-            let forged = TopLogRecorder.Recorded(
-                shard: 0, origin: keys[0].name, size: events[0], rootHash: Base64.encode([UInt8](repeating: 7, count: 32)), checkpoint: "")
-            try await withClient(live.top) { client in
-                try await client.query(
-                    "UPDATE ledger_streams SET state = \(CanonicalJSON.encode(forged))::json WHERE stream_id = \(TopLogRecorder.stream(0))")
+                // A recorded root that the shard's tree does not extend: shard 0 is recorded no more,
+                // shard 1 still is.
+                let forged = TopLogRecorder.Recorded(
+                    shard: 0, origin: keys[0].name, size: events[0], rootHash: Base64.encode([UInt8](repeating: 7, count: 32)),
+                    checkpoint: "")
+                try await withClient(live.top) { client in
+                    try await client.query(
+                        "UPDATE ledger_streams SET state = \(CanonicalJSON.encode(forged))::json WHERE stream_id = \(TopLogRecorder.stream(0))"
+                    )
+                }
+                for id in ids { _ = try await devin.postHighlight(.change, trigger: "edit", in: id) }
+                let grown = [try await live.events(on: 0), try await live.events(on: 1)]
+                #expect(grown[0] > events[0] && grown[1] > events[1], "both shards grew")
+                try await waitUntil(timeout: .seconds(30), "shard 1's grown tree recorded") {
+                    try await Self.recorded(live).contains { $0.shard == 1 && $0.size == grown[1] }
+                }
+                #expect(
+                    try await Self.recorded(live).filter { $0.shard == 0 }.map(\.size).max() == events[0],
+                    "shard 0 recorded past the forged root")
             }
-            for id in ids { _ = try await devin.postHighlight(.change, trigger: "edit", in: id) }
-            let grown = [try await live.events(on: 0), try await live.events(on: 1)]
-            try await waitUntil(timeout: .seconds(30), "shard 1's grown tree recorded") {
-                try await Self.recorded(live).contains { $0.shard == 1 && $0.size == grown[1] }
-            }
-            #expect(
-                try await Self.recorded(live).filter { $0.shard == 0 }.map(\.size).max() == events[0],
-                "shard 0 recorded past the forged root")
+        } catch {
+            await witness.stop()
+            throw error
         }
+        await witness.stop()
     }
 }
