@@ -33,7 +33,7 @@ struct CollaborationController {
         let command = StartCollaboration(
             localIdentifier: body.localIdentifier, title: body.title, initiatorHandle: body.initiatorHandle,
             initiatorName: body.initiatorName, shareOptions: body.shareOptions, defaultAccess: defaultAccess)
-        let key = request.headers[HTTPField.Name("Idempotency-Key")!]
+        let key = request.headers[.idempotencyKey]
         let response = try await commands.start(command, caller: caller, idempotencyKey: key, requestId: context.id)
         return EditedResponse(status: .created, response: response)
     }

@@ -22,7 +22,11 @@ import LedgerWire
 /// - `GET /v1/accounts/me/collaborations`: every shard, the answers merged (`ShardFanOut`);
 /// - other endpoints that read or write every shard (the audit, the feed, webhooks, privacy,
 ///   `/v1/log`): `501 not_across_shards` until they are built;
-/// - the rest (health, metrics, the OpenAPI document, the console, unknown paths): the first shard.
+/// - the rest (health, metrics, the OpenAPI document, the console, unknown paths): the first
+///   shard's router, which needs no database for them.
+///
+/// Paths are read as Hummingbird's router reads them: empty segments (`/v1//feed`, a trailing
+/// `/`) are skipped, so a request reaches the route its shard's router matches.
 ///
 /// A shard whose database does not answer (`available`) is not sent requests: they are refused
 /// with 503 `database_unavailable` and `Retry-After`, never answered by another shard.
@@ -32,6 +36,9 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
     /// Where a request goes.
     enum Destination: Equatable {
         case shard(Int)
+        /// What needs no database (health, metrics, the OpenAPI document, the console, unknown
+        /// paths): the first shard's router, whether its database answers or not.
+        case noDatabase
         case anyShard
         case everyShard
         /// The shard of the body's `collaborationId` (a challenge).
@@ -76,6 +83,8 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
         switch destination(method: request.method, path: request.uri.path, idempotencyKey: request.headers[.idempotencyKey]) {
         case .shard(let index):
             return try await send(request, context: context, to: index)
+        case .noDatabase:
+            return try await shards[0].respond(to: request, context: context)
         case .anyShard:
             guard let index = shards.indices.filter({ available[$0]() }).randomElement() else { throw Self.unavailable }
             return try await send(request, context: context, to: index)
@@ -96,9 +105,13 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
             } catch {
                 throw DomainError(.payloadTooLarge, "request body exceeds the limit")
             }
-            // A body without a collaboration id is refused alike by any shard.
-            let named = try? JSONDecoder().decode(NamedCollaboration.self, from: Data(body.readableBytesView))
-            return try await send(request, context: context, to: shard(of: named?.collaborationId ?? ""))
+            // A body without a collaboration id is refused alike by any shard that answers.
+            guard let id = (try? JSONDecoder().decode(NamedCollaboration.self, from: Data(body.readableBytesView)))?.collaborationId
+            else {
+                guard let index = shards.indices.first(where: { available[$0]() }) else { throw Self.unavailable }
+                return try await send(request, context: context, to: index)
+            }
+            return try await send(request, context: context, to: shard(of: id))
         case .myCollaborations:
             guard let down = shards.indices.first(where: { !available[$0]() }) else {
                 return try await ShardFanOut.myCollaborations(
@@ -140,8 +153,8 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
     }
 
     func destination(method: HTTPRequest.Method, path: String, idempotencyKey: String?) -> Destination {
-        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-        guard let first = segments.first else { return .shard(0) }
+        let segments = path.split(separator: "/")[...]
+        guard let first = segments.first else { return .noDatabase }
         switch first {
         case "ready":
             return .everyShard
@@ -150,7 +163,7 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
             // leading zero), so one shard has one path; the rest of `/tlog/…` is the top log's.
             let rest = Array(segments.dropFirst())
             guard rest.count >= 3, rest[0] == "shard", let index = Int(rest[1]), String(index) == rest[1], shards.indices.contains(index)
-            else { return rest.first == "shard" ? .shard(0) : .topLog }
+            else { return rest.first == "shard" ? .noDatabase : .topLog }
             return .shardLog(index, path: "/tlog/" + rest[2...].joined(separator: "/"))
         case "v1":
             let rest = Array(segments.dropFirst())
@@ -168,14 +181,10 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
             case "accounts", "audit", "feed", "webhooks", "privacy", "log":
                 return .notAcrossShards
             default:
-                return .shard(0)
+                return .noDatabase
             }
         default:
-            return .shard(0)
+            return .noDatabase
         }
     }
-}
-
-extension HTTPField.Name {
-    static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
 }

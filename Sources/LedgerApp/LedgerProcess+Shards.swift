@@ -9,10 +9,10 @@ import TransparencyLog
 
 extension LedgerProcess {
     /// `serve` over the shards of `shardCluster`: a pool on `database`, where the cluster is
-    /// defined and the top log is kept, the map read from its PL/Proxy definition, then one pool per shard (the same login, the shard's host and database), each
-    /// checked as a single store is, and each shard's services (`RoleServices.sharded`) beside
-    /// every process's pool metrics and watchdog, for each pool, and whether it answers
-    /// (`DatabaseAvailability`, which the router asks).
+    /// defined and the top log is kept, and the map read from its PL/Proxy definition; then one
+    /// pool per shard (the same login, the shard's host and database), each checked as a single
+    /// store is, and each shard's services (`RoleServices.sharded`) beside every process's pool
+    /// metrics and watchdog, and whether it answers (`DatabaseAvailability`, which the router asks).
     func withShardPools<T: Sendable>(logger: Logger, _ body: @Sendable (PostgresClient, Services) async throws -> T) async throws -> T {
         guard let cluster = shardCluster, role == .serve, standby == nil else {
             throw Incomplete(description: "a ledger on shards runs as `ledger serve` alone, with no read standby yet (docs/SCALING.md)")
@@ -30,6 +30,13 @@ extension LedgerProcess {
         map: ShardMap, top: PostgresClient, logger: Logger, _ body: @Sendable (PostgresClient, Services) async throws -> T
     ) async throws -> T {
         let settings = try map.shards.map { try ShardConnection.settings($0, login: database) }
+        // Shards are told apart by where they are, not by how their strings spell it: two strings
+        // naming one database would run its workers twice, and the top log's database is no shard.
+        let places = ([database] + settings).map { "\($0.host):\($0.port)/\($0.database)" }
+        guard Set(places).count == places.count else {
+            throw Incomplete(
+                description: "\(shardCluster!): two partitions' shards, or a shard and the ledger's own database, are one database")
+        }
         let logs = try signer.map { try RoleServices.ShardLogs(signer: $0, witnesses: witnesses, count: map.shards.count) }
         for (index, signer) in (logs?.shards ?? []).enumerated() {
             logger.info("shard log", metadata: ["shard": "\(index)", "origin": "\(signer.name)", "verifierKey": "\(signer.verifier.text)"])
@@ -39,14 +46,18 @@ extension LedgerProcess {
             for client in clients { try await check(client, logger: logger) }
             return try await body(clients[0]) { onRunning in
                 let availability = clients.enumerated().map { DatabaseAvailability(client: $1, shard: $0, logger: logger) }
-                let always = zip(clients, settings).flatMap { client, settings in
-                    [
-                        DatabasePoolMetrics(
-                            client: client, applicationName: applicationName, maxConnections: maxConnections, logger: logger),
-                        DatabaseWatchdog(
-                            client: client, logger: logger, onWedged: onWedged, reachable: Self.reachable(settings, logger: logger)),
-                    ] as [any Service]
-                }
+                let topWatchdog = DatabaseWatchdog(
+                    client: top, logger: logger, onWedged: onWedged, reachable: Self.reachable(database, logger: logger))
+                let always =
+                    [topWatchdog]
+                    + zip(clients, settings).flatMap { client, settings in
+                        [
+                            DatabasePoolMetrics(
+                                client: client, applicationName: applicationName, maxConnections: maxConnections, logger: logger),
+                            DatabaseWatchdog(
+                                client: client, logger: logger, onWedged: onWedged, reachable: Self.reachable(settings, logger: logger)),
+                        ] as [any Service]
+                    }
                 let shards = zip(clients, availability).map { client, availability in
                     RoleServices.Shard(client: client, store: EventStore(client: client, logger: logger), availability: availability)
                 }
@@ -58,13 +69,21 @@ extension LedgerProcess {
         }
     }
 
-    /// Whether the shard takes a new connection (for its watchdog: one shard down is not a wedged
-    /// pool, and a restart for it would stop every shard's service).
+    /// Whether the shard's server answers a new connection (for its watchdog: one shard down is
+    /// not a wedged pool, and a restart for it would stop every shard's service). A server that
+    /// answers with an error (too many connections, say) is up: hung probes then are a wedge.
     static func reachable(_ settings: DatabaseSettings, logger: Logger) -> @Sendable () async -> Bool {
         {
-            (try? await withDeadline(.seconds(5), "a new connection to the shard") {
-                try await PostgresAdmin.withConnection(settings, logger: logger) { _ in }
-            }) != nil
+            do {
+                try await withDeadline(.seconds(5), "a new connection to the shard") {
+                    try await PostgresAdmin.withConnection(settings, logger: logger) { _ in }
+                }
+                return true
+            } catch let error as PSQLError where error.code == .server {
+                return true
+            } catch {
+                return false
+            }
         }
     }
 

@@ -42,12 +42,12 @@ public enum LocalLedger {
         process.maxConnections = maxConnections
         let tag = UUID().uuidString.prefix(8).lowercased()
         let databases = (0..<(shards ?? 0)).map { settings.with(database: "\(settings.database)_\(tag)_shard_\($0)") }
-        if !databases.isEmpty {
-            process.shardCluster = "local_shards_\(tag)"
-            try await define(process.shardCluster!, over: databases, in: settings, logger: logger)
-        }
         let result: Result<T, any Error>
         do {
+            if !databases.isEmpty {
+                process.shardCluster = "local_shards_\(tag)"
+                try await define(process.shardCluster!, over: databases, in: settings, logger: logger)
+            }
             result = .success(
                 try await process.serving(logger: logger) { running in
                     try await body(Running(baseURL: running.baseURL, authority: authority, client: running.client, shards: databases))
@@ -55,11 +55,12 @@ public enum LocalLedger {
         } catch {
             result = .failure(error)
         }
+        // Best effort: what this run made goes, whatever failed; the run's own error comes first.
         if let cluster = process.shardCluster {
-            try await settings.withClient(logger: logger) {
-                try await $0.query(PostgresQuery(unsafeSQL: "DROP SERVER \(PostgresAdmin.quoteIdentifier(cluster))"))
+            try? await settings.withClient(logger: logger) {
+                try await $0.query(PostgresQuery(unsafeSQL: "DROP SERVER IF EXISTS \(PostgresAdmin.quoteIdentifier(cluster))"))
             }
-            for database in databases { try await PostgresAdmin.dropDatabase(database.database, on: settings, logger: logger) }
+            for database in databases { try? await PostgresAdmin.dropDatabase(database.database, on: settings, logger: logger) }
         }
         return try result.get()
     }
@@ -71,7 +72,7 @@ public enum LocalLedger {
             try await PostgresAdmin.createDatabaseIfMissing(database.database, on: settings, logger: logger)
             try await database.withClient(logger: logger) { try await Migrator(client: $0, logger: logger).migrate() }
         }
-        let map = try ShardMap(partitions: (0..<16).map { "dbname=\(databases[$0 % databases.count].database)" })
+        let map = try ShardMap(partitions: (0..<16).map { ShardConnection.keywords(database: databases[$0 % databases.count].database) })
         try await settings.withClient(logger: logger) { try await ShardCluster.define(server: name, as: map, client: $0, logger: logger) }
     }
 }

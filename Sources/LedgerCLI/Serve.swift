@@ -138,6 +138,11 @@ struct Role {
     var needsTokenKey: Bool { role == .api }
 
     func run() async throws {
+        if role != .serve, configuration.shardCluster != nil {
+            throw ValidationError(
+                "refusing to start: LEDGER_SHARD_CLUSTER is for `ledger serve` alone; `ledger \(role.rawValue)` on shards is not built yet (docs/SCALING.md)"
+            )
+        }
         if needsTokenKey, configuration.databaseURL != nil, !configuration.tokenKeysConfigured {
             throw ValidationError(
                 "refusing to start: `ledger \(role.rawValue)` with a database URL needs the deployment's token keys, LEDGER_JWT_SECRET or LEDGER_JWKS_URL/LEDGER_JWKS_FILE (every API instance must accept the others' tokens)"

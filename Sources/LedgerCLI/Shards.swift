@@ -61,7 +61,10 @@ struct ShardsInit: AsyncParsableCommand {
                 try await PostgresAdmin.createDatabaseIfMissing(name, on: owner, logger: logger)
                 // The embedded cluster's port changes at each start: its shards are named by
                 // database alone, on the server the cluster is defined on (ShardConnection).
-                shards.append(embedded == nil ? "host=\(owner.host) port=\(owner.port) dbname=\(name)" : "dbname=\(name)")
+                shards.append(
+                    embedded == nil
+                        ? ShardConnection.keywords(host: owner.host, port: owner.port, database: name)
+                        : ShardConnection.keywords(database: name))
             }
             let map = try ShardMap(partitions: (0..<partitionCount).map { shards[$0 % count] })
             try await owner.withClient(logger: logger) {

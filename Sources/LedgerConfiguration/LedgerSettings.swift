@@ -57,7 +57,7 @@ extension Setting {
         "a streaming-replication hot standby for the reads (`minPosition` reads it cannot serve go to the primary)", .databaseURL)
     public static let shardCluster = Setting(
         flag: "--shard-cluster", "LEDGER_SHARD_CLUSTER", unset: "unset: one database holds everything",
-        "`serve` only: the PL/Proxy cluster (a foreign server defined in the database) whose shards hold the collaborations; `ledger shards init` makes one (docs/SCALING.md)",
+        "`serve` only (the other roles refuse to start with it): the PL/Proxy cluster (a foreign server defined in the database) whose shards hold the collaborations; `ledger shards init` makes one (docs/SCALING.md)",
         .text)
     public static let jwtSecret = Setting(
         "LEDGER_JWT_SECRET", unset: "generated in the data folder (`serve` only)", "HS256 secret, at least 32 bytes",

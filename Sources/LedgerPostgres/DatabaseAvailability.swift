@@ -8,20 +8,25 @@ import Synchronization
 /// (`DatabaseWatchdog.probe`). On shards, the router asks it before it sends a request to a
 /// shard, so a shard whose PostgreSQL is down is refused at once (503, `Retry-After`) while the
 /// others serve. Without it such a request waits: PostgresNIO's pool queues leases while it
-/// cannot connect, for up to a minute before its circuit breaker fails them. Metrics:
+/// cannot connect, for up to a minute before its circuit breaker fails them. `misses` probes in a
+/// row must fail before it says no, so a pool merely busy for a moment (a lease waiting past the
+/// deadline) does not turn a load peak into refusals; one answer says yes again. Metrics:
 /// `ledger_shard_available{shard}`, 1 or 0.
 public final class DatabaseAvailability: Service, Sendable {
     let prober: DatabaseWatchdog
     let interval: Duration
     let logger: Logger
     let gauge: Gauge
+    let misses: Int
     private let answers = Atomic<Bool>(true)
 
     public init(
-        client: PostgresClient, shard: Int, interval: Duration = .seconds(1), deadline: Duration = .seconds(2), logger: Logger
+        client: PostgresClient, shard: Int, interval: Duration = .seconds(1), deadline: Duration = .seconds(2), misses: Int = 2,
+        logger: Logger
     ) {
         self.prober = DatabaseWatchdog(client: client, deadline: deadline, logger: logger)
         self.interval = interval
+        self.misses = misses
         self.logger = logger
         self.gauge = Gauge(label: "ledger_shard_available", dimensions: [("shard", "\(shard)")])
     }
@@ -30,8 +35,10 @@ public final class DatabaseAvailability: Service, Sendable {
     public var isAvailable: Bool { answers.load(ordering: .relaxed) }
 
     public func run() async throws {
+        var missed = 0
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            let answered = await prober.probe() == .answered
+            missed = await prober.probe() == .answered ? 0 : missed + 1
+            let answered = missed < misses
             gauge.record(answered ? 1 : 0)
             if answers.exchange(answered, ordering: .relaxed) != answered {
                 if answered {

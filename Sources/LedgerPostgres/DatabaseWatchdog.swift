@@ -26,7 +26,7 @@ public struct DatabaseWatchdog: Service {
     let limit: Int
     let logger: Logger
     let onWedged: @Sendable () -> Void
-    /// Whether the database takes a new connection outside the pool; nil: not asked. When it does
+    /// Whether the database answers a new connection outside the pool; nil: not asked. When it does
     /// not, hung probes are the database being down, not the pool wedged, and a restart would not
     /// help: on shards it would stop every other shard's service too.
     let reachable: (@Sendable () async -> Bool)?

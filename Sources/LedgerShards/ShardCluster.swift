@@ -42,19 +42,28 @@ public enum ShardCluster {
     /// partition moves its collaborations' data first (docs/SCALING.md).
     public static func define(server: String, as map: ShardMap, client: PostgresClient, logger: Logger) async throws {
         try await client.queryUnlessClosed("CREATE EXTENSION IF NOT EXISTS plproxy", logger: logger) { _ in }
-        if let defined = try? await self.map(server: server, client: client, logger: logger) {
-            guard defined == map else { throw Unusable(description: "\(server) is already defined with other partitions") }
+        let defined = try await client.queryUnlessClosed(
+            "SELECT count(*) FROM pg_foreign_server WHERE srvname = \(server)", logger: logger
+        ) { try await $0.decode(Int64.self).reduce(0, +) }
+        if defined > 0 {
+            guard try await self.map(server: server, client: client, logger: logger) == map else {
+                throw Unusable(description: "\(server) is already defined with other partitions")
+            }
             return
         }
         let options = map.partitions.enumerated().map { "p\($0.offset) \(literal($0.element))" }.joined(separator: ", ")
-        let name = "\"" + server.replacingOccurrences(of: "\"", with: "\"\"") + "\""
         try await client.queryUnlessClosed(
-            PostgresQuery(unsafeSQL: "CREATE SERVER \(name) FOREIGN DATA WRAPPER plproxy OPTIONS (\(options))"), logger: logger
+            PostgresQuery(
+                unsafeSQL: "CREATE SERVER \(PostgresAdmin.quoteIdentifier(server)) FOREIGN DATA WRAPPER plproxy OPTIONS (\(options))"),
+            logger: logger
         ) { _ in }
     }
 
-    /// A SQL string literal (DDL takes no bound parameters).
-    static func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
+    /// A SQL string literal (DDL takes no bound parameters), in the escape form, so that it reads
+    /// the same whatever `standard_conforming_strings` says.
+    static func literal(_ text: String) -> String {
+        "E'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "''") + "'"
+    }
 
     /// The map of a cluster whose options are `name=value` strings, as `pg_foreign_server` keeps them.
     static func map(server: String, serverOptions: [String], wrapperOptions: [String]) throws -> ShardMap {

@@ -1,3 +1,4 @@
+import Foundation
 import LedgerPostgres
 
 /// Where a shard is, from the connection string its partitions name in the PL/Proxy cluster:
@@ -11,9 +12,7 @@ import LedgerPostgres
 /// (`user`, `sslmode`, `options`…) is refused, so the ledger never connects other than as the
 /// definition says. A URI's user, password and query are refused alike.
 public enum ShardConnection {
-    public struct Unusable: Error, Equatable, CustomStringConvertible {
-        public var description: String
-    }
+    public typealias Unusable = ShardCluster.Unusable
 
     /// `login` with the shard's host, port and database.
     public static func settings(_ connection: String, login: DatabaseSettings) throws(Unusable) -> DatabaseSettings {
@@ -27,6 +26,11 @@ public enum ShardConnection {
             guard fields["port"] == nil else { throw Unusable(description: "\(connection): a port needs its host") }
             return settings
         }
+        // One host, over TCP: libpq's lists (`a,b`), socket folders (`/run/…`) and bracketed
+        // addresses are not what the ledger's pools connect to.
+        guard !host.contains(","), !host.hasPrefix("/"), !host.hasPrefix("["), !host.contains(where: \.isWhitespace) else {
+            throw Unusable(description: "\(connection): the host must be one name or address, over TCP")
+        }
         settings.host = host
         settings.port = 5432
         if let port = fields["port"] {
@@ -36,6 +40,18 @@ public enum ShardConnection {
             settings.port = number
         }
         return settings
+    }
+
+    /// libpq's keyword form of `host`, `port` and `dbname`, each value quoted (what `settings`
+    /// reads back); without a host, the database alone, on the reader's own server.
+    public static func keywords(host: String? = nil, port: Int? = nil, database: String) -> String {
+        func quoted(_ value: String) -> String {
+            "'" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
+        }
+        var fields: [String] = []
+        if let host { fields.append("host=\(quoted(host))") }
+        if let port { fields.append("port=\(port)") }
+        return (fields + ["dbname=\(quoted(database))"]).joined(separator: " ")
     }
 
     static let readable: Set<String> = ["host", "port", "dbname"]

@@ -74,7 +74,13 @@ public struct TopLogRecorder: Service {
         let stream = Self.stream(index)
         let state = try await top.streamState(stream)
         let last = try state?.state.map { try CanonicalJSON.decode(Recorded.self, from: $0) }
-        if let last, latest.size <= last.size { return false }
+        if let last, latest.size < last.size || (latest.size == last.size && Base64.encode(latest.rootHash) != last.rootHash) {
+            logger.critical(
+                "top log: shard \(index) publishes a tree of \(latest.size) that is not the one recorded at \(last.size) or an extension of it; not recorded"
+            )
+            throw Refused(description: "shard \(index)'s published tree is not what the top log recorded, nor an extension of it")
+        }
+        if let last, latest.size == last.size { return false }
         let opened = try Checkpoint.open(latest.note, verifier: verifier)
         guard opened.size == latest.size, opened.rootHash == latest.rootHash else {
             throw Refused(description: "shard \(index)'s published note names another tree than the one it stored")

@@ -93,6 +93,21 @@ struct ConfigurationTests {
         }
     }
 
+    @Test("LEDGER_SHARD_CLUSTER stops every role but `serve` at start, rather than running it on the cluster's own database")
+    func shardClusterServeOnly() async throws {
+        let binary = ledgerBinary()
+        for role in ["api", "project", "verifier", "deliver"] {
+            let result = try await withDeadline(.seconds(60), "ledger \(role) with LEDGER_SHARD_CLUSTER") {
+                try await ProcessRunner.run(
+                    binary, [role, "--database-url", Self.unreachableDatabase],
+                    environment: Self.environment(["LEDGER_JWT_SECRET": Self.secret, "LEDGER_SHARD_CLUSTER": "ledger_shards"]))
+            }
+            #expect(
+                result.status != 0 && result.output.contains("LEDGER_SHARD_CLUSTER is for `ledger serve` alone"),
+                "\(role): \(result.output)")
+        }
+    }
+
     @Test(
         "`ledger serve` with LEDGER_LOG_FORMAT=json writes one JSON object per stderr line, a request's with its id; on SIGTERM /ready answers 503 while /health is still served"
     )

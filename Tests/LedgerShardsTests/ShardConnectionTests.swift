@@ -46,6 +46,9 @@ struct ShardConnectionTests {
             ("postgresql://a/b?sslmode=disable", "no user, password or query"),
             ("postgresql://a", "no user, password or query"),
             ("postgresql://a:99999/b", "not a TCP port"),
+            ("host=a,b dbname=d", "one name or address, over TCP"),
+            ("host=/run/postgresql dbname=d", "one name or address, over TCP"),
+            ("host=[::1] dbname=d", "one name or address, over TCP"),
         ]
         for (connection, says) in refused {
             do {
@@ -55,5 +58,16 @@ struct ShardConnectionTests {
                 #expect(error.description.contains(says), "\(connection): \(error)")
             }
         }
+    }
+
+    @Test("the keyword form the ledger writes reads back as written, quotes and backslashes included")
+    func keywords() throws {
+        for (host, port, database) in [("10.0.0.7", 6432, "ledger_shard_0"), ("db", 5432, "it's a \\ db")] {
+            let settings = try ShardConnection.settings(
+                ShardConnection.keywords(host: host, port: port, database: database), login: Self.login)
+            #expect(settings.host == host && settings.port == port && settings.database == database)
+        }
+        let local = try ShardConnection.settings(ShardConnection.keywords(database: "a b"), login: Self.login)
+        #expect(local.host == "login-host" && local.port == 1 && local.database == "a b")
     }
 }

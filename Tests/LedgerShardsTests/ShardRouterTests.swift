@@ -1,0 +1,72 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Testing
+
+@testable import LedgerAPI
+@testable import LedgerShards
+
+/// Where the shard router sends each request (pure): paths read as Hummingbird's router reads
+/// them, so no request reaches a route on one shard that should cover every shard or another.
+struct ShardRouterTests {
+    static let map = try! ShardMap(partitions: ["a", "b", "b", "a", "a", "a", "b", "a"])
+    static let router = ShardRouter(
+        map: map,
+        shards: [Router(context: LedgerRequestContext.self).buildResponder(), Router(context: LedgerRequestContext.self).buildResponder()],
+        topLog: Router(context: LedgerRequestContext.self).buildResponder(), available: [{ true }, { true }], bodyLimit: 1024)
+
+    static func to(_ method: HTTPRequest.Method, _ path: String, key: String? = nil)
+        -> ShardRouter<RouterResponder<LedgerRequestContext>>.Destination
+    {
+        router.destination(method: method, path: path, idempotencyKey: key)
+    }
+
+    @Test("empty segments and trailing slashes are skipped, as Hummingbird skips them: every-shard paths never reach one shard")
+    func emptySegments() {
+        for (method, path) in [
+            (HTTPRequest.Method.post, "/v1//privacy/erasures"), (.get, "/v1//privacy/export"), (.get, "//v1/feed"),
+            (.get, "/v1/audit//access"),
+            (.get, "/v1//log/checkpoint"), (.post, "/v1/webhooks/"), (.get, "/v1/collaborations/"), (.get, "/v1//collaborations"),
+        ] {
+            #expect(Self.to(method, path) == .notAcrossShards, "\(method) \(path)")
+        }
+        #expect(Self.to(.get, "/v1//accounts/me/collaborations/") == .myCollaborations)
+        #expect(Self.to(.post, "/v1/collaborations/", key: "k1") == Self.to(.post, "/v1/collaborations", key: "k1"))
+        #expect(Self.to(.post, "/v1/collaborations/") == .anyShard)
+    }
+
+    @Test("a collaboration's requests go to its shard, its id read as the API reads it (any case, any empty segments)")
+    func collaborations() {
+        for n in 0..<200 {
+            let id = UUID().uuidString.lowercased()
+            let shard = Self.map.shards.firstIndex(of: Self.map.shard(of: id))!
+            for path in [
+                "/v1/collaborations/\(id)", "/v1/collaborations/\(id.uppercased())/members", "/v1/collaborations//\(id)/participants",
+                "/v1//collaborations/\(id)/proofs/\(n)/",
+            ] {
+                #expect(Self.to(.get, path) == .shard(shard), "\(path)")
+            }
+        }
+        #expect(Self.to(.post, "/v1/challenges") == .bodyCollaboration)
+        #expect(Self.to(.get, "/v1/challenges") == .noDatabase, "the router's 405, with no database")
+    }
+
+    @Test("the logs: /tlog/shard/{k}/… to shard k as its /tlog/…, k written one way only; the rest of /tlog/ is the top log's")
+    func logs() {
+        #expect(Self.to(.get, "/tlog/shard/1/checkpoint") == .shardLog(1, path: "/tlog/checkpoint"))
+        #expect(Self.to(.get, "/tlog//shard/0/tile/0/000") == .shardLog(0, path: "/tlog/tile/0/000"))
+        for path in ["/tlog/shard/01/checkpoint", "/tlog/shard/2/checkpoint", "/tlog/shard/-0/checkpoint", "/tlog/shard/1"] {
+            #expect(Self.to(.get, path) == .noDatabase, "\(path)")
+        }
+        #expect(Self.to(.get, "/tlog/checkpoint") == .topLog)
+        #expect(Self.to(.get, "/tlog/tile/0/000") == .topLog)
+    }
+
+    @Test("what needs no database goes to the first shard's router whether it answers or not; readiness asks every shard")
+    func noDatabase() {
+        for path in ["/", "/health", "/metrics", "/openapi.yaml", "/console", "/nowhere", "/v1/nowhere"] {
+            #expect(Self.to(.get, path) == .noDatabase, "\(path)")
+        }
+        #expect(Self.to(.get, "/ready") == .everyShard)
+    }
+}
