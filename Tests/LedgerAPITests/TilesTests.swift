@@ -54,17 +54,9 @@ struct TilesTests {
 
     @Test("Go's sumdb/tlog and note verify our tiles: the tree hash, record and tree proofs, entry bundles against level 0")
     func goVerifiesTiles() async throws {
-        let go = try #require(ProcessRunner.which("go"), "Go is installed by scripts/setup-system.sh (golang-go, golang-golang-x-mod-dev)")
-        let program = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Go/tilecheck/main.go").path
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("tilecheck-\(UUID())").path
-        defer { try? FileManager.default.removeItem(atPath: home) }
         try await LiveServer.run(configuration: .testing { $0.publicEntries = true }) { server in
             let checkpoint = try await Self.fill(server, 700)
-            let environment = ProcessInfo.processInfo.environment.merging([
-                "GOPATH": "/usr/share/gocode", "GO111MODULE": "off", "GOFLAGS": "", "GOCACHE": home + "/cache", "HOME": home,
-            ]) { $1 }
-            let output = try await ProcessRunner.run(
-                go, ["run", program, server.baseURL.absoluteString + "/tlog", server.signer.verifier.text], environment: environment)
+            let output = try await GoTilecheck.run(root: server.baseURL.absoluteString + "/tlog", key: server.signer.verifier.text)
             #expect(output.status == 0, "\(output.output)")
             #expect(output.output.contains("OK size \(checkpoint.size) root \(Base64.encode(checkpoint.rootHash))"), "\(output.output)")
         }

@@ -24,11 +24,6 @@ struct ShardLogTests {
         "each shard's checkpoint at /tlog/shard/{k}/ covers its events and opens with its own key alone; Go's sumdb/tlog verifies each shard's tiles; other shard paths 404"
     )
     func shardLogs() async throws {
-        let go = try #require(ProcessRunner.which("go"), "Go is installed by scripts/setup-system.sh (golang-go, golang-golang-x-mod-dev)")
-        let program = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../LedgerAPITests/Go/tilecheck/main.go").standardizedFileURL.path
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("tilecheck-\(UUID())").path
-        defer { try? FileManager.default.removeItem(atPath: home) }
         let signer = try NoteSigner(name: "shards.test/ledger")
         let keys = try RoleServices.ShardLogs(signer: signer, count: 2).shards.map(\.verifier)
         #expect(keys.map(\.name) == ["shards.test/ledger/shard/0", "shards.test/ledger/shard/1"])
@@ -55,11 +50,7 @@ struct ShardLogTests {
                     try Checkpoint.open(text, verifier: keys[1 - index])
                 }
                 #expect(throws: (any Error).self) { try Checkpoint.open(text, verifier: signer.verifier) }
-                let environment = ProcessInfo.processInfo.environment.merging([
-                    "GOPATH": "/usr/share/gocode", "GO111MODULE": "off", "GOFLAGS": "", "GOCACHE": home + "/cache", "HOME": home,
-                ]) { $1 }
-                let output = try await ProcessRunner.run(
-                    go, ["run", program, live.baseURL.absoluteString + "/tlog/shard/\(index)", keys[index].text], environment: environment)
+                let output = try await GoTilecheck.run(root: live.baseURL.absoluteString + "/tlog/shard/\(index)", key: keys[index].text)
                 #expect(output.status == 0, "\(output.output)")
                 #expect(output.output.contains("OK size \(events)"), "\(output.output)")
             }
@@ -92,11 +83,6 @@ struct TopLogTests {
         "each shard's checkpoints are recorded in order, each opening with its shard's key; the top checkpoint at /tlog/ covers them, opens with the deployment's key and is cosigned by its witness; Go's sumdb/tlog verifies the top tiles; a shard tree that does not extend the recorded one is not recorded"
     )
     func topLog() async throws {
-        let go = try #require(ProcessRunner.which("go"), "Go is installed by scripts/setup-system.sh (golang-go, golang-golang-x-mod-dev)")
-        let program = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../LedgerAPITests/Go/tilecheck/main.go").standardizedFileURL.path
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("tilecheck-\(UUID())").path
-        defer { try? FileManager.default.removeItem(atPath: home) }
         let signer = try NoteSigner(name: "top.test/ledger")
         let keys = try RoleServices.ShardLogs(signer: signer, count: 2).shards.map(\.verifier)
         let witness = try TestWitness("w1.test", log: signer.verifier)
@@ -138,11 +124,7 @@ struct TopLogTests {
                 }
                 let note = String(decoding: try await TestHTTP.data(from: url).0, as: UTF8.self)
                 #expect(try policy.verify(note).cosigners == ["W1"], "the top checkpoint is cosigned by the policy's witness")
-                let environment = ProcessInfo.processInfo.environment.merging([
-                    "GOPATH": "/usr/share/gocode", "GO111MODULE": "off", "GOFLAGS": "", "GOCACHE": home + "/cache", "HOME": home,
-                ]) { $1 }
-                let output = try await ProcessRunner.run(
-                    go, ["run", program, live.baseURL.absoluteString + "/tlog", signer.verifier.text], environment: environment)
+                let output = try await GoTilecheck.run(root: live.baseURL.absoluteString + "/tlog", key: signer.verifier.text)
                 #expect(output.status == 0 && output.output.contains("OK size"), "\(output.output)")
 
                 // A recorded root that the shard's tree does not extend: shard 0 is recorded no more,
