@@ -29,7 +29,8 @@ import LedgerWire
 /// `/`) are skipped, so a request reaches the route its shard's router matches.
 ///
 /// A shard whose database does not answer (`available`) is not sent requests: they are refused
-/// with 503 `database_unavailable` and `Retry-After`, never answered by another shard.
+/// with 503 `database_unavailable` and `Retry-After`, never answered by another shard; so is the
+/// top log's, while its database does not answer (`topAvailable`).
 public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Context == LedgerRequestContext {
     public typealias Context = LedgerRequestContext
 
@@ -59,13 +60,18 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
     let topLog: RouterResponder<LedgerRequestContext>
     /// Whether each shard's database answers now.
     let available: [@Sendable () -> Bool]
+    /// Whether the top log's database answers now.
+    let topAvailable: @Sendable () -> Bool
     let bodyLimit: Int
 
     public init(
-        map: ShardMap, shards: [Shard], topLog: RouterResponder<LedgerRequestContext>, available: [@Sendable () -> Bool], bodyLimit: Int
+        map: ShardMap, shards: [Shard], topLog: RouterResponder<LedgerRequestContext>, available: [@Sendable () -> Bool],
+        topAvailable: @escaping @Sendable () -> Bool, bodyLimit: Int
     ) {
         precondition(shards.count == map.shards.count && available.count == shards.count, "one router per shard of the map")
-        (self.map, self.shards, self.topLog, self.available, self.bodyLimit) = (map, shards, topLog, available, bodyLimit)
+        (self.map, self.shards, self.topLog, self.available, self.topAvailable, self.bodyLimit) = (
+            map, shards, topLog, available, topAvailable, bodyLimit
+        )
     }
 
     /// The shard's answer; a refusal made here (outside every shard's middleware) is answered
@@ -125,6 +131,9 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
             head.path = path + (request.uri.query.map { "?" + $0 } ?? "")
             return try await send(Request(head: head, body: request.body), context: context, to: index)
         case .topLog:
+            guard topAvailable() else {
+                throw DomainError(.databaseUnavailable, "the top log's database is unavailable for the moment; retry", retryAfter: 1)
+            }
             return try await topLog.respond(to: request, context: context)
         case .notAcrossShards:
             throw DomainError(

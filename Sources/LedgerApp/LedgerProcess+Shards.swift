@@ -45,7 +45,8 @@ extension LedgerProcess {
         return try await Self.running(clients[...], logger: logger) {
             for client in clients { try await check(client, logger: logger) }
             return try await body(clients[0]) { onRunning in
-                let availability = clients.enumerated().map { DatabaseAvailability(client: $1, shard: $0, logger: logger) }
+                let availability = clients.enumerated().map { DatabaseAvailability(client: $1, shard: "\($0)", logger: logger) }
+                let topAvailability = DatabaseAvailability(client: top, shard: "top", logger: logger)
                 let topWatchdog = DatabaseWatchdog(
                     client: top, logger: logger, onWedged: onWedged, reachable: Self.reachable(database, logger: logger))
                 let always =
@@ -61,9 +62,10 @@ extension LedgerProcess {
                 let shards = zip(clients, availability).map { client, availability in
                     RoleServices.Shard(client: client, store: EventStore(client: client, logger: logger), availability: availability)
                 }
-                return always + availability
+                return always + availability + [topAvailability]
                     + RoleServices.sharded(
-                        shards: shards, top: top, map: map, authority: authority!, configuration: configuration, logs: logs,
+                        shards: shards, top: top, topAvailability: topAvailability, map: map, authority: authority!,
+                        configuration: configuration, logs: logs,
                         publishedFile: configuration.checkpointFileURL, deliveries: deliveries, logger: logger, onRunning: onRunning)
             }
         }

@@ -48,7 +48,8 @@ extension RoleServices {
     /// `top` (the database the cluster is defined in), records them (`TopLogRecorder`) and is
     /// checkpointed and witnessed as the deployment's origin (its checkpoint in `publishedFile`).
     public static func sharded(
-        shards: [Shard], top: PostgresClient, map: ShardMap, authority: TokenAuthority, configuration: LedgerConfiguration,
+        shards: [Shard], top: PostgresClient, topAvailability: DatabaseAvailability, map: ShardMap, authority: TokenAuthority,
+        configuration: LedgerConfiguration,
         logs: ShardLogs? = nil, publishedFile: URL? = nil, deliveries: WebhookDeliverer.Settings = .init(), logger: Logger,
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> [any Service] {
@@ -88,7 +89,8 @@ extension RoleServices {
         }
         let front = ShardRouter(
             map: map, shards: routers, topLog: buildTopLogRouter(client: top, authority: authority, logger: topLogger).buildResponder(),
-            available: shards.map { shard in { shard.availability.isAvailable } }, bodyLimit: configuration.bodyLimit)
+            available: shards.map { shard in { shard.availability.isAvailable } }, topAvailable: { topAvailability.isAvailable },
+            bodyLimit: configuration.bodyLimit)
         return services + [server(front, configuration: configuration, logger: logger, onRunning: onRunning), readiness]
     }
 }

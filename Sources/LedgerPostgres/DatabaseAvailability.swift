@@ -11,7 +11,8 @@ import Synchronization
 /// cannot connect, for up to a minute before its circuit breaker fails them. `misses` probes in a
 /// row must fail before it says no, so a pool merely busy for a moment (a lease waiting past the
 /// deadline) does not turn a load peak into refusals; one answer says yes again. Metrics:
-/// `ledger_shard_available{shard}`, 1 or 0.
+/// `ledger_shard_available{shard}`, 1 or 0 (`shard`: the shard's index, or `top` for the top
+/// log's database).
 public final class DatabaseAvailability: Service, Sendable {
     let prober: DatabaseWatchdog
     let interval: Duration
@@ -21,14 +22,14 @@ public final class DatabaseAvailability: Service, Sendable {
     private let answers = Atomic<Bool>(true)
 
     public init(
-        client: PostgresClient, shard: Int, interval: Duration = .seconds(1), deadline: Duration = .seconds(2), misses: Int = 2,
+        client: PostgresClient, shard: String, interval: Duration = .seconds(1), deadline: Duration = .seconds(2), misses: Int = 2,
         logger: Logger
     ) {
         self.prober = DatabaseWatchdog(client: client, deadline: deadline, logger: logger)
         self.interval = interval
         self.misses = misses
         self.logger = logger
-        self.gauge = Gauge(label: "ledger_shard_available", dimensions: [("shard", "\(shard)")])
+        self.gauge = Gauge(label: "ledger_shard_available", dimensions: [("shard", shard)])
     }
 
     /// The last probe's answer (true until the first probe says otherwise).

@@ -34,19 +34,22 @@ struct LiveShards: Sendable {
 
     /// `shards` (owners' settings, each database migrated; two, or more) served by one `ledger
     /// serve`, whose login exists on every shard's cluster with one password, as a deployment's does.
+    /// The cluster is defined in `top` (migrated: it keeps the top log), else a database of the
+    /// test cluster.
     static func run(
-        shards: [DatabaseSettings], configuration: LedgerConfiguration = .testing(), signer: NoteSigner? = nil,
-        witnesses: WitnessPolicy? = nil, _ body: @Sendable (LiveShards) async throws -> Void
+        shards: [DatabaseSettings], top: DatabaseSettings? = nil, configuration: LedgerConfiguration = .testing(),
+        signer: NoteSigner? = nil, witnesses: WitnessPolicy? = nil, _ body: @Sendable (LiveShards) async throws -> Void
     ) async throws {
         LedgerMetrics.bootstrap()  // as `ledger serve` does: /metrics shows what the services record
         // The database the cluster is defined in keeps the top log: migrated, as `ledger serve` migrates it.
-        let definition = try await TestCluster.shared.makeDatabase()
+        let definition: DatabaseSettings
+        if let top { definition = top } else { definition = try await TestCluster.shared.makeDatabase() }
         let map = try ShardMap(
             partitions: layout.map { "host=\(shards[$0].host) port=\(shards[$0].port) dbname=\(shards[$0].database)" })
         try await withClient(definition) { try await ShardCluster.define(server: "ledger_shards", as: map, client: $0, logger: logger) }
         let (name, password) = ("ledger_app_\(UInt32.random(in: 0 ... .max))", UUID().uuidString.replacingOccurrences(of: "-", with: ""))
         let service = try await PostgresAdmin.serviceLogin(name, password: password, on: definition, logger: logger)
-        for shard in shards where shard.port != definition.port {
+        for shard in shards where shard.port != definition.port || shard.host != definition.host {
             _ = try await PostgresAdmin.serviceLogin(name, password: password, on: shard, logger: logger)
         }
         let authority = try await TokenAuthority(secret: "live-shards-test-secret-\(UUID())")

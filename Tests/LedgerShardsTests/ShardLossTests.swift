@@ -1,10 +1,13 @@
 import Foundation
+import LedgerApp
 import LedgerClient
 import LedgerDeviceSimulator
 import LedgerPostgres
+import LedgerShards
 import LedgerTestSupport
 import Logging
 import Testing
+import TransparencyLog
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -85,6 +88,57 @@ struct ShardLossTests {
                     #expect(members == [person.rootHashData.base64EncodedString()])
                 }
                 #expect(try await live.collaborations()[1].count == on[1].count, "the refused start appended nothing")
+            }
+        }
+    }
+
+    @Test(
+        "the top log's PostgreSQL stopped: /tlog/ answers 503 with Retry-After while the shards' commands, reads and own logs go on; back, the top log records what it missed"
+    )
+    func topStopped() async throws {
+        try await withOwnCluster(logger: LiveShards.logger) { topOwner, own in
+            let shards = [try await TestCluster.shared.makeDatabase(), try await TestCluster.shared.makeDatabase()]
+            let signer = try NoteSigner(name: "top-loss.test/ledger")
+            let keys = try RoleServices.ShardLogs(signer: signer, count: 2).shards.map(\.verifier)
+            try await LiveShards.run(shards: shards, top: topOwner, signer: signer) { live in
+                let devin = live.client("devin")
+                let top = live.baseURL.appendingPathComponent("tlog/checkpoint")
+                try await waitUntil(timeout: .seconds(30), "the top log's first checkpoint") {
+                    try await TestHTTP.data(from: top).1.statusCode == 200
+                }
+                try await own.stopImmediately()
+                try await waitUntil(timeout: .seconds(30), "the top log's database seen down") {
+                    let (body, _) = try await TestHTTP.data(from: live.baseURL.appendingPathComponent("metrics"))
+                    return String(decoding: body, as: UTF8.self).contains(#"ledger_shard_available{shard="top"} 0"#)
+                }
+                let (_, refused) = try await TestHTTP.data(from: top)
+                #expect(refused.statusCode == 503 && Int(refused.value(forHTTPHeaderField: "Retry-After") ?? "") != nil)
+
+                // The shards go on: starts, adds, reads, and each shard's own checkpoints.
+                for n in 0..<8 {
+                    let id = try await devin.prepareCollaboration(
+                        localIdentifier: "t\(n)", title: "Top down \(n)", initiator: Initiator(handle: "devin@example.com")
+                    ).identifier
+                    let person = SimulatedPerson(collaborationId: id, devices: 1)
+                    let update = try await devin.updateParticipants(added: [person.rootHashData], in: id)
+                    #expect(try await devin.members(of: id, minPosition: update.position).members.count == 1)
+                }
+                let events = [try await live.events(on: 0), try await live.events(on: 1)]
+                for index in 0..<2 {
+                    let url = live.baseURL.appendingPathComponent("tlog/shard/\(index)/checkpoint")
+                    try await waitUntil(timeout: .seconds(30), "shard \(index)'s own checkpoint of its \(events[index]) events") {
+                        let (body, response) = try await TestHTTP.data(from: url)
+                        let text = String(decoding: body, as: UTF8.self)
+                        return response.statusCode == 200 && (try? Checkpoint.open(text, verifier: keys[index]).size) == events[index]
+                    }
+                }
+
+                // Back: the top log records each shard's latest checkpoint.
+                try await own.startAgain()
+                try await waitUntil(timeout: .seconds(90), "the top log recording what it missed") {
+                    let recorded = try await TopLogTests.recorded(live)
+                    return (0..<2).allSatisfy { shard in recorded.contains { $0.shard == shard && $0.size == events[shard] } }
+                }
             }
         }
     }

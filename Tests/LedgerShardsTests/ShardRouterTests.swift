@@ -13,7 +13,8 @@ struct ShardRouterTests {
     static let router = ShardRouter(
         map: map,
         shards: [Router(context: LedgerRequestContext.self).buildResponder(), Router(context: LedgerRequestContext.self).buildResponder()],
-        topLog: Router(context: LedgerRequestContext.self).buildResponder(), available: [{ true }, { true }], bodyLimit: 1024)
+        topLog: Router(context: LedgerRequestContext.self).buildResponder(), available: [{ true }, { true }], topAvailable: { true },
+        bodyLimit: 1024)
 
     static func to(_ method: HTTPRequest.Method, _ path: String, key: String? = nil)
         -> ShardRouter<RouterResponder<LedgerRequestContext>>.Destination
