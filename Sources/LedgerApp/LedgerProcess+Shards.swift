@@ -82,7 +82,8 @@ extension LedgerProcess {
                 }
                 return true
             } catch let error as PSQLError where error.code == .server {
-                return true
+                // Up, unless it is still starting or recovering (57P03, cannot_connect_now).
+                return error.serverInfo?[.sqlState] != "57P03"
             } catch {
                 return false
             }

@@ -57,6 +57,9 @@ public struct DatabaseWatchdog: Service {
                 if hung >= limit, let reachable, await !reachable() {
                     logger.warning("the database is down (a new connection is refused too): not a wedged pool; waiting for it")
                     hung = 0
+                } else if hung >= limit, reachable != nil, await recovers() {
+                    // Back from an outage, the pool may still be backing off its next attempt.
+                    hung = 0
                 } else if hung >= limit {
                     logger.critical(
                         "the database connection pool is wedged; exiting for a restart", metadata: ["status": "\(Self.exitStatus)"])
@@ -66,6 +69,13 @@ public struct DatabaseWatchdog: Service {
             }
             try? await Task.sleep(for: interval)
         }
+    }
+
+    /// Whether the pool answers a probe given `limit` times the deadline: after an outage a pool
+    /// waits out its backoff before it connects again, which is not a wedge.
+    func recovers() async -> Bool {
+        let patient = DatabaseWatchdog(client: client, deadline: deadline * limit, logger: logger)
+        return await patient.probe() != .hung
     }
 
     public enum Probe: Sendable { case answered, failed, hung }

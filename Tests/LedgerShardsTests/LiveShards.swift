@@ -8,6 +8,8 @@ import LedgerTestSupport
 import LedgerTokens
 import Logging
 import PostgresNIO
+import Synchronization
+import Testing
 import TransparencyLog
 
 @testable import LedgerShards
@@ -61,6 +63,10 @@ struct LiveShards: Sendable {
         var process = LedgerProcess(
             .serve, configuration: configuration, database: service, authority: authority, signer: signer, witnesses: witnesses)
         process.shardCluster = "ledger_shards"
+        // A watchdog that decides on a wedge fails the test, not the whole test process.
+        let wedged = Mutex(false)
+        process.onWedged = { wedged.withLock { $0 = true } }
+        defer { #expect(!wedged.withLock { $0 }, "a watchdog found a wedged pool and would have restarted the process") }
         try await process.serving(logger: logger) { running in
             try await body(LiveShards(baseURL: running.baseURL, authority: authority, map: map, shards: shards, top: definition))
         }
