@@ -21,12 +21,12 @@ extension LedgerProcess {
         return try await withBackground(top.run, logger: logger) {
             try await check(top, logger: logger)
             let map = try await ShardCluster.map(server: cluster, client: top, logger: logger)
-            return try await withShardPools(map: map, top: top, logger: logger, body)
+            return try await withShards(map: map, top: top, logger: logger, body)
         }
     }
 
     /// The shards' pools, running and checked, and the services over them and `top`.
-    private func withShardPools<T: Sendable>(
+    private func withShards<T: Sendable>(
         map: ShardMap, top: PostgresClient, logger: Logger, _ body: @Sendable (PostgresClient, Services) async throws -> T
     ) async throws -> T {
         let settings = try map.shards.map { try ShardConnection.settings($0, login: database) }

@@ -46,7 +46,9 @@ public enum LocalLedger {
         do {
             if !databases.isEmpty {
                 process.shardCluster = "local_shards_\(tag)"
-                try await define(process.shardCluster!, over: databases, in: settings, logger: logger)
+                try await ShardCluster.create(
+                    server: process.shardCluster!, databases: databases.map(\.database), partitions: 16, owner: settings, onOwnServer: true,
+                    logger: logger)
             }
             result = .success(
                 try await process.serving(logger: logger) { running in
@@ -57,22 +59,11 @@ public enum LocalLedger {
         }
         // Best effort: what this run made goes, whatever failed; the run's own error comes first.
         if let cluster = process.shardCluster {
-            try? await settings.withClient(logger: logger) {
+            _ = try? await settings.withClient(logger: logger) {
                 try await $0.query(PostgresQuery(unsafeSQL: "DROP SERVER IF EXISTS \(PostgresAdmin.quoteIdentifier(cluster))"))
             }
             for database in databases { try? await PostgresAdmin.dropDatabase(database.database, on: settings, logger: logger) }
         }
         return try result.get()
-    }
-
-    /// `databases` made and migrated, and the PL/Proxy cluster `name` mapping 16 partitions over
-    /// them in turn.
-    static func define(_ name: String, over databases: [DatabaseSettings], in settings: DatabaseSettings, logger: Logger) async throws {
-        for database in databases {
-            try await PostgresAdmin.createDatabaseIfMissing(database.database, on: settings, logger: logger)
-            try await database.withClient(logger: logger) { try await Migrator(client: $0, logger: logger).migrate() }
-        }
-        let map = try ShardMap(partitions: (0..<16).map { ShardConnection.keywords(database: databases[$0 % databases.count].database) })
-        try await settings.withClient(logger: logger) { try await ShardCluster.define(server: name, as: map, client: $0, logger: logger) }
     }
 }

@@ -4,6 +4,7 @@ import LedgerApp
 import LedgerConfiguration
 import LedgerLog
 import LedgerPostgres
+import LedgerShards
 import LedgerStore
 import LedgerTelemetry
 import LedgerTokens
@@ -157,7 +158,9 @@ struct Role {
             if migrate {
                 let applied = try await owner.withClient(logger: logger) { try await Migrator(client: $0, logger: logger).migrate() }
                 if !applied.isEmpty { logger.info("migrations applied", metadata: ["names": "\(applied)"]) }
-                if let cluster = configuration.shardCluster { try await Shards.migrate(cluster: cluster, owner: owner, logger: logger) }
+                if let cluster = configuration.shardCluster {
+                    try await ShardCluster.migrate(server: cluster, owner: owner, logger: logger)
+                }
             }
             var process = LedgerProcess(
                 role, configuration: configuration, database: try await embedded?.serviceSettings(owner: owner) ?? owner,

@@ -12,18 +12,6 @@ struct Shards: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Shards: several databases holding the collaborations, routed by a PL/Proxy cluster.",
         subcommands: [ShardsInit.self])
-
-    /// Each shard of the cluster `server` defined in `owner`'s database, migrated (`serve` does
-    /// this before it starts on shards).
-    static func migrate(cluster server: String, owner: DatabaseSettings, logger: Logger) async throws {
-        let map = try await owner.withClient(logger: logger) { try await ShardCluster.map(server: server, client: $0, logger: logger) }
-        for shard in map.shards {
-            let applied = try await ShardConnection.settings(shard, login: owner).withClient(logger: logger) {
-                try await Migrator(client: $0, logger: logger).migrate()
-            }
-            if !applied.isEmpty { logger.info("migrations applied", metadata: ["shard": "\(shard)", "names": "\(applied)"]) }
-        }
-    }
 }
 
 struct ShardsInit: AsyncParsableCommand {
@@ -55,23 +43,10 @@ struct ShardsInit: AsyncParsableCommand {
         let logger = Logs.bootstrap(configuration)
         let (owner, embedded) = try await configuration.connect(logger: logger)
         try await stopping(embedded) {
-            var shards: [String] = []
-            for index in 0..<count {
-                let name = "\(owner.database)_shard_\(index)"
-                try await PostgresAdmin.createDatabaseIfMissing(name, on: owner, logger: logger)
-                // The embedded cluster's port changes at each start: its shards are named by
-                // database alone, on the server the cluster is defined on (ShardConnection).
-                shards.append(
-                    embedded == nil
-                        ? ShardConnection.keywords(host: owner.host, port: owner.port, database: name)
-                        : ShardConnection.keywords(database: name))
-            }
-            let map = try ShardMap(partitions: (0..<partitionCount).map { shards[$0 % count] })
-            try await owner.withClient(logger: logger) {
-                try await ShardCluster.define(server: cluster, as: map, client: $0, logger: logger)
-            }
-            try await Shards.migrate(cluster: cluster, owner: owner, logger: logger)
-            print("\(cluster): \(partitionCount) partitions over \(count) shards (\(shards.joined(separator: "; ")))")
+            let map = try await ShardCluster.create(
+                server: cluster, databases: (0..<count).map { "\(owner.database)_shard_\($0)" }, partitions: partitionCount, owner: owner,
+                onOwnServer: embedded != nil, logger: logger)
+            print("\(cluster): \(partitionCount) partitions over \(count) shards (\(map.shards.joined(separator: "; ")))")
         }
     }
 }

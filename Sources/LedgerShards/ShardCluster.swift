@@ -1,5 +1,6 @@
 import Foundation
 import LedgerPostgres
+import LedgerStore
 import Logging
 import PostgresNIO
 
@@ -57,6 +58,38 @@ public enum ShardCluster {
                 unsafeSQL: "CREATE SERVER \(PostgresAdmin.quoteIdentifier(server)) FOREIGN DATA WRAPPER plproxy OPTIONS (\(options))"),
             logger: logger
         ) { _ in }
+    }
+
+    /// The shard databases `names` beside `owner`'s, made if missing, the cluster `server` mapping
+    /// `partitions` partitions over them in turn (`define`), and each shard migrated (`migrate`):
+    /// `ledger shards init`, and the benchmarks' throwaway shards. `onOwnServer`: the partitions
+    /// name the databases alone, on the server the cluster is defined on (the embedded cluster's
+    /// port changes at each start); else with `owner`'s host and port.
+    @discardableResult
+    public static func create(
+        server: String, databases names: [String], partitions: Int, owner: DatabaseSettings, onOwnServer: Bool, logger: Logger
+    ) async throws -> ShardMap {
+        for name in names { try await PostgresAdmin.createDatabaseIfMissing(name, on: owner, logger: logger) }
+        let shards = names.map {
+            onOwnServer
+                ? ShardConnection.keywords(database: $0) : ShardConnection.keywords(host: owner.host, port: owner.port, database: $0)
+        }
+        let map = try ShardMap(partitions: (0..<partitions).map { shards[$0 % shards.count] })
+        try await owner.withClient(logger: logger) { try await define(server: server, as: map, client: $0, logger: logger) }
+        try await migrate(server: server, owner: owner, logger: logger)
+        return map
+    }
+
+    /// Each shard of the cluster `server` defined in `owner`'s database, migrated with `owner`'s
+    /// login (`ledger serve` does this before it starts on shards).
+    public static func migrate(server: String, owner: DatabaseSettings, logger: Logger) async throws {
+        let map = try await owner.withClient(logger: logger) { try await self.map(server: server, client: $0, logger: logger) }
+        for shard in map.shards {
+            let applied = try await ShardConnection.settings(shard, login: owner).withClient(logger: logger) {
+                try await Migrator(client: $0, logger: logger).migrate()
+            }
+            if !applied.isEmpty { logger.info("migrations applied", metadata: ["shard": "\(shard)", "names": "\(applied)"]) }
+        }
     }
 
     /// A SQL string literal (DDL takes no bound parameters), in the escape form, so that it reads
