@@ -146,14 +146,7 @@ struct CollaborationController {
     /// every record matching the filters, streamed page by page (see `AuditExport`).
     @Sendable func auditAccess(_ request: Request, context: LedgerRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
-        let params = request.uri.queryParameters
-        let accept = request.headers[.accept] ?? ""
-        let format =
-            params["format"].map(String.init)
-            ?? (accept.contains("application/x-ndjson") ? "ndjson" : accept.contains("text/csv") ? "csv" : "json")
-        guard let export = AuditExport.Format(rawValue: format) else {
-            throw DomainError.invalid("format must be json, ndjson or csv", code: .invalidQuery)
-        }
+        let export = try AuditExport.Format(asked: request)
         let (from, to) = (try Query.time(request, "from"), try Query.time(request, "to"))
         let (account, collaboration) = (try Query.text(request, "account"), try Query.text(request, "collaboration"))
         let (limit, cursor) = (try Query.limit(request), try Query.cursor(request))

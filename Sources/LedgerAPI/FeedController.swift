@@ -28,7 +28,7 @@ struct FeedController {
         let caller = try context.requireCaller()
         let head = try await store.head().position
         let asked: Int64?
-        if let lastEventId = request.headers[HTTPField.Name("Last-Event-ID")!] {
+        if let lastEventId = request.headers[.lastEventID] {
             guard let position = Int64(lastEventId), position >= 0 else {
                 throw DomainError.invalid("Last-Event-ID must be a log position (a non-negative integer)", code: .invalidQuery)
             }

@@ -4,4 +4,6 @@ import HTTPTypes
 extension HTTPField.Name {
     /// A start's retry key (`POST /v1/collaborations`).
     static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
+    /// Where a change feed resumes (`GET /v1/feed`, the SSE reconnection header).
+    static let lastEventID = HTTPField.Name("Last-Event-ID")!
 }

@@ -13,10 +13,16 @@ import Synchronization
 /// - `GET /v1/accounts/me/collaborations`: each shard's collaborations in the order they started
 ///   there, shard after shard. `minPosition` names one shard's position, so it is refused here.
 enum ShardFanOut {
-    /// The merged answer of `shards` (each shard's responder, already checked to answer).
-    static func myCollaborations(
-        _ request: Request, context: LedgerRequestContext, shards: [@Sendable (Request, LedgerRequestContext) async throws -> Response]
-    ) async throws -> Response {
+    /// A shard's router, already checked to answer.
+    typealias Responder = @Sendable (Request, LedgerRequestContext) async throws -> Response
+
+    /// A shard's answer that is not 200, passed on as it is.
+    struct Refusal: Error {
+        let response: Response
+    }
+
+    /// The merged answer of `shards`.
+    static func myCollaborations(_ request: Request, context: LedgerRequestContext, shards: [Responder]) async throws -> Response {
         if request.uri.queryParameters["minPosition"] != nil {
             throw DomainError.invalid(
                 "minPosition names one shard's position: on shards, give it to a collaboration's own reads", code: .invalidQuery)

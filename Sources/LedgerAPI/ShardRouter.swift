@@ -20,7 +20,10 @@ import LedgerWire
 ///   the rest of `/tlog/…`: the top log (`buildTopLogRouter`), whose entries are the shards'
 ///   checkpoints;
 /// - `GET /v1/accounts/me/collaborations`: every shard, the answers merged (`ShardFanOut`);
-/// - other endpoints that read or write every shard (the audit, the feed, webhooks, privacy,
+/// - `GET /v1/audit/access`: every shard, shard after shard, or with `collaboration` its shard
+///   alone (`ShardFanOut.auditAccess`);
+/// - `GET /v1/feed`: every shard's feed, merged, its cursor a position per shard (`ShardFeed`);
+/// - other endpoints that read or write every shard (evidence, webhooks, privacy,
 ///   `/v1/log`): `501 not_across_shards` until they are built;
 /// - the rest (health, metrics, the OpenAPI document, the console, unknown paths): the first
 ///   shard's router, which needs no database for them.
@@ -46,6 +49,11 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
         case bodyCollaboration
         /// Every shard's answer, merged (`ShardFanOut`).
         case myCollaborations
+        /// Every shard's change feed, merged (`ShardFeed`).
+        case feed
+        /// The access audit of every shard, or of the one that holds the filter's collaboration
+        /// (`ShardFanOut.auditAccess`).
+        case accessAudit(only: Int?)
         /// Shard k's own log: `/tlog/shard/{k}/rest` is its router's `/tlog/rest` (the path, without the query).
         case shardLog(Int, path: String)
         /// The top log (`topLog`).
@@ -86,7 +94,10 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
 
     func route(_ request: Request, context: Context) async throws -> Response {
         var request = request
-        switch destination(method: request.method, path: request.uri.path, idempotencyKey: request.headers[.idempotencyKey]) {
+        let collaboration = request.uri.queryParameters["collaboration"].map(String.init)
+        switch destination(
+            method: request.method, path: request.uri.path, idempotencyKey: request.headers[.idempotencyKey], collaboration: collaboration)
+        {
         case .shard(let index):
             return try await send(request, context: context, to: index)
         case .noDatabase:
@@ -119,13 +130,17 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
             }
             return try await send(request, context: context, to: shard(of: id))
         case .myCollaborations:
-            guard let down = shards.indices.first(where: { !available[$0]() }) else {
-                return try await ShardFanOut.myCollaborations(
-                    request, context: context, shards: shards.map { shard in { try await shard.respond(to: $0, context: $1) } })
+            return try await ShardFanOut.myCollaborations(request, context: context, shards: try everyShardAnswering())
+        case .feed:
+            return try await ShardFeed.respond(request, context: context, shards: try everyShardAnswering())
+        case .accessAudit(let only):
+            guard let only else { return try await ShardFanOut.auditAccess(request, context: context, shards: try everyShardAnswering()) }
+            guard available[only]() else { throw Self.unavailable }
+            let shard = shards[only]
+            let responders: [ShardFanOut.Responder?] = shards.indices.map { index in
+                index == only ? { @Sendable in try await shard.respond(to: $0, context: $1) } : nil
             }
-            throw DomainError(
-                .databaseUnavailable, "shard \(down) is unavailable for the moment, and this read covers every shard; retry",
-                retryAfter: 1)
+            return try await ShardFanOut.auditAccess(request, context: context, shards: responders)
         case .shardLog(let index, let path):
             var head = request.head
             head.path = path + (request.uri.query.map { "?" + $0 } ?? "")
@@ -139,6 +154,16 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
             throw DomainError(
                 .notAcrossShards, "\(request.method) \(request.uri.path) reads or writes every shard, which this ledger does not serve yet")
         }
+    }
+
+    /// Every shard's router, if every shard's database answers: a read of every shard is whole or refused.
+    func everyShardAnswering() throws -> [ShardFanOut.Responder] {
+        if let down = shards.indices.first(where: { !available[$0]() }) {
+            throw DomainError(
+                .databaseUnavailable, "shard \(down) is unavailable for the moment, and this read covers every shard; retry",
+                retryAfter: 1)
+        }
+        return shards.map { shard in { try await shard.respond(to: $0, context: $1) } }
     }
 
     /// The shard's answer, if its database answers.
@@ -161,7 +186,7 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
         return map.shards.firstIndex(of: map.shard(of: key))!
     }
 
-    func destination(method: HTTPRequest.Method, path: String, idempotencyKey: String?) -> Destination {
+    func destination(method: HTTPRequest.Method, path: String, idempotencyKey: String?, collaboration: String? = nil) -> Destination {
         let segments = path.split(separator: "/")[...]
         guard let first = segments.first else { return .noDatabase }
         switch first {
@@ -187,6 +212,11 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
                 return .bodyCollaboration
             case "accounts" where method == .get && rest == ["accounts", "me", "collaborations"]:
                 return .myCollaborations
+            case "feed" where method == .get && rest == ["feed"]:
+                return .feed
+            case "audit" where method == .get && rest == ["audit", "access"]:
+                // One collaboration's audit is its shard's alone.
+                return .accessAudit(only: collaboration.map { shard(of: $0) })
             case "accounts", "audit", "feed", "webhooks", "privacy", "log":
                 return .notAcrossShards
             default:

@@ -4,12 +4,17 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// One message of the change feed: the event's log position (its SSE `id`), its type and the
-/// event as the history endpoint shows it.
+/// One message of the change feed: the event's log position, its type and the event as the
+/// history endpoint shows it; on shards, the shard whose log the position is in.
 public struct FeedEvent: Sendable, Hashable {
     public var id: Int64
     public var type: String
     public var entry: History.Entry
+    /// On shards, the event's shard (nil on one database).
+    public var shard: Int?
+    /// Where the feed resumes after this event (its SSE `id`): on one database the position, on
+    /// shards every shard's position (`p0,p1,…`). Give it to `feed(resumingAfter:)`.
+    public var cursor: String
 }
 
 extension LedgerClient {
@@ -19,16 +24,23 @@ extension LedgerClient {
     /// delivered, so no event is missed or repeated. Ends when the consuming task is cancelled,
     /// or with a `LedgerError` when the server refuses the call (a 4xx).
     public func feed(after: Int64? = nil) -> AsyncThrowingStream<FeedEvent, any Error> {
+        feed(resumingAfter: after.map(String.init))
+    }
+
+    /// The change feed after `cursor` (a `FeedEvent.cursor`; nil: from now on), as `feed(after:)`:
+    /// on shards, a position alone names no place in the feed, and a cursor does.
+    public func feed(resumingAfter cursor: String?) -> AsyncThrowingStream<FeedEvent, any Error> {
         AsyncThrowingStream { continuation in
             let task = Task {
-                var last = after
+                var last = cursor
                 var failures = 0
                 while !Task.isCancelled {
                     do {
                         try await connectFeed(after: last) { event in
-                            last = event.id
                             failures = 0
                             continuation.yield(event)
+                        } resumeAt: {
+                            last = $0
                         }
                     } catch let error as LedgerError where (400..<500).contains(error.status) {
                         continuation.finish(throwing: error)
@@ -45,12 +57,13 @@ extension LedgerClient {
     }
 
     /// One connection to the feed, through the client's transport: each event to `deliver` until
-    /// the server ends the response or the task is cancelled; a refusal thrown as `LedgerError`.
-    func connectFeed(after: Int64?, deliver: (FeedEvent) -> Void) async throws {
+    /// the server ends the response or the task is cancelled, and each id to `resumeAt` (an id
+    /// alone opens a feed on shards); a refusal thrown as `LedgerError`.
+    func connectFeed(after: String?, deliver: (FeedEvent) -> Void, resumeAt: (String) -> Void = { _ in }) async throws {
         var request = URLRequest(url: baseURL.appendingPathComponent("/v1/feed"))
         request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
         request.setValue("Bearer \(try await token())", forHTTPHeaderField: "Authorization")
-        if let after { request.setValue(String(after), forHTTPHeaderField: "Last-Event-ID") }
+        if let after { request.setValue(after, forHTTPHeaderField: "Last-Event-ID") }
         request.timeoutInterval = 60  // the server sends a comment every 15 s
         let (status, body) = try await transport.stream(request)
         guard (200..<300).contains(status) else {
@@ -64,6 +77,7 @@ extension LedgerClient {
         var messages = ServerSentEvents()
         for try await piece in body {
             for message in messages.append(piece) {
+                if let id = message.id { resumeAt(id) }
                 if let event = Self.feedEvent(message) { deliver(event) }
             }
         }
@@ -71,9 +85,9 @@ extension LedgerClient {
 
     /// A feed event from an SSE message; nil for a comment or a message that is not one.
     static func feedEvent(_ message: ServerSentEvents.Message) -> FeedEvent? {
-        guard let id = message.id.flatMap({ Int64($0) }), let type = message.event,
+        guard let cursor = message.id, let type = message.event,
             let entry = try? decoder.decode(History.Entry.self, from: Data(message.data.utf8))
         else { return nil }
-        return FeedEvent(id: id, type: type, entry: entry)
+        return FeedEvent(id: entry.position, type: type, entry: entry, shard: entry.shard, cursor: cursor)
     }
 }

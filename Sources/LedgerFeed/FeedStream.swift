@@ -50,8 +50,19 @@ public struct FeedStream {
         func watch(_ signal: Signal) { state.withLock { $0.signal = signal } }
     }
 
+    /// The stream's first message, a comment naming the position it starts after (a ledger on
+    /// shards reads it from each shard's stream: `ShardFeed`).
+    public static func startComment(after position: Int64) -> String { ": feed after position \(position)\n\n" }
+
+    /// The position a stream's first message names, if `message` (without its blank line) is that message.
+    public static func startPosition(_ message: Substring) -> Int64? {
+        let prefix = ": feed after position "
+        guard message.hasPrefix(prefix) else { return nil }
+        return Int64(message.dropFirst(prefix.count))
+    }
+
     private mutating func loop(_ writer: inout any ResponseBodyWriter, _ stopping: Stopping) async throws {
-        try await writer.write(ByteBuffer(string: ": feed after position \(cursor)\n\n"))
+        try await writer.write(ByteBuffer(string: Self.startComment(after: cursor)))
         var joined: FeedSubscriber?
         while joined == nil {
             if Task.isCancelled || stopping.stopped { return }

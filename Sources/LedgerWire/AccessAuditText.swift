@@ -4,6 +4,8 @@ import Foundation
 /// quoting). One definition for `GET /v1/audit/access?format=` and `ledger audit access`.
 public enum AccessAuditText {
     public static let csvHeader = "position,time,collaborationId,accountId,rootHash,change,reason,actor,dueAt\r\n"
+    /// On shards: a record's position is its shard's, named in a last column.
+    public static let shardedCSVHeader = "position,time,collaborationId,accountId,rootHash,change,reason,actor,dueAt,shard\r\n"
 
     public static func ndjson(_ records: [AccessAudit.Record]) throws -> String {
         let encoder = APIJSON.encoder()
@@ -13,7 +15,7 @@ public enum AccessAuditText {
     public static func csv(_ records: [AccessAudit.Record]) -> String { csvHeader + csvRows(records) }
 
     /// The rows alone: a streamed export writes the header once, then a page's rows at a time.
-    public static func csvRows(_ records: [AccessAudit.Record]) -> String {
+    public static func csvRows(_ records: [AccessAudit.Record], sharded: Bool = false) -> String {
         func field(_ value: String?) -> String {
             guard let value = value.map(neutralised) else { return "" }
             guard value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return value }
@@ -25,7 +27,7 @@ public enum AccessAuditText {
                 [
                     String(r.position), APIJSON.time(r.time), r.collaborationId,
                     r.accountId, r.rootHash, r.change, r.reason, r.actor, r.dueAt.map(APIJSON.time),
-                ].map(field).joined(separator: ",") + "\r\n"
+                ].map(field).joined(separator: ",") + (sharded ? "," + (r.shard.map(String.init) ?? "") : "") + "\r\n"
         }
         return out
     }

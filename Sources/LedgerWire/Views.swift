@@ -154,10 +154,14 @@ public struct History: Codable, Sendable, Hashable {
         public var time: Date
         public var actor: String?
         public var data: JSONValue
+        /// On the change feed of a ledger on shards: the shard whose log `position` is in.
+        public var shard: Int?
 
         public init(
-            position: Int64, collaborationId: String, version: Int64, type: String, time: Date, actor: String?, data: JSONValue
+            position: Int64, collaborationId: String, version: Int64, type: String, time: Date, actor: String?, data: JSONValue,
+            shard: Int? = nil
         ) {
+            self.shard = shard
             self.position = position
             self.collaborationId = collaborationId
             self.version = version
@@ -257,10 +261,12 @@ public struct AccessAudit: Codable, Sendable, Hashable {
         /// An expiry's `dueAt`: the end of the window (`time` is when the expiry was recorded,
         /// at or after it).
         public var dueAt: Date?
+        /// On shards: the shard whose log `position` is in (absent on a single database).
+        public var shard: Int?
 
         public init(
             position: Int64, time: Date, collaborationId: String, accountId: String, rootHash: String, change: String, reason: String?,
-            actor: String?, dueAt: Date? = nil
+            actor: String?, dueAt: Date? = nil, shard: Int? = nil
         ) {
             self.position = position
             self.time = time
@@ -271,6 +277,7 @@ public struct AccessAudit: Codable, Sendable, Hashable {
             self.reason = reason
             self.actor = actor
             self.dueAt = dueAt
+            self.shard = shard
         }
     }
     public var records: [Record]

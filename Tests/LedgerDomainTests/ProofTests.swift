@@ -1,4 +1,5 @@
 // swift-format-ignore-file: AlwaysUseLowerCamelCase
+
 import Crypto
 import Foundation
 import LedgerDeviceSimulator

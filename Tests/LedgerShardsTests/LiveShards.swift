@@ -72,9 +72,11 @@ struct LiveShards: Sendable {
         }
     }
 
-    func client(_ account: String) -> LedgerClient {
+    func client(_ account: String, roles: [String] = []) -> LedgerClient {
         let authority = authority
-        return LedgerClient(baseURL: baseURL, transport: HTTPClientTransport()) { try await authority.issue(account: account) }
+        return LedgerClient(baseURL: baseURL, transport: HTTPClientTransport()) {
+            try await authority.issue(account: account, roles: roles)
+        }
     }
 
     /// How many events shard `index` holds.
@@ -107,10 +109,11 @@ struct LiveShards: Sendable {
     }
 
     /// A request signed in as `account`, with a JSON body if given.
-    func request(_ method: String, _ path: String, as account: String, body: String? = nil) async throws -> URLRequest {
-        var request = URLRequest(url: baseURL.appendingPathComponent(path))
+    func request(_ method: String, _ path: String, as account: String, roles: [String] = [], body: String? = nil) async throws -> URLRequest
+    {
+        var request = URLRequest(url: URL(string: path, relativeTo: baseURL)!.absoluteURL)
         request.httpMethod = method
-        request.setValue("Bearer \(try await authority.issue(account: account))", forHTTPHeaderField: "Authorization")
+        request.setValue("Bearer \(try await authority.issue(account: account, roles: roles))", forHTTPHeaderField: "Authorization")
         if let body {
             request.httpBody = Data(body.utf8)
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")

@@ -16,22 +16,25 @@ struct ShardRouterTests {
         topLog: Router(context: LedgerRequestContext.self).buildResponder(), available: [{ true }, { true }], topAvailable: { true },
         bodyLimit: 1024)
 
-    static func to(_ method: HTTPRequest.Method, _ path: String, key: String? = nil)
+    static func to(_ method: HTTPRequest.Method, _ path: String, key: String? = nil, collaboration: String? = nil)
         -> ShardRouter<RouterResponder<LedgerRequestContext>>.Destination
     {
-        router.destination(method: method, path: path, idempotencyKey: key)
+        router.destination(method: method, path: path, idempotencyKey: key, collaboration: collaboration)
     }
 
     @Test("empty segments and trailing slashes are skipped, as Hummingbird skips them: every-shard paths never reach one shard")
     func emptySegments() {
         for (method, path) in [
-            (HTTPRequest.Method.post, "/v1//privacy/erasures"), (.get, "/v1//privacy/export"), (.get, "//v1/feed"),
-            (.get, "/v1/audit//access"),
+            (HTTPRequest.Method.post, "/v1//privacy/erasures"), (.get, "/v1//privacy/export"), (.post, "//v1/feed"),
+            (.get, "/v1/audit//evidence/1"),
             (.get, "/v1//log/checkpoint"), (.post, "/v1/webhooks/"), (.get, "/v1/collaborations/"), (.get, "/v1//collaborations"),
         ] {
             #expect(Self.to(method, path) == .notAcrossShards, "\(method) \(path)")
         }
         #expect(Self.to(.get, "/v1//accounts/me/collaborations/") == .myCollaborations)
+        #expect(Self.to(.get, "/v1/audit//access/") == .accessAudit(only: nil))
+        #expect(Self.to(.post, "/v1/audit/access") == .notAcrossShards)
+        #expect(Self.to(.get, "//v1/feed/") == .feed)
         #expect(Self.to(.post, "/v1/collaborations/", key: "k1") == Self.to(.post, "/v1/collaborations", key: "k1"))
         #expect(Self.to(.post, "/v1/collaborations/") == .anyShard)
     }
@@ -47,6 +50,7 @@ struct ShardRouterTests {
             ] {
                 #expect(Self.to(.get, path) == .shard(shard), "\(path)")
             }
+            #expect(Self.to(.get, "/v1/audit/access", collaboration: id.uppercased()) == .accessAudit(only: shard))
         }
         #expect(Self.to(.post, "/v1/challenges") == .bodyCollaboration)
         #expect(Self.to(.get, "/v1/challenges") == .noDatabase, "the router's 405, with no database")

@@ -39,8 +39,10 @@ struct ShardedServeTests {
                 _ = try await devin.updateParticipants(added: [person.rootHashData], in: id)
                 started.append((id, person))
             }
-            // Proofs: the challenge goes by its body's collaboration id, the proof by its path.
-            for (id, person) in started.prefix(6) {
+            // Proofs, three on each shard: the challenge goes by its body's collaboration id, the proof by its path.
+            let chosen = started.filter { live.shard(of: $0.id) == 0 }.prefix(3) + started.filter { live.shard(of: $0.id) == 1 }.prefix(3)
+            #expect(chosen.count == 6, "24 starts sent to a random shard each put three at least on each")
+            for (id, person) in chosen {
                 guard case .granted(_, let account, let position) = try await verify(alice, person, in: id) else {
                     Issue.record("\(id): no grant")
                     continue
@@ -59,12 +61,42 @@ struct ShardedServeTests {
             let owned = try await devin.myCollaborations().collaborations
             #expect(Set(owned.map(\.collaborationId)) == Set(started.map(\.id)) && owned.count == 24)
             #expect(owned.allSatisfy { $0.role == "owner" })
-            let proved = Set(started.prefix(6).map(\.id))
+            let proved = Set(chosen.map(\.id))
             try await waitUntil("alice's six collaborations in her list") {
                 try await Set(alice.myCollaborations().collaborations.map(\.collaborationId)) == proved
             }
             #expect(try await alice.myCollaborations().collaborations.allSatisfy { $0.role == "member" })
+            try await Self.audit(live, grants: chosen.map(\.id))
         }
+    }
+
+    /// The access audit covers both shards: the six grants, each named by its shard, a page of
+    /// four then one of two; the CSV export with its shard column; one collaboration's audit from
+    /// its shard alone; a cursor that is not one refused.
+    static func audit(_ live: LiveShards, grants: [String]) async throws {
+        let auditor = live.client("auditor", roles: ["auditor"])
+        try await waitUntil("the six grants in the access history") { try await auditor.auditAccess(limit: 100).records.count == 6 }
+        let first = try await auditor.auditAccess(limit: 4)
+        let second = try await auditor.auditAccess(limit: 4, cursor: try #require(first.nextCursor))
+        let records = first.records + second.records
+        #expect(first.records.count == 4 && second.records.count == 2 && second.nextCursor == nil)
+        #expect(records.map(\.collaborationId).sorted() == grants.sorted())
+        #expect(records.allSatisfy { $0.change == "granted" && $0.accountId == "alice" && $0.shard == live.shard(of: $0.collaborationId) })
+        #expect(records.map { $0.shard ?? -1 } == records.map { $0.shard ?? -1 }.sorted(), "shard after shard")
+        let (csv, response) = try await TestHTTP.data(
+            for: try await live.request("GET", "v1/audit/access?format=csv", as: "auditor", roles: ["auditor"]))
+        #expect(response.statusCode == 200)
+        let rows = String(decoding: csv, as: UTF8.self).components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        #expect(rows.first == "position,time,collaborationId,accountId,rootHash,change,reason,actor,dueAt,shard")
+        #expect(rows.dropFirst().map { $0.split(separator: ",").last.map(String.init) ?? "" } == records.map { String($0.shard!) })
+        let one = try await auditor.auditAccess(collaboration: grants[4]).records
+        #expect(one.map(\.collaborationId) == [grants[4]] && one.first?.shard == live.shard(of: grants[4]))
+        for cursor in ["2.", "01.", "x", ""] {
+            let refused = await rejection { _ = try await auditor.auditAccess(cursor: cursor) }
+            #expect(refused?.code == "invalid_cursor", "cursor \(cursor)")
+        }
+        let notAuditor = await rejection { _ = try await live.client("devin").auditAccess() }
+        #expect(notAuditor?.status == 403)
     }
 
     @Test("a start retried with its Idempotency-Key meets its first append on its shard; a different start with the key is refused")
@@ -108,7 +140,7 @@ struct ShardedServeTests {
                 let (_, response) = try await TestHTTP.data(from: live.baseURL.appendingPathComponent(path))
                 #expect(response.statusCode == 200, "/\(path)")
             }
-            for path in ["v1/collaborations", "v1/feed", "v1/audit/access", "v1/log/checkpoint"] {
+            for path in ["v1/collaborations", "v1/webhooks", "v1/audit/evidence/1", "v1/log/checkpoint"] {
                 let (body, response) = try await TestHTTP.data(for: try await live.request("GET", path, as: "devin"))
                 #expect(response.statusCode == 501, "/\(path)")
                 #expect(String(decoding: body, as: UTF8.self).contains("\"code\":\"not_across_shards\""), "/\(path)")

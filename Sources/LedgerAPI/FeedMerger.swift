@@ -1,0 +1,81 @@
+import Foundation
+import LedgerFeed
+
+/// The change feed of several shards as one stream of Server-Sent Events (`ShardFeed`), pure:
+/// each shard's messages in the order they come, so a collaboration's events (all on one shard)
+/// keep theirs. Each event's `id` becomes the merged stream's cursor, every shard's position
+/// (`p0,p1,…`, shard k's the last it looked at), and its data names its shard (`"shard":k`: a
+/// position is its shard's). Comments pass as they are.
+///
+/// Until every shard has named the position it starts after (`FeedStream.startComment`), events
+/// are held back, since their cursors need every shard's; then the stream opens with an `id:`
+/// line alone, which dispatches no event but sets the client's last event id (the SSE standard),
+/// so a client that drops before its first event resumes where it started.
+struct FeedMerger {
+    /// Each shard's position: the last it looked at, once it has named where it starts.
+    private(set) var positions: [Int64?]
+    /// Each shard's text after its last whole message.
+    private var partial: [String]
+    /// Messages that came before every shard had named its start, with their shard.
+    private var held: [(shard: Int, message: Substring)] = []
+
+    init(shards: Int) {
+        positions = Array(repeating: nil, count: shards)
+        partial = Array(repeating: "", count: shards)
+    }
+
+    /// The cursor after every shard's position (each known).
+    var cursor: String { positions.map { String($0 ?? 0) }.joined(separator: ",") }
+
+    /// What to write for `text`, the next piece of shard `shard`'s stream.
+    mutating func take(_ shard: Int, _ text: String) -> String {
+        partial[shard] += text
+        var messages: [Substring] = []
+        while let end = partial[shard].range(of: "\n\n") {
+            messages.append(Substring(partial[shard][..<end.lowerBound]))
+            partial[shard] = String(partial[shard][end.upperBound...])
+        }
+        var out = ""
+        let starting = positions.contains(nil)
+        for message in messages {
+            if positions[shard] == nil, let start = FeedStream.startPosition(message) {
+                positions[shard] = start
+            } else if positions.contains(nil) {
+                held.append((shard, message))
+            } else {
+                out += merged(message, from: shard)
+            }
+        }
+        guard starting && !positions.contains(nil) else { return out }
+        // Every shard's start is known now: open with the cursor, then what was held back.
+        var opening = "id: \(cursor)\n\n"
+        for (from, message) in held { opening += merged(message, from: from) }
+        held = []
+        return opening + out
+    }
+
+    /// One message as the merged stream writes it: an event with the stream's cursor as its id and
+    /// its shard in its data; a comment as it is.
+    private mutating func merged(_ message: Substring, from shard: Int) -> String {
+        guard !message.hasPrefix(":") else { return message + "\n\n" }
+        var lines: [String] = []
+        for line in message.split(separator: "\n") {
+            if line.hasPrefix("id: "), let position = Int64(line.dropFirst(4)) {
+                positions[shard] = position
+                lines.append("id: \(cursor)")
+            } else if line.hasPrefix("data: {") {
+                lines.append("data: {\"shard\":\(shard)," + line.dropFirst(7))
+            } else {
+                lines.append(String(line))
+            }
+        }
+        return lines.joined(separator: "\n") + "\n\n"
+    }
+
+    /// The positions a cursor names (`p0,p1,…`, one for each of `shards`), or nil if it is not one.
+    static func positions(_ cursor: String, shards: Int) -> [Int64]? {
+        let parts = cursor.split(separator: ",", omittingEmptySubsequences: false)
+        let positions = parts.compactMap { part in Int64(part).flatMap { $0 >= 0 && String($0) == part ? $0 : nil } }
+        return positions.count == shards && parts.count == shards ? positions : nil
+    }
+}
