@@ -37,6 +37,27 @@ enum ShardFanOut {
         return try merged!.response(from: request, context: context)
     }
 
+    /// `POST /v1/privacy/erasures` on every shard, one after another (`Erasure.sharded`): each
+    /// shard erases what it holds of the account in its own transaction. A shard's refusal is the
+    /// answer; the shards before it have erased theirs, and a retry is safe (they answer
+    /// `held: false`), so a retry finishes the erasure.
+    static func erasure(_ request: Request, context: LedgerRequestContext, shards: [Responder], bodyLimit: Int) async throws -> Response {
+        var request = request
+        let body: ByteBuffer
+        do {
+            body = try await request.collectBody(upTo: bodyLimit)
+        } catch {
+            throw DomainError(.payloadTooLarge, "request body exceeds the limit")
+        }
+        var parts: [Erasure] = []
+        for shard in shards {
+            let response = try await shard(Request(head: request.head, body: RequestBody(buffer: body)), context)
+            guard response.status == .ok else { return response }
+            parts.append(try APIJSON.decoder().decode(Erasure.self, from: Data(try await Self.body(of: response).readableBytesView)))
+        }
+        return try Erasure.sharded(parts).response(from: request, context: context)
+    }
+
     /// A response's body, collected.
     static func body(of response: Response) async throws -> ByteBuffer {
         let collected = Collected()

@@ -23,7 +23,9 @@ import LedgerWire
 /// - `GET /v1/audit/access`: every shard, shard after shard, or with `collaboration` its shard
 ///   alone (`ShardFanOut.auditAccess`);
 /// - `GET /v1/feed`: every shard's feed, merged, its cursor a position per shard (`ShardFeed`);
-/// - other endpoints that read or write every shard (evidence, webhooks, privacy,
+/// - `POST /v1/privacy/erasures`: every shard, one after another, each shard's answer in
+///   `shards` (`ShardFanOut.erasure`);
+/// - other endpoints that read or write every shard (evidence, webhooks, the privacy export,
 ///   `/v1/log`): `501 not_across_shards` until they are built;
 /// - the rest (health, metrics, the OpenAPI document, the console, unknown paths): the first
 ///   shard's router, which needs no database for them.
@@ -51,6 +53,8 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
         case myCollaborations
         /// Every shard's change feed, merged (`ShardFeed`).
         case feed
+        /// An erasure on every shard (`ShardFanOut.erasure`).
+        case erasure
         /// The access audit of every shard, or of the one that holds the filter's collaboration
         /// (`ShardFanOut.auditAccess`).
         case accessAudit(only: Int?)
@@ -131,6 +135,8 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
             return try await send(request, context: context, to: shard(of: id))
         case .myCollaborations:
             return try await ShardFanOut.myCollaborations(request, context: context, shards: try everyShardAnswering())
+        case .erasure:
+            return try await ShardFanOut.erasure(request, context: context, shards: try everyShardAnswering(), bodyLimit: bodyLimit)
         case .feed:
             return try await ShardFeed.respond(request, context: context, shards: try everyShardAnswering())
         case .accessAudit(let only):
@@ -212,6 +218,8 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
                 return .bodyCollaboration
             case "accounts" where method == .get && rest == ["accounts", "me", "collaborations"]:
                 return .myCollaborations
+            case "privacy" where method == .post && rest == ["privacy", "erasures"]:
+                return .erasure
             case "feed" where method == .get && rest == ["feed"]:
                 return .feed
             case "audit" where method == .get && rest == ["audit", "access"]:

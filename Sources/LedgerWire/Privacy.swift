@@ -36,7 +36,9 @@ public struct ErasureRequest: Codable, Sendable, Hashable {
 /// the ledger answers or keeps puts the two side by side. The first erasure of an account:
 /// `{erasedAt, position, values, unerasedPositions}`. An account with nothing held (never known,
 /// or erased before): `{"held": false}`, so a retried request is safe (with `unerasedPositions`
-/// when events from before pseudonyms name it in plaintext).
+/// when events from before pseudonyms name it in plaintext). On shards: `{held, shards}`, each
+/// shard's own answer in `shards` with its `shard` (its positions are that shard's), `held` true
+/// if any shard held something.
 public struct Erasure: Codable, Sendable, Hashable {
     /// A kind of value erased (`title`, `handle`, `name`, `localIdentifier`, `summary`,
     /// `groupTitle`, `optionTitle`) and how many of it.
@@ -60,6 +62,10 @@ public struct Erasure: Codable, Sendable, Hashable {
     /// naming the account, and its starts from before local identifiers and share options were
     /// committed to (Migrations/sql/0020). The log keeps them (changing them would break every proof).
     public var unerasedPositions: [Int64]
+    /// On shards, in `shards`: the shard that answered.
+    public var shard: Int?
+    /// On shards: each shard's answer, in the shards' order.
+    public var shards: [Erasure]?
 
     public init(erasedAt: Date, position: Int64, values: [Value], unerasedPositions: [Int64]) {
         self.init(held: true, erasedAt: erasedAt, position: position, values: values, unerasedPositions: unerasedPositions)
@@ -70,6 +76,17 @@ public struct Erasure: Codable, Sendable, Hashable {
         Erasure(held: false, erasedAt: nil, position: nil, values: [], unerasedPositions: unerasedPositions)
     }
 
+    /// The answer of a ledger on shards: each shard's (`parts`, in the shards' order) named by its index.
+    public static func sharded(_ parts: [Erasure]) -> Erasure {
+        var answer = Erasure(held: parts.contains { $0.held }, erasedAt: nil, position: nil, values: [], unerasedPositions: [])
+        answer.shards = parts.enumerated().map { index, part in
+            var part = part
+            part.shard = index
+            return part
+        }
+        return answer
+    }
+
     private init(held: Bool, erasedAt: Date?, position: Int64?, values: [Value], unerasedPositions: [Int64]) {
         self.held = held
         self.erasedAt = erasedAt
@@ -78,7 +95,7 @@ public struct Erasure: Codable, Sendable, Hashable {
         self.unerasedPositions = unerasedPositions
     }
 
-    enum CodingKeys: String, CodingKey { case held, erasedAt, position, values, unerasedPositions }
+    enum CodingKeys: String, CodingKey { case held, erasedAt, position, values, unerasedPositions, shard, shards }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -87,12 +104,18 @@ public struct Erasure: Codable, Sendable, Hashable {
         position = try c.decodeIfPresent(Int64.self, forKey: .position)
         values = try c.decodeIfPresent([Value].self, forKey: .values) ?? []
         unerasedPositions = try c.decodeIfPresent([Int64].self, forKey: .unerasedPositions) ?? []
+        shard = try c.decodeIfPresent(Int.self, forKey: .shard)
+        shards = try c.decodeIfPresent([Erasure].self, forKey: .shards)
     }
 
     /// The first erasure's four fields; `{"held": false}` (and `unerasedPositions` if any) otherwise.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        if held {
+        try c.encodeIfPresent(shard, forKey: .shard)
+        if let shards {
+            try c.encode(held, forKey: .held)
+            try c.encode(shards, forKey: .shards)
+        } else if held {
             try c.encodeIfPresent(erasedAt, forKey: .erasedAt)
             try c.encodeIfPresent(position, forKey: .position)
             try c.encode(values, forKey: .values)

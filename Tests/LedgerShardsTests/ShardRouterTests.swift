@@ -25,7 +25,7 @@ struct ShardRouterTests {
     @Test("empty segments and trailing slashes are skipped, as Hummingbird skips them: every-shard paths never reach one shard")
     func emptySegments() {
         for (method, path) in [
-            (HTTPRequest.Method.post, "/v1//privacy/erasures"), (.get, "/v1//privacy/export"), (.post, "//v1/feed"),
+            (HTTPRequest.Method.get, "/v1//privacy/erasures"), (.get, "/v1//privacy/export"), (.post, "//v1/feed"),
             (.get, "/v1/audit//evidence/1"),
             (.get, "/v1//log/checkpoint"), (.post, "/v1/webhooks/"), (.get, "/v1/collaborations/"), (.get, "/v1//collaborations"),
         ] {
@@ -35,6 +35,7 @@ struct ShardRouterTests {
         #expect(Self.to(.get, "/v1/audit//access/") == .accessAudit(only: nil))
         #expect(Self.to(.post, "/v1/audit/access") == .notAcrossShards)
         #expect(Self.to(.get, "//v1/feed/") == .feed)
+        #expect(Self.to(.post, "/v1//privacy/erasures/") == .erasure)
         #expect(Self.to(.post, "/v1/collaborations/", key: "k1") == Self.to(.post, "/v1/collaborations", key: "k1"))
         #expect(Self.to(.post, "/v1/collaborations/") == .anyShard)
     }

@@ -122,6 +122,49 @@ struct ShardedServeTests {
         }
     }
 
+    @Test("an erasure covers every shard: each erases the account's values and pseudonym and logs it; a retry finds nothing held")
+    func erasure() async throws {
+        try await Self.run { live in
+            let devin = live.client("devin")
+            var ids: [String] = []
+            while Set(ids.map { live.shard(of: $0) }).count < 2 {
+                ids.append(
+                    try await devin.prepareCollaboration(
+                        localIdentifier: "e\(ids.count)", title: "Erase \(ids.count)", initiator: Initiator(handle: "devin@example.com")
+                    ).identifier)
+            }
+            func held(_ table: String, where condition: String) async throws -> [Int64] {
+                var counts: [Int64] = []
+                for shard in live.shards {
+                    counts.append(
+                        try await withClient(shard) { client in
+                            try await client.query(PostgresQuery(unsafeSQL: "SELECT count(*) FROM \(table) WHERE \(condition)"))
+                                .decode(Int64.self).reduce(0, +)
+                        })
+                }
+                return counts
+            }
+            #expect(try await held("ledger_personal_values", where: "true").allSatisfy { $0 > 0 })
+            let officer = live.client("dpo", roles: ["privacy"])
+            let erased = try await officer.erasePersonalData(account: "devin", reason: "TICKET-49")
+            #expect(erased.held && erased.shards?.map(\.shard) == [0, 1])
+            for part in erased.shards ?? [] {
+                #expect(part.held && part.position != nil && part.values.contains { $0.kind == "title" }, "shard \(part.shard ?? -1)")
+            }
+            #expect(try await held("ledger_personal_values", where: "true") == [0, 0])
+            #expect(try await held("ledger_subjects", where: "account = 'devin'") == [0, 0])
+            #expect(try await held("ledger_events", where: "event_type = 'PersonalDataErased'") == [1, 1])
+            let again = try await officer.erasePersonalData(account: "devin", reason: "TICKET-49")
+            #expect(!again.held && again.shards?.map(\.held) == [false, false])
+            // Refused alike by every shard, before any erases: the role, a reason that is free text.
+            let notOfficer = await rejection { _ = try await devin.erasePersonalData(account: "alice", reason: "T-1") }
+            #expect(notOfficer?.status == 403)
+            let freeText = await rejection { _ = try await officer.erasePersonalData(account: "alice", reason: "because she asked") }
+            #expect(freeText?.status == 400)
+            #expect(try await held("ledger_events", where: "event_type = 'PersonalDataErased'") == [1, 1])
+        }
+    }
+
     @Test(
         "every-shard endpoints not built answer 501 not_across_shards; minPosition on an every-shard read 400; an unknown collaboration 404; health and readiness answer"
     )
