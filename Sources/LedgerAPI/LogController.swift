@@ -111,7 +111,7 @@ struct LogController {
         case tlogProof = "tlog-proof"
     }
 
-    /// `GET /v1/audit/evidence/{position}`: the JSON evidence document (no `format`, or
+    /// `GET /v1/audit/evidence/{position}[?size=N]`: the JSON evidence document (no `format`, or
     /// `format=json`), or the same evidence as a C2SP tlog-proof text (`format=tlog-proof`):
     /// index position − 1, the inclusion proof, the published checkpoint with its cosignatures,
     /// and `extra` the event's leaf bytes, so the proof holds its entry. A tlog-proof never
@@ -141,7 +141,18 @@ struct LogController {
                 throw DomainError(.notOwnerOrAuditor, "evidence is for auditors, the collaboration's owner and the account a grant names")
             }
         }
-        let checkpoint = try await covering(position)
+        // `size`: the evidence under that signed checkpoint (one a ledger on shards recorded in
+        // its top log, or one an auditor keeps); else the latest, once it covers the event.
+        let checkpoint: LogTree.StoredCheckpoint
+        if let size = try Query.integer(request, "size", minimum: 1) {
+            guard size >= position else { throw Self.invalid("size (\(size)) is smaller than position (\(position))") }
+            guard let stored = try await tree.checkpoint(size: size) else {
+                throw DomainError(.notFound, "no checkpoint of size \(size) was signed")
+            }
+            checkpoint = stored
+        } else {
+            checkpoint = try await covering(position)
+        }
         let leaf = EventLeaf.bytes(event)
         let (leafHash, hashes) = try await tree.inclusionProof(position: position, size: checkpoint.size)
         if format == .tlogProof {
@@ -149,10 +160,7 @@ struct LogController {
         }
         let references = Disclosure.references([event])
         let evidence = Evidence(
-            event: .init(
-                position: event.position, streamId: event.streamId, version: event.version,
-                eventId: event.eventId.uuidString.lowercased(), type: event.type, data: event.data, metadata: event.metadata,
-                recordedAt: RecordedTime.text(micros: event.recordedAtMicros)),
+            event: Evidence.Event(event),
             leaf: Base64.encode(leaf),
             inclusion: Self.inclusion(position: position, size: checkpoint.size, leafHash: leafHash, hashes: hashes),
             checkpoint: checkpoint.note,

@@ -5,13 +5,15 @@ import LedgerWire
 import NIOCore
 import Synchronization
 
-/// Reads that cover every shard, answered by asking each shard's router and merging their
-/// answers (`ShardRouter`). Each shard answers for what it holds, with its own auth and checks;
-/// an answer that is not 200 is passed on as it is, and a shard that does not answer makes the
-/// whole read 503, never a part of it.
+/// Requests answered by asking shards' routers and joining their answers (`ShardRouter`). Each
+/// shard answers for what it holds, with its own auth and checks; an answer that is not 200 is
+/// passed on as it is, and a shard that does not answer makes the whole request 503, never a
+/// part of it.
 ///
 /// - `GET /v1/accounts/me/collaborations`: each shard's collaborations in the order they started
 ///   there, shard after shard. `minPosition` names one shard's position, so it is refused here.
+/// - `GET /v1/audit/access` (`ShardFanOut+Audit.swift`), `POST /v1/privacy/erasures` and one
+///   event's evidence through both levels, below.
 enum ShardFanOut {
     /// A shard's router, already checked to answer.
     typealias Responder = @Sendable (Request, LedgerRequestContext) async throws -> Response
@@ -56,6 +58,33 @@ enum ShardFanOut {
             parts.append(try APIJSON.decoder().decode(Erasure.self, from: Data(try await Self.body(of: response).readableBytesView)))
         }
         return try Erasure.sharded(parts).response(from: request, context: context)
+    }
+
+    /// `GET /v1/audit/evidence/{position}?shard=k` on shards: shard k's JSON evidence (its own
+    /// auth and checks first), then the top log's entry for shard k's latest recorded checkpoint
+    /// covering the event (`top`), and the shard's evidence again under that checkpoint if it gave
+    /// it under another, so both levels meet at one shard checkpoint.
+    static func evidence(
+        _ request: Request, context: LedgerRequestContext, shard: Responder, index: Int,
+        top: @Sendable (Int, Int64) async throws -> Evidence.TopLevel
+    ) async throws -> Response {
+        func shardEvidence(_ query: [String: String]) async throws -> Evidence {
+            let response = try await shard(subrequest(request, replacing: query), context)
+            guard response.status == .ok else { throw Refusal(response: response) }
+            return try APIJSON.decoder().decode(Evidence.self, from: Data(try await body(of: response).readableBytesView))
+        }
+        do {
+            var evidence = try await shardEvidence(["format": "json"])
+            let level = try await top(index, evidence.event.position)
+            let recorded = try CanonicalJSON.decode(ShardCheckpointRecorded.self, from: level.entry.data)
+            if recorded.size != evidence.inclusion.treeSize {
+                evidence = try await shardEvidence(["format": "json", "size": String(recorded.size)])
+            }
+            evidence.top = level
+            return try evidence.response(from: request, context: context)
+        } catch let refusal as Refusal {
+            return refusal.response
+        }
     }
 
     /// A response's body, collected.

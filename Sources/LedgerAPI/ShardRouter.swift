@@ -25,7 +25,9 @@ import LedgerWire
 /// - `GET /v1/feed`: every shard's feed, merged, its cursor a position per shard (`ShardFeed`);
 /// - `POST /v1/privacy/erasures`: every shard, one after another, each shard's answer in
 ///   `shards` (`ShardFanOut.erasure`);
-/// - other endpoints that read or write every shard (evidence, webhooks, the privacy export,
+/// - `GET /v1/audit/evidence/{position}?shard=k`: shard k's evidence under its checkpoint the top
+///   log recorded, with that checkpoint's entry in the top log (`ShardFanOut.evidence`);
+/// - other endpoints that read or write every shard (webhooks, the privacy export,
 ///   `/v1/log`): `501 not_across_shards` until they are built;
 /// - the rest (health, metrics, the OpenAPI document, the console, unknown paths): the first
 ///   shard's router, which needs no database for them.
@@ -55,6 +57,9 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
         case feed
         /// An erasure on every shard (`ShardFanOut.erasure`).
         case erasure
+        /// An event's evidence through both levels (`ShardFanOut.evidence`): `?shard=k` names
+        /// its shard (nil: not named, or not a shard's index).
+        case evidence(shard: Int?)
         /// The access audit of every shard, or of the one that holds the filter's collaboration
         /// (`ShardFanOut.auditAccess`).
         case accessAudit(only: Int?)
@@ -74,15 +79,18 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
     let available: [@Sendable () -> Bool]
     /// Whether the top log's database answers now.
     let topAvailable: @Sendable () -> Bool
+    /// The top level of an event's evidence: shard k's checkpoint covering a position, in the top log.
+    let topEvidence: @Sendable (Int, Int64) async throws -> Evidence.TopLevel
     let bodyLimit: Int
 
     public init(
         map: ShardMap, shards: [Shard], topLog: RouterResponder<LedgerRequestContext>, available: [@Sendable () -> Bool],
-        topAvailable: @escaping @Sendable () -> Bool, bodyLimit: Int
+        topAvailable: @escaping @Sendable () -> Bool, topEvidence: @escaping @Sendable (Int, Int64) async throws -> Evidence.TopLevel,
+        bodyLimit: Int
     ) {
         precondition(shards.count == map.shards.count && available.count == shards.count, "one router per shard of the map")
-        (self.map, self.shards, self.topLog, self.available, self.topAvailable, self.bodyLimit) = (
-            map, shards, topLog, available, topAvailable, bodyLimit
+        (self.map, self.shards, self.topLog, self.available, self.topAvailable, self.topEvidence, self.bodyLimit) = (
+            map, shards, topLog, available, topAvailable, topEvidence, bodyLimit
         )
     }
 
@@ -98,9 +106,10 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
 
     func route(_ request: Request, context: Context) async throws -> Response {
         var request = request
-        let collaboration = request.uri.queryParameters["collaboration"].map(String.init)
+        let query = request.uri.queryParameters
         switch destination(
-            method: request.method, path: request.uri.path, idempotencyKey: request.headers[.idempotencyKey], collaboration: collaboration)
+            method: request.method, path: request.uri.path, idempotencyKey: request.headers[.idempotencyKey],
+            collaboration: query["collaboration"].map(String.init), named: query["shard"].map(String.init))
         {
         case .shard(let index):
             return try await send(request, context: context, to: index)
@@ -135,6 +144,22 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
             return try await send(request, context: context, to: shard(of: id))
         case .myCollaborations:
             return try await ShardFanOut.myCollaborations(request, context: context, shards: try everyShardAnswering())
+        case .evidence(let index):
+            guard let index else {
+                throw DomainError.invalid(
+                    "on shards a position is its shard's: name the event's shard with ?shard=k, k from 0 to \(shards.count - 1)",
+                    code: .invalidQuery)
+            }
+            guard request.uri.queryParameters["format"] != "tlog-proof" else {
+                throw DomainError(.notAcrossShards, "evidence through both levels is served as JSON; its tlog-proof form is not built yet")
+            }
+            guard topAvailable() else {
+                throw DomainError(.databaseUnavailable, "the top log's database is unavailable for the moment; retry", retryAfter: 1)
+            }
+            guard available[index]() else { throw Self.unavailable }
+            let shard = shards[index]
+            return try await ShardFanOut.evidence(
+                request, context: context, shard: { try await shard.respond(to: $0, context: $1) }, index: index, top: topEvidence)
         case .erasure:
             return try await ShardFanOut.erasure(request, context: context, shards: try everyShardAnswering(), bodyLimit: bodyLimit)
         case .feed:
@@ -192,7 +217,9 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
         return map.shards.firstIndex(of: map.shard(of: key))!
     }
 
-    func destination(method: HTTPRequest.Method, path: String, idempotencyKey: String?, collaboration: String? = nil) -> Destination {
+    func destination(
+        method: HTTPRequest.Method, path: String, idempotencyKey: String?, collaboration: String? = nil, named: String? = nil
+    ) -> Destination {
         let segments = path.split(separator: "/")[...]
         guard let first = segments.first else { return .noDatabase }
         switch first {
@@ -218,6 +245,9 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
                 return .bodyCollaboration
             case "accounts" where method == .get && rest == ["accounts", "me", "collaborations"]:
                 return .myCollaborations
+            case "audit" where method == .get && rest.count == 3 && rest[1] == "evidence":
+                // `named`: the query's `shard`, a shard's index written as Swift writes it.
+                return .evidence(shard: named.flatMap(Int.init).flatMap { String($0) == named && shards.indices.contains($0) ? $0 : nil })
             case "privacy" where method == .post && rest == ["privacy", "erasures"]:
                 return .erasure
             case "feed" where method == .get && rest == ["feed"]:

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import LedgerAPI
 import LedgerConfiguration
+import LedgerDomain
 import LedgerFeed
 import LedgerLog
 import LedgerPostgres
@@ -36,7 +37,7 @@ extension RoleServices {
 
         public init(signer: NoteSigner, witnesses: WitnessPolicy? = nil, count: Int) throws {
             (top, self.witnesses) = (signer, witnesses)
-            shards = try (0..<count).map { try signer.renamed("\(signer.name)/shard/\($0)") }
+            shards = try (0..<count).map { try signer.renamed(ShardCheckpointRecorded.origin(shard: $0, top: signer.name)) }
         }
     }
 
@@ -87,9 +88,11 @@ extension RoleServices {
                 TopLogRecorder(top: EventStore(client: top, logger: topLogger), shards: trees, logger: topLogger),
             ]
         }
+        let topEvidence = TopLogEvidence(store: EventStore(client: top, logger: topLogger), tree: LogTree(client: top, logger: topLogger))
         let front = ShardRouter(
             map: map, shards: routers, topLog: buildTopLogRouter(client: top, authority: authority, logger: topLogger).buildResponder(),
             available: shards.map { shard in { shard.availability.isAvailable } }, topAvailable: { topAvailability.isAvailable },
+            topEvidence: { try await topEvidence.level(shard: $0, covering: $1) },
             bodyLimit: configuration.bodyLimit)
         return services + [server(front, configuration: configuration, logger: logger, onRunning: onRunning), readiness]
     }

@@ -61,6 +61,9 @@ extension Audit {
                 print(
                     "audit verify: OK, \(report.type) at position \(report.position) is in the log of \(report.treeSize) events signed by "
                         + (verifier?.name ?? "a log of the policy")
+                        + (report.shard.map { shard in
+                            "/shard/\(shard), whose checkpoint is in the top log of \(report.topTreeSize ?? 0) entries signed by \(verifier?.name ?? "")"
+                        } ?? "")
                         + (report.deviceProofChecked ? "; the device's proof verifies" : "")
                         + (report.openingsChecked > 0 ? "; \(report.openingsChecked) personal value(s) open their commitments" : "")
                         + (report.cosigners.map { "; cosigned by \($0.joined(separator: ", "))" } ?? ""))
@@ -74,7 +77,8 @@ extension Audit {
         func verifyDocument(_ contents: Data, key: NoteVerifier, policy: WitnessPolicy?) throws -> EvidenceVerifier.Report {
             let evidence = try JSONDecoder().decode(Evidence.self, from: contents)
             var report = try EvidenceVerifier.verify(evidence, key: key)
-            report.cosigners = try policy?.verify(evidence.checkpoint).cosigners
+            // On shards the witnesses cosign the top log's checkpoint, the one auditors follow.
+            report.cosigners = try policy?.verify(evidence.top?.checkpoint ?? evidence.checkpoint).cosigners
             return report
         }
 

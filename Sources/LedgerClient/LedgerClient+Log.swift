@@ -36,6 +36,13 @@ extension LedgerClient {
         try await send("GET", "/v1/audit/evidence/\(position)")
     }
 
+    /// On shards: the evidence of the event at `position` of shard `shard` through both levels
+    /// (`Evidence.top`: its shard's checkpoint in the top log); `EvidenceVerifier.verify(_:key:)`
+    /// checks both with the deployment's key.
+    public func evidence(position: Int64, shard: Int) async throws -> Evidence {
+        try await send("GET", "/v1/audit/evidence/\(position)", query: ["shard": String(shard)])
+    }
+
     /// The same evidence as a C2SP tlog-proof (`c2sp.org/tlog-proof@v1` text, what `.tlog-proof`
     /// files hold): the event's leaf bytes as `extra`, its index, inclusion proof and the
     /// published checkpoint with its cosignatures. Check it with `TlogProof(text:)` and

@@ -18,6 +18,9 @@ public enum EvidenceVerifier {
         public var openingsChecked: Int = 0
         /// The policy's witnesses whose cosignatures verified (nil when no policy was given).
         public var cosigners: [String]?
+        /// On shards: the event's shard, and the size of the top log's checkpoint its shard's checkpoint is proved in.
+        public var shard: Int?
+        public var topTreeSize: Int64?
     }
 
     public struct Failure: Error, Equatable, CustomStringConvertible {
@@ -25,50 +28,70 @@ public enum EvidenceVerifier {
         init(_ description: String) { self.description = description }
     }
 
+    /// `key` is the log's key; on shards, the deployment's (the top log's): the shard's key is
+    /// the same key under the shard's origin (`ShardCheckpointRecorded.origin`), so no list of
+    /// shards or of their keys needs trusting.
     public static func verify(_ evidence: Evidence, key: NoteVerifier) throws -> Report {
+        let top = try evidence.top.map { try verifyTop($0, key: key) }
+        let checkpointKey = try top.map { try NoteVerifier(name: $0.recorded.origin, publicKey: key.publicKey) } ?? key
         let checkpoint: Checkpoint
         do {
-            checkpoint = try Checkpoint.open(evidence.checkpoint, verifier: key)
+            checkpoint = try Checkpoint.open(evidence.checkpoint, verifier: checkpointKey)
         } catch {
             throw Failure("checkpoint: \(error)")
         }
-
-        let e = evidence.event
-        guard let eventId = UUID(uuidString: e.eventId) else { throw Failure("event: eventId \(e.eventId) is not a UUID") }
-        guard let micros = RecordedTime.micros(e.recordedAt) else {
-            throw Failure("event: recordedAt \(e.recordedAt) is not an RFC 3339 time with six fractional digits")
+        if let recorded = top?.recorded {
+            guard checkpoint.size == recorded.size, Base64.encode(checkpoint.rootHash) == recorded.rootHash else {
+                throw Failure("top: the top log's entry records another tree of shard \(recorded.shard) than the evidence's checkpoint")
+            }
         }
-        let leaf = EventLeaf.bytes(
-            position: e.position, streamId: e.streamId, version: e.version, eventId: eventId, type: e.type, data: e.data,
-            metadata: e.metadata, recordedAtMicros: micros)
+        let e = evidence.event
+        let leaf = try leafBytes(e, what: "event")
         guard Base64.decode(evidence.leaf) == leaf else {
             throw Failure("leaf: it is not the event's canonical bytes (the event was altered)")
         }
+        try checkInclusion(evidence.inclusion, of: leaf, at: e.position, in: checkpoint, what: "inclusion")
+        var report = Report(
+            position: e.position, type: e.type, treeSize: checkpoint.size,
+            deviceProofChecked: try checkContent(type: e.type, data: e.data, openings: evidence.openings ?? []),
+            openingsChecked: evidence.openings?.count ?? 0)
+        (report.shard, report.topTreeSize) = (top?.recorded.shard, top?.treeSize)
+        return report
+    }
 
-        let inclusion = evidence.inclusion
-        guard inclusion.position == e.position, inclusion.leafIndex == e.position - 1 else {
-            throw Failure("inclusion: the proof is for position \(inclusion.position), leaf \(inclusion.leafIndex), not the event's")
+    /// An event's canonical bytes, rebuilt from the evidence's form of it.
+    static func leafBytes(_ e: Evidence.Event, what: String) throws -> [UInt8] {
+        guard let eventId = UUID(uuidString: e.eventId) else { throw Failure("\(what): eventId \(e.eventId) is not a UUID") }
+        guard let micros = RecordedTime.micros(e.recordedAt) else {
+            throw Failure("\(what): recordedAt \(e.recordedAt) is not an RFC 3339 time with six fractional digits")
+        }
+        return EventLeaf.bytes(
+            position: e.position, streamId: e.streamId, version: e.version, eventId: eventId, type: e.type, data: e.data,
+            metadata: e.metadata, recordedAtMicros: micros)
+    }
+
+    /// `inclusion` proves `leaf`, the entry at `position`, in `checkpoint`'s tree.
+    static func checkInclusion(_ inclusion: InclusionProof, of leaf: [UInt8], at position: Int64, in checkpoint: Checkpoint, what: String)
+        throws
+    {
+        guard inclusion.position == position, inclusion.leafIndex == position - 1 else {
+            throw Failure("\(what): the proof is for position \(inclusion.position), leaf \(inclusion.leafIndex), not the entry's")
         }
         guard inclusion.treeSize == checkpoint.size else {
-            throw Failure("inclusion: the proof is for tree size \(inclusion.treeSize) but the checkpoint is of size \(checkpoint.size)")
+            throw Failure("\(what): the proof is for tree size \(inclusion.treeSize) but the checkpoint is of size \(checkpoint.size)")
         }
         let leafHash = MerkleTree.leafHash(leaf)
-        guard Base64.decode(inclusion.leafHash) == leafHash else { throw Failure("inclusion: leafHash is not the hash of the leaf") }
+        guard Base64.decode(inclusion.leafHash) == leafHash else { throw Failure("\(what): leafHash is not the hash of the leaf") }
         let path = try inclusion.hashes.map { text in
-            guard let hash = Base64.decode(text) else { throw Failure("inclusion: a hash is not standard base64") }
+            guard let hash = Base64.decode(text) else { throw Failure("\(what): a hash is not standard base64") }
             return hash
         }
         do {
             try MerkleProof.verifyInclusion(
                 leafIndex: inclusion.leafIndex, treeSize: checkpoint.size, leafHash: leafHash, proof: path, root: checkpoint.rootHash)
         } catch {
-            throw Failure("inclusion: \(error)")
+            throw Failure("\(what): \(error)")
         }
-
-        return Report(
-            position: e.position, type: e.type, treeSize: checkpoint.size,
-            deviceProofChecked: try checkContent(type: e.type, data: e.data, openings: evidence.openings ?? []),
-            openingsChecked: evidence.openings?.count ?? 0)
     }
 
     /// Checks a C2SP tlog-proof of an event (`GET /v1/audit/evidence/{position}?format=tlog-proof`)

@@ -20,25 +20,13 @@ import TransparencyLog
 /// derives from (shard, size), and the stream's version orders them.
 public struct TopLogRecorder: Service {
     /// A recorded shard checkpoint: the event's data and the stream's state.
-    public struct Recorded: Codable, Sendable, Equatable {
-        public var shard: Int
-        public var origin: String
-        public var size: Int64
-        /// Standard base64 of the shard's root hash.
-        public var rootHash: String
-        /// The shard's signed checkpoint as it was published.
-        public var checkpoint: String
-
-        public init(shard: Int, origin: String, size: Int64, rootHash: String, checkpoint: String) {
-            (self.shard, self.origin, self.size, self.rootHash, self.checkpoint) = (shard, origin, size, rootHash, checkpoint)
-        }
-    }
+    public typealias Recorded = ShardCheckpointRecorded
 
     public struct Refused: Error, CustomStringConvertible {
         public var description: String
     }
 
-    public static let eventType = "ShardCheckpointRecorded"
+    public static let eventType = ShardCheckpointRecorded.type
     public static func stream(_ shard: Int) -> String { "shard-\(shard)" }
 
     let top: EventStore

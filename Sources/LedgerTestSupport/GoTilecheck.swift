@@ -16,31 +16,41 @@ public enum GoTilecheck {
         try await ProcessRunner.run(try await binary.path(), [root, key])
     }
 
-    static let binary = Binary()
+    /// `Tests/LedgerAPITests/Go/tlogproofcheck` on a C2SP tlog-proof file, with the log's key
+    /// (and witnesses' keys): "OK index I size N …" and 0, or "FAIL: …" and 1.
+    public static func tlogProof(file: String, keys: [String]) async throws -> ProcessRunner.Output {
+        try await ProcessRunner.run(try await proofBinary.path(), [file] + keys)
+    }
+
+    static let binary = Binary(program: "tilecheck")
+    static let proofBinary = Binary(program: "tlogproofcheck")
 
     actor Binary {
+        let program: String
         private var built: Task<String, any Error>?
 
+        init(program: String) { self.program = program }
+
         func path() async throws -> String {
-            if built == nil { built = Task { try await GoTilecheck.build() } }
+            if built == nil { built = Task { [program] in try await GoTilecheck.build(program) } }
             return try await built!.value
         }
     }
 
-    static func build() async throws -> String {
+    static func build(_ name: String) async throws -> String {
         guard let go = ProcessRunner.which("go") else {
             throw Unavailable(description: "Go is installed by scripts/setup-system.sh (golang-go, golang-golang-x-mod-dev)")
         }
-        let program = Repository.root.appendingPathComponent("Tests/LedgerAPITests/Go/tilecheck/main.go").path
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tilecheck-\(getpid())-\(UUID().uuidString.prefix(8))")
+        let program = Repository.root.appendingPathComponent("Tests/LedgerAPITests/Go/\(name)/main.go").path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(getpid())-\(UUID().uuidString.prefix(8))")
         let home = folder.appendingPathComponent("home").path
         defer { try? FileManager.default.removeItem(atPath: home) }
-        let binary = folder.appendingPathComponent("tilecheck").path
+        let binary = folder.appendingPathComponent(name).path
         let environment = ProcessInfo.processInfo.environment.merging([
             "GOPATH": "/usr/share/gocode", "GO111MODULE": "off", "GOFLAGS": "", "GOCACHE": home + "/cache", "HOME": home,
         ]) { $1 }
         let output = try await ProcessRunner.run(go, ["build", "-o", binary, program], environment: environment)
-        guard output.status == 0 else { throw Unavailable(description: "go build tilecheck: \(output.output)") }
+        guard output.status == 0 else { throw Unavailable(description: "go build \(name): \(output.output)") }
         return binary
     }
 }

@@ -80,6 +80,24 @@ public struct Evidence: Codable, Sendable, Equatable {
         }
     }
 
+    /// On shards: the event's shard checkpoint (`checkpoint`) as an entry of the top log, the
+    /// deployment's origin, so the evidence leads from the event to one checkpoint auditors know.
+    public struct TopLevel: Codable, Sendable, Equatable {
+        /// The shard whose log holds the event.
+        public var shard: Int
+        /// The top log's entry: the `ShardCheckpointRecorded` event recording `checkpoint`.
+        public var entry: Event
+        /// The entry's canonical bytes (the top log's leaf), base64.
+        public var leaf: String
+        public var inclusion: InclusionProof
+        /// The top log's signed checkpoint the inclusion proof leads to.
+        public var checkpoint: String
+
+        public init(shard: Int, entry: Event, leaf: String, inclusion: InclusionProof, checkpoint: String) {
+            (self.shard, self.entry, self.leaf, self.inclusion, self.checkpoint) = (shard, entry, leaf, inclusion, checkpoint)
+        }
+    }
+
     public var event: Event
     /// The event's canonical bytes (the leaf data), base64.
     public var leaf: String
@@ -92,6 +110,8 @@ public struct Evidence: Codable, Sendable, Equatable {
     /// Pseudonym → account, for the event's pseudonyms whose subjects are not erased (absent in
     /// evidence from before pseudonyms).
     public var accounts: [String: String]?
+    /// On shards: `checkpoint` in the top log (absent on one database).
+    public var top: TopLevel?
 
     public init(
         event: Event, leaf: String, inclusion: InclusionProof, checkpoint: String, openings: [Opening]? = nil,

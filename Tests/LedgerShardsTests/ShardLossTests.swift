@@ -2,6 +2,7 @@ import Foundation
 import LedgerApp
 import LedgerClient
 import LedgerDeviceSimulator
+import LedgerDomain
 import LedgerPostgres
 import LedgerShards
 import LedgerTestSupport

@@ -14,7 +14,7 @@ struct ShardRouterTests {
         map: map,
         shards: [Router(context: LedgerRequestContext.self).buildResponder(), Router(context: LedgerRequestContext.self).buildResponder()],
         topLog: Router(context: LedgerRequestContext.self).buildResponder(), available: [{ true }, { true }], topAvailable: { true },
-        bodyLimit: 1024)
+        topEvidence: { _, _ in throw CancellationError() }, bodyLimit: 1024)
 
     static func to(_ method: HTTPRequest.Method, _ path: String, key: String? = nil, collaboration: String? = nil)
         -> ShardRouter<RouterResponder<LedgerRequestContext>>.Destination
@@ -26,7 +26,7 @@ struct ShardRouterTests {
     func emptySegments() {
         for (method, path) in [
             (HTTPRequest.Method.get, "/v1//privacy/erasures"), (.get, "/v1//privacy/export"), (.post, "//v1/feed"),
-            (.get, "/v1/audit//evidence/1"),
+            (.get, "/v1/audit//other/1"),
             (.get, "/v1//log/checkpoint"), (.post, "/v1/webhooks/"), (.get, "/v1/collaborations/"), (.get, "/v1//collaborations"),
         ] {
             #expect(Self.to(method, path) == .notAcrossShards, "\(method) \(path)")
@@ -36,6 +36,13 @@ struct ShardRouterTests {
         #expect(Self.to(.post, "/v1/audit/access") == .notAcrossShards)
         #expect(Self.to(.get, "//v1/feed/") == .feed)
         #expect(Self.to(.post, "/v1//privacy/erasures/") == .erasure)
+        #expect(
+            Self.router.destination(method: .get, path: "/v1/audit//evidence/7/", idempotencyKey: nil, named: "1") == .evidence(shard: 1))
+        for named in [nil, "2", "01", "-1", "x"] {
+            #expect(
+                Self.router.destination(method: .get, path: "/v1/audit/evidence/7", idempotencyKey: nil, named: named)
+                    == .evidence(shard: nil))
+        }
         #expect(Self.to(.post, "/v1/collaborations/", key: "k1") == Self.to(.post, "/v1/collaborations", key: "k1"))
         #expect(Self.to(.post, "/v1/collaborations/") == .anyShard)
     }

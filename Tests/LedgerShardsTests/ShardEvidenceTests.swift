@@ -1,0 +1,122 @@
+import Foundation
+import LedgerApp
+import LedgerClient
+import LedgerDeviceSimulator
+import LedgerDomain
+import LedgerPostgres
+import LedgerTestSupport
+import LedgerWire
+import Testing
+import TransparencyLog
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A grant's evidence on shards through both levels (issue 49): the event in its shard's
+/// checkpoint, that checkpoint an entry of the top log, checked with the deployment's key alone
+/// (`EvidenceVerifier`, `ledger audit verify`), and each level by Go's `sumdb/tlog` and `note`.
+@Suite("Evidence on shards")
+struct ShardEvidenceTests {
+    @Test(
+        "a grant on each shard: its evidence verifies through both levels with the deployment's key, in Swift, with ledger audit verify and with Go for each level; a tampered level, another shard, another key and a level removed are refused; no shard or tlog-proof refused"
+    )
+    func bothLevels() async throws {
+        let signer = try NoteSigner(name: "evidence.test/ledger")
+        let shards = [try await TestCluster.shared.makeDatabase(), try await TestCluster.shared.makeDatabase()]
+        try await LiveShards.run(shards: shards, signer: signer) { live in
+            let (devin, alice, auditor) = (live.client("devin"), live.client("alice"), live.client("auditor", roles: ["auditor"]))
+            var granted: [(shard: Int, position: Int64)] = []
+            while Set(granted.map(\.shard)).count < 2 {
+                let id = try await devin.prepareCollaboration(
+                    localIdentifier: "ev \(granted.count)", title: "Evidence", initiator: Initiator(handle: "devin@example.com")
+                ).identifier
+                let person = SimulatedPerson(collaborationId: id, devices: 1)
+                _ = try await devin.updateParticipants(added: [person.rootHashData], in: id)
+                guard case .granted(_, _, let position) = try await verify(alice, person, in: id) else {
+                    Issue.record("not granted")
+                    return
+                }
+                if !granted.contains(where: { $0.shard == live.shard(of: id) }) { granted.append((live.shard(of: id), position)) }
+            }
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("shard-evidence-\(UUID().uuidString.prefix(8))")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            for (shard, position) in granted {
+                let evidence = try await auditor.evidence(position: position, shard: shard)
+                let report = try EvidenceVerifier.verify(evidence, key: signer.verifier)
+                #expect(report.shard == shard && report.position == position && report.deviceProofChecked)
+                #expect((report.topTreeSize ?? 0) >= 1)
+                try await Self.go(evidence, signer: signer, folder: folder)
+                try await Self.cli(evidence, signer: signer, folder: folder)
+                try Self.refusals(evidence, signer: signer, shards: live.shards.count)
+            }
+            // Refused by the router: no shard, a shard that is not one, the tlog-proof form.
+            for (query, status) in [("", 400), ("?shard=2", 400), ("?shard=01", 400), ("?shard=0&format=tlog-proof", 501)] {
+                let path = "v1/audit/evidence/\(granted[0].position)\(query)"
+                let (_, response) = try await TestHTTP.data(for: try await live.request("GET", path, as: "auditor", roles: ["auditor"]))
+                #expect(response.statusCode == status, "\(path)")
+            }
+            let notAuditor = await rejection {
+                _ = try await live.client("erin").evidence(position: granted[0].position, shard: granted[0].shard)
+            }
+            #expect(notAuditor?.status == 403)
+        }
+    }
+
+    /// Each level as a C2SP tlog-proof, checked by Go: the event under its shard's key, the top
+    /// entry under the deployment's.
+    static func go(_ evidence: Evidence, signer: NoteSigner, folder: URL) async throws {
+        let top = try #require(evidence.top)
+        let shardKey = try signer.renamed(ShardCheckpointRecorded.origin(shard: top.shard, top: signer.name)).verifier
+        let levels = [
+            (evidence.leaf, evidence.inclusion, evidence.checkpoint, shardKey.text),
+            (top.leaf, top.inclusion, top.checkpoint, signer.verifier.text),
+        ]
+        for (n, (leaf, inclusion, checkpoint, key)) in levels.enumerated() {
+            let proof = TlogProof(
+                extra: Base64.decode(leaf), index: inclusion.leafIndex, proof: inclusion.hashes.compactMap(Base64.decode),
+                checkpoint: checkpoint)
+            let file = folder.appendingPathComponent("level-\(top.shard)-\(n).tlog-proof")
+            try proof.text.write(to: file, atomically: true, encoding: .utf8)
+            let output = try await GoTilecheck.tlogProof(file: file.path, keys: [key])
+            #expect(output.status == 0 && output.output.hasPrefix("OK"), "level \(n): \(output.output)")
+        }
+    }
+
+    /// `ledger audit verify FILE --key` with the deployment's key.
+    static func cli(_ evidence: Evidence, signer: NoteSigner, folder: URL) async throws {
+        let file = folder.appendingPathComponent("evidence-\(evidence.top?.shard ?? -1).json")
+        try JSONEncoder().encode(evidence).write(to: file)
+        let environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LEDGER_") }
+        let output = try await ProcessRunner.run(
+            ledgerBinary(), ["audit", "verify", file.path, "--key", signer.verifier.text], environment: environment)
+        #expect(output.status == 0, "\(output.output)")
+        #expect(output.output.contains("/shard/\(evidence.top?.shard ?? -1), whose checkpoint is in the top log"), "\(output.output)")
+    }
+
+    /// What no auditor may be shown as proved.
+    static func refusals(_ evidence: Evidence, signer: NoteSigner, shards: Int) throws {
+        let top = try #require(evidence.top)
+        var tampered: [(String, Evidence, NoteVerifier)] = []
+        var hash = evidence
+        if let first = top.inclusion.hashes.first, var bytes = Base64.decode(first) {
+            bytes[0] ^= 1
+            hash.top?.inclusion.hashes[0] = Base64.encode(bytes)
+            tampered.append(("a top inclusion hash flipped", hash, signer.verifier))
+        }
+        var other = evidence
+        other.top?.shard = (top.shard + 1) % shards
+        tampered.append(("another shard named", other, signer.verifier))
+        var entry = evidence
+        entry.top?.entry.data = top.entry.data.replacingOccurrences(of: "\"size\":", with: "\"size\":1")
+        tampered.append(("the recorded size altered", entry, signer.verifier))
+        var bare = evidence
+        bare.top = nil
+        tampered.append(("the top level removed", bare, signer.verifier))
+        tampered.append(("another deployment's key", evidence, try NoteSigner(name: signer.name).verifier))
+        for (what, evidence, key) in tampered {
+            #expect(throws: EvidenceVerifier.Failure.self, "\(what)") { try EvidenceVerifier.verify(evidence, key: key) }
+        }
+    }
+}
