@@ -36,22 +36,22 @@ struct FeedMerger {
             partial[shard] = String(partial[shard][end.upperBound...])
         }
         var out = ""
-        let starting = positions.contains(nil)
         for message in messages {
             if positions[shard] == nil, let start = FeedStream.startPosition(message) {
                 positions[shard] = start
+                guard !positions.contains(nil) else { continue }
+                // Every shard's start is known now: open with the cursor, then what was held back,
+                // before anything after this start.
+                out += "id: \(cursor)\n\n"
+                for (from, message) in held { out += merged(message, from: from) }
+                held = []
             } else if positions.contains(nil) {
                 held.append((shard, message))
             } else {
                 out += merged(message, from: shard)
             }
         }
-        guard starting && !positions.contains(nil) else { return out }
-        // Every shard's start is known now: open with the cursor, then what was held back.
-        var opening = "id: \(cursor)\n\n"
-        for (from, message) in held { opening += merged(message, from: from) }
-        held = []
-        return opening + out
+        return out
     }
 
     /// One message as the merged stream writes it: an event with the stream's cursor as its id and
@@ -63,6 +63,8 @@ struct FeedMerger {
             if line.hasPrefix("id: "), let position = Int64(line.dropFirst(4)) {
                 positions[shard] = position
                 lines.append("id: \(cursor)")
+            } else if line == "data: {}" {
+                lines.append("data: {\"shard\":\(shard)}")
             } else if line.hasPrefix("data: {") {
                 lines.append("data: {\"shard\":\(shard)," + line.dropFirst(7))
             } else {

@@ -96,7 +96,7 @@ enum ShardFanOut {
 
     final class Collected: ResponseBodyWriter, Sendable {
         let buffer = Mutex(ByteBuffer())
-        func write(_ part: ByteBuffer) async throws { buffer.withLock { $0.writeImmutableBuffer(part) } }
+        func write(_ part: ByteBuffer) async throws { _ = buffer.withLock { $0.writeImmutableBuffer(part) } }
         func finish(_ trailingHeaders: HTTPFields?) async throws {}
     }
 }

@@ -64,57 +64,65 @@ enum ShardFeed {
                 do {
                     let out = merger.take(piece.shard, text)
                     if !out.isEmpty { try await writer.write(ByteBuffer(string: out)) }
-                    piece.written?.resume()
                 } catch {
-                    piece.written?.resume(throwing: error)
                     failure = error
                     break
                 }
+                handoff.written(piece.shard)
             }
-            // Release every shard's waiting piece, and stop their streams.
+            // Release every shard's waiting write, and stop their streams.
             handoff.close()
-            while let piece = await pieces.next() { piece.written?.resume(throwing: CancellationError()) }
             group.cancelAll()
             if let failure { throw failure }
         }
     }
 
-    /// The shards' pieces to the one writer: a shard's write returns once its piece is written
-    /// (or the merge is over, then it throws).
+    /// The shards' pieces to the one writer: a shard's write returns once its piece is written,
+    /// or throws once the merge is over (`close`). A shard has one piece waiting at most.
     final class Handoff: Sendable {
         struct Piece: Sendable {
             let shard: Int
             /// nil: the shard's stream ended.
             let text: String?
-            let written: CheckedContinuation<Void, any Error>?
         }
 
         let pieces: AsyncStream<Piece>
         private let continuation: AsyncStream<Piece>.Continuation
-        private let closed = Mutex(false)
+        /// Closed, and each shard's write waiting for its piece to be written.
+        private let state = Mutex<(closed: Bool, waiting: [Int: CheckedContinuation<Void, any Error>])>((false, [:]))
 
         init() { (pieces, continuation) = AsyncStream.makeStream() }
 
         func send(_ shard: Int, _ text: String) async throws {
             try await withCheckedThrowingContinuation { (written: CheckedContinuation<Void, any Error>) in
-                let sent = closed.withLock { closed in
-                    if !closed { continuation.yield(Piece(shard: shard, text: text, written: written)) }
-                    return !closed
+                let sent = state.withLock { state in
+                    // A stream finished by a cancelled reader takes nothing: then this write ends too.
+                    guard !state.closed, case .enqueued = continuation.yield(Piece(shard: shard, text: text)) else { return false }
+                    state.waiting[shard] = written
+                    return true
                 }
                 if !sent { written.resume(throwing: CancellationError()) }
             }
         }
 
+        /// Shard `shard`'s piece is written: its write returns.
+        func written(_ shard: Int) { state.withLock { $0.waiting.removeValue(forKey: shard) }?.resume() }
+
         func end(_ shard: Int) {
-            closed.withLock { closed in
-                if !closed { continuation.yield(Piece(shard: shard, text: nil, written: nil)) }
+            state.withLock { state in
+                if !state.closed { continuation.yield(Piece(shard: shard, text: nil)) }
             }
         }
 
-        /// No piece is taken after this; those sent before it stay to be released.
+        /// No piece is taken after this, and every waiting write throws.
         func close() {
-            closed.withLock { $0 = true }
+            let waiting = state.withLock { state in
+                state.closed = true
+                defer { state.waiting = [:] }
+                return Array(state.waiting.values)
+            }
             continuation.finish()
+            for written in waiting { written.resume(throwing: CancellationError()) }
         }
 
         /// A shard's response body, written into the handoff.

@@ -150,8 +150,16 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
                     "on shards a position is its shard's: name the event's shard with ?shard=k, k from 0 to \(shards.count - 1)",
                     code: .invalidQuery)
             }
-            guard request.uri.queryParameters["format"] != "tlog-proof" else {
+            switch request.uri.queryParameters["format"] {
+            case nil, "json": break
+            case "tlog-proof":
                 throw DomainError(.notAcrossShards, "evidence through both levels is served as JSON; its tlog-proof form is not built yet")
+            default: throw DomainError.invalid("format must be json or tlog-proof", code: .invalidQuery)
+            }
+            // The shard's tree the evidence is under is the one the top log recorded.
+            guard request.uri.queryParameters["size"] == nil else {
+                throw DomainError.invalid(
+                    "on shards, evidence is under the shard's checkpoint the top log recorded: leave out size", code: .invalidQuery)
             }
             guard topAvailable() else {
                 throw DomainError(.databaseUnavailable, "the top log's database is unavailable for the moment; retry", retryAfter: 1)

@@ -28,8 +28,8 @@ public struct TopLogEvidence: Sendable {
             guard ContinuousClock.now < deadline else {
                 throw DomainError(
                     .notCheckpointed,
-                    "the top log has not yet recorded and signed a checkpoint of shard \(shard) covering position \(position); retry in a second"
-                )
+                    "the top log has not yet recorded and signed a checkpoint of shard \(shard) covering position \(position); retry in a second",
+                    retryAfter: 1)
             }
             try await Task.sleep(for: .milliseconds(100))
         }

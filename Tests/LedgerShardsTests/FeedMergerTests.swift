@@ -24,6 +24,15 @@ struct FeedMergerTests {
         #expect(merger.positions == [9, 5])
     }
 
+    @Test("a shard's start and its next events in one piece: the opening and what was held come before those events")
+    func startAndEventsInOnePiece() {
+        var merger = FeedMerger(shards: 2)
+        #expect(merger.take(0, ": feed after position 7\n\nid: 9\nevent: A\ndata: {\"position\":9}\n\n") == "")
+        #expect(
+            merger.take(1, ": feed after position 3\n\nid: 5\nevent: B\ndata: {}\n\n")
+                == "id: 7,3\n\nid: 9,3\nevent: A\ndata: {\"shard\":0,\"position\":9}\n\nid: 9,5\nevent: B\ndata: {\"shard\":1}\n\n")
+    }
+
     @Test("a cursor is one position for each shard, each a non-negative integer written one way")
     func cursors() {
         #expect(FeedMerger.positions("0,12", shards: 2) == [0, 12])

@@ -26,7 +26,7 @@ struct ShardEvidenceTests {
         let shards = [try await TestCluster.shared.makeDatabase(), try await TestCluster.shared.makeDatabase()]
         try await LiveShards.run(shards: shards, signer: signer) { live in
             let (devin, alice, auditor) = (live.client("devin"), live.client("alice"), live.client("auditor", roles: ["auditor"]))
-            var granted: [(shard: Int, position: Int64)] = []
+            var granted: [(shard: Int, position: Int64, id: String)] = []
             while Set(granted.map(\.shard)).count < 2 {
                 let id = try await devin.prepareCollaboration(
                     localIdentifier: "ev \(granted.count)", title: "Evidence", initiator: Initiator(handle: "devin@example.com")
@@ -37,12 +37,12 @@ struct ShardEvidenceTests {
                     Issue.record("not granted")
                     return
                 }
-                if !granted.contains(where: { $0.shard == live.shard(of: id) }) { granted.append((live.shard(of: id), position)) }
+                if !granted.contains(where: { $0.shard == live.shard(of: id) }) { granted.append((live.shard(of: id), position, id)) }
             }
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("shard-evidence-\(UUID().uuidString.prefix(8))")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
-            for (shard, position) in granted {
+            for (shard, position, _) in granted {
                 let evidence = try await auditor.evidence(position: position, shard: shard)
                 let report = try EvidenceVerifier.verify(evidence, key: signer.verifier)
                 #expect(report.shard == shard && report.position == position && report.deviceProofChecked)
@@ -52,11 +52,15 @@ struct ShardEvidenceTests {
                 try Self.refusals(evidence, signer: signer, shards: live.shards.count)
             }
             // Refused by the router: no shard, a shard that is not one, the tlog-proof form.
-            for (query, status) in [("", 400), ("?shard=2", 400), ("?shard=01", 400), ("?shard=0&format=tlog-proof", 501)] {
+            for (query, status) in [
+                ("", 400), ("?shard=2", 400), ("?shard=01", 400), ("?shard=0&format=tlog-proof", 501), ("?shard=0&format=xml", 400),
+                ("?shard=0&size=1", 400),
+            ] {
                 let path = "v1/audit/evidence/\(granted[0].position)\(query)"
                 let (_, response) = try await TestHTTP.data(for: try await live.request("GET", path, as: "auditor", roles: ["auditor"]))
                 #expect(response.statusCode == status, "\(path)")
             }
+            try await Self.anotherTree(granted[0], live: live, auditor: auditor, signer: signer)
             let notAuditor = await rejection {
                 _ = try await live.client("erin").evidence(position: granted[0].position, shard: granted[0].shard)
             }
@@ -95,16 +99,39 @@ struct ShardEvidenceTests {
         #expect(output.output.contains("/shard/\(evidence.top?.shard ?? -1), whose checkpoint is in the top log"), "\(output.output)")
     }
 
+    /// The event's evidence under a later checkpoint of its shard (valid on its own) joined to the
+    /// top level of an earlier one is refused: the top entry must record the evidence's tree.
+    static func anotherTree(
+        _ grant: (shard: Int, position: Int64, id: String), live: LiveShards, auditor: LedgerClient, signer: NoteSigner
+    ) async throws {
+        let first = try await auditor.evidence(position: grant.position, shard: grant.shard)
+        _ = try await live.client("devin").updateParticipants(
+            added: [SimulatedPerson(collaborationId: grant.id, devices: 1).rootHashData], in: grant.id)
+        try await waitUntil("shard \(grant.shard)'s grown tree recorded in the top log") {
+            try await auditor.evidence(position: grant.position, shard: grant.shard).inclusion.treeSize > first.inclusion.treeSize
+        }
+        let later = try await auditor.evidence(position: grant.position, shard: grant.shard)
+        _ = try EvidenceVerifier.verify(later, key: signer.verifier)
+        var joined = later
+        joined.top = first.top
+        #expect(throws: EvidenceVerifier.Failure.self, "a later tree under an earlier top entry") {
+            try EvidenceVerifier.verify(joined, key: signer.verifier)
+        }
+    }
+
     /// What no auditor may be shown as proved.
     static func refusals(_ evidence: Evidence, signer: NoteSigner, shards: Int) throws {
         let top = try #require(evidence.top)
         var tampered: [(String, Evidence, NoteVerifier)] = []
         var hash = evidence
-        if let first = top.inclusion.hashes.first, var bytes = Base64.decode(first) {
-            bytes[0] ^= 1
+        var bytes = try #require(Base64.decode(top.inclusion.hashes.first ?? top.inclusion.leafHash))
+        bytes[0] ^= 1
+        if top.inclusion.hashes.isEmpty {
+            hash.top?.inclusion.leafHash = Base64.encode(bytes)
+        } else {
             hash.top?.inclusion.hashes[0] = Base64.encode(bytes)
-            tampered.append(("a top inclusion hash flipped", hash, signer.verifier))
         }
+        tampered.append(("a top inclusion hash flipped", hash, signer.verifier))
         var other = evidence
         other.top?.shard = (top.shard + 1) % shards
         tampered.append(("another shard named", other, signer.verifier))

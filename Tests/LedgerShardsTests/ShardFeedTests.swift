@@ -21,16 +21,33 @@ struct ShardFeedTests {
         func append(_ event: FeedEvent) { events.withLock { $0.append(event) } }
     }
 
-    /// The first `count` events of `client`'s feed after `cursor`, and none after them for a moment's reading.
-    static func events(_ client: LedgerClient, after cursor: String, count: Int) async throws -> [FeedEvent] {
+    /// The events of `ids` on devin's feed after `cursor`, `count` of them awaited. Then a sentinel
+    /// start on each shard: once both have come, what came before them is all the feed gives, so
+    /// an event given twice or one unexpected shows (no wait on a clock).
+    static func events(_ live: LiveShards, of ids: [String], after cursor: String, count: Int) async throws -> [FeedEvent] {
+        let devin = live.client("devin")
         let received = Received()
         try await withThrowingTaskGroup(of: Void.self) { group in
             defer { group.cancelAll() }
-            group.addTask { for try await event in client.feed(resumingAfter: cursor) { received.append(event) } }
-            try await waitUntil("\(count) events on the feed after \(cursor)") { received.all.count >= count }
+            group.addTask { for try await event in devin.feed(resumingAfter: cursor) { received.append(event) } }
+            try await waitUntil("\(count) events on the feed after \(cursor)") {
+                received.all.filter { ids.contains($0.entry.collaborationId) }.count >= count
+            }
+            var sentinels: Set<String> = []
+            for shard in 0..<2 {
+                var key = "sentinel-\(UUID())"
+                while live.shard(of: key) != shard { key = "sentinel-\(UUID())" }
+                sentinels.insert(
+                    try await devin.prepareCollaboration(
+                        localIdentifier: key, title: "Sentinel", initiator: Initiator(handle: "devin@example.com"), idempotencyKey: key
+                    ).identifier)
+            }
+            let awaited = sentinels
+            try await waitUntil("a sentinel from each shard") { awaited.isSubset(of: Set(received.all.map(\.entry.collaborationId))) }
         }
-        #expect(received.all.count == count, "no event twice, none unexpected")
-        return received.all
+        let events = received.all.filter { ids.contains($0.entry.collaborationId) }
+        #expect(events.count == count, "no event twice, none unexpected")
+        return events
     }
 
     /// Six collaborations started and each given an identity (12 events devin sees), on both shards.
@@ -58,7 +75,7 @@ struct ShardFeedTests {
         try await LiveShards.run(shards: shards) { live in
             var ids = try await Self.write(live, round: 0)
             while Set(ids.map { live.shard(of: $0) }).count < 2 { ids += try await Self.write(live, round: ids.count) }
-            let all = try await Self.events(live.client("devin"), after: "0,0", count: ids.count * 2)
+            let all = try await Self.events(live, of: ids, after: "0,0", count: ids.count * 2)
             Self.check(all, live: live, ids: ids)
             kept.withLock { $0 = (all[4].cursor, ids) }
         }
@@ -67,15 +84,16 @@ struct ShardFeedTests {
         // after the kept cursor is exactly what follows it on each shard.
         try await LiveShards.run(shards: shards) { live in
             let ids = firstIds + (try await Self.write(live, round: 100))
-            let devin = live.client("devin")
-            let all = try await Self.events(devin, after: "0,0", count: ids.count * 2)
+            let all = try await Self.events(live, of: ids, after: "0,0", count: ids.count * 2)
             Self.check(all, live: live, ids: ids)
             let positions = cursor.split(separator: ",").map { Int64($0) ?? 0 }
             #expect(positions.count == 2)
             let after = all.filter { $0.id > positions[$0.shard ?? 0] }
             #expect(after.count == all.count - 5)
-            let resumed = try await Self.events(devin, after: cursor, count: after.count)
-            #expect(Set(resumed.map { "\($0.shard ?? -1):\($0.id)" }) == Set(after.map { "\($0.shard ?? -1):\($0.id)" }))
+            let resumed = try await Self.events(live, of: ids, after: cursor, count: after.count)
+            for shard in 0..<2 {
+                #expect(resumed.filter { $0.shard == shard }.map(\.id) == after.filter { $0.shard == shard }.map(\.id), "shard \(shard)")
+            }
             // Refused with 400 before any stream: one position for two shards, a sign, a shard's position past its head.
             for refused in ["5", "1,-1", "0,0,0", "0, 1", "0,\(Int64.max)"] {
                 var request = try await live.request("GET", "v1/feed", as: "devin")
