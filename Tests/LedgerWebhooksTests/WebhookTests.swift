@@ -111,7 +111,9 @@ struct WebhookTests {
                 let logger = Logger(label: "deliver-test")
                 let events = NotificationHub(client: server.db, channel: EventStore.channel, logger: logger)
                 var settings = Self.loopbackDeliveries
-                (settings.lease, settings.timeout) = (.seconds(4), .seconds(1))
+                // A timeout of a few seconds: under the whole suite's load a receiver's answer took
+                // over one second, and the event before the hang was delivered twice.
+                (settings.lease, settings.timeout) = (.seconds(8), .seconds(3))
                 let worker: @Sendable (String) -> WebhookDeliverer = { [settings] id in
                     WebhookDeliverer(
                         client: server.db, store: EventStore(client: server.db, logger: logger), events: events, logger: logger,
