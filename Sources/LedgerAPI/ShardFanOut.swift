@@ -60,6 +60,26 @@ enum ShardFanOut {
         return try Erasure.sharded(parts).response(from: request, context: context)
     }
 
+    /// `GET /v1/privacy/export` on every shard: `{account, shards}`, each shard's export that
+    /// holds something of the account (its own pseudonym, its positions), by shard index. A shard
+    /// that holds nothing answers 404, and so does the whole when none holds anything.
+    static func export(_ request: Request, context: LedgerRequestContext, shards: [Responder]) async throws -> Response {
+        var parts: [(shard: Int, export: PersonalDataExport)] = []
+        var missing: Response?
+        for (index, shard) in shards.enumerated() {
+            let response = try await shard(request, context)
+            if response.status == .notFound {
+                missing = response
+                continue
+            }
+            guard response.status == .ok else { return response }
+            parts.append(
+                (index, try APIJSON.decoder().decode(PersonalDataExport.self, from: Data(try await body(of: response).readableBytesView))))
+        }
+        guard let account = parts.first?.export.account else { return missing ?? Response(status: .notFound) }
+        return try PersonalDataExport.sharded(account: account, parts).response(from: request, context: context)
+    }
+
     /// `GET /v1/audit/evidence/{position}?shard=k` on shards: shard k's JSON evidence (its own
     /// auth and checks first), then the top log's entry for shard k's latest recorded checkpoint
     /// covering the event (`top`), and the shard's evidence again under that checkpoint if it gave

@@ -27,7 +27,9 @@ import LedgerWire
 ///   `shards` (`ShardFanOut.erasure`);
 /// - `GET /v1/audit/evidence/{position}?shard=k`: shard k's evidence under its checkpoint the top
 ///   log recorded, with that checkpoint's entry in the top log (`ShardFanOut.evidence`);
-/// - other endpoints that read or write every shard (webhooks, the privacy export,
+/// - `GET /v1/privacy/export`: every shard, each one's export that holds something in `shards`
+///   (`ShardFanOut.export`);
+/// - other endpoints that read or write every shard (webhooks,
 ///   `/v1/log`): `501 not_across_shards` until they are built;
 /// - the rest (health, metrics, the OpenAPI document, the console, unknown paths): the first
 ///   shard's router, which needs no database for them.
@@ -57,6 +59,8 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
         case feed
         /// An erasure on every shard (`ShardFanOut.erasure`).
         case erasure
+        /// An account's personal data from every shard (`ShardFanOut.export`).
+        case export
         /// An event's evidence through both levels (`ShardFanOut.evidence`): `?shard=k` names
         /// its shard (nil: not named, or not a shard's index).
         case evidence(shard: Int?)
@@ -168,6 +172,8 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
             let shard = shards[index]
             return try await ShardFanOut.evidence(
                 request, context: context, shard: { try await shard.respond(to: $0, context: $1) }, index: index, top: topEvidence)
+        case .export:
+            return try await ShardFanOut.export(request, context: context, shards: try everyShardAnswering())
         case .erasure:
             return try await ShardFanOut.erasure(request, context: context, shards: try everyShardAnswering(), bodyLimit: bodyLimit)
         case .feed:
@@ -258,6 +264,8 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
                 return .evidence(shard: named.flatMap(Int.init).flatMap { String($0) == named && shards.indices.contains($0) ? $0 : nil })
             case "privacy" where method == .post && rest == ["privacy", "erasures"]:
                 return .erasure
+            case "privacy" where method == .get && rest == ["privacy", "export"]:
+                return .export
             case "feed" where method == .get && rest == ["feed"]:
                 return .feed
             case "audit" where method == .get && rest == ["audit", "access"]:

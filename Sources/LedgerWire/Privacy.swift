@@ -149,11 +149,51 @@ public struct PersonalDataExport: Codable, Sendable, Hashable {
     /// Events naming the account: by its pseudonym as owner, actor or the account granted or
     /// revoked (and, before pseudonyms, in plaintext).
     public var positions: [Int64]
+    /// On shards, in `shards`: the shard that answered (its pseudonym of the account, its positions).
+    public var shard: Int?
+    /// On shards: each shard's export that holds something of the account, `{account, shards}`
+    /// alone at the top.
+    public var shards: [PersonalDataExport]?
 
     public init(account: String, pseudonym: String, values: [Value], positions: [Int64]) {
         self.account = account
         self.pseudonym = pseudonym
         self.values = values
         self.positions = positions
+    }
+
+    /// The export of a ledger on shards: each shard's that holds something (`parts`, by shard index).
+    public static func sharded(account: String, _ parts: [(shard: Int, export: PersonalDataExport)]) -> PersonalDataExport {
+        var answer = PersonalDataExport(account: account, pseudonym: "", values: [], positions: [])
+        answer.shards = parts.map { shard, export in
+            var export = export
+            export.shard = shard
+            return export
+        }
+        return answer
+    }
+
+    enum CodingKeys: String, CodingKey { case account, pseudonym, values, positions, shard, shards }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        account = try c.decode(String.self, forKey: .account)
+        shards = try c.decodeIfPresent([PersonalDataExport].self, forKey: .shards)
+        // A sharded export's top holds no pseudonym: each shard has its own.
+        let sharded = shards != nil
+        pseudonym = try sharded ? c.decodeIfPresent(String.self, forKey: .pseudonym) ?? "" : c.decode(String.self, forKey: .pseudonym)
+        values = try sharded ? c.decodeIfPresent([Value].self, forKey: .values) ?? [] : c.decode([Value].self, forKey: .values)
+        positions = try sharded ? c.decodeIfPresent([Int64].self, forKey: .positions) ?? [] : c.decode([Int64].self, forKey: .positions)
+        shard = try c.decodeIfPresent(Int.self, forKey: .shard)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(account, forKey: .account)
+        if let shards { return try c.encode(shards, forKey: .shards) }
+        try c.encodeIfPresent(shard, forKey: .shard)
+        try c.encode(pseudonym, forKey: .pseudonym)
+        try c.encode(values, forKey: .values)
+        try c.encode(positions, forKey: .positions)
     }
 }

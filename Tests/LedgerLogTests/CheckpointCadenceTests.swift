@@ -16,7 +16,7 @@ struct CheckpointCadenceTests {
         #expect(cadence.nextRound == clock.now.advanced(by: .milliseconds(200)))
         let signed = cadence
         let round = Task { try await signed.untilNextRound() }
-        try await waitUntil(timeout: .seconds(10), "the round asleep on the clock") { clock.sleepers == 1 }
+        try await waitUntil(timeout: .seconds(60), "the round asleep on the clock") { clock.sleepers == 1 }
         clock.advance(by: .milliseconds(199))
         #expect(clock.sleepers == 1, "a millisecond early: still asleep")
         clock.advance(by: .milliseconds(1))
@@ -46,7 +46,7 @@ struct CheckpointCadenceTests {
         let clock = ManualClock()
         let cadence = CheckpointCadence(clock: clock, interval: .milliseconds(200))
         let wait = Task { try await cadence.back(off: 3) }
-        try await waitUntil(timeout: .seconds(10), "the backoff asleep on the clock") { clock.sleepers == 1 }
+        try await waitUntil(timeout: .seconds(60), "the backoff asleep on the clock") { clock.sleepers == 1 }
         clock.advance(by: .milliseconds(79))
         #expect(clock.sleepers == 1)
         clock.advance(by: .milliseconds(1))
@@ -57,7 +57,7 @@ struct CheckpointCadenceTests {
     func cancelled() async throws {
         let clock = ManualClock()
         let sleeper = Task { try await clock.sleep(until: clock.now.advanced(by: .seconds(60)), tolerance: nil) }
-        try await waitUntil(timeout: .seconds(10), "asleep") { clock.sleepers == 1 }
+        try await waitUntil(timeout: .seconds(60), "asleep") { clock.sleepers == 1 }
         sleeper.cancel()
         await #expect(throws: CancellationError.self) { try await sleeper.value }
         #expect(clock.sleepers == 0)

@@ -5,14 +5,16 @@ import Testing
 
 @testable import LedgerPostgres
 
-/// Waits on notifications, timed on a manual clock: no test here waits for real time.
+/// Waits on notifications, timed on a manual clock: no test here waits for real time. Its
+/// deadlines bound only how long a task takes to be scheduled: a minute, since these run as the
+/// suite starts, when every suite's setup keeps both cores busy (a whole run once lost them at 10 s).
 @Suite("Signals and their timeouts")
 struct SignalTests {
     @Test("a wait times out when its clock reaches the timeout, not a moment before")
     func timeout() async throws {
         let (clock, signal) = (ManualClock(), Signal())
         let waiting = Task { await signal.wait(timeout: .seconds(10), clock: clock) }
-        try await waitUntil(timeout: .seconds(10), "the wait asleep on the clock") { clock.sleepers == 1 }
+        try await waitUntil(timeout: .seconds(60), "the wait asleep on the clock") { clock.sleepers == 1 }
         clock.advance(by: .seconds(9) + .milliseconds(999))
         #expect(clock.sleepers == 1, "a millisecond early: still waiting")
         clock.advance(by: .milliseconds(1))
@@ -23,19 +25,19 @@ struct SignalTests {
     func raise() async throws {
         let (clock, signal) = (ManualClock(), Signal())
         let waiting = Task { await signal.wait(timeout: .seconds(10), clock: clock) }
-        try await waitUntil(timeout: .seconds(10), "the wait asleep on the clock") { clock.sleepers == 1 }
+        try await waitUntil(timeout: .seconds(60), "the wait asleep on the clock") { clock.sleepers == 1 }
         signal.raise()
         #expect(await waiting.value == true, "woken with the clock standing still")
         signal.raise()
         #expect(await signal.wait(timeout: .seconds(10), clock: clock) == true, "raised before the wait")
-        try await waitUntil(timeout: .seconds(10), "the timers cancelled") { clock.sleepers == 0 }
+        try await waitUntil(timeout: .seconds(60), "the timers cancelled") { clock.sleepers == 0 }
     }
 
     @Test("a raise after a wait timed out stays for the next wait")
     func raiseAfterTimeout() async throws {
         let (clock, signal) = (ManualClock(), Signal())
         let waiting = Task { await signal.wait(timeout: .seconds(1), clock: clock) }
-        try await waitUntil(timeout: .seconds(10), "the wait asleep on the clock") { clock.sleepers == 1 }
+        try await waitUntil(timeout: .seconds(60), "the wait asleep on the clock") { clock.sleepers == 1 }
         clock.advance(by: .seconds(1))
         #expect(await waiting.value == false)
         signal.raise()
@@ -52,7 +54,7 @@ struct SignalTests {
         let subscription = hub.register()
         defer { subscription.cancel() }
         let waiting = Task { await subscription.wait(timeout: .seconds(60)) }
-        try await waitUntil(timeout: .seconds(10), "the wait asleep on the hub's clock") { clock.sleepers == 1 }
+        try await waitUntil(timeout: .seconds(60), "the wait asleep on the hub's clock") { clock.sleepers == 1 }
         clock.advance(by: .seconds(60))
         #expect(await waiting.value == false)
     }

@@ -25,7 +25,7 @@ struct ShardRouterTests {
     @Test("empty segments and trailing slashes are skipped, as Hummingbird skips them: every-shard paths never reach one shard")
     func emptySegments() {
         for (method, path) in [
-            (HTTPRequest.Method.get, "/v1//privacy/erasures"), (.get, "/v1//privacy/export"), (.post, "//v1/feed"),
+            (HTTPRequest.Method.get, "/v1//privacy/erasures"), (.put, "/v1//privacy/export"), (.post, "//v1/feed"),
             (.get, "/v1/audit//other/1"),
             (.get, "/v1//log/checkpoint"), (.post, "/v1/webhooks/"), (.get, "/v1/collaborations/"), (.get, "/v1//collaborations"),
         ] {
@@ -36,6 +36,7 @@ struct ShardRouterTests {
         #expect(Self.to(.post, "/v1/audit/access") == .notAcrossShards)
         #expect(Self.to(.get, "//v1/feed/") == .feed)
         #expect(Self.to(.post, "/v1//privacy/erasures/") == .erasure)
+        #expect(Self.to(.get, "/v1//privacy/export/") == .export)
         #expect(
             Self.router.destination(method: .get, path: "/v1/audit//evidence/7/", idempotencyKey: nil, named: "1") == .evidence(shard: 1))
         for named in [nil, "2", "01", "-1", "x"] {

@@ -122,7 +122,9 @@ struct ShardedServeTests {
         }
     }
 
-    @Test("an erasure covers every shard: each erases the account's values and pseudonym and logs it; a retry finds nothing held")
+    @Test(
+        "an export and an erasure cover every shard: each exports its own, then erases the account's values and pseudonym and logs it; a retry finds nothing held"
+    )
     func erasure() async throws {
         try await Self.run { live in
             let devin = live.client("devin")
@@ -146,6 +148,12 @@ struct ShardedServeTests {
             }
             #expect(try await held("ledger_personal_values", where: "true").allSatisfy { $0 > 0 })
             let officer = live.client("dpo", roles: ["privacy"])
+            // The export covers every shard too: each one's pseudonym of devin and the values it holds.
+            let export = try await officer.exportPersonalData(account: "devin")
+            #expect(export.account == "devin" && export.shards?.map(\.shard) == [0, 1])
+            for part in export.shards ?? [] {
+                #expect(!part.pseudonym.isEmpty && part.values.contains { $0.kind == "title" } && !part.positions.isEmpty)
+            }
             let erased = try await officer.erasePersonalData(account: "devin", reason: "TICKET-49")
             #expect(erased.held && erased.shards?.map(\.shard) == [0, 1])
             for part in erased.shards ?? [] {
@@ -154,6 +162,8 @@ struct ShardedServeTests {
             #expect(try await held("ledger_personal_values", where: "true") == [0, 0])
             #expect(try await held("ledger_subjects", where: "account = 'devin'") == [0, 0])
             #expect(try await held("ledger_events", where: "event_type = 'PersonalDataErased'") == [1, 1])
+            let gone = await rejection { _ = try await officer.exportPersonalData(account: "devin") }
+            #expect(gone?.status == 404, "nothing held of devin on any shard")
             let again = try await officer.erasePersonalData(account: "devin", reason: "TICKET-49")
             #expect(!again.held && again.shards?.map(\.held) == [false, false])
             // Refused alike by every shard, before any erases: the role, a reason that is free text.
@@ -183,7 +193,7 @@ struct ShardedServeTests {
                 let (_, response) = try await TestHTTP.data(from: live.baseURL.appendingPathComponent(path))
                 #expect(response.statusCode == 200, "/\(path)")
             }
-            for path in ["v1/collaborations", "v1/webhooks", "v1/privacy/export?account=devin", "v1/log/checkpoint"] {
+            for path in ["v1/collaborations", "v1/webhooks", "v1/log/checkpoint"] {
                 let (body, response) = try await TestHTTP.data(for: try await live.request("GET", path, as: "devin"))
                 #expect(response.statusCode == 501, "/\(path)")
                 #expect(String(decoding: body, as: UTF8.self).contains("\"code\":\"not_across_shards\""), "/\(path)")
