@@ -124,6 +124,11 @@ struct LogController {
         guard let position = Int64(raw), position >= 1 else { throw Self.invalid("position must be an integer of 1 or more") }
         let formatName = try Query.text(request, "format") ?? EvidenceFormat.json.rawValue
         guard let format = EvidenceFormat(rawValue: formatName) else { throw Self.invalid("format must be json or tlog-proof") }
+        // One database is one shard, 0 (a ledger on shards reads `shard` in its router, and asks
+        // the shard without it).
+        if let shard = try Query.integer(request, "shard", minimum: 0), shard != 0 {
+            throw Self.invalid("shard must be 0: this ledger is one database, its only shard")
+        }
         guard let event = try await store.readAll(after: position - 1, limit: 1).first, event.position == position else {
             throw DomainError.notFound("event at position \(position)")
         }

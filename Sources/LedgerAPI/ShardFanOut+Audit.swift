@@ -75,9 +75,11 @@ extension ShardFanOut {
         return (shard, parts[1].isEmpty ? nil : String(parts[1]))
     }
 
-    /// `request` (a GET) with `replacing`'s query parameters set and the others kept, without a body.
-    static func subrequest(_ request: Request, replacing: [String: String]) -> Request {
-        var pairs = request.uri.queryParameters.filter { replacing[String($0.key)] == nil }.map { (String($0.key), String($0.value)) }
+    /// `request` (a GET) with `replacing`'s query parameters set, `removing`'s left out and the
+    /// others kept, without a body.
+    static func subrequest(_ request: Request, replacing: [String: String], removing: Set<String> = []) -> Request {
+        var pairs = request.uri.queryParameters.filter { replacing[String($0.key)] == nil && !removing.contains(String($0.key)) }
+            .map { (String($0.key), String($0.value)) }
         pairs += replacing.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         var allowed = CharacterSet.urlQueryAllowed
         allowed.remove(charactersIn: "&=+;#")

@@ -89,7 +89,7 @@ enum ShardFanOut {
         top: @Sendable (Int, Int64) async throws -> Evidence.TopLevel
     ) async throws -> Response {
         func shardEvidence(_ query: [String: String]) async throws -> Evidence {
-            let response = try await shard(subrequest(request, replacing: query), context)
+            let response = try await shard(subrequest(request, replacing: query, removing: ["shard"]), context)
             guard response.status == .ok else { throw Refusal(response: response) }
             return try APIJSON.decoder().decode(Evidence.self, from: Data(try await body(of: response).readableBytesView))
         }
