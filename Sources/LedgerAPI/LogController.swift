@@ -150,7 +150,8 @@ struct LogController {
         // its top log, or one an auditor keeps); else the latest, once it covers the event.
         let checkpoint: LogTree.StoredCheckpoint
         if let size = try Query.integer(request, "size", minimum: 1) {
-            guard size >= position else { throw Self.invalid("size (\(size)) is smaller than position (\(position))") }
+            // A tree that does not hold the event has no evidence of it, as a size never signed.
+            guard size >= position else { throw DomainError(.notFound, "a tree of size \(size) does not hold position \(position)") }
             guard let stored = try await tree.checkpoint(size: size) else {
                 throw DomainError(.notFound, "no checkpoint of size \(size) was signed")
             }
