@@ -7,13 +7,7 @@ import LedgerWire
 /// are RFC 3339 text (`RFC3339.date`: with or without fractional seconds, `Z` or an offset).
 enum BodyDecoder {
     static func decode<T: Decodable>(_ type: T.Type, from request: Request, context: LedgerRequestContext, limit: Int) async throws -> T {
-        var request = request
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.collectBody(upTo: limit)
-        } catch {
-            throw DomainError(.payloadTooLarge, "request body exceeds \(limit) bytes")
-        }
+        let buffer = try await collect(request, limit: limit)
         guard buffer.readableBytes > 0 else { throw DomainError.invalid("a JSON body is required", code: .malformedJSON) }
         do {
             return try decoder.decode(T.self, from: Data(buffer.readableBytesView))
@@ -33,6 +27,16 @@ enum BodyDecoder {
             throw error
         } catch {
             throw DomainError.invalid("the body could not be read as JSON", code: .malformedJSON)
+        }
+    }
+
+    /// The request's body, at most `limit` bytes (413 past it).
+    static func collect(_ request: Request, limit: Int) async throws -> ByteBuffer {
+        var request = request
+        do {
+            return try await request.collectBody(upTo: limit)
+        } catch {
+            throw DomainError(.payloadTooLarge, "request body exceeds \(limit) bytes")
         }
     }
 

@@ -168,7 +168,7 @@ struct LogController {
         let evidence = Evidence(
             event: Evidence.Event(event),
             leaf: Base64.encode(leaf),
-            inclusion: Self.inclusion(position: position, size: checkpoint.size, leafHash: leafHash, hashes: hashes),
+            inclusion: InclusionProof(position: position, size: checkpoint.size, leafHash: leafHash, hashes: hashes),
             checkpoint: checkpoint.note,
             // The openings of the event's commitments still kept: each plaintext checks against its commitment.
             openings: try await subjects.openings(Array(references.commitments).sorted()),
@@ -191,13 +191,7 @@ struct LogController {
 
     private func proof(position: Int64, size: Int64) async throws -> InclusionProof {
         let (leafHash, hashes) = try await tree.inclusionProof(position: position, size: size)
-        return Self.inclusion(position: position, size: size, leafHash: leafHash, hashes: hashes)
-    }
-
-    private static func inclusion(position: Int64, size: Int64, leafHash: MerkleTree.Hash, hashes: [MerkleTree.Hash]) -> InclusionProof {
-        InclusionProof(
-            position: position, treeSize: size, leafIndex: position - 1, leafHash: Base64.encode(leafHash),
-            hashes: hashes.map(Base64.encode))
+        return InclusionProof(position: position, size: size, leafHash: leafHash, hashes: hashes)
     }
 
     /// The latest checkpoint (at least `size` large if one is); `fresh` reads it again.

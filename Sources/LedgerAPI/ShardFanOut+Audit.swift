@@ -16,22 +16,14 @@ import NIOCore
 /// the end. An export (NDJSON, CSV) walks the same pages.
 extension ShardFanOut {
     static func auditAccess(_ request: Request, context: LedgerRequestContext, shards: [Responder?]) async throws -> Response {
-        if request.uri.queryParameters["minPosition"] != nil {
-            throw DomainError.invalid(
-                "minPosition names one shard's position: on shards, give it to a collaboration's own reads", code: .invalidQuery)
-        }
+        try refuseMinPosition(request)
         let export = try AuditExport.Format(asked: request)
         let (limit, start) = (try Query.limit(request), try Query.cursor(request))
         let page: @Sendable (Int, String?) async throws -> AccessAudit = { limit, cursor in
             try await auditPage(request, context: context, shards: shards, limit: limit, cursor: cursor)
         }
         // The first page before the answer starts: a refusal is still a 4xx, not a cut stream.
-        let first: AccessAudit
-        do {
-            first = try await page(export == .json ? limit : PageCursors.maxLimit, start)
-        } catch let refusal as Refusal {
-            return refusal.response
-        }
+        let first = try await page(export == .json ? limit : PageCursors.maxLimit, start)
         guard export != .json else { return try first.response(from: request, context: context) }
         return Response(
             status: .ok, headers: [.contentType: export.contentType],
@@ -51,9 +43,7 @@ extension ShardFanOut {
             }
             var query = ["format": "json", "limit": String(limit - records.count)]
             query["cursor"] = inner
-            let response = try await responder(subrequest(request, replacing: query), context)
-            guard response.status == .ok else { throw Refusal(response: response) }
-            let page = try APIJSON.decoder().decode(AccessAudit.self, from: Data(try await body(of: response).readableBytesView))
+            let page = try await answer(AccessAudit.self, try await responder(subrequest(request, replacing: query), context))
             records += page.records.map { record in
                 var record = record
                 record.shard = shard
@@ -73,21 +63,5 @@ extension ShardFanOut {
             throw DomainError.invalid("cursor is not a cursor of this list; start again without one", code: .invalidCursor)
         }
         return (shard, parts[1].isEmpty ? nil : String(parts[1]))
-    }
-
-    /// `request` (a GET) with `replacing`'s query parameters set, `removing`'s left out and the
-    /// others kept, without a body.
-    static func subrequest(_ request: Request, replacing: [String: String], removing: Set<String> = []) -> Request {
-        var pairs = request.uri.queryParameters.filter { replacing[String($0.key)] == nil && !removing.contains(String($0.key)) }
-            .map { (String($0.key), String($0.value)) }
-        pairs += replacing.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
-        var allowed = CharacterSet.urlQueryAllowed
-        allowed.remove(charactersIn: "&=+;#")
-        let query = pairs.map {
-            "\($0.addingPercentEncoding(withAllowedCharacters: allowed)!)=\($1.addingPercentEncoding(withAllowedCharacters: allowed)!)"
-        }
-        var head = request.head
-        head.path = request.uri.path + "?" + query.joined(separator: "&")
-        return Request(head: head, body: RequestBody(buffer: ByteBuffer()))
     }
 }

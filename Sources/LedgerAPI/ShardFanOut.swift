@@ -18,25 +18,28 @@ enum ShardFanOut {
     /// A shard's router, already checked to answer.
     typealias Responder = @Sendable (Request, LedgerRequestContext) async throws -> Response
 
-    /// A shard's answer that is not 200, passed on as it is.
+    /// A shard's answer that is not 200, passed on as it is (`ShardRouter.respond` answers with it).
     struct Refusal: Error {
         let response: Response
     }
 
     /// The merged answer of `shards`.
     static func myCollaborations(_ request: Request, context: LedgerRequestContext, shards: [Responder]) async throws -> Response {
+        try refuseMinPosition(request)
+        var merged: MyCollaborations?
+        for shard in shards {
+            let part = try await answer(MyCollaborations.self, try await shard(request, context))
+            if merged == nil { merged = part } else { merged!.collaborations += part.collaborations }
+        }
+        return try merged!.response(from: request, context: context)
+    }
+
+    /// `minPosition` names one shard's position: a read of every shard refuses it.
+    static func refuseMinPosition(_ request: Request) throws {
         if request.uri.queryParameters["minPosition"] != nil {
             throw DomainError.invalid(
                 "minPosition names one shard's position: on shards, give it to a collaboration's own reads", code: .invalidQuery)
         }
-        var merged: MyCollaborations?
-        for shard in shards {
-            let response = try await shard(request, context)
-            guard response.status == .ok else { return response }
-            let part = try JSONDecoder().decode(MyCollaborations.self, from: Data(try await body(of: response).readableBytesView))
-            if merged == nil { merged = part } else { merged!.collaborations += part.collaborations }
-        }
-        return try merged!.response(from: request, context: context)
     }
 
     /// `POST /v1/privacy/erasures` on every shard, one after another (`Erasure.sharded`): each
@@ -44,18 +47,11 @@ enum ShardFanOut {
     /// answer; the shards before it have erased theirs, and a retry is safe (they answer
     /// `held: false`), so a retry finishes the erasure.
     static func erasure(_ request: Request, context: LedgerRequestContext, shards: [Responder], bodyLimit: Int) async throws -> Response {
-        var request = request
-        let body: ByteBuffer
-        do {
-            body = try await request.collectBody(upTo: bodyLimit)
-        } catch {
-            throw DomainError(.payloadTooLarge, "request body exceeds the limit")
-        }
+        let body = try await BodyDecoder.collect(request, limit: bodyLimit)
         var parts: [Erasure] = []
         for shard in shards {
-            let response = try await shard(Request(head: request.head, body: RequestBody(buffer: body)), context)
-            guard response.status == .ok else { return response }
-            parts.append(try APIJSON.decoder().decode(Erasure.self, from: Data(try await Self.body(of: response).readableBytesView)))
+            parts.append(
+                try await answer(Erasure.self, try await shard(Request(head: request.head, body: RequestBody(buffer: body)), context)))
         }
         return try Erasure.sharded(parts).response(from: request, context: context)
     }
@@ -72,9 +68,7 @@ enum ShardFanOut {
                 missing = response
                 continue
             }
-            guard response.status == .ok else { return response }
-            parts.append(
-                (index, try APIJSON.decoder().decode(PersonalDataExport.self, from: Data(try await body(of: response).readableBytesView))))
+            parts.append((index, try await answer(PersonalDataExport.self, response)))
         }
         guard let account = parts.first?.export.account else { return missing ?? Response(status: .notFound) }
         return try PersonalDataExport.sharded(account: account, parts).response(from: request, context: context)
@@ -89,22 +83,38 @@ enum ShardFanOut {
         top: @Sendable (Int, Int64) async throws -> Evidence.TopLevel
     ) async throws -> Response {
         func shardEvidence(_ query: [String: String]) async throws -> Evidence {
-            let response = try await shard(subrequest(request, replacing: query, removing: ["shard"]), context)
-            guard response.status == .ok else { throw Refusal(response: response) }
-            return try APIJSON.decoder().decode(Evidence.self, from: Data(try await body(of: response).readableBytesView))
+            try await answer(Evidence.self, try await shard(subrequest(request, replacing: query, removing: ["shard"]), context))
         }
-        do {
-            var evidence = try await shardEvidence(["format": "json"])
-            let level = try await top(index, evidence.event.position)
-            let recorded = try CanonicalJSON.decode(ShardCheckpointRecorded.self, from: level.entry.data)
-            if recorded.size != evidence.inclusion.treeSize {
-                evidence = try await shardEvidence(["format": "json", "size": String(recorded.size)])
-            }
-            evidence.top = level
-            return try evidence.response(from: request, context: context)
-        } catch let refusal as Refusal {
-            return refusal.response
+        var evidence = try await shardEvidence(["format": "json"])
+        let level = try await top(index, evidence.event.position)
+        let recorded = try CanonicalJSON.decode(ShardCheckpointRecorded.self, from: level.entry.data)
+        if recorded.size != evidence.inclusion.treeSize {
+            evidence = try await shardEvidence(["format": "json", "size": String(recorded.size)])
         }
+        evidence.top = level
+        return try evidence.response(from: request, context: context)
+    }
+
+    /// A shard's answer read as the API writes it, if it is 200; else its `Refusal`.
+    static func answer<T: Decodable>(_ type: T.Type, _ response: Response) async throws -> T {
+        guard response.status == .ok else { throw Refusal(response: response) }
+        return try APIJSON.decoder().decode(T.self, from: Data(try await body(of: response).readableBytesView))
+    }
+
+    /// `request` (a GET) with `replacing`'s query parameters set, `removing`'s left out and the
+    /// others kept, without a body.
+    static func subrequest(_ request: Request, replacing: [String: String], removing: Set<String> = []) -> Request {
+        var pairs = request.uri.queryParameters.filter { replacing[String($0.key)] == nil && !removing.contains(String($0.key)) }
+            .map { (String($0.key), String($0.value)) }
+        pairs += replacing.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        var allowed = CharacterSet.urlQueryAllowed
+        allowed.remove(charactersIn: "&=+;#")
+        let query = pairs.map {
+            "\($0.addingPercentEncoding(withAllowedCharacters: allowed)!)=\($1.addingPercentEncoding(withAllowedCharacters: allowed)!)"
+        }
+        var head = request.head
+        head.path = request.uri.path + "?" + query.joined(separator: "&")
+        return Request(head: head, body: RequestBody(buffer: ByteBuffer()))
     }
 
     /// A response's body, collected.

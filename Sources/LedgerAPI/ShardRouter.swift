@@ -99,12 +99,14 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
     }
 
     /// The shard's answer; a refusal made here (outside every shard's middleware) is answered
-    /// as the routers answer theirs.
+    /// as the routers answer theirs, and a shard's refusal within a fan-out as the shard gave it.
     public func respond(to request: Request, context: Context) async throws -> Response {
         do {
             return try await route(request, context: context)
         } catch let refusal as DomainError {
             return try refusal.response(from: request, context: context)
+        } catch let refusal as ShardFanOut.Refusal {
+            return refusal.response
         }
     }
 
@@ -133,12 +135,8 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
             guard let answer else { throw DomainError(.notReady, "no shard's database answers") }
             return answer
         case .bodyCollaboration:
-            let body: ByteBuffer
-            do {
-                body = try await request.collectBody(upTo: bodyLimit)
-            } catch {
-                throw DomainError(.payloadTooLarge, "request body exceeds the limit")
-            }
+            let body = try await BodyDecoder.collect(request, limit: bodyLimit)
+            request = Request(head: request.head, body: RequestBody(buffer: body))
             // A body without a collaboration id is refused alike by any shard that answers.
             guard let id = (try? JSONDecoder().decode(NamedCollaboration.self, from: Data(body.readableBytesView)))?.collaborationId
             else {
@@ -165,9 +163,7 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
                 throw DomainError.invalid(
                     "on shards, evidence is under the shard's checkpoint the top log recorded: leave out size", code: .invalidQuery)
             }
-            guard topAvailable() else {
-                throw DomainError(.databaseUnavailable, "the top log's database is unavailable for the moment; retry", retryAfter: 1)
-            }
+            guard topAvailable() else { throw Self.topUnavailable }
             guard available[index]() else { throw Self.unavailable }
             let shard = shards[index]
             return try await ShardFanOut.evidence(
@@ -191,9 +187,7 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
             head.path = path + (request.uri.query.map { "?" + $0 } ?? "")
             return try await send(Request(head: head, body: request.body), context: context, to: index)
         case .topLog:
-            guard topAvailable() else {
-                throw DomainError(.databaseUnavailable, "the top log's database is unavailable for the moment; retry", retryAfter: 1)
-            }
+            guard topAvailable() else { throw Self.topUnavailable }
             return try await topLog.respond(to: request, context: context)
         case .notAcrossShards:
             throw DomainError(
@@ -219,6 +213,10 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
 
     static var unavailable: DomainError {
         DomainError(.databaseUnavailable, "the shard that holds this is unavailable for the moment; retry", retryAfter: 1)
+    }
+
+    static var topUnavailable: DomainError {
+        DomainError(.databaseUnavailable, "the top log's database is unavailable for the moment; retry", retryAfter: 1)
     }
 
     struct NamedCollaboration: Decodable {

@@ -1,5 +1,4 @@
 import Foundation
-import LedgerWire
 
 /// An event about to be appended: the caller chooses its id so a retried append is recognised.
 public struct NewEvent: Sendable, Hashable {
@@ -119,14 +118,5 @@ public enum CanonicalJSON {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         return try decoder.decode(type, from: Data(json.utf8))
-    }
-}
-
-extension Evidence.Event {
-    /// The event as evidence shows it: its stored JSON texts, its time with microseconds.
-    public init(_ event: RecordedEvent) {
-        self.init(
-            position: event.position, streamId: event.streamId, version: event.version, eventId: event.eventId.uuidString.lowercased(),
-            type: event.type, data: event.data, metadata: event.metadata, recordedAt: RecordedTime.text(micros: event.recordedAtMicros))
     }
 }

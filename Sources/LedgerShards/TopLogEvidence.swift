@@ -45,9 +45,7 @@ public struct TopLogEvidence: Sendable {
         let (leafHash, hashes) = try await tree.inclusionProof(position: entry.position, size: top.size)
         return Evidence.TopLevel(
             shard: shard, entry: Evidence.Event(entry), leaf: Base64.encode(EventLeaf.bytes(entry)),
-            inclusion: InclusionProof(
-                position: entry.position, treeSize: top.size, leafIndex: entry.position - 1, leafHash: Base64.encode(leafHash),
-                hashes: hashes.map(Base64.encode)),
+            inclusion: InclusionProof(position: entry.position, size: top.size, leafHash: leafHash, hashes: hashes),
             checkpoint: top.note)
     }
 }

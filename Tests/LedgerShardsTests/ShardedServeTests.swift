@@ -77,7 +77,8 @@ struct ShardedServeTests {
         let auditor = live.client("auditor", roles: ["auditor"])
         try await waitUntil("the six grants in the access history") { try await auditor.auditAccess(limit: 100).records.count == 6 }
         let first = try await auditor.auditAccess(limit: 4)
-        let second = try await auditor.auditAccess(limit: 4, cursor: try #require(first.nextCursor))
+        let cursor: String = try #require(first.nextCursor)
+        let second = try await auditor.auditAccess(limit: 4, cursor: cursor)
         let records = first.records + second.records
         #expect(first.records.count == 4 && second.records.count == 2 && second.nextCursor == nil)
         #expect(records.map(\.collaborationId).sorted() == grants.sorted())
