@@ -240,6 +240,10 @@ struct TimeBoundAccessTests {
             }
             let (due, _) = try await TestWindows.endIn(3, devin, id, Array(people.prefix(2)))
             try await waitUntil(timeout: .seconds(30), "both expiries") { try await Self.expiries(devin, id).count == 2 }
+            // The members view folds them a moment later: what is read below is the view caught up.
+            try await waitUntil(timeout: .seconds(30), "both expiries in the members view") {
+                try await devin.members(of: id).members.filter { $0.state == "expired" }.count == 2
+            }
             let moments = [nil, start, due.addingTimeInterval(-0.5), due, due.addingTimeInterval(0.5), Date()]
             var before: [[Members.Member]] = []
             for moment in moments { before.append(try await devin.members(of: id, asOf: moment).members) }
