@@ -29,8 +29,10 @@ import LedgerWire
 ///   log recorded, with that checkpoint's entry in the top log (`ShardFanOut.evidence`);
 /// - `GET /v1/privacy/export`: every shard, each one's export that holds something in `shards`
 ///   (`ShardFanOut.export`);
-/// - other endpoints that read or write every shard (webhooks,
-///   `/v1/log`): `501 not_across_shards` until they are built;
+/// - `GET /v1/collaborations`: every shard, shard after shard (`ShardFanOut.collaborations`);
+/// - `/v1/log/…`: the top log's key, checkpoints and proofs; `GET /v1/log/status`: the top log's
+///   status with every shard's (`ShardFanOut.logStatus`);
+/// - webhooks, which read or write every shard: `501 not_across_shards` until they are built;
 /// - the rest (health, metrics, the OpenAPI document, the console, unknown paths): the first
 ///   shard's router, which needs no database for them.
 ///
@@ -55,6 +57,10 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
         case bodyCollaboration
         /// Every shard's answer, merged (`ShardFanOut`).
         case myCollaborations
+        /// The collaborations list, shard after shard (`ShardFanOut.collaborations`).
+        case collaborationsList
+        /// The top log's status with every shard's (`ShardFanOut.logStatus`).
+        case logStatus
         /// Every shard's change feed, merged (`ShardFeed`).
         case feed
         /// An erasure on every shard (`ShardFanOut.erasure`).
@@ -69,7 +75,7 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
         case accessAudit(only: Int?)
         /// Shard k's own log: `/tlog/shard/{k}/rest` is its router's `/tlog/rest` (the path, without the query).
         case shardLog(Int, path: String)
-        /// The top log (`topLog`).
+        /// The top log (`topLog`): its tiles under `/tlog/`, its key, checkpoints and proofs under `/v1/log/`.
         case topLog
         case notAcrossShards
     }
@@ -146,6 +152,13 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
             return try await send(request, context: context, to: shard(of: id))
         case .myCollaborations:
             return try await ShardFanOut.myCollaborations(request, context: context, shards: try everyShardAnswering())
+        case .collaborationsList:
+            return try await ShardFanOut.collaborations(request, context: context, shards: try everyShardAnswering())
+        case .logStatus:
+            guard topAvailable() else { throw Self.topUnavailable }
+            let topLog = topLog
+            return try await ShardFanOut.logStatus(
+                request, context: context, top: { try await topLog.respond(to: $0, context: $1) }, shards: try everyShardAnswering())
         case .evidence(let index):
             guard let index else {
                 throw DomainError.invalid(
@@ -251,6 +264,8 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
                 return .shard(shard(of: String(rest[1])))
             case "collaborations" where method == .post:
                 return idempotencyKey.map { .shard(shard(of: $0)) } ?? .anyShard
+            case "collaborations" where method == .get:
+                return .collaborationsList
             case "collaborations":
                 return .notAcrossShards
             case "challenges" where method == .post:
@@ -269,7 +284,11 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
             case "audit" where method == .get && rest == ["audit", "access"]:
                 // One collaboration's audit is its shard's alone.
                 return .accessAudit(only: collaboration.map { shard(of: $0) })
-            case "accounts", "audit", "feed", "webhooks", "privacy", "log":
+            case "log" where method == .get && rest == ["log", "status"]:
+                return .logStatus
+            case "log":
+                return .topLog
+            case "accounts", "audit", "feed", "webhooks", "privacy":
                 return .notAcrossShards
             default:
                 return .noDatabase

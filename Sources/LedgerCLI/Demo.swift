@@ -149,23 +149,38 @@ struct DemoScript {
 
         step("bob asks to be forgotten: first what is held about him, then the erasure (role privacy)")
         let auditor = client("auditor", roles: ["auditor"])
-        let bobsGrant = try await auditor.auditAccess(account: "bob", collaboration: id).records.first?.position ?? 1
-        let savedEvidence = try await auditor.evidence(position: bobsGrant)
+        // On shards a position is its shard's: the audit's record names the shard (nil on one database).
+        let grant = try await auditor.auditAccess(account: "bob", collaboration: id).records.first
+        let (bobsGrant, shard) = (grant?.position ?? 1, grant?.shard)
+        let evidence = { @Sendable in
+            if let shard {
+                try await auditor.evidence(position: bobsGrant, shard: shard)
+            } else {
+                try await auditor.evidence(position: bobsGrant)
+            }
+        }
+        let savedEvidence = try await evidence()
         let privacy = client("privacy-officer", roles: ["privacy"])
         let held = try await privacy.exportPersonalData(account: "bob")
-        say("held for bob: pseudonym \(held.pseudonym), named by the events at \(held.positions.map(String.init).joined(separator: ", "))")
-        let erased = try await privacy.erasePersonalData(account: "bob", reason: "DEMO-1").position ?? 0
-        say("erased at position \(erased): the log keeps \(held.pseudonym), and nothing the ledger keeps says whose it was")
+        for part in held.shards ?? [held] {
+            say(
+                "held for bob\(part.shard.map { " on shard \($0)" } ?? ""): pseudonym \(part.pseudonym), named by the events at \(part.positions.map(String.init).joined(separator: ", "))"
+            )
+        }
+        let erasure = try await privacy.erasePersonalData(account: "bob", reason: "DEMO-1")
+        // The erasure on the collaboration's shard (on one database, the one answer).
+        let erased = (erasure.shards ?? [erasure]).first { $0.shard == shard }?.position ?? 0
+        say("erased at position \(erased): the log keeps bob's pseudonym, and nothing the ledger keeps says whose it was")
         let again = try await privacy.erasePersonalData(account: "bob", reason: "DEMO-1")
         say("asked again: held \(again.held) (nothing is left to find bob by)")
 
         step("the same audit trail after the erasure")
         try await printAccess(id, minPosition: erased)
         let key = try NoteVerifier(try await auditor.logKey())
-        for (when, evidence) in [("saved before", savedEvidence), ("fetched after", try await auditor.evidence(position: bobsGrant))] {
+        for (when, evidence) in [("saved before", savedEvidence), ("fetched after", try await evidence())] {
             let report = try EvidenceVerifier.verify(evidence, key: key)
             say(
-                "evidence of bob's grant \(when) the erasure: in the signed log of \(report.treeSize) events, device proof verified: \(report.deviceProofChecked)"
+                "evidence of bob's grant \(when) the erasure: in the signed log of \(report.treeSize) events\(report.shard.map { " of shard \($0), recorded in the top log" } ?? ""), device proof verified: \(report.deviceProofChecked)"
             )
         }
 

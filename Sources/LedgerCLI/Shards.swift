@@ -18,23 +18,37 @@ struct ShardsInit: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "init",
         abstract:
-            "Make COUNT shard databases beside the ledger's database (embedded unless a URL is set), migrated, and the PL/Proxy cluster that maps PARTITIONS partitions over them in turn; then `ledger serve --shard-cluster CLUSTER`."
+            "Make COUNT shard databases beside the ledger's database (embedded unless a URL is set), or name existing ones with --shard, migrate them, and define the PL/Proxy cluster that maps PARTITIONS partitions over them in turn; then `ledger serve --shard-cluster CLUSTER`."
     )
 
     @OptionGroup var database: DatabaseOptions
-    @Option(help: "Shard databases, named after the ledger's database with _shard_0, _shard_1…") var count: Int
-    @Option(help: "Partitions, a power of two at least COUNT (default 16, or COUNT's next power of two): the unit a shard is moved by.")
+    @Option(help: "Shard databases to make, named after the ledger's database with _shard_0, _shard_1…") var count: Int?
+    @Option(
+        name: .customLong("shard"),
+        help: ArgumentHelp(
+            "A shard database that exists, instead of --count: its connection string (host=… port=… dbname=…), reached with the ledger's own login; repeat in shard order.",
+            valueName: "connection"))
+    var shards: [String] = []
+    @Option(
+        help:
+            "Partitions, a power of two at least the shards' count (default 16, or the count's next power of two): the unit a shard is moved by."
+    )
     var partitions: Int?
     @Option(help: "The PL/Proxy cluster's name (a foreign server in the ledger's database).") var cluster = "ledger_shards"
 
-    /// Partitions given, else 16, or COUNT's next power of two.
-    var partitionCount: Int { partitions ?? max(16, 1 << (Int.bitWidth - (count - 1).leadingZeroBitCount)) }
+    /// How many shards: --count, or the --shard options.
+    var shardCount: Int { count ?? shards.count }
+
+    /// Partitions given, else 16, or the count's next power of two.
+    var partitionCount: Int { partitions ?? max(16, 1 << (Int.bitWidth - (shardCount - 1).leadingZeroBitCount)) }
 
     func validate() throws {
-        guard (1...64).contains(count) else { throw ValidationError("--count must be between 1 and 64") }
+        guard (count == nil) != shards.isEmpty else { throw ValidationError("give --count, or one --shard for each shard database") }
+        guard (1...64).contains(shardCount) else { throw ValidationError("between 1 and 64 shards") }
+        guard Set(shards).count == shards.count else { throw ValidationError("a --shard is given twice") }
         let partitions = partitionCount
-        guard (count...1024).contains(partitions), partitions & (partitions - 1) == 0 else {
-            throw ValidationError("--partitions must be a power of two from --count to 1024")
+        guard (shardCount...1024).contains(partitions), partitions & (partitions - 1) == 0 else {
+            throw ValidationError("--partitions must be a power of two from the shards' count to 1024")
         }
     }
 
@@ -43,10 +57,15 @@ struct ShardsInit: AsyncParsableCommand {
         let logger = Logs.bootstrap(configuration)
         let (owner, embedded) = try await configuration.connect(logger: logger)
         try await stopping(embedded) {
-            let map = try await ShardCluster.create(
-                server: cluster, databases: (0..<count).map { "\(owner.database)_shard_\($0)" }, partitions: partitionCount, owner: owner,
-                onOwnServer: embedded != nil, logger: logger)
-            print("\(cluster): \(partitionCount) partitions over \(count) shards (\(map.shards.joined(separator: "; ")))")
+            let map =
+                if let count {
+                    try await ShardCluster.create(
+                        server: cluster, databases: (0..<count).map { "\(owner.database)_shard_\($0)" }, partitions: partitionCount,
+                        owner: owner, onOwnServer: embedded != nil, logger: logger)
+                } else {
+                    try await ShardCluster.create(server: cluster, shards: shards, partitions: partitionCount, owner: owner, logger: logger)
+                }
+            print("\(cluster): \(partitionCount) partitions over \(shardCount) shards (\(map.shards.joined(separator: "; ")))")
         }
     }
 }

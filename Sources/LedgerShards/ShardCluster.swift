@@ -74,6 +74,17 @@ public enum ShardCluster {
             onOwnServer
                 ? ShardConnection.keywords(database: $0) : ShardConnection.keywords(host: owner.host, port: owner.port, database: $0)
         }
+        return try await create(server: server, shards: shards, partitions: partitions, owner: owner, logger: logger)
+    }
+
+    /// The cluster `server` mapping `partitions` partitions over the databases `shards` names
+    /// (connection strings, each a database that exists with `owner`'s login, such as a Patroni
+    /// cluster's leader behind its HAProxy: deploy/patroni), in turn, and each shard migrated.
+    @discardableResult
+    public static func create(server: String, shards: [String], partitions: Int, owner: DatabaseSettings, logger: Logger) async throws
+        -> ShardMap
+    {
+        for shard in shards { _ = try ShardConnection.settings(shard, login: owner) }  // refused before anything is defined
         let map = try ShardMap(partitions: (0..<partitions).map { shards[$0 % shards.count] })
         try await owner.withClient(logger: logger) { try await define(server: server, as: map, client: $0, logger: logger) }
         try await migrate(server: server, owner: owner, logger: logger)

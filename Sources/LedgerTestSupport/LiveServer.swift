@@ -17,6 +17,8 @@ import TransparencyLog
 public struct LiveServer: Sendable {
     public let baseURL: URL
     public let authority: TokenAuthority
+    /// The tokens' HS256 secret (`LEDGER_JWT_SECRET`), for a `ledger` command run against it.
+    public let secret: String
     public let db: PostgresClient
     /// The database, as its owner reaches it (for pg_dump and the like).
     public let settings: DatabaseSettings
@@ -40,7 +42,8 @@ public struct LiveServer: Sendable {
         LedgerMetrics.bootstrap()  // as `ledger serve` does: /metrics shows what the services record
         try await withTestStore { _, owner, settings in
             let logger = Logger(label: "live-server")
-            let authority = try await TokenAuthority(secret: "live-server-test-secret-\(UUID())")
+            let secret = "live-server-test-secret-\(UUID())"
+            let authority = try await TokenAuthority(secret: secret)
             // As in production: the server connects as a member of ledger_service, not as the owner.
             let service = try await PostgresAdmin.serviceLogin("ledger_app_\(UInt32.random(in: 0 ... .max))", on: settings, logger: logger)
             // The published checkpoint belongs to this database's log alone: a file of its own.
@@ -53,7 +56,9 @@ public struct LiveServer: Sendable {
                 signer: roles == .allInOne ? signer : nil, witnesses: witnesses)
             process.deliveries = deliveries
             try await process.serving(logger: logger) { running in
-                try await body(LiveServer(baseURL: running.baseURL, authority: authority, db: owner, settings: settings, signer: signer))
+                try await body(
+                    LiveServer(
+                        baseURL: running.baseURL, authority: authority, secret: secret, db: owner, settings: settings, signer: signer))
             }
         }
     }

@@ -13,6 +13,8 @@ public struct CollaborationList: Codable, Sendable, Hashable {
         public var owner: String
         public var startedAt: Date
         public var memberCounts: Collaboration.MemberCounts
+        /// On shards, the shard that holds it (absent on one database).
+        public var shard: Int?
 
         public init(
             collaborationId: String, localIdentifier: String?, title: String?, owner: String, startedAt: Date,
@@ -35,14 +37,15 @@ public struct CollaborationList: Codable, Sendable, Hashable {
             try c.encode(owner, forKey: .owner)
             try c.encode(startedAt, forKey: .startedAt)
             try c.encode(memberCounts, forKey: .memberCounts)
+            try c.encodeIfPresent(shard, forKey: .shard)
         }
     }
     public var collaborations: [Entry]
     public var nextCursor: String?
-    /// The log position the views reflect.
-    public var position: Int64
+    /// The log position the views reflect; absent on shards, where a position is one shard's.
+    public var position: Int64?
 
-    public init(collaborations: [Entry], nextCursor: String?, position: Int64) {
+    public init(collaborations: [Entry], nextCursor: String?, position: Int64?) {
         self.collaborations = collaborations
         self.nextCursor = nextCursor
         self.position = position
@@ -73,6 +76,8 @@ public struct LogStatus: Codable, Sendable, Hashable {
         public var lagEvents: Int64
         public var lagSeconds: Double
         public var status: String
+        /// On shards, the shard it runs on (absent on one database).
+        public var shard: Int?
 
         public init(name: String, position: Int64, lagEvents: Int64, lagSeconds: Double, status: String) {
             self.name = name
@@ -154,6 +159,10 @@ public struct LogStatus: Codable, Sendable, Hashable {
     public var expiry: Expiry
     /// Absent from servers before it.
     public var tree: Tree?
+    /// On shards: this status's shard, in each of `shards` (absent on one database and on the whole).
+    public var shard: Int?
+    /// On shards: each shard's own status (`LogStatus.sharded`); absent on one database.
+    public var shards: [LogStatus]?
 
     public init(
         head: Int64, checkpoint: PublishedCheckpoint?, checkpointLagEvents: Int64, checkpointLagSeconds: Double, projections: [Projection],

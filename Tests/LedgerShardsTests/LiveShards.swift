@@ -28,6 +28,8 @@ struct LiveShards: Sendable {
 
     let baseURL: URL
     let authority: TokenAuthority
+    /// The tokens' HS256 secret (`LEDGER_JWT_SECRET`), for a `ledger` command run against it.
+    let secret: String
     let map: ShardMap
     /// Each shard as its owner reaches it.
     let shards: [DatabaseSettings]
@@ -54,7 +56,8 @@ struct LiveShards: Sendable {
         for shard in shards where shard.port != definition.port || shard.host != definition.host {
             _ = try await PostgresAdmin.serviceLogin(name, password: password, on: shard, logger: logger)
         }
-        let authority = try await TokenAuthority(secret: "live-shards-test-secret-\(UUID())")
+        let secret = "live-shards-test-secret-\(UUID())"
+        let authority = try await TokenAuthority(secret: secret)
         // Each shard's published checkpoint in a folder of this run's own.
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("live-shards-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -68,7 +71,8 @@ struct LiveShards: Sendable {
         process.onWedged = { wedged.withLock { $0 = true } }
         defer { #expect(!wedged.withLock { $0 }, "a watchdog found a wedged pool and would have restarted the process") }
         try await process.serving(logger: logger) { running in
-            try await body(LiveShards(baseURL: running.baseURL, authority: authority, map: map, shards: shards, top: definition))
+            try await body(
+                LiveShards(baseURL: running.baseURL, authority: authority, secret: secret, map: map, shards: shards, top: definition))
         }
     }
 

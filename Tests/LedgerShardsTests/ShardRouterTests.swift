@@ -27,9 +27,15 @@ struct ShardRouterTests {
         for (method, path) in [
             (HTTPRequest.Method.get, "/v1//privacy/erasures"), (.put, "/v1//privacy/export"), (.post, "//v1/feed"),
             (.get, "/v1/audit//other/1"),
-            (.get, "/v1//log/checkpoint"), (.post, "/v1/webhooks/"), (.get, "/v1/collaborations/"), (.get, "/v1//collaborations"),
+            (.post, "/v1/webhooks/"), (.get, "/v1//webhooks"), (.put, "/v1/collaborations/"),
         ] {
             #expect(Self.to(method, path) == .notAcrossShards, "\(method) \(path)")
+        }
+        #expect(Self.to(.get, "/v1/collaborations/") == .collaborationsList)
+        #expect(Self.to(.get, "/v1//collaborations") == .collaborationsList)
+        #expect(Self.to(.get, "/v1//log/status/") == .logStatus)
+        for path in ["/v1//log/checkpoint", "/v1/log/key/", "/v1/log//proofs/consistency"] {
+            #expect(Self.to(.get, path) == .topLog, "\(path)")
         }
         #expect(Self.to(.get, "/v1//accounts/me/collaborations/") == .myCollaborations)
         #expect(Self.to(.get, "/v1/audit//access/") == .accessAudit(only: nil))

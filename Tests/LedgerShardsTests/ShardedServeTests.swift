@@ -194,7 +194,7 @@ struct ShardedServeTests {
                 let (_, response) = try await TestHTTP.data(from: live.baseURL.appendingPathComponent(path))
                 #expect(response.statusCode == 200, "/\(path)")
             }
-            for path in ["v1/collaborations", "v1/webhooks", "v1/log/checkpoint"] {
+            for path in ["v1/webhooks"] {
                 let (body, response) = try await TestHTTP.data(for: try await live.request("GET", path, as: "devin"))
                 #expect(response.statusCode == 501, "/\(path)")
                 #expect(String(decoding: body, as: UTF8.self).contains("\"code\":\"not_across_shards\""), "/\(path)")

@@ -69,8 +69,10 @@ export function showHealth() {
     ]));
     setState(lag, 'ready');
     showExpiry(expiry, st.expiry);
-    const rows = (st.projections || []).map((p) => el('tr', { class: 'projection-row', 'data-name': p.name },
-      el('td', {}, p.name), el('td', { class: 'num' }, optional(p.position)), el('td', { class: 'num' }, optional(p.lagEvents)),
+    // On shards each projection runs on one shard, named beside it (data-shard).
+    const rows = (st.projections || []).map((p) => el('tr', { class: 'projection-row', 'data-name': p.name,
+      ...(Number.isInteger(p.shard) ? { 'data-shard': String(p.shard) } : {}) },
+      el('td', {}, Number.isInteger(p.shard) ? `${p.name} (shard ${p.shard})` : p.name), el('td', { class: 'num' }, optional(p.position)), el('td', { class: 'num' }, optional(p.lagEvents)),
       el('td', { class: 'num' }, optional(p.lagSeconds)), el('td', { class: 'status-' + cssName(p.status) }, optional(p.status))));
     proj.append(el('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-labelledby': 'projections-h' },
       el('table', { id: 'projections-table' }, el('thead', {}, el('tr', {},
