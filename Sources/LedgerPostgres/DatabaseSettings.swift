@@ -115,15 +115,18 @@ extension DatabaseSettings {
 
 extension PSQLError {
     /// The database is unreachable for the moment (connection lost or refused, server shutting
-    /// down, crashed or still recovering): worth a retry, not a bug. The API answers 503.
+    /// down, crashed or still recovering), or takes no writes for the moment (a write reached a
+    /// server in recovery: during a failover, the node HAProxy sent it to before its promotion
+    /// finished): worth a retry, not a bug. The API answers 503.
     public var meansDatabaseUnavailable: Bool {
         switch code {
         case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed:
             return true
         case .server:
-            // 08xxx connection exceptions, 57P01 admin / 57P02 crash shutdown, 57P03 cannot connect now.
+            // 08xxx connection exceptions, 57P01 admin / 57P02 crash shutdown, 57P03 cannot connect
+            // now, 25006 read-only SQL transaction (a server in recovery).
             let state = serverInfo?[.sqlState] ?? ""
-            return state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state)
+            return state.hasPrefix("08") || ["57P01", "57P02", "57P03", "25006"].contains(state)
         default:
             return false
         }

@@ -17,7 +17,7 @@ struct ErrorClassificationTests {
         throw CancellationError()
     }
 
-    @Test("data errors stop a projection; shutdowns, lost connections, deadlocks and timeouts pass")
+    @Test("data errors stop a projection; shutdowns, lost connections, a server in recovery, deadlocks and timeouts pass")
     func classification() async throws {
         try await withTestStore { _, client, _ in
             // (SQLSTATE, a data error?, the database unavailable?)
@@ -33,6 +33,7 @@ struct ErrorClassificationTests {
                 ("57P02", false, true),  // crash_shutdown
                 ("57P03", false, true),  // cannot_connect_now (recovering)
                 ("08006", false, true),  // connection_failure
+                ("25006", false, true),  // read_only_sql_transaction: a write on a server in recovery (a failover)
                 ("53300", false, false),  // too_many_connections
             ]
             for (state, data, unavailable) in cases {
