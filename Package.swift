@@ -466,7 +466,7 @@ let package = Package(
             name: "LedgerShardsTests",
             dependencies: [
                 "LedgerShards", "LedgerPostgres", "LedgerTestSupport", "LedgerApp", "LedgerClient", "LedgerDeviceSimulator", "LedgerTokens",
-                "LedgerTelemetry", "LedgerConfiguration", "TransparencyLog", "LedgerDomain", "LedgerAPI",
+                "LedgerTelemetry", "LedgerConfiguration", "TransparencyLog", "LedgerDomain", "LedgerAPI", "LedgerWebhooks", "LedgerWire",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),

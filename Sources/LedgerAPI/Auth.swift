@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import LedgerDomain
 import LedgerTokens
+import LedgerWebhooks
 import LedgerWire
 import Logging
 import Metrics
@@ -10,6 +11,9 @@ import Metrics
 public struct LedgerRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     public var caller: Caller?
+    /// On shards, the id and secret a webhook of every collaboration takes on every shard: set by
+    /// the shard router's fan-out (`ShardFanOut.registerWebhook`), never from the request.
+    var webhookSeed: WebhookRegistry.Seed?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

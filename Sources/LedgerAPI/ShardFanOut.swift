@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import LedgerDomain
 import LedgerWire
@@ -95,9 +96,9 @@ enum ShardFanOut {
         return try evidence.response(from: request, context: context)
     }
 
-    /// A shard's answer read as the API writes it, if it is 200; else its `Refusal`.
-    static func answer<T: Decodable>(_ type: T.Type, _ response: Response) async throws -> T {
-        guard response.status == .ok else { throw Refusal(response: response) }
+    /// A shard's answer read as the API writes it, if it has `status` (200); else its `Refusal`.
+    static func answer<T: Decodable>(_ type: T.Type, _ response: Response, status: HTTPResponse.Status = .ok) async throws -> T {
+        guard response.status == status else { throw Refusal(response: response) }
         return try APIJSON.decoder().decode(T.self, from: Data(try await body(of: response).readableBytesView))
     }
 

@@ -32,7 +32,9 @@ import LedgerWire
 /// - `GET /v1/collaborations`: every shard, shard after shard (`ShardFanOut.collaborations`);
 /// - `/v1/log/…`: the top log's key, checkpoints and proofs; `GET /v1/log/status`: the top log's
 ///   status with every shard's (`ShardFanOut.logStatus`);
-/// - webhooks, which read or write every shard: `501 not_across_shards` until they are built;
+/// - `POST /v1/webhooks`: the body's collaboration's shard, or every shard without one, with one
+///   id and secret; `GET /v1/webhooks` and `DELETE /v1/webhooks/{id}`: every shard
+///   (`ShardFanOut+Webhooks.swift`);
 /// - the rest (health, metrics, the OpenAPI document, the console, unknown paths): the first
 ///   shard's router, which needs no database for them.
 ///
@@ -44,41 +46,6 @@ import LedgerWire
 /// top log's, while its database does not answer (`topAvailable`).
 public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Context == LedgerRequestContext {
     public typealias Context = LedgerRequestContext
-
-    /// Where a request goes.
-    enum Destination: Equatable {
-        case shard(Int)
-        /// What needs no database (health, metrics, the OpenAPI document, the console, unknown
-        /// paths): the first shard's router, whether its database answers or not.
-        case noDatabase
-        case anyShard
-        case everyShard
-        /// The shard of the body's `collaborationId` (a challenge).
-        case bodyCollaboration
-        /// Every shard's answer, merged (`ShardFanOut`).
-        case myCollaborations
-        /// The collaborations list, shard after shard (`ShardFanOut.collaborations`).
-        case collaborationsList
-        /// The top log's status with every shard's (`ShardFanOut.logStatus`).
-        case logStatus
-        /// Every shard's change feed, merged (`ShardFeed`).
-        case feed
-        /// An erasure on every shard (`ShardFanOut.erasure`).
-        case erasure
-        /// An account's personal data from every shard (`ShardFanOut.export`).
-        case export
-        /// An event's evidence through both levels (`ShardFanOut.evidence`): `?shard=k` names
-        /// its shard (nil: not named, or not a shard's index).
-        case evidence(shard: Int?)
-        /// The access audit of every shard, or of the one that holds the filter's collaboration
-        /// (`ShardFanOut.auditAccess`).
-        case accessAudit(only: Int?)
-        /// Shard k's own log: `/tlog/shard/{k}/rest` is its router's `/tlog/rest` (the path, without the query).
-        case shardLog(Int, path: String)
-        /// The top log (`topLog`): its tiles under `/tlog/`, its key, checkpoints and proofs under `/v1/log/`.
-        case topLog
-        case notAcrossShards
-    }
 
     let map: ShardMap
     /// Each shard's router, in `map.shards`' order.
@@ -144,12 +111,21 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
             let body = try await BodyDecoder.collect(request, limit: bodyLimit)
             request = Request(head: request.head, body: RequestBody(buffer: body))
             // A body without a collaboration id is refused alike by any shard that answers.
-            guard let id = (try? JSONDecoder().decode(NamedCollaboration.self, from: Data(body.readableBytesView)))?.collaborationId
-            else {
+            guard let id = Self.collaborationId(in: body) else {
                 guard let index = shards.indices.first(where: { available[$0]() }) else { throw Self.unavailable }
                 return try await send(request, context: context, to: index)
             }
             return try await send(request, context: context, to: shard(of: id))
+        case .webhookRegistration:
+            let body = try await BodyDecoder.collect(request, limit: bodyLimit)
+            guard let id = Self.collaborationId(in: body) else {
+                return try await ShardFanOut.registerWebhook(request, body: body, context: context, shards: try everyShardAnswering())
+            }
+            return try await send(Request(head: request.head, body: RequestBody(buffer: body)), context: context, to: shard(of: id))
+        case .webhookList:
+            return try await ShardFanOut.webhooks(request, context: context, shards: try everyShardAnswering())
+        case .webhookDeletion:
+            return try await ShardFanOut.deleteWebhook(request, context: context, shards: try everyShardAnswering())
         case .myCollaborations:
             return try await ShardFanOut.myCollaborations(request, context: context, shards: try everyShardAnswering())
         case .collaborationsList:
@@ -236,65 +212,14 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
         var collaborationId: String?
     }
 
+    /// The body's `collaborationId`, if it is JSON that names one.
+    static func collaborationId(in body: ByteBuffer) -> String? {
+        (try? JSONDecoder().decode(NamedCollaboration.self, from: Data(body.readableBytesView)))?.collaborationId
+    }
+
     /// The index of the shard that holds `id`, read as the API reads collaboration ids.
     func shard(of id: String) -> Int {
         let key = (try? Identifiers.collaborationId(id)) ?? id
         return map.shards.firstIndex(of: map.shard(of: key))!
-    }
-
-    func destination(
-        method: HTTPRequest.Method, path: String, idempotencyKey: String?, collaboration: String? = nil, named: String? = nil
-    ) -> Destination {
-        let segments = path.split(separator: "/")[...]
-        guard let first = segments.first else { return .noDatabase }
-        switch first {
-        case "ready":
-            return .everyShard
-        case "tlog":
-            // `/tlog/shard/{k}/…`, k a shard's index written as Swift writes it (no sign, no
-            // leading zero), so one shard has one path; the rest of `/tlog/…` is the top log's.
-            let rest = Array(segments.dropFirst())
-            guard rest.count >= 3, rest[0] == "shard", let index = Int(rest[1]), String(index) == rest[1], shards.indices.contains(index)
-            else { return rest.first == "shard" ? .noDatabase : .topLog }
-            return .shardLog(index, path: "/tlog/" + rest[2...].joined(separator: "/"))
-        case "v1":
-            let rest = Array(segments.dropFirst())
-            switch rest.first {
-            case "collaborations" where rest.count >= 2:
-                return .shard(shard(of: String(rest[1])))
-            case "collaborations" where method == .post:
-                return idempotencyKey.map { .shard(shard(of: $0)) } ?? .anyShard
-            case "collaborations" where method == .get:
-                return .collaborationsList
-            case "collaborations":
-                return .notAcrossShards
-            case "challenges" where method == .post:
-                return .bodyCollaboration
-            case "accounts" where method == .get && rest == ["accounts", "me", "collaborations"]:
-                return .myCollaborations
-            case "audit" where method == .get && rest.count == 3 && rest[1] == "evidence":
-                // `named`: the query's `shard`, a shard's index written as Swift writes it.
-                return .evidence(shard: named.flatMap(Int.init).flatMap { String($0) == named && shards.indices.contains($0) ? $0 : nil })
-            case "privacy" where method == .post && rest == ["privacy", "erasures"]:
-                return .erasure
-            case "privacy" where method == .get && rest == ["privacy", "export"]:
-                return .export
-            case "feed" where method == .get && rest == ["feed"]:
-                return .feed
-            case "audit" where method == .get && rest == ["audit", "access"]:
-                // One collaboration's audit is its shard's alone.
-                return .accessAudit(only: collaboration.map { shard(of: $0) })
-            case "log" where method == .get && rest == ["log", "status"]:
-                return .logStatus
-            case "log":
-                return .topLog
-            case "accounts", "audit", "feed", "webhooks", "privacy":
-                return .notAcrossShards
-            default:
-                return .noDatabase
-            }
-        default:
-            return .noDatabase
-        }
     }
 }

@@ -36,7 +36,9 @@ struct WebhookController {
                 throw DomainError(.notOwner, "only the collaboration's owner may register a webhook for it")
             }
         }
-        guard let webhook = try await registry.register(subject: subject, url: body.url, collaborationId: body.collaborationId)
+        guard
+            let webhook = try await registry.register(
+                subject: subject, url: body.url, collaborationId: body.collaborationId, seed: context.webhookSeed ?? .init())
         else {
             throw DomainError(.tooManyWebhooks, "an account may hold \(WebhookRegistry.limitPerAccount) webhooks; delete one first")
         }

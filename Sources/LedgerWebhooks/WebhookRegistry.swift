@@ -18,12 +18,19 @@ public struct WebhookRegistry: Sendable {
         self.logger = logger
     }
 
+    /// A webhook's id and signing secret, made once (on shards, one registration of every
+    /// collaboration an owner owns is made on every shard with the same seed).
+    public struct Seed: Sendable {
+        public var id = UUID()
+        public var secret = WebhookRegistry.newSecret()
+        public init() {}
+    }
+
     /// Registers a webhook of the account `subject` (its pseudonym: the table names accounts so)
     /// that delivers the events appended from now on; the answer is the only one that carries its
     /// secret. Nil if the account holds `limitPerAccount` already.
-    public func register(subject account: String, url: String, collaborationId: String?) async throws -> Webhook? {
-        let id = UUID()
-        let secret = Self.newSecret()
+    public func register(subject account: String, url: String, collaborationId: String?, seed: Seed = Seed()) async throws -> Webhook? {
+        let (id, secret) = (seed.id, seed.secret)
         let rows = try await client.queryUnlessClosed(
             """
             INSERT INTO ledger_webhooks (id, account, collaboration_id, url, secret, position)

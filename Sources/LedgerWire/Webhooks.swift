@@ -30,6 +30,9 @@ public struct Webhook: Codable, Sendable, Hashable {
     public var disabledAt: Date?
     /// The signing secret: only in the answer to the registration, never again.
     public var secret: String?
+    /// On shards: the shard that delivers it (its events; `deliveredThrough` is its position).
+    /// A webhook of every collaboration its owner owns is on every shard, listed once for each.
+    public var shard: Int?
 
     public init(
         id: String, url: String, collaborationId: String?, createdAt: Date, deliveredThrough: Int64, status: String,

@@ -6,6 +6,7 @@ import LedgerPostgres
 import LedgerTelemetry
 import LedgerTestSupport
 import LedgerTokens
+import LedgerWebhooks
 import Logging
 import PostgresNIO
 import Synchronization
@@ -42,7 +43,8 @@ struct LiveShards: Sendable {
     /// test cluster.
     static func run(
         shards: [DatabaseSettings], top: DatabaseSettings? = nil, configuration: LedgerConfiguration = .testing(),
-        signer: NoteSigner? = nil, witnesses: WitnessPolicy? = nil, _ body: @Sendable (LiveShards) async throws -> Void
+        signer: NoteSigner? = nil, witnesses: WitnessPolicy? = nil, deliveries: WebhookDeliverer.Settings = .init(),
+        _ body: @Sendable (LiveShards) async throws -> Void
     ) async throws {
         LedgerMetrics.bootstrap()  // as `ledger serve` does: /metrics shows what the services record
         // The database the cluster is defined in keeps the top log: migrated, as `ledger serve` migrates it.
@@ -66,6 +68,7 @@ struct LiveShards: Sendable {
         var process = LedgerProcess(
             .serve, configuration: configuration, database: service, authority: authority, signer: signer, witnesses: witnesses)
         process.shardCluster = "ledger_shards"
+        process.deliveries = deliveries
         // A watchdog that decides on a wedge fails the test, not the whole test process.
         let wedged = Mutex(false)
         process.onWedged = { wedged.withLock { $0 = true } }

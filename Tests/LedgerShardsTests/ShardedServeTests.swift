@@ -177,7 +177,7 @@ struct ShardedServeTests {
     }
 
     @Test(
-        "every-shard endpoints not built answer 501 not_across_shards; minPosition on an every-shard read 400; an unknown collaboration 404; health and readiness answer"
+        "every-shard paths no fan-out serves answer 501 not_across_shards; minPosition on an every-shard read 400; an unknown collaboration 404; health and readiness answer"
     )
     func refusals() async throws {
         try await Self.run { live in
@@ -194,7 +194,8 @@ struct ShardedServeTests {
                 let (_, response) = try await TestHTTP.data(from: live.baseURL.appendingPathComponent(path))
                 #expect(response.statusCode == 200, "/\(path)")
             }
-            for path in ["v1/webhooks"] {
+            // A path under an every-shard prefix that no fan-out serves: refused, never one shard's answer.
+            for path in ["v1/accounts/me/other", "v1/privacy/other"] {
                 let (body, response) = try await TestHTTP.data(for: try await live.request("GET", path, as: "devin"))
                 #expect(response.statusCode == 501, "/\(path)")
                 #expect(String(decoding: body, as: UTF8.self).contains("\"code\":\"not_across_shards\""), "/\(path)")
