@@ -73,6 +73,11 @@ struct Log: AsyncParsableCommand {
         var url: String?
         @Option(help: "With --url: a witness policy (C2SP tlog-policy) whose quorum must have cosigned the published checkpoint.")
         var policy: String?
+        @Flag(
+            help:
+                "With --url, a ledger on shards (--key the deployment's): also check every shard's log against each of its checkpoints the top log recorded, and its published checkpoint."
+        )
+        var shards = false
 
         func run() async throws {
             let saved = try savedCheckpoint()
@@ -110,6 +115,15 @@ struct Log: AsyncParsableCommand {
                     "log verify: OK, the published tree of size \(published.checkpoint.size) (root \(Base64.encode(published.checkpoint.rootHash))) "
                         + "extends the saved checkpoint of size \(saved.size), from tiles alone"
                         + (policy == nil ? "" : "; cosigned by \(published.cosigners.joined(separator: ", "))"))
+                guard shards else { return }
+                let checks = try await client.verifyShardLogs(top: published.checkpoint, key: NoteVerifier(keyText))
+                guard !checks.isEmpty else { throw LogAuditFailure("the top log records no shard's checkpoint") }
+                for check in checks {
+                    print(
+                        "shard \(check.shard): OK, \(check.recorded) checkpoints recorded in the top log, each extending the one before; "
+                            + "its tiles give the latest (size \(check.recordedSize)), and its published tree of size \(check.publishedSize) extends it"
+                    )
+                }
             } catch {
                 print("log verify: FAILED: \(error)")
                 throw ExitCode(2)

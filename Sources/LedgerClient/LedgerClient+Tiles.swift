@@ -18,7 +18,7 @@ public struct VerifiedCheckpoint: Sendable, Equatable {
 extension LedgerClient {
     /// `GET /tlog/checkpoint`, opened with `key`, and checked against `policy` if given.
     public func publishedCheckpoint(key: NoteVerifier, policy: WitnessPolicy? = nil) async throws -> VerifiedCheckpoint {
-        let note = String(decoding: try await exchange("GET", "/tlog/checkpoint", authenticated: false).body, as: UTF8.self)
+        let note = String(decoding: try await exchange("GET", tlog + "/checkpoint", authenticated: false).body, as: UTF8.self)
         if let policy {
             guard policy.logs.contains(key) else { throw LogAuditFailure("the policy does not list the log's key \(key.text)") }
             let (checkpoint, cosigners) = try policy.verify(note)
@@ -28,9 +28,9 @@ extension LedgerClient {
     }
 
     /// One tile's bytes (`GET /tlog/<path>`; entry bundles need an auditor's token unless the
-    /// log serves them publicly).
-    public func tile(_ tile: Tile) async throws -> [UInt8] {
-        let data = try await exchange("GET", "/tlog/" + tile.path, authenticated: tile.isEntries).body
+    /// log serves them publicly: `publicEntries`, as the top log on shards does).
+    public func tile(_ tile: Tile, publicEntries: Bool = false) async throws -> [UInt8] {
+        let data = try await exchange("GET", tlog + "/" + tile.path, authenticated: tile.isEntries && !publicEntries).body
         guard tile.isEntries || data.count == tile.width * 32 else {
             throw LogAuditFailure("\(tile.path) is \(data.count) bytes, not \(tile.width * 32)")
         }

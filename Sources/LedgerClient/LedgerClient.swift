@@ -13,6 +13,9 @@ public struct LedgerClient: Sendable {
     let transport: any LedgerTransport
     /// Attempts of a start call on transport errors and 5xx answers (same idempotency key).
     public var startAttempts: Int = 4
+    /// Where the log's checkpoint and tiles are: `/tlog`; on shards, shard k's log is at
+    /// `/tlog/shard/k` (`shardLog(_:)`).
+    var tlog = "/tlog"
 
     /// - Parameters:
     ///   - baseURL: where the ledger listens, e.g. `https://ledger.example.com`.

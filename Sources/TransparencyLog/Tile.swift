@@ -113,13 +113,19 @@ public struct Tile: Hashable, Sendable, CustomStringConvertible {
     /// The hashes an entry bundle's entries give (level 0's): its entries, each `SHA256(0x00 ||
     /// entry)`, concatenated. Nil when the bundle is malformed (a length past its end).
     public static func leafHashes(ofBundle bundle: [UInt8]) -> [UInt8]? {
-        var out: [UInt8] = []
+        entries(ofBundle: bundle)?.flatMap(MerkleTree.leafHash)
+    }
+
+    /// An entry bundle's entries (each a big-endian 16-bit length, then that many bytes). Nil when
+    /// the bundle is malformed (a length past its end).
+    public static func entries(ofBundle bundle: [UInt8]) -> [[UInt8]]? {
+        var out: [[UInt8]] = []
         var at = 0
         while at < bundle.count {
             guard at + 2 <= bundle.count else { return nil }
             let length = Int(bundle[at]) << 8 | Int(bundle[at + 1])
             guard at + 2 + length <= bundle.count else { return nil }
-            out += MerkleTree.leafHash(Array(bundle[at + 2..<at + 2 + length]))
+            out.append(Array(bundle[at + 2..<at + 2 + length]))
             at += 2 + length
         }
         return out

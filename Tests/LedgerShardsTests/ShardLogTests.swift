@@ -80,7 +80,7 @@ struct TopLogTests {
     }
 
     @Test(
-        "each shard's checkpoints are recorded in order, each opening with its shard's key; the top checkpoint at /tlog/ covers them, opens with the deployment's key and is cosigned by its witness; Go's sumdb/tlog verifies the top tiles; a shard tree that does not extend the recorded one is not recorded"
+        "each shard's checkpoints are recorded in order, each opening with its shard's key; the top checkpoint at /tlog/ covers them, opens with the deployment's key and is cosigned by its witness; Go's sumdb/tlog verifies the top tiles; ledger log verify --url --shards checks both levels, and refuses another key and a rewritten shard; a shard tree that does not extend the recorded one is not recorded"
     )
     func topLog() async throws {
         let signer = try NoteSigner(name: "top.test/ledger")
@@ -126,6 +126,7 @@ struct TopLogTests {
                 #expect(try policy.verify(note).cosigners == ["W1"], "the top checkpoint is cosigned by the policy's witness")
                 let output = try await GoTilecheck.run(root: live.baseURL.absoluteString + "/tlog", key: signer.verifier.text)
                 #expect(output.status == 0 && output.output.contains("OK size"), "\(output.output)")
+                try await Self.logVerify(live, note: note, signer: signer)
 
                 // A recorded root that the shard's tree does not extend: shard 0 is recorded no more,
                 // shard 1 still is.
@@ -152,5 +153,33 @@ struct TopLogTests {
             throw error
         }
         await witness.stop()
+    }
+
+    /// `ledger log verify --url --shards` from tiles alone, with the deployment's key: the top log,
+    /// then each shard's log against the checkpoints the top log recorded of it. Refused: another
+    /// deployment's key, and a shard whose stored tree was rewritten (its tiles no longer give the
+    /// root the top log recorded).
+    static func logVerify(_ live: LiveShards, note: String, signer: NoteSigner) async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("top-\(UUID().uuidString.prefix(8)).checkpoint")
+        try note.write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        func verify(key: String) async throws -> ProcessRunner.Output {
+            try await ProcessRunner.run(
+                ledgerBinary(),
+                ["log", "verify", "--url", live.baseURL.absoluteString, "--checkpoint", file.path, "--key", key, "--shards"])
+        }
+        let run = try await verify(key: signer.verifier.text)
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains("shard 0: OK") && run.output.contains("shard 1: OK"), "\(run.output)")
+        let other = try await verify(key: try NoteSigner(name: signer.name).verifier.text)
+        #expect(other.status != 0, "another deployment's key: \(other.output)")
+        // Shard 0's first event rewritten past its trigger (an owner's hand): its leaf, and so its tiles, change.
+        try await withClient(live.shards[0]) { client in
+            try await client.query("ALTER TABLE ledger_events DISABLE TRIGGER ledger_events_no_update")
+            try await client.query("UPDATE ledger_events SET event_type = 'Forged' WHERE position = 1")
+            try await client.query("ALTER TABLE ledger_events ENABLE TRIGGER ledger_events_no_update")
+        }
+        let rewritten = try await verify(key: signer.verifier.text)
+        #expect(rewritten.status != 0 && rewritten.output.contains("shard 0"), "\(rewritten.output)")
     }
 }

@@ -91,5 +91,8 @@ struct TileTests {
         #expect(Tile.leafHashes(ofBundle: bundle) == entries.flatMap(MerkleTree.leafHash))
         #expect(Tile.leafHashes(ofBundle: Array(bundle.dropLast())) == nil)
         #expect(Tile.leafHashes(ofBundle: bundle + [0]) == nil)
+        #expect(Tile.entries(ofBundle: bundle) == entries)
+        #expect(Tile.entries(ofBundle: []) == [])
+        #expect(Tile.entries(ofBundle: Array(bundle.dropLast())) == nil)
     }
 }

@@ -1,0 +1,109 @@
+import Foundation
+import LedgerDomain
+import TransparencyLog
+
+/// What `verifyShardLogs` found of one shard's log.
+public struct ShardLogCheck: Sendable, Equatable {
+    public var shard: Int
+    /// The shard's checkpoints the top log recorded, each extending the one before.
+    public var recorded: Int
+    /// The size of the latest of them, whose root the shard's tiles give.
+    public var recordedSize: Int64
+    /// The shard's published checkpoint, which extends the latest recorded one.
+    public var publishedSize: Int64
+}
+
+// On shards (docs/SCALING.md), the log auditors know is the top log: its entries are the shards'
+// signed checkpoints. Checking both levels from tiles alone, trusting only the deployment's key.
+extension LedgerClient {
+    /// The same client reading shard `shard`'s own log (`/tlog/shard/{k}/`).
+    public func shardLog(_ shard: Int) -> LedgerClient {
+        var client = self
+        client.tlog = "/tlog/shard/\(shard)"
+        return client
+    }
+
+    /// Checks the shards' logs under the top log's published tree `top` (already verified, as
+    /// `verifyPublishedTree` verifies it):
+    /// - every entry of `top`, read from the top log's public entry bundles, gives its root;
+    /// - each is a `ShardCheckpointRecorded` of stream `shard-k`, its checkpoint signed with
+    ///   `key` under shard k's origin (`ShardCheckpointRecorded.origin`), its size and root the
+    ///   checkpoint's;
+    /// - each shard's recorded checkpoints extend one another (consistency proofs from the
+    ///   shard's tiles), its tiles give the latest one's root, and its published checkpoint
+    ///   extends it.
+    /// Throws `LogAuditFailure` naming what does not hold.
+    public func verifyShardLogs(top: Checkpoint, key: NoteVerifier) async throws -> [ShardLogCheck] {
+        var recorded: [Int: [Checkpoint]] = [:]
+        for (offset, leaf) in try await entries(of: top).enumerated() {
+            let what = "top log entry \(offset + 1)"
+            guard let event = EventLeaf.event(from: leaf), event.type == ShardCheckpointRecorded.type,
+                let entry = try? CanonicalJSON.decode(ShardCheckpointRecorded.self, from: event.data)
+            else { throw LogAuditFailure("\(what) is not a shard's recorded checkpoint") }
+            guard entry.shard >= 0, event.streamId == "shard-\(entry.shard)",
+                entry.origin == ShardCheckpointRecorded.origin(shard: entry.shard, top: key.name)
+            else { throw LogAuditFailure("\(what) names shard \(entry.shard) of \(entry.origin) in stream \(event.streamId)") }
+            let checkpoint: Checkpoint
+            do {
+                checkpoint = try Checkpoint.open(entry.checkpoint, verifier: NoteVerifier(name: entry.origin, publicKey: key.publicKey))
+            } catch {
+                throw LogAuditFailure("\(what): shard \(entry.shard)'s checkpoint does not open with its key: \(error)")
+            }
+            guard checkpoint.size == entry.size, Base64.encode(checkpoint.rootHash) == entry.rootHash else {
+                throw LogAuditFailure("\(what): the size and root it records are not its checkpoint's")
+            }
+            recorded[entry.shard, default: []].append(checkpoint)
+        }
+        var checks: [ShardLogCheck] = []
+        for (shard, checkpoints) in recorded.sorted(by: { $0.key < $1.key }) {
+            let log = shardLog(shard)
+            for (earlier, later) in zip(checkpoints, checkpoints.dropFirst()) {
+                try await log.checkConsistency(from: earlier, to: later, what: "shard \(shard)'s recorded checkpoints")
+            }
+            let latest = checkpoints.last!
+            if latest.size > 0, try await log.hashes(of: [0..<latest.size], treeSize: latest.size) != [latest.rootHash] {
+                throw LogAuditFailure("shard \(shard)'s tiles do not give the root the top log recorded at size \(latest.size)")
+            }
+            let published = try await log.publishedCheckpoint(key: NoteVerifier(name: latest.origin, publicKey: key.publicKey))
+            try await log.checkConsistency(from: latest, to: published.checkpoint, what: "shard \(shard)'s published checkpoint")
+            checks.append(
+                ShardLogCheck(
+                    shard: shard, recorded: checkpoints.count, recordedSize: latest.size, publishedSize: published.checkpoint.size))
+        }
+        return checks
+    }
+
+    /// Every entry of the tree `checkpoint` names, from the log's public entry bundles (the top
+    /// log's are: they hold signed checkpoints, no personal data), checked against its root.
+    func entries(of checkpoint: Checkpoint) async throws -> [[UInt8]] {
+        var entries: [[UInt8]] = []
+        var index: Int64 = 0
+        while index * 256 < checkpoint.size {
+            let width = Tile.width(level: nil, index: index, treeSize: checkpoint.size)
+            let bytes = try await tile(Tile(level: nil, index: index, width: width), publicEntries: true)
+            guard let bundle = Tile.entries(ofBundle: bytes), bundle.count == width
+            else { throw LogAuditFailure("entry bundle \(index) does not hold \(width) entries") }
+            entries += bundle
+            index += 1
+        }
+        guard MerkleTree.root(leafHashes: entries.map(MerkleTree.leafHash)[...]) == checkpoint.rootHash else {
+            throw LogAuditFailure("the entry bundles do not give the root of size \(checkpoint.size): they were rewritten")
+        }
+        return entries
+    }
+
+    /// `later` extends `earlier`: same origin, no smaller, and a consistency proof from tiles.
+    func checkConsistency(from earlier: Checkpoint, to later: Checkpoint, what: String) async throws {
+        guard later.size >= earlier.size else {
+            throw LogAuditFailure("\(what): a tree of \(later.size) after one of \(earlier.size): the log was truncated")
+        }
+        guard earlier.size > 0 else { return }  // every tree extends the empty one
+        let proof = try await hashes(of: MerkleTree.consistencyRanges(from: earlier.size, to: later.size), treeSize: later.size)
+        do {
+            try MerkleProof.verifyConsistency(
+                size1: earlier.size, size2: later.size, root1: earlier.rootHash, root2: later.rootHash, proof: proof)
+        } catch {
+            throw LogAuditFailure("\(what): the tree of \(later.size) does not extend the one of \(earlier.size): \(error)")
+        }
+    }
+}
