@@ -129,6 +129,10 @@ struct LogController {
         if let shard = try Query.integer(request, "shard", minimum: 0), shard != 0 {
             throw Self.invalid("shard must be 0: this ledger is one database, its only shard")
         }
+        // `level=top` is a ledger on shards' (its router answers it); here the one level is the log's.
+        if let level = request.uri.queryParameters["level"], level != "shard" {
+            throw Self.invalid("level must be shard: this ledger is one database, with no top log")
+        }
         guard let event = try await store.readAll(after: position - 1, limit: 1).first, event.position == position else {
             throw DomainError.notFound("event at position \(position)")
         }

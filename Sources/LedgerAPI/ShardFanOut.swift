@@ -5,6 +5,7 @@ import LedgerDomain
 import LedgerWire
 import NIOCore
 import Synchronization
+import TransparencyLog
 
 /// Requests answered by asking shards' routers and joining their answers (`ShardRouter`). Each
 /// shard answers for what it holds, with its own auth and checks; an answer that is not 200 is
@@ -75,25 +76,46 @@ enum ShardFanOut {
         return try PersonalDataExport.sharded(account: account, parts).response(from: request, context: context)
     }
 
+    /// The forms of evidence on shards: the JSON document through both levels, or one level as
+    /// a C2SP tlog-proof (`format=tlog-proof`, `level=shard` or `top`): no tlog-proof holds two
+    /// levels, so each is a standard proof a generic verifier checks alone, and
+    /// `EvidenceVerifier.verify(_:top:key:policy:openings:)` joins them.
+    enum EvidenceForm {
+        case json, shardProof, topProof
+    }
+
     /// `GET /v1/audit/evidence/{position}?shard=k` on shards: shard k's JSON evidence (its own
     /// auth and checks first), then the top log's entry for shard k's latest recorded checkpoint
     /// covering the event (`top`), and the shard's evidence again under that checkpoint if it gave
-    /// it under another, so both levels meet at one shard checkpoint.
+    /// it under another, so both levels meet at one shard checkpoint. As a tlog-proof: the shard's
+    /// proof under that checkpoint, or the top entry's proof under the top checkpoint.
     static func evidence(
-        _ request: Request, context: LedgerRequestContext, shard: Responder, index: Int,
+        _ request: Request, context: LedgerRequestContext, form: EvidenceForm, shard: Responder, index: Int,
         top: @Sendable (Int, Int64) async throws -> Evidence.TopLevel
     ) async throws -> Response {
-        func shardEvidence(_ query: [String: String]) async throws -> Evidence {
-            try await answer(Evidence.self, try await shard(subrequest(request, replacing: query, removing: ["shard"]), context))
+        func shardEvidence(_ query: [String: String]) async throws -> Response {
+            try await shard(subrequest(request, replacing: query, removing: ["shard", "level"]), context)
         }
-        var evidence = try await shardEvidence(["format": "json"])
+        var evidence = try await answer(Evidence.self, try await shardEvidence(["format": "json"]))
         let level = try await top(index, evidence.event.position)
         let recorded = try CanonicalJSON.decode(ShardCheckpointRecorded.self, from: level.entry.data)
-        if recorded.size != evidence.inclusion.treeSize {
-            evidence = try await shardEvidence(["format": "json", "size": String(recorded.size)])
+        switch form {
+        case .shardProof:
+            let response = try await shardEvidence(["format": "tlog-proof", "size": String(recorded.size)])
+            guard response.status == .ok else { throw Refusal(response: response) }
+            return response
+        case .topProof:
+            let proof = TlogProof(
+                extra: Base64.decode(level.leaf), index: level.inclusion.leafIndex,
+                proof: level.inclusion.hashes.compactMap(Base64.decode), checkpoint: level.checkpoint)
+            return LogController.text(proof.text)
+        case .json:
+            if recorded.size != evidence.inclusion.treeSize {
+                evidence = try await answer(Evidence.self, try await shardEvidence(["format": "json", "size": String(recorded.size)]))
+            }
+            evidence.top = level
+            return try evidence.response(from: request, context: context)
         }
-        evidence.top = level
-        return try evidence.response(from: request, context: context)
     }
 
     /// A shard's answer read as the API writes it, if it has `status` (200); else its `Refusal`.

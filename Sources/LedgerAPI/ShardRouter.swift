@@ -141,10 +141,13 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
                     "on shards a position is its shard's: name the event's shard with ?shard=k, k from 0 to \(shards.count - 1)",
                     code: .invalidQuery)
             }
-            switch request.uri.queryParameters["format"] {
-            case nil, "json": break
-            case "tlog-proof":
-                throw DomainError(.notAcrossShards, "evidence through both levels is served as JSON; its tlog-proof form is not built yet")
+            let form: ShardFanOut.EvidenceForm
+            switch (request.uri.queryParameters["format"], request.uri.queryParameters["level"]) {
+            case (nil, nil), ("json", nil): form = .json
+            case ("tlog-proof", nil), ("tlog-proof", "shard"): form = .shardProof
+            case ("tlog-proof", "top"): form = .topProof
+            case (nil, _), ("json", _), ("tlog-proof", _):
+                throw DomainError.invalid("level is shard or top, with format=tlog-proof", code: .invalidQuery)
             default: throw DomainError.invalid("format must be json or tlog-proof", code: .invalidQuery)
             }
             // The shard's tree the evidence is under is the one the top log recorded.
@@ -156,7 +159,8 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
             guard available[index]() else { throw Self.unavailable }
             let shard = shards[index]
             return try await ShardFanOut.evidence(
-                request, context: context, shard: { try await shard.respond(to: $0, context: $1) }, index: index, top: topEvidence)
+                request, context: context, form: form, shard: { try await shard.respond(to: $0, context: $1) }, index: index,
+                top: topEvidence)
         case .export:
             return try await ShardFanOut.export(request, context: context, shards: try everyShardAnswering())
         case .erasure:

@@ -25,6 +25,10 @@ extension Audit {
             help:
                 "With a tlog-proof: the JSON evidence of the same event, whose openings of personal values are checked against the commitments in the proof's entry."
         ) var openings: String?
+        @Option(
+            help:
+                "On shards, with a tlog-proof of the event (its shard's level): the top level's tlog-proof of the same event (&level=top), checked with --key, the deployment's, and --policy's witnesses."
+        ) var top: String?
 
         func run() throws {
             let contents: Data
@@ -43,6 +47,10 @@ extension Audit {
             }
             guard openings == nil || isProof else {
                 throw ValidationError("--openings is for a tlog-proof: JSON evidence carries its openings")
+            }
+            guard top == nil || (isProof && keyText != nil) else {
+                throw ValidationError(
+                    "--top is for a shard's tlog-proof, with --key: the deployment's key (the shard's is derived from it)")
             }
             let verifier = try keyText.map { try NoteVerifier($0) }
             do {
@@ -94,7 +102,9 @@ extension Audit {
                 }
                 opened = companion.openings ?? []
             }
-            return try EvidenceVerifier.verify(proof, key: key, policy: policy, openings: opened)
+            guard let top else { return try EvidenceVerifier.verify(proof, key: key, policy: policy, openings: opened) }
+            let topProof = try TlogProof(text: String(contentsOfFile: top, encoding: .utf8))
+            return try EvidenceVerifier.verify(proof, top: topProof, key: key!, policy: policy, openings: opened)
         }
     }
 }

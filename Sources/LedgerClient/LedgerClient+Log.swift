@@ -52,6 +52,15 @@ extension LedgerClient {
         try await text("/v1/audit/evidence/\(position)", query: ["format": "tlog-proof"])
     }
 
+    /// On shards: one level of the evidence of the event at `position` of shard `shard` as a C2SP
+    /// tlog-proof: `top` false, the event under its shard's checkpoint the top log recorded; true,
+    /// that checkpoint's entry under the top log's checkpoint. Check the two together with
+    /// `EvidenceVerifier.verify(_:top:key:policy:openings:)`, or each with any tlog-proof verifier.
+    public func tlogProof(position: Int64, shard: Int, top: Bool) async throws -> String {
+        try await text(
+            "/v1/audit/evidence/\(position)", query: ["format": "tlog-proof", "shard": String(shard), "level": top ? "top" : "shard"])
+    }
+
     private func text(_ path: String, query: [String: String?] = [:]) async throws -> String {
         String(decoding: try await exchange("GET", path, query: query).body, as: UTF8.self)
     }

@@ -33,3 +33,46 @@ extension EvidenceVerifier {
         return (recorded, checkpoint.size)
     }
 }
+
+extension EvidenceVerifier {
+    /// Two-level evidence as two C2SP tlog-proofs (on shards, `?format=tlog-proof` and
+    /// `&level=top`), each verifiable alone by any tlog-proof verifier: `proof`, the event under
+    /// its shard's checkpoint, and `top`, that checkpoint's `ShardCheckpointRecorded` entry under
+    /// the top log's checkpoint. `top` is checked as `verify(_:key:policy:)` checks any proof,
+    /// with `key` (the deployment's) and `policy`'s quorum when given (the witnesses cosign the
+    /// top log); its entry must be a recorded checkpoint of stream `shard-k` of this deployment;
+    /// `proof`'s checkpoint must open with `key` under shard k's origin and be the tree the entry
+    /// records; then `proof` is checked as any proof, with `openings`.
+    public static func verify(
+        _ proof: TlogProof, top: TlogProof, key: NoteVerifier, policy: WitnessPolicy?, openings: [Evidence.Opening] = []
+    ) throws -> Report {
+        let topReport: Report
+        do {
+            topReport = try verify(top, key: key, policy: policy)
+        } catch let failure as Failure {
+            throw Failure("top: \(failure.description)")
+        }
+        guard let leaf = top.extra, let entry = EventLeaf.event(from: leaf), entry.type == ShardCheckpointRecorded.type,
+            let recorded = try? CanonicalJSON.decode(ShardCheckpointRecorded.self, from: entry.data)
+        else { throw Failure("top: its entry is not a shard's recorded checkpoint") }
+        guard recorded.shard >= 0, entry.streamId == "shard-\(recorded.shard)",
+            recorded.origin == ShardCheckpointRecorded.origin(shard: recorded.shard, top: key.name)
+        else {
+            throw Failure(
+                "top: its entry records shard \(recorded.shard) of \(recorded.origin) in \(entry.streamId), not a shard of this log")
+        }
+        let shardKey = try NoteVerifier(name: recorded.origin, publicKey: key.publicKey)
+        let checkpoint: Checkpoint
+        do {
+            checkpoint = try Checkpoint.open(proof.checkpoint, verifier: shardKey)
+        } catch {
+            throw Failure("checkpoint: \(error)")
+        }
+        guard checkpoint.size == recorded.size, Base64.encode(checkpoint.rootHash) == recorded.rootHash else {
+            throw Failure("top: the top log's entry records another tree of shard \(recorded.shard) than the proof's checkpoint")
+        }
+        var report = try verify(proof, key: shardKey, policy: nil, openings: openings)
+        (report.shard, report.topTreeSize, report.cosigners) = (recorded.shard, topReport.treeSize, topReport.cosigners)
+        return report
+    }
+}

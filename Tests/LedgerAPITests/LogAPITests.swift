@@ -91,6 +91,7 @@ struct LogAPITests {
                 ("/v1/audit/evidence/1?format=xml", "format must be json or tlog-proof"),
                 ("/v1/audit/evidence/1?shard=1", "shard must be 0"),
                 ("/v1/audit/evidence/1?shard=-1", "shard must be a non-negative integer"),
+                ("/v1/audit/evidence/1?format=tlog-proof&level=top", "level must be shard"),
                 ("/v1/audit/evidence/1?size=0", "size must be an integer of 1 or more"),
             ]
             for (uri, message) in cases {

@@ -19,7 +19,7 @@ import TransparencyLog
 @Suite("Evidence on shards")
 struct ShardEvidenceTests {
     @Test(
-        "a grant on each shard: its evidence verifies through both levels with the deployment's key, in Swift, with ledger audit verify and with Go for each level; a tampered level, another shard, another key and a level removed are refused; no shard or tlog-proof refused"
+        "a grant on each shard: its evidence verifies through both levels with the deployment's key, in Swift, with ledger audit verify and with Go for each level; a tampered level, another shard, another key and a level removed are refused; both levels as two tlog-proofs joined; no shard, a bad level refused"
     )
     func bothLevels() async throws {
         let signer = try NoteSigner(name: "evidence.test/ledger")
@@ -49,12 +49,13 @@ struct ShardEvidenceTests {
                 #expect((report.topTreeSize ?? 0) >= 1)
                 try await Self.go(evidence, signer: signer, folder: folder)
                 try await Self.cli(evidence, signer: signer, folder: folder)
+                try await Self.tlogProofs(auditor, position: position, shard: shard, signer: signer, folder: folder)
                 try Self.refusals(evidence, signer: signer, shards: live.shards.count)
             }
-            // Refused by the router: no shard, a shard that is not one, the tlog-proof form.
+            // Refused by the router: no shard, a shard that is not one, another format, a level without a tlog-proof.
             for (query, status) in [
-                ("", 400), ("?shard=2", 400), ("?shard=01", 400), ("?shard=0&format=tlog-proof", 501), ("?shard=0&format=xml", 400),
-                ("?shard=0&size=1", 400),
+                ("", 400), ("?shard=2", 400), ("?shard=01", 400), ("?shard=0&format=xml", 400), ("?shard=0&size=1", 400),
+                ("?shard=0&format=tlog-proof&level=other", 400), ("?shard=0&level=top", 400), ("?shard=0&format=json&level=shard", 400),
             ] {
                 let path = "v1/audit/evidence/\(granted[0].position)\(query)"
                 let (_, response) = try await TestHTTP.data(for: try await live.request("GET", path, as: "auditor", roles: ["auditor"]))
@@ -99,6 +100,57 @@ struct ShardEvidenceTests {
             try proof.text.write(to: file, atomically: true, encoding: .utf8)
             let output = try await GoTilecheck.tlogProof(file: file.path, keys: [key])
             #expect(output.status == 0 && output.output.hasPrefix("OK"), "level \(n): \(output.output)")
+        }
+    }
+
+    /// Both levels as the ledger serves them in C2SP tlog-proofs (`format=tlog-proof`, `level=shard`
+    /// and `top`): joined by `EvidenceVerifier` and by `ledger audit verify --top`, each checked
+    /// alone by Go; the other shard's top level, or the top proof where the shard's should be, refused.
+    static func tlogProofs(_ auditor: LedgerClient, position: Int64, shard: Int, signer: NoteSigner, folder: URL) async throws {
+        var texts: (shard: String, top: String) = ("", "")
+        let deadline = ContinuousClock.now + .seconds(60)
+        while texts.shard.isEmpty {
+            do {
+                texts = (
+                    try await auditor.tlogProof(position: position, shard: shard, top: false),
+                    try await auditor.tlogProof(position: position, shard: shard, top: true)
+                )
+            } catch let error as LedgerError where error.code == "not_checkpointed" && ContinuousClock.now < deadline {
+                continue
+            }
+        }
+        let (proof, top) = (try TlogProof(text: texts.shard), try TlogProof(text: texts.top))
+        let report = try EvidenceVerifier.verify(proof, top: top, key: signer.verifier, policy: nil)
+        #expect(report.shard == shard && report.position == position && report.deviceProofChecked)
+        #expect(throws: EvidenceVerifier.Failure.self, "the top proof where the shard's should be") {
+            try EvidenceVerifier.verify(top, top: top, key: signer.verifier, policy: nil)
+        }
+        #expect(throws: EvidenceVerifier.Failure.self, "another deployment's key") {
+            try EvidenceVerifier.verify(proof, top: top, key: try NoteSigner(name: signer.name).verifier, policy: nil)
+        }
+        let files = (
+            folder.appendingPathComponent("event-\(shard).tlog-proof"), folder.appendingPathComponent("top-\(shard).tlog-proof")
+        )
+        try texts.shard.write(to: files.0, atomically: true, encoding: .utf8)
+        try texts.top.write(to: files.1, atomically: true, encoding: .utf8)
+        let shardKey = try signer.renamed(ShardCheckpointRecorded.origin(shard: shard, top: signer.name)).verifier
+        for (file, key) in [(files.0, shardKey), (files.1, signer.verifier)] {
+            let output = try await GoTilecheck.tlogProof(file: file.path, keys: [key.text])
+            #expect(output.status == 0 && output.output.hasPrefix("OK"), "\(file.lastPathComponent): \(output.output)")
+        }
+        let environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LEDGER_") }
+        let output = try await ProcessRunner.run(
+            ledgerBinary(), ["audit", "verify", files.0.path, "--top", files.1.path, "--key", signer.verifier.text],
+            environment: environment)
+        #expect(output.status == 0, "\(output.output)")
+        #expect(output.output.contains("/shard/\(shard), whose checkpoint is in the top log"), "\(output.output)")
+        // The other shard's top level (written by an earlier round) joined to this proof: refused.
+        let other = folder.appendingPathComponent("top-\(1 - shard).tlog-proof")
+        if FileManager.default.fileExists(atPath: other.path) {
+            let joined = try await ProcessRunner.run(
+                ledgerBinary(), ["audit", "verify", files.0.path, "--top", other.path, "--key", signer.verifier.text],
+                environment: environment)
+            #expect(joined.status != 0, "\(joined.output)")
         }
     }
 
