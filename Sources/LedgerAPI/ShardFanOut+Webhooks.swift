@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import LedgerWebhooks
 import LedgerWire
+import Logging
 import NIOCore
 
 /// Webhooks on shards (docs/SCALING.md): each shard delivers its own events, to the webhooks
@@ -12,26 +13,34 @@ import NIOCore
 extension ShardFanOut {
     /// `POST /v1/webhooks` without `collaborationId`: every shard, one after another, each with
     /// the same id and secret (`LedgerRequestContext.webhookSeed`). A shard's refusal is the
-    /// answer, and the shards that had registered it delete it again, so a retry makes one
-    /// webhook. The answer is the first shard's registration (`shard` 0), with the secret.
+    /// answer, and every shard asked deletes it again, so a retry makes one webhook. The answer is the first shard's registration (`shard` 0), with the secret.
     static func registerWebhook(
         _ request: Request, body: ByteBuffer, context: LedgerRequestContext, shards: [Responder]
     ) async throws -> Response {
         var context = context
         context.webhookSeed = .init()
-        var made: [Int] = []
+        var asked = 0
         var first: Webhook?
         do {
-            for (index, shard) in shards.enumerated() {
+            for shard in shards {
+                asked += 1
                 let response = try await shard(Request(head: request.head, body: RequestBody(buffer: body)), context)
                 let webhook = try await answer(Webhook.self, response, status: .created)
-                made.append(index)
                 if first == nil { first = webhook }
             }
         } catch {
+            // Every shard asked, the failing one too (it may have committed before it failed): the
+            // id is this registration's alone, and a deletion is the caller's own.
             var head = request.head
             (head.method, head.path) = (.delete, "/v1/webhooks/\(context.webhookSeed!.id.uuidString.lowercased())")
-            for index in made { _ = try? await shards[index](Request(head: head, body: RequestBody(buffer: ByteBuffer())), context) }
+            for index in 0..<asked {
+                let undone = try? await shards[index](Request(head: head, body: RequestBody(buffer: ByteBuffer())), context)
+                if undone.map({ [.noContent, .notFound].contains($0.status) }) != true {
+                    context.logger.error(
+                        "a webhook registration refused by a shard may be left on shard \(index); delete it",
+                        metadata: ["webhook": "\(context.webhookSeed!.id)"])
+                }
+            }
             throw error
         }
         first!.shard = 0

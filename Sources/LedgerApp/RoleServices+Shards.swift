@@ -61,8 +61,10 @@ extension RoleServices {
             let name = map.shards[index]
             var logger = logger
             logger[metadataKey: "shard"] = "\(index)"
+            var delivering = deliveries
+            delivering.shard = index
             let local = StoreServices(
-                client: shard.client, store: shard.store, configuration: configuration, deliveries: deliveries, logger: logger)
+                client: shard.client, store: shard.store, configuration: configuration, deliveries: delivering, logger: logger)
             let feed = FeedTail(store: shard.store, events: local.events, logger: logger)
             let router = buildRouter(
                 client: shard.client, store: shard.store, authority: authority, configuration: configuration, proofs: local.proofs,

@@ -79,6 +79,10 @@ struct Log: AsyncParsableCommand {
         )
         var shards = false
 
+        func validate() throws {
+            if shards && url == nil { throw ValidationError("--shards checks the shards' logs from tiles: give --url") }
+        }
+
         func run() async throws {
             let saved = try savedCheckpoint()
             if let url { return try await verifyRemote(url, saved: saved) }

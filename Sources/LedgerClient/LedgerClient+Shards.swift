@@ -54,6 +54,20 @@ extension LedgerClient {
             }
             recorded[entry.shard, default: []].append(checkpoint)
         }
+        // Shards are numbered from 0: every one up to the last the top log names is in it, and the
+        // next index serves no log (a shard the top log never recorded has no evidence that verifies).
+        let count = (recorded.keys.max() ?? -1) + 1
+        if let missing = (0..<count).first(where: { recorded[$0] == nil }) {
+            throw LogAuditFailure("the top log records no checkpoint of shard \(missing), though it records shard \(count - 1)'s")
+        }
+        do {
+            _ = try await exchange("GET", "/tlog/shard/\(count)/checkpoint", authenticated: false)
+            throw LogAuditFailure("shard \(count) serves a log whose checkpoints the top log never recorded")
+        } catch let error as LedgerError where error.status == 404 {
+            // No shard \(count): the top log names them all.
+        } catch let error as LedgerError {
+            throw LogAuditFailure("could not tell whether a shard \(count) exists: \(error)")
+        }
         var checks: [ShardLogCheck] = []
         for (shard, checkpoints) in recorded.sorted(by: { $0.key < $1.key }) {
             let log = shardLog(shard)
@@ -61,7 +75,8 @@ extension LedgerClient {
                 try await log.checkConsistency(from: earlier, to: later, what: "shard \(shard)'s recorded checkpoints")
             }
             let latest = checkpoints.last!
-            if latest.size > 0, try await log.hashes(of: [0..<latest.size], treeSize: latest.size) != [latest.rootHash] {
+            let root = latest.size == 0 ? MerkleTree.emptyRoot : try await log.hashes(of: [0..<latest.size], treeSize: latest.size).first
+            guard root == latest.rootHash else {
                 throw LogAuditFailure("shard \(shard)'s tiles do not give the root the top log recorded at size \(latest.size)")
             }
             let published = try await log.publishedCheckpoint(key: NoteVerifier(name: latest.origin, publicKey: key.publicKey))
@@ -97,7 +112,12 @@ extension LedgerClient {
         guard later.size >= earlier.size else {
             throw LogAuditFailure("\(what): a tree of \(later.size) after one of \(earlier.size): the log was truncated")
         }
-        guard earlier.size > 0 else { return }  // every tree extends the empty one
+        guard earlier.size > 0 else {  // every tree extends the empty one, whose root is the empty tree's
+            guard earlier.rootHash == MerkleTree.emptyRoot else {
+                throw LogAuditFailure("\(what): a tree of size 0 whose root is not the empty tree's")
+            }
+            return
+        }
         let proof = try await hashes(of: MerkleTree.consistencyRanges(from: earlier.size, to: later.size), treeSize: later.size)
         do {
             try MerkleProof.verifyConsistency(

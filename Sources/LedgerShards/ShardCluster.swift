@@ -84,7 +84,15 @@ public enum ShardCluster {
     public static func create(server: String, shards: [String], partitions: Int, owner: DatabaseSettings, logger: Logger) async throws
         -> ShardMap
     {
-        for shard in shards { _ = try ShardConnection.settings(shard, login: owner) }  // refused before anything is defined
+        // Refused before anything is defined: a connection string the ledger cannot use, one
+        // database named twice (however spelled), or the ledger's own.
+        var seen: Set<String> = ["\(owner.host):\(owner.port)/\(owner.database)"]
+        for shard in shards {
+            let settings = try ShardConnection.settings(shard, login: owner)
+            guard seen.insert("\(settings.host):\(settings.port)/\(settings.database)").inserted else {
+                throw Unusable(description: "\(shard): the ledger's own database, or a shard named twice")
+            }
+        }
         let map = try ShardMap(partitions: (0..<partitions).map { shards[$0 % shards.count] })
         try await owner.withClient(logger: logger) { try await define(server: server, as: map, client: $0, logger: logger) }
         try await migrate(server: server, owner: owner, logger: logger)

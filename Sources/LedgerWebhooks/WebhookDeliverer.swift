@@ -46,6 +46,10 @@ public struct WebhookDeliverer: Service {
         /// `LEDGER_WEBHOOKS_ALLOW_PRIVATE`: deliveries may go to loopback, private and other
         /// non-public addresses (development, tests); otherwise such a destination is a failure.
         public var allowPrivate = false
+        /// On shards, the shard whose events these workers deliver: named in each delivered
+        /// entry and in its `Ledger-Delivery` id (a webhook of every collaboration has one id on
+        /// every shard, and each shard's positions are its own). Nil on one database.
+        public var shard: Int?
 
         public init() {}
     }
@@ -184,7 +188,9 @@ public struct WebhookDeliverer: Service {
         for recorded in batch {
             if due.contains(recorded.position) {
                 guard timer.allowsDelivery else { break }
-                let body = try encoder.encode(try History.Entry(recorded, disclosure: disclosure))
+                var entry = try History.Entry(recorded, disclosure: disclosure)
+                entry.shard = settings.shard
+                let body = try encoder.encode(entry)
                 if let failure = await post(body, of: recorded.position, for: lease, http) {
                     // Stopping is not the receiver's failure: the lease lapses and the event is
                     // delivered again, as after a crash.
@@ -216,7 +222,8 @@ public struct WebhookDeliverer: Service {
         request.headers.add(name: "User-Agent", value: "participant-ledger-webhooks")
         request.headers.add(
             name: WebhookSignature.headerName, value: WebhookSignature.header(secret: lease.secret, body: body, time: Date()))
-        request.headers.add(name: WebhookSignature.deliveryHeaderName, value: lease.deliveryId(position).uuidString.lowercased())
+        request.headers.add(
+            name: WebhookSignature.deliveryHeaderName, value: lease.deliveryId(position, shard: settings.shard).uuidString.lowercased())
         request.body = .bytes(ByteBuffer(bytes: body))
         do {
             let response = try await http.execute(request, timeout: .milliseconds(Int64(settings.timeout.seconds * 1000)))

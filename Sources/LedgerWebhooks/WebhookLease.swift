@@ -27,10 +27,11 @@ struct WebhookLease: Sendable {
         return audience.sees(event, in: collaboration)
     }
 
-    /// The `Ledger-Delivery` id of an event: derived from the webhook and the position, so every
-    /// attempt at one event carries the same id.
-    func deliveryId(_ position: Int64) -> UUID {
-        Identifiers.derivedUUID("\(id.uuidString.lowercased()):\(position)")
+    /// The `Ledger-Delivery` id of an event: derived from the webhook and the position (on
+    /// shards, the shard's and its position), so every attempt at one event carries the same id
+    /// and no two events share one.
+    func deliveryId(_ position: Int64, shard: Int? = nil) -> UUID {
+        Identifiers.derivedUUID("\(id.uuidString.lowercased()):\(shard.map { "shard-\($0):" } ?? "")\(position)")
     }
 
     /// The statements of the lease's life: claim, deliver (renewing it), fail, give it back.

@@ -68,6 +68,11 @@ struct ShardWebhookTests {
                     #expect(throws: Never.self) { try WebhookSignature.verify(delivery.signature, body: delivery.body, secret: key) }
                 }
                 #expect(receiver.accepted("one").map(\.entry.collaborationId) == [onShard1])
+                // Each delivered entry names its shard, and no two of the shards' events share a delivery id
+                // (each shard's positions are its own, the webhook's id is one on both).
+                #expect(everything.allSatisfy { $0.entry.shard == live.shard(of: $0.entry.collaborationId) })
+                #expect(Set(everything.map(\.deliveryId)).count == everything.count, "one Ledger-Delivery id an event")
+                #expect(Set(everything.map(\.entry.position)).count < everything.count, "the shards' positions overlap, so the check bites")
 
                 // Listed by shard: the webhook of every collaboration on both, the other on its shard alone.
                 let listed = try await devin.webhooks()

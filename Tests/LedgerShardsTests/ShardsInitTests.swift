@@ -48,12 +48,16 @@ struct ShardsInitTests {
         #expect(reordered.status != 0 && reordered.output.contains("already defined with other partitions"), "\(reordered.output)")
     }
 
-    @Test("refused before anything is defined: --count with --shard, neither, a --shard twice, a connection string without dbname")
+    @Test(
+        "refused before anything is defined: --count with --shard, neither, a --shard twice (however spelled), the ledger's own database, a connection string without dbname or with more"
+    )
     func refusals() async throws {
         let (top, a) = (try await TestCluster.shared.makeDatabase(), try await TestCluster.shared.makeDatabase())
         for arguments in [
             ["--count", "2", "--shard", Self.connection(a)], [], ["--shard", Self.connection(a), "--shard", Self.connection(a)],
             ["--shard", "host=\(a.host) port=\(a.port)"], ["--shard", "host=\(a.host) dbname=\(a.database) sslmode=disable"],
+            ["--shard", Self.connection(a), "--shard", "dbname=\(a.database) port=\(a.port) host=\(a.host)"],
+            ["--shard", Self.connection(a), "--shard", Self.connection(top)],
         ] {
             let run = try await Self.initShards(arguments, top: top)
             #expect(run.status != 0, "\(arguments): \(run.output)")

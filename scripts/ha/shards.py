@@ -11,7 +11,9 @@ is lost, then the top cluster's:
   up to the failover: counted, and retried with its key);
 - with the top cluster's leader lost, both shards' starts go on and /tlog/ comes back;
 - no acknowledged start is lost or stored twice, each on the shard its key hashes to;
-- afterwards the top log records both shards' latest checkpoints.
+- afterwards each shard's log is checkpointed to its head, the top log has grown past the top
+  checkpoint saved before the kills, and `ledger log verify --url --shards` checks both levels
+  from tiles against that saved checkpoint.
 
 Standard library only; psql for the shards' logs.
 """
@@ -168,6 +170,12 @@ def drill(args, port, work):
     for t in threads:
         t.start()
     time.sleep(args.steady)
+    # The top checkpoint before the kills, kept as an auditor keeps one.
+    note = wait_for("a top checkpoint", 60, lambda: (r := request(port, "GET", "/tlog/checkpoint"))[0] == 200 and r[1].decode())
+    saved_size = int(note.split("\n")[1])
+    saved_file = os.path.join(work, "top.checkpoint")
+    with open(saved_file, "w") as f:
+        f.write(note)
     status = 0
     # Shard 0's cluster (LEDGER_HA_SHARD=1), then the top cluster (0).
     for cluster in (1, 0):
@@ -207,11 +215,19 @@ def drill(args, port, work):
         log(f"shard {shard}: {len(mine)} acknowledged starts, {len(missing)} missing or stored twice, {len(stray)} of another shard")
         if missing or stray:
             status = 1
-    # The top log records each shard's latest checkpoint.
+    # The top log records each shard's checkpoint of its head, and both levels verify from tiles
+    # against the top checkpoint saved before the kills (`ledger log verify --url --shards`).
     def recorded():
         s = json.loads(request(port, "GET", "/v1/log/status", token)[1])
-        return all(p["checkpoint"] and p["checkpointLagEvents"] == 0 for p in s["shards"]) and s["head"] >= SHARDS
-    wait_for("every shard checkpointed and recorded in the top log", 120, recorded, every=0.5)
+        return all(p["checkpoint"] and p["checkpointLagEvents"] == 0 for p in s["shards"]) and s["head"] > saved_size
+    wait_for("every shard checkpointed to its head and the top log grown", 120, recorded, every=0.5)
+    key = request(port, "GET", "/v1/log/key", token)[1].decode().strip()
+    verify = subprocess.run([args.ledger, "log", "verify", "--url", f"http://127.0.0.1:{port}", "--checkpoint", saved_file,
+                             "--key", key, "--shards"], capture_output=True, text=True, timeout=300)
+    log(verify.stdout.strip().replace("\n", "; "))
+    if verify.returncode != 0:
+        log(f"FAIL: ledger log verify --shards: {verify.stderr[-500:]}")
+        status = 1
     log("passed" if status == 0 else "failed")
     return status
 
