@@ -17,10 +17,10 @@ is lost, then the top cluster's:
 
 Standard library only; psql for the shards' logs.
 """
-import argparse, json, os, signal, socket, subprocess, sys, tempfile, threading, time, uuid
+import argparse, json, os, subprocess, sys, tempfile, threading, time, uuid
 
 sys.path.insert(0, os.path.dirname(__file__))
-from soak import request, wait_for  # noqa: E402
+from soak import request, serving, wait_for  # noqa: E402
 
 SHARDS = 2
 PARTITIONS = 16
@@ -145,20 +145,7 @@ def main():
     shards = sum([["--shard", f"host=127.0.0.1 port={15432 + 100 * k} dbname=ledger"] for k in range(1, SHARDS + 1)], [])
     subprocess.run([args.ledger, "shards", "init", *shards, "--partitions", str(PARTITIONS)], env=env, check=True,
                    stdout=subprocess.DEVNULL)
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    with open(os.path.join(work, "serve.log"), "w") as serve_log:
-        server = subprocess.Popen([args.ledger, "serve", "--port", str(port), "--shard-cluster", "ledger_shards"], env=env,
-                                  stdout=serve_log, stderr=subprocess.STDOUT)
-    try:
-        return drill(args, port, work)
-    finally:
-        server.send_signal(signal.SIGTERM)
-        try:
-            server.wait(30)
-        except subprocess.TimeoutExpired:
-            server.kill()
+    return serving(args.ledger, env, work, ["--shard-cluster", "ledger_shards"], lambda port: drill(args, port, work))
 
 
 def drill(args, port, work):

@@ -212,15 +212,21 @@ def main():
     args = parser.parse_args()
 
     work = tempfile.mkdtemp(prefix="ledger-failover-")
+    env = dict(os.environ, LEDGER_DATABASE_URL=DB, LEDGER_READ_DATABASE_URL=READ_DB, LEDGER_DATA_DIR=work, LEDGER_PORT="0",
+               LEDGER_LOG_ORIGIN="failover.test/ledger", LEDGER_LOG_LEVEL="warning")
+    return serving(args.ledger, env, work, [], lambda port: soak(args, port, work))
+
+
+def serving(ledger, env, work, flags, body):
+    """`ledger serve` with `env` and `flags` on a free loopback port, its log in work/serve.log:
+    body(port)'s answer, the server stopped (SIGTERM, then SIGKILL after 30 s) after it."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    env = dict(os.environ, LEDGER_DATABASE_URL=DB, LEDGER_READ_DATABASE_URL=READ_DB, LEDGER_DATA_DIR=work, LEDGER_PORT="0",
-               LEDGER_LOG_ORIGIN="failover.test/ledger", LEDGER_LOG_LEVEL="warning")
     with open(os.path.join(work, "serve.log"), "w") as serve_log:
-        server = subprocess.Popen([args.ledger, "serve", "--port", str(port)], env=env, stdout=serve_log, stderr=subprocess.STDOUT)
+        server = subprocess.Popen([ledger, "serve", "--port", str(port), *flags], env=env, stdout=serve_log, stderr=subprocess.STDOUT)
     try:
-        return soak(args, port, work)
+        return body(port)
     finally:
         server.send_signal(signal.SIGTERM)
         try:
