@@ -29,8 +29,10 @@ extension ShardFanOut {
                 if first == nil { first = webhook }
             }
         } catch {
-            // Every shard asked, the failing one too (it may have committed before it failed): the
-            // id is this registration's alone, and a deletion is the caller's own.
+            // Every shard that registered it, and the failing one unless it refused (a 4xx: it
+            // committed nothing; a 5xx or a lost answer may follow a commit). The id is this
+            // registration's alone, and a deletion is the caller's own.
+            if let refusal = error as? Refusal, refusal.response.status.code < 500 { asked -= 1 }
             var head = request.head
             (head.method, head.path) = (.delete, "/v1/webhooks/\(context.webhookSeed!.id.uuidString.lowercased())")
             for index in 0..<asked {

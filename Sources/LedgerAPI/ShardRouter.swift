@@ -143,11 +143,12 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
             }
             let form: ShardFanOut.EvidenceForm
             switch (request.uri.queryParameters["format"], request.uri.queryParameters["level"]) {
-            case (nil, nil), ("json", nil): form = .json
+            // The JSON evidence holds both levels: `level=shard` (as one database takes it) changes nothing there.
+            case (nil, nil), ("json", nil), (nil, "shard"), ("json", "shard"): form = .json
             case ("tlog-proof", nil), ("tlog-proof", "shard"): form = .shardProof
             case ("tlog-proof", "top"): form = .topProof
             case (nil, _), ("json", _), ("tlog-proof", _):
-                throw DomainError.invalid("level is shard or top, with format=tlog-proof", code: .invalidQuery)
+                throw DomainError.invalid("level is shard, or top with format=tlog-proof", code: .invalidQuery)
             default: throw DomainError.invalid("format must be json or tlog-proof", code: .invalidQuery)
             }
             // The shard's tree the evidence is under is the one the top log recorded.

@@ -115,13 +115,13 @@ struct Log: AsyncParsableCommand {
             let client = LedgerClient(baseURL: base, token: "")
             do {
                 let published = try await client.verifyPublishedTree(extends: saved, key: NoteVerifier(keyText), policy: policy)
+                // Every level checked before any OK is printed.
+                let checks = shards ? try await client.verifyShardLogs(top: published.checkpoint, key: NoteVerifier(keyText)) : []
+                if shards && checks.isEmpty { throw LogAuditFailure("the top log records no shard's checkpoint") }
                 print(
                     "log verify: OK, the published tree of size \(published.checkpoint.size) (root \(Base64.encode(published.checkpoint.rootHash))) "
                         + "extends the saved checkpoint of size \(saved.size), from tiles alone"
                         + (policy == nil ? "" : "; cosigned by \(published.cosigners.joined(separator: ", "))"))
-                guard shards else { return }
-                let checks = try await client.verifyShardLogs(top: published.checkpoint, key: NoteVerifier(keyText))
-                guard !checks.isEmpty else { throw LogAuditFailure("the top log records no shard's checkpoint") }
                 for check in checks {
                     print(
                         "shard \(check.shard): OK, \(check.recorded) checkpoints recorded in the top log, each extending the one before; "

@@ -29,15 +29,16 @@ extension LedgerClient {
     /// - each is a `ShardCheckpointRecorded` of stream `shard-k`, its checkpoint signed with
     ///   `key` under shard k's origin (`ShardCheckpointRecorded.origin`), its size and root the
     ///   checkpoint's;
+    /// - each entry at its own position;
     /// - each shard's recorded checkpoints extend one another (consistency proofs from the
     ///   shard's tiles), its tiles give the latest one's root, and its published checkpoint
-    ///   extends it.
+    ///   extends it, its root from the tiles too.
     /// Throws `LogAuditFailure` naming what does not hold.
     public func verifyShardLogs(top: Checkpoint, key: NoteVerifier) async throws -> [ShardLogCheck] {
         var recorded: [Int: [Checkpoint]] = [:]
         for (offset, leaf) in try await entries(of: top).enumerated() {
             let what = "top log entry \(offset + 1)"
-            guard let event = EventLeaf.event(from: leaf), event.type == ShardCheckpointRecorded.type,
+            guard let event = EventLeaf.event(from: leaf), event.position == Int64(offset + 1), event.type == ShardCheckpointRecorded.type,
                 let entry = try? CanonicalJSON.decode(ShardCheckpointRecorded.self, from: event.data)
             else { throw LogAuditFailure("\(what) is not a shard's recorded checkpoint") }
             guard entry.shard >= 0, event.streamId == "shard-\(entry.shard)",
@@ -81,6 +82,11 @@ extension LedgerClient {
             }
             let published = try await log.publishedCheckpoint(key: NoteVerifier(name: latest.origin, publicKey: key.publicKey))
             try await log.checkConsistency(from: latest, to: published.checkpoint, what: "shard \(shard)'s published checkpoint")
+            let size = published.checkpoint.size
+            let publishedRoot = size == 0 ? MerkleTree.emptyRoot : try await log.hashes(of: [0..<size], treeSize: size).first
+            guard publishedRoot == published.checkpoint.rootHash else {
+                throw LogAuditFailure("shard \(shard)'s tiles do not give its published root of size \(size)")
+            }
             checks.append(
                 ShardLogCheck(
                     shard: shard, recorded: checkpoints.count, recordedSize: latest.size, publishedSize: published.checkpoint.size))

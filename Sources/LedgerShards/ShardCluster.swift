@@ -85,11 +85,14 @@ public enum ShardCluster {
         -> ShardMap
     {
         // Refused before anything is defined: a connection string the ledger cannot use, one
-        // database named twice (however spelled), or the ledger's own.
-        var seen: Set<String> = ["\(owner.host):\(owner.port)/\(owner.database)"]
+        // database named twice (in any order of its keywords), or the ledger's own.
+        // (A host is compared as written, lowercased: `localhost` and `127.0.0.1` are two spellings
+        // it does not see through; `serve` refuses the same.)
+        func place(_ settings: DatabaseSettings) -> String { "\(settings.host.lowercased()):\(settings.port)/\(settings.database)" }
+        var seen: Set<String> = [place(owner)]
         for shard in shards {
             let settings = try ShardConnection.settings(shard, login: owner)
-            guard seen.insert("\(settings.host):\(settings.port)/\(settings.database)").inserted else {
+            guard seen.insert(place(settings)).inserted else {
                 throw Unusable(description: "\(shard): the ledger's own database, or a shard named twice")
             }
         }

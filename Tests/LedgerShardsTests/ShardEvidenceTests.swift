@@ -55,7 +55,7 @@ struct ShardEvidenceTests {
             // Refused by the router: no shard, a shard that is not one, another format, a level without a tlog-proof.
             for (query, status) in [
                 ("", 400), ("?shard=2", 400), ("?shard=01", 400), ("?shard=0&format=xml", 400), ("?shard=0&size=1", 400),
-                ("?shard=0&format=tlog-proof&level=other", 400), ("?shard=0&level=top", 400), ("?shard=0&format=json&level=shard", 400),
+                ("?shard=0&format=tlog-proof&level=other", 400), ("?shard=0&level=top", 400), ("?shard=0&format=json&level=top", 400),
             ] {
                 let path = "v1/audit/evidence/\(granted[0].position)\(query)"
                 let (_, response) = try await TestHTTP.data(for: try await live.request("GET", path, as: "auditor", roles: ["auditor"]))

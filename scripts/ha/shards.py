@@ -208,9 +208,14 @@ def drill(args, port, work):
         s = json.loads(request(port, "GET", "/v1/log/status", token)[1])
         return all(p["checkpoint"] and p["checkpointLagEvents"] == 0 for p in s["shards"]) and s["head"] > saved_size
     wait_for("every shard checkpointed to its head and the top log grown", 120, recorded, every=0.5)
-    key = request(port, "GET", "/v1/log/key", token)[1].decode().strip()
-    verify = subprocess.run([args.ledger, "log", "verify", "--url", f"http://127.0.0.1:{port}", "--checkpoint", saved_file,
-                             "--key", key, "--shards"], capture_output=True, text=True, timeout=300)
+    answered, key = request(port, "GET", "/v1/log/key", token)
+    if answered != 200:
+        raise SystemExit(f"shards: GET /v1/log/key answered {answered}: {key[:200]!r}")
+    try:
+        verify = subprocess.run([args.ledger, "log", "verify", "--url", f"http://127.0.0.1:{port}", "--checkpoint", saved_file,
+                                 "--key", key.decode().strip(), "--shards"], capture_output=True, text=True, timeout=300)
+    except subprocess.TimeoutExpired:
+        raise SystemExit("shards: ledger log verify --shards did not finish within 300 s")
     log(verify.stdout.strip().replace("\n", "; "))
     if verify.returncode != 0:
         log(f"FAIL: ledger log verify --shards: {verify.stderr[-500:]}")
