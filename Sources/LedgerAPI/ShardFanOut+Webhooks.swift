@@ -13,7 +13,8 @@ import NIOCore
 extension ShardFanOut {
     /// `POST /v1/webhooks` without `collaborationId`: every shard, one after another, each with
     /// the same id and secret (`LedgerRequestContext.webhookSeed`). A shard's refusal is the
-    /// answer, and every shard asked deletes it again, so a retry makes one webhook. The answer is the first shard's registration (`shard` 0), with the secret.
+    /// answer, and the shards that may hold it delete it again, so a retry makes one webhook.
+    /// The answer is the first shard's registration (`shard` 0), with the secret.
     static func registerWebhook(
         _ request: Request, body: ByteBuffer, context: LedgerRequestContext, shards: [Responder]
     ) async throws -> Response {

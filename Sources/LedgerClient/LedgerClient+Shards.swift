@@ -65,7 +65,7 @@ extension LedgerClient {
             _ = try await exchange("GET", "/tlog/shard/\(count)/checkpoint", authenticated: false)
             throw LogAuditFailure("shard \(count) serves a log whose checkpoints the top log never recorded")
         } catch let error as LedgerError where error.status == 404 {
-            // No shard \(count): the top log names them all.
+            // No such shard: the top log names them all.
         } catch let error as LedgerError {
             throw LogAuditFailure("could not tell whether a shard \(count) exists: \(error)")
         }
