@@ -38,19 +38,22 @@ extension LedgerClient {
         var recorded: [Int: [Checkpoint]] = [:]
         for (offset, leaf) in try await entries(of: top).enumerated() {
             let what = "top log entry \(offset + 1)"
-            guard let event = EventLeaf.event(from: leaf), event.position == Int64(offset + 1), event.type == ShardCheckpointRecorded.type,
-                let entry = try? CanonicalJSON.decode(ShardCheckpointRecorded.self, from: event.data)
-            else { throw LogAuditFailure("\(what) is not a shard's recorded checkpoint") }
-            guard entry.shard >= 0, event.streamId == "shard-\(entry.shard)",
-                entry.origin == ShardCheckpointRecorded.origin(shard: entry.shard, top: key.name)
-            else { throw LogAuditFailure("\(what) names shard \(entry.shard) of \(entry.origin) in stream \(event.streamId)") }
+            guard let event = EventLeaf.event(from: leaf), event.position == Int64(offset + 1) else {
+                throw LogAuditFailure("\(what) is not the event at its position")
+            }
+            let entry: ShardCheckpointRecorded
+            do {
+                entry = try ShardCheckpointRecorded.entry(type: event.type, streamId: event.streamId, data: event.data, deployment: key)
+            } catch {
+                throw LogAuditFailure("\(what): \(error)")
+            }
             let checkpoint: Checkpoint
             do {
-                checkpoint = try Checkpoint.open(entry.checkpoint, verifier: NoteVerifier(name: entry.origin, publicKey: key.publicKey))
+                checkpoint = try Checkpoint.open(entry.checkpoint, verifier: entry.key(deployment: key))
             } catch {
                 throw LogAuditFailure("\(what): shard \(entry.shard)'s checkpoint does not open with its key: \(error)")
             }
-            guard checkpoint.size == entry.size, Base64.encode(checkpoint.rootHash) == entry.rootHash else {
+            guard entry.records(checkpoint) else {
                 throw LogAuditFailure("\(what): the size and root it records are not its checkpoint's")
             }
             recorded[entry.shard, default: []].append(checkpoint)

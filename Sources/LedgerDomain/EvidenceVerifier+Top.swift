@@ -17,17 +17,15 @@ extension EvidenceVerifier {
         }
         let leaf = try leafBytes(top.entry, what: "top entry")
         guard Base64.decode(top.leaf) == leaf else { throw Failure("top leaf: it is not the top entry's canonical bytes (it was altered)") }
-        guard top.entry.type == ShardCheckpointRecorded.type, top.entry.streamId == "shard-\(top.shard)" else {
-            throw Failure("top entry: it is a \(top.entry.type) of \(top.entry.streamId), not shard \(top.shard)'s recorded checkpoint")
-        }
         let recorded: ShardCheckpointRecorded
         do {
-            recorded = try CanonicalJSON.decode(ShardCheckpointRecorded.self, from: top.entry.data)
+            recorded = try ShardCheckpointRecorded.entry(
+                type: top.entry.type, streamId: top.entry.streamId, data: top.entry.data, deployment: key)
         } catch {
-            throw Failure("top entry: its data is not a recorded checkpoint: \(error)")
+            throw Failure("top entry: \(error)")
         }
-        guard recorded.shard == top.shard, recorded.origin == ShardCheckpointRecorded.origin(shard: top.shard, top: key.name) else {
-            throw Failure("top entry: it records shard \(recorded.shard) of origin \(recorded.origin), not shard \(top.shard) of this log")
+        guard recorded.shard == top.shard else {
+            throw Failure("top entry: it records shard \(recorded.shard), not shard \(top.shard) the evidence names")
         }
         try checkInclusion(top.inclusion, of: leaf, at: top.entry.position, in: checkpoint, what: "top inclusion")
         return (recorded, checkpoint.size)
@@ -52,23 +50,21 @@ extension EvidenceVerifier {
         } catch let failure as Failure {
             throw Failure("top: \(failure.description)")
         }
-        guard let leaf = top.extra, let entry = EventLeaf.event(from: leaf), entry.type == ShardCheckpointRecorded.type,
-            let recorded = try? CanonicalJSON.decode(ShardCheckpointRecorded.self, from: entry.data)
-        else { throw Failure("top: its entry is not a shard's recorded checkpoint") }
-        guard recorded.shard >= 0, entry.streamId == "shard-\(recorded.shard)",
-            recorded.origin == ShardCheckpointRecorded.origin(shard: recorded.shard, top: key.name)
-        else {
-            throw Failure(
-                "top: its entry records shard \(recorded.shard) of \(recorded.origin) in \(entry.streamId), not a shard of this log")
+        guard let leaf = top.extra, let entry = EventLeaf.event(from: leaf) else { throw Failure("top: its entry is not an event") }
+        let recorded: ShardCheckpointRecorded
+        do {
+            recorded = try ShardCheckpointRecorded.entry(type: entry.type, streamId: entry.streamId, data: entry.data, deployment: key)
+        } catch {
+            throw Failure("top: its entry: \(error)")
         }
-        let shardKey = try NoteVerifier(name: recorded.origin, publicKey: key.publicKey)
+        let shardKey = try recorded.key(deployment: key)
         let checkpoint: Checkpoint
         do {
             checkpoint = try Checkpoint.open(proof.checkpoint, verifier: shardKey)
         } catch {
             throw Failure("checkpoint: \(error)")
         }
-        guard checkpoint.size == recorded.size, Base64.encode(checkpoint.rootHash) == recorded.rootHash else {
+        guard recorded.records(checkpoint) else {
             throw Failure("top: the top log's entry records another tree of shard \(recorded.shard) than the proof's checkpoint")
         }
         var report = try verify(proof, key: shardKey, policy: nil, openings: openings)

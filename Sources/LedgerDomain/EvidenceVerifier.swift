@@ -33,7 +33,7 @@ public enum EvidenceVerifier {
     /// shards or of their keys needs trusting.
     public static func verify(_ evidence: Evidence, key: NoteVerifier) throws -> Report {
         let top = try evidence.top.map { try verifyTop($0, key: key) }
-        let checkpointKey = try top.map { try NoteVerifier(name: $0.recorded.origin, publicKey: key.publicKey) } ?? key
+        let checkpointKey = try top.map { try $0.recorded.key(deployment: key) } ?? key
         let checkpoint: Checkpoint
         do {
             checkpoint = try Checkpoint.open(evidence.checkpoint, verifier: checkpointKey)
@@ -41,7 +41,7 @@ public enum EvidenceVerifier {
             throw Failure("checkpoint: \(error)")
         }
         if let recorded = top?.recorded {
-            guard checkpoint.size == recorded.size, Base64.encode(checkpoint.rootHash) == recorded.rootHash else {
+            guard recorded.records(checkpoint) else {
                 throw Failure("top: the top log's entry records another tree of shard \(recorded.shard) than the evidence's checkpoint")
             }
         }
