@@ -45,8 +45,12 @@ extension LedgerProcess {
         return try await Self.running(clients[...], logger: logger) {
             for client in clients { try await check(client, logger: logger) }
             return try await body(clients[0]) { onRunning in
-                let availability = clients.enumerated().map { DatabaseAvailability(client: $1, shard: "\($0)", logger: logger) }
-                let topAvailability = DatabaseAvailability(client: top, shard: "top", logger: logger)
+                let availability = zip(clients, settings).enumerated().map { index, shard in
+                    DatabaseAvailability(
+                        client: shard.0, shard: "\(index)", reachable: Self.reachable(shard.1, logger: logger), logger: logger)
+                }
+                let topAvailability = DatabaseAvailability(
+                    client: top, shard: "top", reachable: Self.reachable(database, logger: logger), logger: logger)
                 let topWatchdog = DatabaseWatchdog(
                     client: top, logger: logger, onWedged: onWedged, reachable: Self.reachable(database, logger: logger))
                 let always =

@@ -10,7 +10,10 @@ import Synchronization
 /// others serve. Without it such a request waits: PostgresNIO's pool queues leases while it
 /// cannot connect, for up to a minute before its circuit breaker fails them. `misses` probes in a
 /// row must fail before it says no, so a pool merely busy for a moment (a lease waiting past the
-/// deadline) does not turn a load peak into refusals; one answer says yes again. Metrics:
+/// deadline) does not turn a load peak into refusals; one answer says yes again. A probe that
+/// hung (its lease never came within the deadline) is no miss where `reachable` finds the server
+/// answering a new connection: its pool is busy, the database is up (under a long load peak every
+/// lease can stay taken past two probes). Metrics:
 /// `ledger_shard_available{shard}`, 1 or 0 (`shard`: the shard's index, or `top` for the top
 /// log's database).
 public final class DatabaseAvailability: Service, Sendable {
@@ -19,13 +22,16 @@ public final class DatabaseAvailability: Service, Sendable {
     let logger: Logger
     let gauge: Gauge
     let misses: Int
+    /// Whether the server answers a new connection, outside the pool (nil: a hung probe is a miss).
+    let reachable: (@Sendable () async -> Bool)?
     private let answers = Atomic<Bool>(true)
 
     public init(
         client: PostgresClient, shard: String, interval: Duration = .seconds(1), deadline: Duration = .seconds(2), misses: Int = 2,
-        logger: Logger
+        reachable: (@Sendable () async -> Bool)? = nil, logger: Logger
     ) {
         self.prober = DatabaseWatchdog(client: client, deadline: deadline, logger: logger)
+        self.reachable = reachable
         self.interval = interval
         self.misses = misses
         self.logger = logger
@@ -38,7 +44,9 @@ public final class DatabaseAvailability: Service, Sendable {
     public func run() async throws {
         var missed = 0
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            missed = await prober.probe() == .answered ? 0 : missed + 1
+            var probe = await prober.probe()
+            if probe == .hung, let reachable, await reachable() { probe = .answered }  // busy, not down
+            missed = probe == .answered ? 0 : missed + 1
             let answered = missed < misses
             gauge.record(answered ? 1 : 0)
             if answers.exchange(answered, ordering: .relaxed) != answered {
