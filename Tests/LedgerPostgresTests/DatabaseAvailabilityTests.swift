@@ -13,22 +13,30 @@ import Testing
 struct DatabaseAvailabilityTests {
     static let logger = Logger(label: "availability-test")
 
-    /// Whether the availability says yes after its probes ran while the pool's only connection slept.
-    static func available(reachable: (@Sendable () async -> Bool)?) async throws -> Bool {
+    /// Runs the availability while the pool's only connection sleeps, until `done` holds (or a
+    /// minute passes), and answers whether it says the database answers.
+    static func available(
+        reachable: (@Sendable () async -> Bool)?, until done: @escaping @Sendable (DatabaseAvailability) -> Bool
+    ) async throws -> Bool {
         let settings = try await TestCluster.shared.makeDatabase()
-        return try await settings.withClient(logger: logger, maxConnections: 1) { client in
-            let availability = DatabaseAvailability(
-                client: client, shard: "test", interval: .milliseconds(50), deadline: .milliseconds(200), reachable: reachable,
-                logger: logger)
-            return try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await client.query("SELECT pg_sleep(3)") }  // the one lease, taken
-                group.addTask { try await availability.run() }
-                // Enough probes to miss twice in a row, each waiting out its deadline.
-                let deadline = ContinuousClock.now + .seconds(2)
-                while ContinuousClock.now < deadline && availability.isAvailable { try await Task.sleep(for: .milliseconds(50)) }
-                let answer = availability.isAvailable
-                group.cancelAll()
-                return answer
+        return try await withClient(settings) { observer in
+            try await settings.withClient(logger: logger, maxConnections: 1) { client in
+                let availability = DatabaseAvailability(
+                    client: client, shard: "test", interval: .milliseconds(50), deadline: .milliseconds(200), reachable: reachable,
+                    logger: logger)
+                let sleeping = "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = 'SELECT pg_sleep(600)'"
+                return try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { _ = try? await client.query("SELECT pg_sleep(600)") }  // the one lease, taken
+                    try await waitUntil(timeout: .seconds(60), "the pool's one connection asleep") {
+                        try await observer.query(PostgresQuery(unsafeSQL: sleeping)).decode(Int32.self).reduce(0) { n, _ in n + 1 } == 1
+                    }
+                    group.addTask { try await availability.run() }
+                    try await waitUntil(timeout: .seconds(60), "the probes' outcome") { done(availability) }
+                    let answer = availability.isAvailable
+                    group.cancelAll()
+                    try await observer.query(PostgresQuery(unsafeSQL: "SELECT pg_terminate_backend(pid) FROM (\(sleeping)) s"))
+                    return answer
+                }
             }
         }
     }
@@ -36,13 +44,13 @@ struct DatabaseAvailabilityTests {
     @Test("a busy pool whose server answers a new connection stays available; without that check, or unreachable, it is refused")
     func busyIsNotDown() async throws {
         let asked = Atomic<Int>(0)
-        #expect(
-            try await Self.available(reachable: {
+        let busy = try await Self.available(
+            reachable: {
                 asked.add(1, ordering: .relaxed)
                 return true
-            }), "busy, reachable: up")
-        #expect(asked.load(ordering: .relaxed) >= 2, "the probes hung and asked the server at least twice")
-        #expect(!(try await Self.available(reachable: { false })), "hung and unreachable: down")
-        #expect(!(try await Self.available(reachable: nil)), "hung, with nothing to tell busy from down: down")
+            }, until: { _ in asked.load(ordering: .relaxed) >= 3 })
+        #expect(busy, "three probes hung, the server answered each time: up")
+        #expect(!(try await Self.available(reachable: { false }, until: { !$0.isAvailable })), "hung and unreachable: down")
+        #expect(!(try await Self.available(reachable: nil, until: { !$0.isAvailable })), "hung, nothing to tell busy from down: down")
     }
 }
