@@ -27,24 +27,23 @@ public struct ProofRequests: Sendable {
         public var expiresAt: Date
     }
 
-    /// 32 random bytes bound to the account (by its pseudonym) and collaboration, single use, expiring.
+    /// 32 random bytes bound to the account (by its pseudonym) and collaboration, single use,
+    /// expiring on the database's clock (SPEC "One clock"). One round trip
+    /// (`ledger_issue_challenge`): the collaboration's existence, the insert and the commit, which
+    /// comes before the answer. Throws `collaborationNotFound` when it does not exist.
     public func issueChallenge(collaborationId: String, account: String) async throws -> Challenge {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let challengeId = UUID()
-        // In a transaction: the challenge is answered to the caller (see `PostgresClient.transaction`).
-        // Its expiry on the database's clock, which checks it (SPEC "One clock").
-        let micros = try await client.transaction(logger: logger) { connection -> Int64 in
-            let rows = try await connection.queryUnlessClosed(
-                """
-                INSERT INTO ledger_challenges (challenge_id, collaboration_id, account, challenge, expires_at)
-                VALUES (\(challengeId), \(collaborationId), ledger_subject(\(account)), \(ByteBuffer(bytes: bytes)),
-                        date_trunc('milliseconds', clock_timestamp()) + \(challengeLifetime) * interval '1 second')
-                RETURNING (extract(epoch FROM expires_at) * 1000000)::int8
-                """, logger: logger)
-            for try await micros in rows.decode(Int64.self) { return micros }
+        let micros = try await client.queryUnlessClosed(
+            """
+            CALL ledger_issue_challenge(\(challengeId), \(collaborationId), \(account), \(ByteBuffer(bytes: bytes)), \(challengeLifetime))
+            """, logger: logger
+        ) { rows -> Int64? in
+            for try await micros in rows.decode(Int64?.self) { return micros }
             throw DomainError(.notReady, "the challenge was not stored")
         }
+        guard let micros else { throw DomainError.collaborationNotFound }
         return Challenge(challengeId: challengeId, challenge: bytes, expiresAt: RecordedTime.date(micros: micros))
     }
 

@@ -35,9 +35,7 @@ public struct ProofService: Sendable {
 
     /// 32 random bytes for any authenticated account, on an existing collaboration.
     public func issueChallenge(collaborationId: String, account: String) async throws -> ProofRequests.Challenge {
-        let id = try Identifiers.collaborationId(collaborationId)
-        _ = try await collaborations.current(id)
-        return try await requests.issueChallenge(collaborationId: id, account: account)
+        try await requests.issueChallenge(collaborationId: try Identifiers.collaborationId(collaborationId), account: account)
     }
 
     /// Checks the shape (400 for bad input, nothing stored: a malformed key or path throws its

@@ -204,9 +204,14 @@ struct LifecycleTests {
                 #expect(r.body.errorCode == code, "\(r.raw)")
             }
             #expect(try await api.eventCount() == recorded)
-            #expect(
-                try await api.call(.post, "/v1/challenges", as: "gina", json: #"{"collaborationId":"\#(UUID().uuidString.lowercased())"}"#)
-                    .status == .notFound)
+            // A challenge on a collaboration that does not exist: 404, and none stored.
+            let challenges: PostgresQuery = "SELECT count(*)::int8 FROM ledger_challenges"
+            let issued = try await api.db.query(challenges).decode(Int64.self).reduce(0, +)
+            let missing = try await api.call(
+                .post, "/v1/challenges", as: "gina", json: #"{"collaborationId":"\#(UUID().uuidString.lowercased())"}"#)
+            #expect(missing.status == .notFound)
+            #expect(missing.body.errorCode == "not_found", "\(missing.raw)")
+            #expect(try await api.db.query(challenges).decode(Int64.self).reduce(0, +) == issued)
         }
     }
 
