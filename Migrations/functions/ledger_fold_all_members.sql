@@ -7,7 +7,8 @@ BEGIN
     INSERT INTO proj_members (collaboration_id, root_hash, state, account, invited_at, invited_position,
                               granted_at, granted_position, removed_at, removed_position, position,
                               not_before, not_after)
-    SELECT c.collaboration_id, f.*
+    SELECT c.collaboration_id, f.root_hash, f.state, f.account, f.invited_at, f.invited_position, f.granted_at,
+           f.granted_position, f.removed_at, f.removed_position, f.last_position, f.not_before, f.not_after
     FROM (SELECT DISTINCT collaboration_id FROM proj_access_history
           WHERE p_parts = 1 OR abs(hashtext(collaboration_id) % p_parts) = p_part) c
     CROSS JOIN LATERAL ledger_member_fold(c.collaboration_id, '', p_to) f;

@@ -11,10 +11,16 @@
 -- decides). The members page, the projection (the identities a batch touched) and a rebuild
 -- (every collaboration) read it; inlined by the planner, it is one range scan of
 -- proj_access_history_identity, folded as it streams by (a page stops after its last identity).
-CREATE OR REPLACE FUNCTION ledger_member_fold(p_collaboration text, p_after text, p_position int8)
+-- `p_after_position` also folds `p_after`'s own history after that position (the rows its stored
+-- member has not seen, read by one seek of the index: ledger_fold_touched_members joins the two);
+-- `account_position` and `window_position` say whether an identity's rows hold an invitation,
+-- grant or revocation (which decide the account) or an invitation or window change (which decide
+-- the window); NULL: none.
+CREATE OR REPLACE FUNCTION ledger_member_fold(
+    p_collaboration text, p_after text, p_position int8, p_after_position int8 DEFAULT 9223372036854775807)
 RETURNS TABLE (root_hash text, state text, account text, invited_at timestamptz, invited_position int8,
                granted_at timestamptz, granted_position int8, removed_at timestamptz, removed_position int8, last_position int8,
-               not_before timestamptz, not_after timestamptz)
+               not_before timestamptz, not_after timestamptz, account_position int8, window_position int8)
 LANGUAGE sql STABLE AS $$
     SELECT a.root_hash, (ARRAY['invited', 'granted', 'removed', 'expired'])[a.st[2]],
            CASE WHEN a.account_pos = a.gr[1] THEN substr(a.gr_account, 21) END,
@@ -27,7 +33,8 @@ LANGUAGE sql STABLE AS $$
            -- Whole seconds apart: a bound may be any time of years 1 to 9999, further from the epoch
            -- than a float8 count of microseconds holds exactly.
            timestamptz 'epoch' + (a.win[2] / 1000000) * interval '1 second' + (a.win[2] % 1000000) * interval '1 microsecond',
-           timestamptz 'epoch' + (a.win[3] / 1000000) * interval '1 second' + (a.win[3] % 1000000) * interval '1 microsecond'
+           timestamptz 'epoch' + (a.win[3] / 1000000) * interval '1 second' + (a.win[3] % 1000000) * interval '1 microsecond',
+           a.account_pos, a.win[1]
     FROM (
         SELECT h.root_hash,
             max(ARRAY[h.position, CASE h.change WHEN 'invited' THEN 1 WHEN 'granted' THEN 2 WHEN 'removed' THEN 3 ELSE 4 END])
@@ -45,7 +52,7 @@ LANGUAGE sql STABLE AS $$
             max(h.position) FILTER (WHERE h.change IN ('invited', 'granted', 'revoked')) AS account_pos,
             max(h.position) AS last_pos
         FROM proj_access_history h
-        WHERE h.collaboration_id = p_collaboration AND h.root_hash > p_after AND h.position <= p_position
+        WHERE h.collaboration_id = p_collaboration AND (h.root_hash, h.position) > (p_after, p_after_position) AND h.position <= p_position
         GROUP BY h.root_hash
     ) a
 $$;

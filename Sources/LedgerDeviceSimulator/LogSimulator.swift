@@ -4,7 +4,10 @@ import LedgerWire
 
 /// Collaborations with a realistic life: started, identities added, recipients granted on
 /// one to three devices, highlights, some identities removed (their access revoked), some
-/// proofs refused. Deterministic for a seed. Used by projection tests and `ledger bench replay`.
+/// proofs refused; with `lifecycle`, also identities invited again, given a window, expired or
+/// revoked alone, and recipients granted again (the projection tests' histories). Deterministic
+/// for a seed; without `lifecycle`, the same logs as before it existed. Used by projection tests
+/// and `ledger bench replay`.
 public struct LogSimulator: Sendable {
     public struct Collaboration: Sendable {
         public var id: String
@@ -12,9 +15,11 @@ public struct LogSimulator: Sendable {
     }
 
     var random: SeededRandom
+    let lifecycle: Bool
 
-    public init(seed: UInt64) {
+    public init(seed: UInt64, lifecycle: Bool = false) {
         random = SeededRandom(seed: seed)
+        self.lifecycle = lifecycle
     }
 
     /// One collaboration of about `events` events (at least its start and a few identities).
@@ -71,6 +76,34 @@ public struct LogSimulator: Sendable {
                 if let account {
                     events.append(.accessRevoked(.init(rootHash: hash, account: account, reason: "identity_removed")))
                 }
+            case 8 where lifecycle:  // an identity invited again, with a window: its grant and removal are history
+                guard !current.isEmpty else { continue }
+                let i = Int(random.next() % UInt64(current.count))
+                events.append(.identityAdded(.init(rootHash: current[i].0, window: AccessWindow(stored: nil, Self.windowEnd))))
+                current[i].1 = nil
+            case 9 where lifecycle:  // a window changed
+                guard !current.isEmpty else { continue }
+                let hash = current[Int(random.next() % UInt64(current.count))].0
+                let start = random.next() % 2 == 0 ? nil : "2026-01-01T00:00:00.000000Z"
+                events.append(.accessWindowChanged(.init(rootHash: hash, window: AccessWindow(stored: start, Self.windowEnd))))
+            case 10 where lifecycle:  // a grant revoked, the identity kept
+                guard let i = current.indices.first(where: { current[$0].1 != nil }) else { continue }
+                events.append(.accessRevoked(.init(rootHash: current[i].0, account: current[i].1!, reason: "revoked")))
+                current[i].1 = nil
+            case 11 where lifecycle:  // a window ended: the identity expired (its account kept, for the record)
+                guard !current.isEmpty else { continue }
+                let (hash, account) = current.remove(at: Int(random.next() % UInt64(current.count)))
+                events.append(.accessExpired(.init(rootHash: hash, account: account, dueAt: Self.windowEnd)))
+            case 12 where lifecycle:  // a recipient proves again: one more grant of an identity it holds
+                guard let i = current.indices.first(where: { current[$0].1 != nil }) else { continue }
+                events.append(
+                    .accessGranted(
+                        .init(
+                            rootHash: current[i].0, account: current[i].1!,
+                            proofRequestId: UUID(uuid: random.uuidBytes()).uuidString.lowercased(),
+                            challengeId: UUID(uuid: random.uuidBytes()).uuidString.lowercased(),
+                            proof: IdentityProof(publicKey: random.bytes(65), publicKeyIndex: 0, inclusionHashes: [random.bytes(32)]),
+                            challenge: random.bytes(32), signature: random.bytes(64))))
             case 7:  // a refused proof
                 events.append(
                     .proofRejected(
@@ -98,6 +131,9 @@ public struct LogSimulator: Sendable {
         }
         return Collaboration(id: id, events: events)
     }
+
+    /// The end of the windows the simulator gives (far off: no window here ends by the clock).
+    static let windowEnd = "2099-01-01T00:00:00.000000Z"
 }
 
 /// SplitMix64: small, fast, deterministic.

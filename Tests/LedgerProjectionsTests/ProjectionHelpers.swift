@@ -20,7 +20,7 @@ func writeCollaborations(_ store: EventStore, count: Int, seed: UInt64, writers:
     try await withThrowingTaskGroup(of: Void.self) { group in
         for w in 0..<writers {
             group.addTask {
-                var simulator = LogSimulator(seed: seed &* 1000 &+ UInt64(w))
+                var simulator = LogSimulator(seed: seed &* 1000 &+ UInt64(w), lifecycle: true)
                 for _ in 0..<(count / writers) {
                     let collaboration = simulator.collaboration(events: 30)
                     var version: Int64 = 0
@@ -39,9 +39,20 @@ func writeCollaborations(_ store: EventStore, count: Int, seed: UInt64, writers:
     }
 }
 
-/// The members of every collaboration as a fold of the log (the domain's own fold) at a position.
+/// The members of every collaboration as a fold of the log (the domain's own fold) at a position:
+/// each identity's state, account and window (the views keep no count of windows).
 func foldedMembers(_ store: EventStore, upTo position: Int64? = nil) async throws -> [String: [String: CollaborationState.Identity]] {
-    try await ViewAudit.fold(store, upTo: position ?? .max).mapValues(\.identities)
+    try await ViewAudit.fold(store, upTo: position ?? .max).mapValues { state in
+        state.identities.mapValues { identity in
+            CollaborationState.Identity(
+                status: identity.status, account: identity.account, window: AccessWindow(stored: identity.notBefore, identity.notAfter))
+        }
+    }
+}
+
+/// A window bound as the events spell it (`RecordedTime`), from a timestamptz column.
+private func recorded(_ column: String) -> String {
+    "to_char(\(column) AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
 }
 
 /// The same, from the views (current members, or time travel through the access history).
@@ -49,21 +60,34 @@ func viewMembers(_ client: PostgresClient, at position: Int64? = nil) async thro
     var result: [String: [String: CollaborationState.Identity]] = [:]
     let ids = try await client.query("SELECT collaboration_id FROM proj_collaborations")
     for try await id in ids.decode(String.self) { result[id] = [:] }
+    let window = "\(recorded("not_before")), \(recorded("not_after"))"
     if let position {
         for id in result.keys {
             let rows = try await client.query(
-                "SELECT root_hash, state, account FROM ledger_member_fold(\(id), '', \(position)) WHERE state <> 'removed'")
-            for try await (hash, state, account) in rows.decode((String, String, String?).self) {
-                result[id]![hash] = .init(status: .init(rawValue: state)!, account: account)
+                PostgresQuery(
+                    unsafeSQL:
+                        "SELECT root_hash, state, account, \(window) FROM ledger_member_fold($1, '', $2) WHERE state <> 'removed'",
+                    binds: try binds(id, position)))
+            for try await (hash, state, account, start, end) in rows.decode((String, String, String?, String?, String?).self) {
+                result[id]![hash] = .init(status: .init(rawValue: state)!, account: account, window: AccessWindow(stored: start, end))
             }
         }
     } else {
-        let rows = try await client.query("SELECT collaboration_id, root_hash, state, account FROM proj_members")
-        for try await (id, hash, state, account) in rows.decode((String, String, String, String?).self) {
-            result[id, default: [:]][hash] = .init(status: .init(rawValue: state)!, account: account)
+        let rows = try await client.query(
+            PostgresQuery(unsafeSQL: "SELECT collaboration_id, root_hash, state, account, \(window) FROM proj_members"))
+        for try await (id, hash, state, account, start, end) in rows.decode((String, String, String, String?, String?, String?).self) {
+            result[id, default: [:]][hash] = .init(
+                status: .init(rawValue: state)!, account: account, window: AccessWindow(stored: start, end))
         }
     }
     return result
+}
+
+private func binds(_ id: String, _ position: Int64) throws -> PostgresBindings {
+    var binds = PostgresBindings()
+    binds.append(id)
+    binds.append(position)
+    return binds
 }
 
 /// Current identities only, and only collaborations that have some (time travel lists no removed ones).
