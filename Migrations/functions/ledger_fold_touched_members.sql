@@ -35,8 +35,11 @@ BEGIN
            CASE WHEN f.window_position IS NULL THEN o.not_before ELSE f.not_before END,
            CASE WHEN f.window_position IS NULL THEN o.not_after ELSE f.not_after END
     FROM (SELECT DISTINCT collaboration_id, root_hash FROM proj_access_history WHERE position > p_from AND position <= p_to) c
-    LEFT JOIN proj_members o ON o.collaboration_id = c.collaboration_id AND o.root_hash = c.root_hash
-    -- In a lateral subquery, so the fold's arguments stay plain columns and the planner inlines it.
+    -- In lateral subqueries: the member is one lookup of its key for each identity (never a hash
+    -- join over the whole table), and the fold's arguments stay plain columns, so the planner
+    -- inlines it.
+    LEFT JOIN LATERAL (
+        SELECT * FROM proj_members p WHERE p.collaboration_id = c.collaboration_id AND p.root_hash = c.root_hash) o ON true
     CROSS JOIN LATERAL (
         SELECT * FROM ledger_member_fold(c.collaboration_id, c.root_hash, p_to, coalesce(o.position, 0)) f
         ORDER BY f.root_hash LIMIT 1) f

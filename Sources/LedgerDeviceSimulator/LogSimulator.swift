@@ -45,6 +45,7 @@ public struct LogSimulator: Sendable {
                 commitments: start.commitments())
         ]
         var current: [(RootHash, String?)] = []  // identity, granted account
+        var gone: [RootHash] = []  // removed or expired (lifecycle: may be invited again)
         var people = 0
         while events.count < target {
             switch random.next() % 20 {
@@ -72,15 +73,23 @@ public struct LogSimulator: Sendable {
             case 6:  // a removal; a granted account loses access
                 guard !current.isEmpty else { continue }
                 let (hash, account) = current.remove(at: Int(random.next() % UInt64(current.count)))
+                gone.append(hash)
                 events.append(.identityRemoved(.init(rootHash: hash, account: account)))
                 if let account {
                     events.append(.accessRevoked(.init(rootHash: hash, account: account, reason: "identity_removed")))
                 }
             case 8 where lifecycle:  // an identity invited again, with a window: its grant and removal are history
-                guard !current.isEmpty else { continue }
-                let i = Int(random.next() % UInt64(current.count))
-                events.append(.identityAdded(.init(rootHash: current[i].0, window: AccessWindow(stored: nil, Self.windowEnd))))
-                current[i].1 = nil
+                if !gone.isEmpty, random.next() % 2 == 0 {
+                    // One removed or expired, back.
+                    let hash = gone.remove(at: Int(random.next() % UInt64(gone.count)))
+                    events.append(.identityAdded(.init(rootHash: hash, window: AccessWindow(stored: nil, Self.windowEnd))))
+                    current.append((hash, nil))
+                } else {
+                    guard !current.isEmpty else { continue }
+                    let i = Int(random.next() % UInt64(current.count))
+                    events.append(.identityAdded(.init(rootHash: current[i].0, window: AccessWindow(stored: nil, Self.windowEnd))))
+                    current[i].1 = nil
+                }
             case 9 where lifecycle:  // a window changed
                 guard !current.isEmpty else { continue }
                 let hash = current[Int(random.next() % UInt64(current.count))].0
@@ -94,12 +103,17 @@ public struct LogSimulator: Sendable {
                 guard !current.isEmpty else { continue }
                 let (hash, account) = current.remove(at: Int(random.next() % UInt64(current.count)))
                 events.append(.accessExpired(.init(rootHash: hash, account: account, dueAt: Self.windowEnd)))
-            case 12 where lifecycle:  // a recipient proves again: one more grant of an identity it holds
-                guard let i = current.indices.first(where: { current[$0].1 != nil }) else { continue }
+                gone.append(hash)
+            case 12 where lifecycle:  // a proof: the first identity again (its recipient proves again), or one drawn
+                guard !current.isEmpty else { continue }
+                let i = random.next() % 2 == 0 ? 0 : Int(random.next() % UInt64(current.count))
+                people += 1
+                let account = current[i].1 ?? "acct-\(id.prefix(8))-\(people)"
+                current[i].1 = account
                 events.append(
                     .accessGranted(
                         .init(
-                            rootHash: current[i].0, account: current[i].1!,
+                            rootHash: current[i].0, account: account,
                             proofRequestId: UUID(uuid: random.uuidBytes()).uuidString.lowercased(),
                             challengeId: UUID(uuid: random.uuidBytes()).uuidString.lowercased(),
                             proof: IdentityProof(publicKey: random.bytes(65), publicKeyIndex: 0, inclusionHashes: [random.bytes(32)]),
