@@ -21,7 +21,9 @@ struct BenchCommands: AsyncParsableCommand {
             A ledger runs in this process (the services of `ledger serve`) on a throwaway embedded \
             PostgreSQL or --database-url; the load comes from a separate `ledger-bench load` process \
             per phase, so this process's CPU is the server's. Each client is its own account on its \
-            own connection. Phases: GET /health (the HTTP floor); starts; highlights on the client's \
+            own connection. Phases: GET /health (the HTTP floor); a command's exchange with no command \
+            (a start refused 400 before any database work: the token checked, the body read, a JSON \
+            answer); starts; highlights on the client's \
             own collaboration; participant adds (3 identities a call); proofs (a challenge and its \
             signed proof) at 16 clients and at 1. A command's floor is one exchange plus one bare \
             append, and with the read every command makes before it decides (its caller's pseudonym \
@@ -38,7 +40,8 @@ struct BenchCommands: AsyncParsableCommand {
 
     /// The phases, in order: (name in the summary, load phase, clients).
     static let phases: [(String, LoadPlan.Phase, Int)] = [
-        ("HTTP floor: GET /health, 16 clients", .health, 16), ("starts, 16 clients", .starts, 16),
+        ("HTTP floor: GET /health, 16 clients", .health, 16),
+        ("a command's exchange, no command, 16 clients", .exchange, 16), ("starts, 16 clients", .starts, 16),
         ("highlights, 16 clients", .highlights, 16), ("participant adds, 16 clients", .adds, 16),
         ("proofs, 16 clients", .proofs, 16), ("proofs, 1 client", .proofs, 1),
     ]
@@ -146,6 +149,10 @@ struct BenchCommands: AsyncParsableCommand {
         // Work that shares the machine's cores adds up in time: a floor's rate is one over the sum.
         let commandFloor = 1 / (1 / http + 1 / append)
         let withRead = 1 / (1 / http + 1 / m["read-append-16"]!)
+        // The same with a command's own exchange (its token and body) in place of GET /health.
+        let exchange = Stats.median(outcomes[phases[1].0]!.map(\.rate))
+        let ownFloor = 1 / (1 / exchange + 1 / append)
+        let ownWithRead = 1 / (1 / exchange + 1 / m["read-append-16"]!)
         let proofFloor = 1 / (2 / http + 1 / (ecdsa * Double(CPUTime.cores)) + 1 / pg16 + 1 / append)
         print("")
         print("medians of \(rounds) rounds")
@@ -173,6 +180,13 @@ struct BenchCommands: AsyncParsableCommand {
                 format: "  the same with its read (exchange + read + append) %8.0f /s   ×pgbench@16 %.2f", withRead, withRead / pg16))
         print(
             String(
+                format: "  a command's own exchange + append (no read)       %8.0f /s   ×pgbench@16 %.2f", ownFloor, ownFloor / pg16))
+        print(
+            String(
+                format: "  a command's own exchange + read + append          %8.0f /s   ×pgbench@16 %.2f", ownWithRead,
+                ownWithRead / pg16))
+        print(
+            String(
                 format: "  a proof's floor (2 exchanges, verify, insert, append) %8.0f /s   ×pgbench@16 %.2f", proofFloor, proofFloor / pg16
             ))
         print("")
@@ -186,7 +200,7 @@ struct BenchCommands: AsyncParsableCommand {
             let baseline = clients == 1 ? pg1 : pg16
             var ratios = String(format: "×pgbench@%d %.2f", clients, rate / baseline)
             switch phase {
-            case .health: ratios = ""
+            case .health, .exchange: ratios = ""
             case .proofs where clients == 16: ratios += String(format: "   ×floor %.2f", rate / proofFloor)
             case .starts, .highlights, .adds:
                 ratios += String(format: "   ×floor %.2f   ×floor with read %.2f", rate / commandFloor, rate / withRead)

@@ -58,6 +58,21 @@ struct BenchLoad: AsyncParsableCommand {
                 let (_, status) = try await transports[c].send(request)
                 guard status == 200 else { throw ValidationError("GET /health answered \(status)") }
             }
+        case .exchange:
+            // A start refused before any database work (an empty localIdentifier, 400): the token
+            // checked, the body read, a JSON answer. A command's exchange, without its command.
+            let requests = plan.tokens.map { token in
+                var request = URLRequest(url: baseURL.appendingPathComponent("v1/collaborations"))
+                request.httpMethod = "POST"
+                request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+                request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+                request.httpBody = Data(#"{"localIdentifier":"","title":"Bench plan","initiatorHandle":"bench@example.com"}"#.utf8)
+                return request
+            }
+            return { c, _ in
+                let (_, status) = try await transports[c].send(requests[c])
+                guard status == 400 else { throw ValidationError("the refused start answered \(status)") }
+            }
         case .starts:
             return { c, n in
                 _ = try await clients[c].prepareCollaboration(
@@ -117,7 +132,7 @@ struct BenchLoad: AsyncParsableCommand {
 /// What one load process is asked to do: a phase's calls from one client per token, for
 /// `seconds`. Each token is its own account.
 struct LoadPlan: Codable, Sendable {
-    enum Phase: String, Codable, Sendable, CaseIterable { case health, starts, highlights, adds, proofs }
+    enum Phase: String, Codable, Sendable, CaseIterable { case health, exchange, starts, highlights, adds, proofs }
 
     var baseURL: String
     var phase: Phase
