@@ -12,8 +12,8 @@
 --   * state, invitation, window: the new part's if it has one, else the member's;
 --   * grant and removal: shown when after the last invitation. The new part decides them when
 --     it holds an invitation or one of them (ledger_member_fold shows them against its own
---     invitation); else the member's stand (a grant it hid came before an invitation, which
---     only a later invitation can follow);
+--     invitation); else the member's stand, hidden ones included: a grant the member row hides
+--     came before the member's invitation, which stays the last one;
 --   * account: the new part's when it holds an invitation, grant or revocation, else the member's.
 -- A rebuild folds the whole history (ledger_fold_all_members); ProjectionTests compare the two
 -- column by column.
