@@ -41,7 +41,7 @@ struct BenchCommands: AsyncParsableCommand {
     /// The phases, in order: (name in the summary, load phase, clients).
     static let phases: [(String, LoadPlan.Phase, Int)] = [
         ("HTTP floor: GET /health, 16 clients", .health, 16),
-        ("a command's exchange, no command, 16 clients", .exchange, 16), ("starts, 16 clients", .starts, 16),
+        ("a command's exchange, 16 clients", .exchange, 16), ("starts, 16 clients", .starts, 16),
         ("highlights, 16 clients", .highlights, 16), ("participant adds, 16 clients", .adds, 16),
         ("proofs, 16 clients", .proofs, 16), ("proofs, 1 client", .proofs, 1),
     ]
