@@ -45,22 +45,22 @@ extension LedgerProcess {
         return try await Self.running(clients[...], logger: logger) {
             for client in clients { try await check(client, logger: logger) }
             return try await body(clients[0]) { onRunning in
-                let availability = zip(clients, settings).enumerated().map { index, shard in
-                    DatabaseAvailability(
-                        client: shard.0, shard: "\(index)", reachable: Self.reachable(shard.1, logger: logger), logger: logger)
+                // Whether each shard's server answers a new connection: its availability and its
+                // watchdog ask the same.
+                let reachable = settings.map { Self.reachable($0, logger: logger) }
+                let availability = zip(clients, reachable).enumerated().map { index, shard in
+                    DatabaseAvailability(client: shard.0, shard: "\(index)", reachable: shard.1, logger: logger)
                 }
-                let topAvailability = DatabaseAvailability(
-                    client: top, shard: "top", reachable: Self.reachable(database, logger: logger), logger: logger)
-                let topWatchdog = DatabaseWatchdog(
-                    client: top, logger: logger, onWedged: onWedged, reachable: Self.reachable(database, logger: logger))
+                let topReachable = Self.reachable(database, logger: logger)
+                let topAvailability = DatabaseAvailability(client: top, shard: "top", reachable: topReachable, logger: logger)
+                let topWatchdog = DatabaseWatchdog(client: top, logger: logger, onWedged: onWedged, reachable: topReachable)
                 let always =
                     [topWatchdog]
-                    + zip(clients, settings).flatMap { client, settings in
+                    + zip(clients, reachable).flatMap { client, reachable in
                         [
                             DatabasePoolMetrics(
                                 client: client, applicationName: applicationName, maxConnections: maxConnections, logger: logger),
-                            DatabaseWatchdog(
-                                client: client, logger: logger, onWedged: onWedged, reachable: Self.reachable(settings, logger: logger)),
+                            DatabaseWatchdog(client: client, logger: logger, onWedged: onWedged, reachable: reachable),
                         ] as [any Service]
                     }
                 let shards = zip(clients, availability).map { client, availability in

@@ -56,18 +56,7 @@ public struct LogSimulator: Sendable {
                 events.append(.identityAdded(.init(rootHash: hash)))
                 current.append((hash, nil))
                 if random.next() % 5 != 0 {
-                    for device in 0..<Int(1 + random.next() % 3) {
-                        events.append(
-                            .accessGranted(
-                                .init(
-                                    rootHash: hash, account: account,
-                                    proofRequestId: UUID(uuid: random.uuidBytes()).uuidString.lowercased(),
-                                    challengeId: UUID(uuid: random.uuidBytes()).uuidString.lowercased(),
-                                    proof: IdentityProof(
-                                        publicKey: random.bytes(65), publicKeyIndex: UInt64(device),
-                                        inclusionHashes: [random.bytes(32), random.bytes(32)]),
-                                    challenge: random.bytes(32), signature: random.bytes(64))))
-                    }
+                    for device in 0..<Int(1 + random.next() % 3) { events.append(granted(hash, account, device: device)) }
                     current[current.count - 1].1 = account
                 }
             case 6:  // a removal; a granted account loses access
@@ -107,17 +96,11 @@ public struct LogSimulator: Sendable {
             case 12 where lifecycle:  // a proof: the first identity again (its recipient proves again), or one drawn
                 guard !current.isEmpty else { continue }
                 let i = random.next() % 2 == 0 ? 0 : Int(random.next() % UInt64(current.count))
-                people += 1
-                let account = current[i].1 ?? "acct-\(id.prefix(8))-\(people)"
-                current[i].1 = account
-                events.append(
-                    .accessGranted(
-                        .init(
-                            rootHash: current[i].0, account: account,
-                            proofRequestId: UUID(uuid: random.uuidBytes()).uuidString.lowercased(),
-                            challengeId: UUID(uuid: random.uuidBytes()).uuidString.lowercased(),
-                            proof: IdentityProof(publicKey: random.bytes(65), publicKeyIndex: 0, inclusionHashes: [random.bytes(32)]),
-                            challenge: random.bytes(32), signature: random.bytes(64))))
+                if current[i].1 == nil {
+                    people += 1
+                    current[i].1 = "acct-\(id.prefix(8))-\(people)"
+                }
+                events.append(granted(current[i].0, current[i].1!, device: 0))
             case 7:  // a refused proof
                 events.append(
                     .proofRejected(
@@ -144,6 +127,17 @@ public struct LogSimulator: Sendable {
             }
         }
         return Collaboration(id: id, events: events)
+    }
+
+    /// A grant of `hash` to `account` on one of its devices (its proof's bytes drawn at random).
+    mutating func granted(_ hash: RootHash, _ account: String, device: Int) -> CollaborationEvent {
+        .accessGranted(
+            .init(
+                rootHash: hash, account: account, proofRequestId: UUID(uuid: random.uuidBytes()).uuidString.lowercased(),
+                challengeId: UUID(uuid: random.uuidBytes()).uuidString.lowercased(),
+                proof: IdentityProof(
+                    publicKey: random.bytes(65), publicKeyIndex: UInt64(device), inclusionHashes: [random.bytes(32), random.bytes(32)]),
+                challenge: random.bytes(32), signature: random.bytes(64)))
     }
 
     /// The end of the windows the simulator gives (far off: no window here ends by the clock).

@@ -50,44 +50,32 @@ func foldedMembers(_ store: EventStore, upTo position: Int64? = nil) async throw
     }
 }
 
-/// A window bound as the events spell it (`RecordedTime`), from a timestamptz column.
-private func recorded(_ column: String) -> String {
-    "to_char(\(column) AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
-}
-
 /// The same, from the views (current members, or time travel through the access history).
 func viewMembers(_ client: PostgresClient, at position: Int64? = nil) async throws -> [String: [String: CollaborationState.Identity]] {
     var result: [String: [String: CollaborationState.Identity]] = [:]
     let ids = try await client.query("SELECT collaboration_id FROM proj_collaborations")
     for try await id in ids.decode(String.self) { result[id] = [:] }
-    let window = "\(recorded("not_before")), \(recorded("not_after"))"
+    // The window's bounds in microseconds, which `AccessWindow` spells as the events do.
+    let window = "(extract(epoch FROM not_before) * 1000000)::int8, (extract(epoch FROM not_after) * 1000000)::int8"
     if let position {
         for id in result.keys {
             let rows = try await client.query(
-                PostgresQuery(
-                    unsafeSQL:
-                        "SELECT root_hash, state, account, \(window) FROM ledger_member_fold($1, '', $2) WHERE state <> 'removed'",
-                    binds: try binds(id, position)))
-            for try await (hash, state, account, start, end) in rows.decode((String, String, String?, String?, String?).self) {
-                result[id]![hash] = .init(status: .init(rawValue: state)!, account: account, window: AccessWindow(stored: start, end))
+                "SELECT root_hash, state, account, \(unescaped: window) FROM ledger_member_fold(\(id), '', \(position)) WHERE state <> 'removed'"
+            )
+            for try await (hash, state, account, start, end) in rows.decode((String, String, String?, Int64?, Int64?).self) {
+                result[id]![hash] = .init(
+                    status: .init(rawValue: state)!, account: account, window: try AccessWindow(notBeforeMicros: start, notAfterMicros: end)
+                )
             }
         }
     } else {
-        let rows = try await client.query(
-            PostgresQuery(unsafeSQL: "SELECT collaboration_id, root_hash, state, account, \(window) FROM proj_members"))
-        for try await (id, hash, state, account, start, end) in rows.decode((String, String, String, String?, String?, String?).self) {
+        let rows = try await client.query("SELECT collaboration_id, root_hash, state, account, \(unescaped: window) FROM proj_members")
+        for try await (id, hash, state, account, start, end) in rows.decode((String, String, String, String?, Int64?, Int64?).self) {
             result[id, default: [:]][hash] = .init(
-                status: .init(rawValue: state)!, account: account, window: AccessWindow(stored: start, end))
+                status: .init(rawValue: state)!, account: account, window: try AccessWindow(notBeforeMicros: start, notAfterMicros: end))
         }
     }
     return result
-}
-
-private func binds(_ id: String, _ position: Int64) throws -> PostgresBindings {
-    var binds = PostgresBindings()
-    binds.append(id)
-    binds.append(position)
-    return binds
 }
 
 /// Current identities only, and only collaborations that have some (time travel lists no removed ones).
