@@ -54,17 +54,24 @@ extension LedgerProcess {
                 let topReachable = Self.reachable(database, logger: logger)
                 let topAvailability = DatabaseAvailability(client: top, shard: "top", reachable: topReachable, logger: logger)
                 let topWatchdog = DatabaseWatchdog(client: top, logger: logger, onWedged: onWedged, reachable: topReachable)
-                let always =
-                    [topWatchdog]
-                    + zip(clients, reachable).flatMap { client, reachable in
-                        [
-                            DatabasePoolMetrics(
-                                client: client, applicationName: applicationName, maxConnections: maxConnections, logger: logger),
-                            DatabaseWatchdog(client: client, logger: logger, onWedged: onWedged, reachable: reachable),
-                        ] as [any Service]
-                    }
-                let shards = zip(clients, availability).map { client, availability in
-                    RoleServices.Shard(client: client, store: EventStore(client: client, logger: logger), availability: availability)
+                // Each shard's own figures in /metrics carry its `shard` (`ShardMetrics`).
+                let loggers = clients.indices.map { index in
+                    var logger = logger
+                    logger[metadataKey: "shard"] = "\(index)"
+                    return logger
+                }
+                var always: [any Service] = [topWatchdog]
+                for (index, client) in clients.enumerated() {
+                    always += [
+                        DatabasePoolMetrics(
+                            client: client, applicationName: applicationName, maxConnections: maxConnections, logger: loggers[index]),
+                        DatabaseWatchdog(client: client, logger: logger, onWedged: onWedged, reachable: reachable[index]),
+                    ]
+                }
+                let shards = clients.indices.map { index in
+                    RoleServices.Shard(
+                        client: clients[index], store: EventStore(client: clients[index], logger: loggers[index]),
+                        availability: availability[index])
                 }
                 return always + availability + [topAvailability]
                     + RoleServices.sharded(

@@ -1,3 +1,4 @@
+import LedgerPostgres
 import Logging
 import Metrics
 import PostgresNIO
@@ -38,7 +39,7 @@ extension Checkpointer {
         let published = note + round.lines.keys.sorted().map { round.lines[$0]! }.joined()
         try file?.write(published)
         try await store.recordPublished(size: size, note: published, on: connection)
-        Gauge(label: "ledger_checkpoint_published_size").record(size)
+        ShardMetrics.gauge("ledger_checkpoint_published_size", logger).record(size)
         return false
     }
 

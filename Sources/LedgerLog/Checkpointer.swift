@@ -139,8 +139,8 @@ public struct Checkpointer: Service {
                 // Signed once per size (a size signed by an earlier run is not signed again either).
                 if try await sign(connection, tree) {
                     cadence.didSign()
-                    Gauge(label: "ledger_checkpoint_size").record(tree.size)
-                    Gauge(label: "ledger_checkpoint_signed_seconds").record(Date().timeIntervalSince1970)
+                    ShardMetrics.gauge("ledger_checkpoint_size", logger).record(tree.size)
+                    ShardMetrics.gauge("ledger_checkpoint_signed_seconds", logger).record(Date().timeIntervalSince1970)
                 }
                 signedSize = tree.size
             }

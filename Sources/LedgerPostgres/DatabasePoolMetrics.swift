@@ -4,7 +4,8 @@ import PostgresNIO
 import ServiceLifecycle
 
 /// Database pool use for `/metrics`, as PostgreSQL sees it: this process's connections (its
-/// client's `application_name`) by state, sampled every few seconds, next to the pool's size.
+/// client's `application_name`, in the client's database: a shard's, on a server that may hold
+/// several) by state, sampled every few seconds, next to the pool's size.
 ///
 /// `ledger_db_connections{state="active"}` counts connections running a statement (the
 /// sampler's own query among them), `idle_in_transaction` those holding a transaction open,
@@ -29,18 +30,19 @@ public struct DatabasePoolMetrics: Service {
     }
 
     public func run() async throws {
-        Gauge(label: "ledger_db_connections_max").record(maxConnections)
+        ShardMetrics.gauge("ledger_db_connections_max", logger).record(maxConnections)
         let gauges = Dictionary(
-            uniqueKeysWithValues: Self.states.map { ($0, Gauge(label: "ledger_db_connections", dimensions: [("state", $0)])) })
+            uniqueKeysWithValues: Self.states.map { ($0, ShardMetrics.gauge("ledger_db_connections", logger, [("state", $0)])) })
+        let up = ShardMetrics.gauge("ledger_database_up", logger)
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
                 // Bounded: after a restart a lease from the pool can wait for good (see `DatabaseWatchdog`).
                 let sampler = self
                 let counts = try await withDeadline(.seconds(10), "sampling the pool") { try await sampler.sample() }
                 for (state, gauge) in gauges { gauge.record(counts[state] ?? 0) }
-                Gauge(label: "ledger_database_up").record(1)
+                up.record(1)
             } catch {
-                Gauge(label: "ledger_database_up").record(0)
+                up.record(0)
                 // The database may be restarting; the next sample tries again.
                 logger.debug("pool sample failed", metadata: ["error": "\(error)"])
             }
@@ -53,7 +55,7 @@ public struct DatabasePoolMetrics: Service {
         try await client.queryUnlessClosed(
             """
             SELECT replace(coalesce(state, 'unknown'), ' ', '_'), count(*)::int8
-            FROM pg_stat_activity WHERE application_name = \(applicationName) GROUP BY 1
+            FROM pg_stat_activity WHERE application_name = \(applicationName) AND datname = current_database() GROUP BY 1
             """, logger: logger
         ) { rows in
             var counts: [String: Int] = [:]

@@ -114,10 +114,10 @@ public struct ProjectorWorker: Service {
                 })
         else { return }
         for status in statuses {
-            Gauge(label: "ledger_projection_lag_events", dimensions: [("projection", status.name)]).record(status.lagEvents)
-            Gauge(label: "ledger_projection_lag_seconds", dimensions: [("projection", status.name)]).record(status.lagSeconds)
-            Gauge(label: "ledger_projection_position", dimensions: [("projection", status.name)]).record(status.position)
-            Gauge(label: "ledger_projection_stopped", dimensions: [("projection", status.name)])
+            ShardMetrics.gauge("ledger_projection_lag_events", logger, [("projection", status.name)]).record(status.lagEvents)
+            ShardMetrics.gauge("ledger_projection_lag_seconds", logger, [("projection", status.name)]).record(status.lagSeconds)
+            ShardMetrics.gauge("ledger_projection_position", logger, [("projection", status.name)]).record(status.position)
+            ShardMetrics.gauge("ledger_projection_stopped", logger, [("projection", status.name)])
                 .record(status.status == "running" ? 0 : 1)
         }
     }

@@ -33,6 +33,7 @@ public final class EventStore: Sendable {
     let reads: CommandReads
     /// Upper bound of events written in one transaction.
     let maxEventsPerTransaction: Int
+    let metrics: AppendMetrics
 
     /// Test seams: code run inside the append transaction before it commits.
     public struct Hooks: Sendable {
@@ -49,6 +50,7 @@ public final class EventStore: Sendable {
         self.maxEventsPerTransaction = maxEventsPerTransaction
         self.groups = GroupQueue(maxWeight: maxEventsPerTransaction) { $0.events.count }
         self.reads = CommandReads(client: client, logger: logger)
+        self.metrics = AppendMetrics(logger: logger)
     }
 
     // MARK: Append (group commit)
@@ -104,7 +106,7 @@ public final class EventStore: Sendable {
             }
         }
         if results == nil { results = try await writeSmallGroup(requests) }
-        AppendMetrics.record(events: events, appends: requests.count, duration: ContinuousClock.now - started)
+        metrics.record(events: events, appends: requests.count, duration: ContinuousClock.now - started)
         return results!
     }
 

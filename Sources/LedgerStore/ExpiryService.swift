@@ -56,8 +56,9 @@ public struct ExpiryService: Service {
 
     static let lag = Timer(label: "ledger_expiry_lag_seconds")
     static let appended = Counter(label: "ledger_expiry_appended_total")
-    /// Windows more than a second overdue, as every instance last saw (the `LedgerExpiryOverdue` alert).
-    static let overdue = Gauge(label: "ledger_expiry_overdue")
+    /// Windows more than a second overdue, as every instance last saw (the `LedgerExpiryOverdue`
+    /// alert), by shard (`ShardMetrics`).
+    var overdue: Gauge { ShardMetrics.gauge("ledger_expiry_overdue", logger) }
 
     public func run() async throws {
         let signal = wake.registerCollecting()
@@ -91,7 +92,7 @@ public struct ExpiryService: Service {
     /// service (any login can take an advisory lock) is said, since nothing expires meanwhile.
     func look(_ queries: ExpiryQueries) async throws {
         let status = try await queries.status()
-        Self.overdue.record(status.overdue)
+        overdue.record(status.overdue)
         if let holder = status.holder, !holder.recognised {
             logger.warning(
                 "expiry service: its lease is held by a session that is not an expiry service; no window expires while it holds it",
@@ -121,7 +122,7 @@ public struct ExpiryService: Service {
                 looked = .now
                 refused = []
                 decoded = [:]
-                Self.overdue.record(try await queries.overdue())
+                overdue.record(try await queries.overdue())
             }
             // A notification only wakes the service (any database login may send one): what is
             // due is read from the streams.

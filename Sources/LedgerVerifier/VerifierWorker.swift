@@ -49,7 +49,7 @@ public struct VerifierWorker: Service {
             // for good (see `DatabaseWatchdog`), and the worker must go on sweeping.
             let (requests, limit) = (requests, engine.settings.maxGroup)
             pending = try await withDeadline(.seconds(10), "listing pending proof requests") {
-                Gauge(label: "ledger_proof_queue_depth").record(try await requests.pendingCount())
+                ShardMetrics.gauge("ledger_proof_queue_depth", logger).record(try await requests.pendingCount())
                 return try await requests.pending(limit: limit)
             }
         } catch {

@@ -20,7 +20,8 @@ import Testing
 struct ExpiryLeaseTests {
     static func overdueGauge(_ server: LiveServer) async throws -> Double? {
         let metrics = String(decoding: try await TestHTTP.data(from: server.baseURL.appendingPathComponent("metrics")).0, as: UTF8.self)
-        return metrics.split(separator: "\n").first { $0.hasPrefix("ledger_expiry_overdue ") }.flatMap {
+        // One database's series names no shard (`{shard=""}`).
+        return metrics.split(separator: "\n").first { $0.hasPrefix("ledger_expiry_overdue{shard=\"\"} ") }.flatMap {
             Double($0.split(separator: " ").last!)
         }
     }
@@ -35,29 +36,7 @@ struct ExpiryLeaseTests {
                 let expiry = try await devin.logStatus().expiry
                 return expiry.running && expiry.holder?.recognised == true && expiry.holder?.since != nil
             }
-            let key = ExpiryService.leaseKey
-            let logger = Logger(label: "squatter")
-            try await server.db.withConnection { squat in
-                try await squat.query("SET application_name = 'squatter'", logger: logger)
-                var mine: Int32 = 0
-                for try await pid in try await squat.query("SELECT pg_backend_pid()", logger: logger).decode(Int32.self) { mine = pid }
-                // The service's session ended, and the lock taken before it asks again (it waits a second).
-                // Advisory locks are per database: only this one's (other tests' servers share the cluster).
-                var held = false
-                let deadline = ContinuousClock.now + .seconds(30)
-                while !held, ContinuousClock.now < deadline {
-                    _ = try await squat.query(
-                        """
-                        SELECT pg_terminate_backend(l.pid) FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted
-                          AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-                          AND ((l.classid::int8 << 32) | l.objid::int8) = \(key) AND l.objsubid = 1 AND l.pid <> \(mine)
-                        """, logger: logger)
-                    for try await locked in try await squat.query("SELECT pg_try_advisory_lock(\(key))", logger: logger).decode(Bool.self) {
-                        held = locked
-                    }
-                }
-                try #require(held, "the squatter never got the lock")
-
+            try await ExpirySquatter.holding(server.db) { squat in
                 try await waitUntil(timeout: .seconds(30), "status names the squatter") {
                     try await devin.logStatus().expiry.holder?.applicationName == "squatter"
                 }
@@ -75,7 +54,7 @@ struct ExpiryLeaseTests {
                     (try await Self.overdueGauge(server) ?? 0) >= 1
                 }
                 #expect(try await TimeBoundAccessTests.expiries(devin, id).isEmpty, "an expiry was appended while the lease was squatted")
-                _ = try await squat.query("SELECT pg_advisory_unlock(\(key))", logger: logger)
+                _ = try await squat.query("SELECT pg_advisory_unlock(\(ExpiryService.leaseKey))", logger: Logger(label: "squatter"))
                 try await waitUntil(timeout: .seconds(30), "the expiry, once the service has the lease again") {
                     try await TimeBoundAccessTests.expiries(devin, id).count == 1
                 }

@@ -27,15 +27,18 @@ struct ExpiryProcessTests {
 
     /// `ledger serve` on the test database (`folder` holds its keys, shared by every instance),
     /// once it answers /ready; `skew` (`+1h`, `-1h`): its host clock that far from the
-    /// database's, under Debian's `faketime`.
-    static func serve(_ database: DatabaseSettings, in folder: URL, name: String, skew: String? = nil) async throws -> Server {
+    /// database's, under Debian's `faketime`; `settings`: more of its environment.
+    static func serve(
+        _ database: DatabaseSettings, in folder: URL, name: String, skew: String? = nil, settings: [String: String] = [:]
+    ) async throws -> Server {
         let err = folder.appendingPathComponent("\(name).err").path
-        let environment = ConfigurationTests.environment([
-            "LEDGER_LOG_FORMAT": "json", "LEDGER_JWT_SECRET": ConfigurationTests.secret,
-            "LEDGER_DATABASE_URL": database.url(revealPassword: true),
-            // faketime moves the wall clock only: a monotonic clock an hour back could be negative on a fresh machine.
-            "FAKETIME_DONT_FAKE_MONOTONIC": "1",
-        ])
+        let environment = ConfigurationTests.environment(
+            [
+                "LEDGER_LOG_FORMAT": "json", "LEDGER_JWT_SECRET": ConfigurationTests.secret,
+                "LEDGER_DATABASE_URL": database.url(revealPassword: true),
+                // faketime moves the wall clock only: a monotonic clock an hour back could be negative on a fresh machine.
+                "FAKETIME_DONT_FAKE_MONOTONIC": "1",
+            ].merging(settings) { $1 })
         let arguments = ["serve", "--data-dir", folder.appendingPathComponent("data").path, "--port", "0"]
         let pid = try ProcessRunner.launch(
             skew == nil ? ledgerBinary() : try #require(ProcessRunner.which("faketime"), "faketime (Debian's)"),
