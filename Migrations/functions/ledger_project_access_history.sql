@@ -25,6 +25,6 @@ BEGIN
     WHERE e.position > p_from AND e.position <= p_to
       AND e.event_type IN ('IdentityAdded', 'AccessGranted', 'IdentityRemoved', 'AccessRevoked', 'AccessWindowChanged',
                            'AccessExpired')
-      AND left(e.stream_id, 14) = 'collaboration-';
+      AND left(e.stream_id, 14) = 'collaboration-' AND ledger_holds(substr(e.stream_id, 15));
 END;
 $$;

@@ -6,7 +6,9 @@
 -- the statement is planned for its range on every call (a generic plan cached for the session
 -- while the log was small could scan it sequentially for good). A rebuild fills fresh copies of a projection's tables in
 -- the schema ledger_rebuild while the live ones serve: its connections put that schema first on
--- the search path, so this same function writes there (hence no SET search_path).
+-- the search path, so this same function writes there (hence no SET search_path). On a shard a
+-- partition moved to or from, the log holds the other shard's past too: only what the shard holds
+-- (ledger_holds) is folded, here, in the access history (and so the members) and the highlights.
 CREATE OR REPLACE FUNCTION ledger_project_collaborations(p_from int8, p_to int8) RETURNS void
 LANGUAGE plpgsql SET plan_cache_mode = force_custom_plan AS $$
 BEGIN
@@ -18,6 +20,6 @@ BEGIN
          json_to_record(e.data) AS d("collaborationId" text, "localIdentifier" text, title text, "initiatorHandle" text,
                                      "initiatorName" text, owner text, "universalLink" text, "shareOptions" json)
     WHERE e.position > p_from AND e.position <= p_to AND e.event_type = 'CollaborationStarted'
-      AND left(e.stream_id, 14) = 'collaboration-';
+      AND left(e.stream_id, 14) = 'collaboration-' AND ledger_holds(substr(e.stream_id, 15));
 END;
 $$;

@@ -10,6 +10,6 @@ BEGIN
     SELECT e.position, substr(e.stream_id, 15), d.kind, d.trigger, d."mentionedRootHash", d.account, e.recorded_at
     FROM ledger_events e, json_to_record(e.data) AS d(kind text, trigger text, "mentionedRootHash" text, account text)
     WHERE e.position > p_from AND e.position <= p_to AND e.event_type = 'HighlightPosted'
-      AND left(e.stream_id, 14) = 'collaboration-';
+      AND left(e.stream_id, 14) = 'collaboration-' AND ledger_holds(substr(e.stream_id, 15));
 END;
 $$;

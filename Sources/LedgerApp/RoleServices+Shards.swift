@@ -65,10 +65,11 @@ extension RoleServices {
             delivering.shard = index
             let local = StoreServices(
                 client: shard.client, store: shard.store, configuration: configuration, deliveries: delivering, logger: logger)
-            let feed = FeedTail(store: shard.store, events: local.events, logger: logger)
+            let holds: @Sendable (String) -> Bool = { map.shard(of: $0) == name }
+            let feed = FeedTail(store: shard.store, events: local.events, logger: logger, holds: holds)
             let router = buildRouter(
                 client: shard.client, store: shard.store, authority: authority, configuration: configuration, proofs: local.proofs,
-                feed: feed, readiness: readiness, holds: { map.shard(of: $0) == name }, logger: logger)
+                feed: feed, readiness: readiness, holds: holds, logger: logger)
             routers.append(router.buildResponder())
             services += local.workers + [feed]
             if let signer = logs?.shards[index] {

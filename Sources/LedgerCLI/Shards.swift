@@ -11,7 +11,7 @@ import Logging
 struct Shards: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Shards: several databases holding the collaborations, routed by a PL/Proxy cluster.",
-        subcommands: [ShardsInit.self])
+        subcommands: [ShardsInit.self, ShardsMove.self])
 }
 
 struct ShardsInit: AsyncParsableCommand {
@@ -66,6 +66,37 @@ struct ShardsInit: AsyncParsableCommand {
                     try await ShardCluster.create(server: cluster, shards: shards, partitions: partitionCount, owner: owner, logger: logger)
                 }
             print("\(cluster): \(partitionCount) partitions over \(shardCount) shards (\(map.shards.joined(separator: "; ")))")
+        }
+    }
+}
+
+struct ShardsMove: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "move",
+        abstract:
+            "Add a shard by moving PARTITION to it, with every `ledger serve` stopped: the new shard starts as a copy of the partition's shard (made here when it is a new database on that shard's server), then each shard keeps what it holds and the cluster names the new shard for the partition (docs/SCALING.md)."
+    )
+
+    @OptionGroup var database: DatabaseOptions
+    @Option(help: "The partition to move: one after every shard's first, so no shard's number changes.") var partition: Int
+    @Option(
+        name: .customLong("to"),
+        help: ArgumentHelp(
+            "The new shard's connection string (host=… port=… dbname=…, or dbname=… alone on the ledger's server), reached with the ledger's own login.",
+            valueName: "connection"))
+    var target: String
+    @Option(help: "The PL/Proxy cluster's name (a foreign server in the ledger's database).") var cluster = "ledger_shards"
+
+    func run() async throws {
+        let configuration = try database.configuration()
+        let logger = Logs.bootstrap(configuration)
+        let (owner, embedded) = try await configuration.connect(logger: logger)
+        try await stopping(embedded) {
+            let report = try await ShardMove.move(server: cluster, partition: partition, to: target, owner: owner, logger: logger)
+            print(
+                "\(cluster): partition \(partition) moved from \(report.source) to \(report.target) (shard \(report.map.shards.count - 1), "
+                    + "\(report.copied ? "copied" : "a copy found") at position \(report.head)); start `ledger serve --shard-cluster \(cluster)`"
+            )
         }
     }
 }

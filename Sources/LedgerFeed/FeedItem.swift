@@ -13,7 +13,8 @@ import Synchronization
 /// with its SSE message ready.
 struct FeedItem: Sendable {
     var position: Int64
-    /// Nil for an event of another stream than a collaboration's, or one that does not decode.
+    /// Nil for an event of another stream than a collaboration's, one that does not decode, or one
+    /// of a collaboration this shard does not hold (`FeedTail.holds`): no client is sent those.
     var collaborationId: String?
     var event: CollaborationEvent?
     /// When it was recorded: a notice after the end of the account's window is not its to see.
@@ -40,12 +41,15 @@ struct FeedItem: Sendable {
         }
     }
 
-    /// `disclosure`: what the message may show of the event's personal values.
-    init(_ recorded: RecordedEvent, disclosure: Disclosure) {
+    /// `disclosure`: what the message may show of the event's personal values; `holds`: the
+    /// collaborations whose events are this log's to send.
+    init(_ recorded: RecordedEvent, disclosure: Disclosure, holds: (String) -> Bool) {
         position = recorded.position
         recordedAtMicros = recorded.recordedAtMicros
         message = ""
-        guard let collaboration = Streams.collaborationId(of: recorded.streamId), let event = try? CollaborationEvent(recorded) else {
+        guard let collaboration = Streams.collaborationId(of: recorded.streamId), holds(collaboration),
+            let event = try? CollaborationEvent(recorded)
+        else {
             return
         }
         collaborationId = collaboration

@@ -74,7 +74,7 @@ public struct FeedStream {
                     try await Task.sleep(for: .milliseconds(50))  // the tail has not read the head yet (starting)
                 } else {
                     let disclosure = try await Subjects(store: store).disclosure(for: batch)
-                    try await send(batch.map { FeedItem($0, disclosure: disclosure) }, to: &writer)
+                    try await send(batch.map { FeedItem($0, disclosure: disclosure, holds: tail.holds) }, to: &writer)
                 }
             }
         }

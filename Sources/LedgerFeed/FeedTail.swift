@@ -23,6 +23,10 @@ public final class FeedTail: Service, Sendable {
     /// How often every live client is woken to send a keep-alive comment if it is idle: one
     /// timer for all of them, not one per connection.
     let keepAlive: Duration
+    /// The collaborations whose events this log's feed sends: every one, but on a shard a partition
+    /// moved to or from, whose log holds the other shard's past too, which that shard's feed sends
+    /// (docs/SCALING.md, "Adding a shard"; commands are routed, so what comes later is its own).
+    let holds: @Sendable (String) -> Bool
 
     struct State {
         /// The newest events, in log order, at most `capacity`.
@@ -43,9 +47,10 @@ public final class FeedTail: Service, Sendable {
 
     public init(
         store: EventStore, events: NotificationHub, logger: Logger, capacity: Int = 4096, queueLimit: Int = 1 << 20,
-        keepAlive: Duration = .seconds(15)
+        keepAlive: Duration = .seconds(15), holds: @escaping @Sendable (String) -> Bool = { _ in true }
     ) {
         self.keepAlive = keepAlive
+        self.holds = holds
         self.store = store
         self.events = events
         self.logger = logger
@@ -83,7 +88,8 @@ public final class FeedTail: Service, Sendable {
                 let batch = try await self.store.readAll(after: from, limit: 1000)
                 if let last = batch.last {
                     let disclosure = try await Subjects(store: store).disclosure(for: batch)
-                    self.publish(batch.map { FeedItem($0, disclosure: disclosure) }, head: last.position, generation: generation)
+                    self.publish(
+                        batch.map { FeedItem($0, disclosure: disclosure, holds: holds) }, head: last.position, generation: generation)
                 }
                 if batch.count == 1000 { continue }
             } catch {

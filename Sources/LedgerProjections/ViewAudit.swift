@@ -44,8 +44,11 @@ public struct ViewAudit: Sendable {
         report.details += snapshot.missingRows.prefix(maxDetails)
 
         let membership = snapshot.positions[.membership] ?? 0
+        // On a shard a partition moved to or from, the log holds the other shard's past too: its
+        // views hold only what the shard holds (docs/SCALING.md, "Adding a shard").
+        let unheld = try await unheldCollaborations()
         let folded = try await Self.fold(store, upTo: membership).mapValues { $0.identities.mapValues(Member.init) }.filter {
-            !$0.value.isEmpty
+            !$0.value.isEmpty && !unheld.contains($0.key)
         }
         report.collaborations = try await collaborationCount(upTo: membership)
         var differing = 0
@@ -128,7 +131,11 @@ public struct ViewAudit: Sendable {
                     """
                     (SELECT 'collaboration ' || substr(stream_id, 15) || ' started at ' || position || ' has no row in proj_collaborations'
                        FROM ledger_events WHERE event_type = 'CollaborationStarted' AND position <= \(collaborations)
+                        AND ledger_holds(substr(stream_id, 15))
                         AND substr(stream_id, 15) NOT IN (SELECT collaboration_id FROM proj_collaborations))
+                    UNION ALL
+                    (SELECT 'proj_collaborations row ' || collaboration_id || ' is of a collaboration this shard does not hold'
+                       FROM proj_collaborations WHERE NOT ledger_holds(collaboration_id))
                     UNION ALL
                     (SELECT 'proj_collaborations row ' || collaboration_id || ' has no CollaborationStarted at or below ' || \(collaborations)
                        FROM proj_collaborations c WHERE NOT EXISTS (
@@ -137,7 +144,7 @@ public struct ViewAudit: Sendable {
                     UNION ALL
                     (SELECT 'highlight at ' || position || ' has no row in proj_highlights'
                        FROM ledger_events WHERE event_type = 'HighlightPosted' AND position <= \(highlights)
-                        AND position NOT IN (SELECT position FROM proj_highlights))
+                        AND ledger_holds(substr(stream_id, 15)) AND position NOT IN (SELECT position FROM proj_highlights))
                     UNION ALL
                     (SELECT 'proj_highlights row at ' || h.position || ' is not a HighlightPosted of ' || h.collaboration_id
                        FROM proj_highlights h WHERE NOT EXISTS (
@@ -175,9 +182,28 @@ public struct ViewAudit: Sendable {
         return states
     }
 
+    /// The collaborations of the log this shard does not hold (`ledger_holds`); none on one that
+    /// holds everything.
+    func unheldCollaborations() async throws -> Set<String> {
+        try await client.queryUnlessClosed(
+            """
+            SELECT DISTINCT substr(stream_id, 15) FROM ledger_events
+            WHERE event_type = 'CollaborationStarted' AND EXISTS (SELECT 1 FROM ledger_held_partitions)
+              AND NOT ledger_holds(substr(stream_id, 15))
+            """, logger: logger
+        ) { rows in
+            var ids: Set<String> = []
+            for try await id in rows.decode(String.self) { ids.insert(id) }
+            return ids
+        }
+    }
+
     func collaborationCount(upTo position: Int64) async throws -> Int {
         try await client.queryUnlessClosed(
-            "SELECT count(*) FROM ledger_events WHERE event_type = 'CollaborationStarted' AND position <= \(position)", logger: logger
+            """
+            SELECT count(*) FROM ledger_events
+            WHERE event_type = 'CollaborationStarted' AND position <= \(position) AND ledger_holds(substr(stream_id, 15))
+            """, logger: logger
         ) { rows in
             for try await count in rows.decode(Int64.self) { return Int(count) }
             return 0

@@ -20,7 +20,7 @@ struct FeedTailTests {
             RecordedEvent(
                 position: position, streamId: Streams.collaboration(collaborationId), version: position, eventId: new.eventId,
                 type: new.type, data: new.data, metadata: new.metadata, recordedAtMicros: 0, hash: []),
-            disclosure: Disclosure())
+            disclosure: Disclosure(), holds: { _ in true })
     }
 
     static func notice(_ account: String) -> CollaborationEvent {

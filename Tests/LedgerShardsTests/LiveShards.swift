@@ -40,9 +40,10 @@ struct LiveShards: Sendable {
     /// `shards` (owners' settings, each database migrated; two, or more) served by one `ledger
     /// serve`, whose login exists on every shard's cluster with one password, as a deployment's does.
     /// The cluster is defined in `top` (migrated: it keeps the top log), else a database of the
-    /// test cluster.
+    /// test cluster, with partition i on shard `layout[i]` (already so, or defined here).
     static func run(
-        shards: [DatabaseSettings], top: DatabaseSettings? = nil, configuration: LedgerConfiguration = .testing(),
+        shards: [DatabaseSettings], top: DatabaseSettings? = nil, layout: [Int] = Self.layout,
+        configuration: LedgerConfiguration = .testing(),
         signer: NoteSigner? = nil, witnesses: WitnessPolicy? = nil, deliveries: WebhookDeliverer.Settings = .init(),
         _ body: @Sendable (LiveShards) async throws -> Void
     ) async throws {
@@ -50,8 +51,7 @@ struct LiveShards: Sendable {
         // The database the cluster is defined in keeps the top log: migrated, as `ledger serve` migrates it.
         let definition: DatabaseSettings
         if let top { definition = top } else { definition = try await TestCluster.shared.makeDatabase() }
-        let map = try ShardMap(
-            partitions: layout.map { "host=\(shards[$0].host) port=\(shards[$0].port) dbname=\(shards[$0].database)" })
+        let map = try ShardMap(partitions: layout.map { connection(shards[$0]) })
         try await withClient(definition) { try await ShardCluster.define(server: "ledger_shards", as: map, client: $0, logger: logger) }
         let (name, password) = ("ledger_app_\(UInt32.random(in: 0 ... .max))", UUID().uuidString.replacingOccurrences(of: "-", with: ""))
         let service = try await PostgresAdmin.serviceLogin(name, password: password, on: definition, logger: logger)
@@ -78,6 +78,9 @@ struct LiveShards: Sendable {
                 LiveShards(baseURL: running.baseURL, authority: authority, secret: secret, map: map, shards: shards, top: definition))
         }
     }
+
+    /// A shard's connection string as the cluster's partitions name it.
+    static func connection(_ shard: DatabaseSettings) -> String { "host=\(shard.host) port=\(shard.port) dbname=\(shard.database)" }
 
     func client(_ account: String, roles: [String] = []) -> LedgerClient {
         let authority = authority
@@ -112,7 +115,7 @@ struct LiveShards: Sendable {
     /// The shard (its index in `shards`) the map places `id` (or a start's key) on.
     func shard(of id: String) -> Int {
         let connection = map.shard(of: id)
-        return shards.firstIndex { connection == "host=\($0.host) port=\($0.port) dbname=\($0.database)" }!
+        return shards.firstIndex { connection == Self.connection($0) }!
     }
 
     /// A request signed in as `account`, with a JSON body if given.

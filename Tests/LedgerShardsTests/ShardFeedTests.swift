@@ -34,7 +34,7 @@ struct ShardFeedTests {
                 received.all.filter { ids.contains($0.entry.collaborationId) }.count >= count
             }
             var sentinels: Set<String> = []
-            for shard in 0..<2 {
+            for shard in live.shards.indices {
                 var key = "sentinel-\(UUID())"
                 while live.shard(of: key) != shard { key = "sentinel-\(UUID())" }
                 sentinels.insert(

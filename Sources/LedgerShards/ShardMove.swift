@@ -1,0 +1,170 @@
+import Foundation
+import LedgerPostgres
+import LedgerStore
+import Logging
+import PostgresNIO
+
+/// Adding a shard by moving one partition to it, offline (`ledger shards move`, docs/SCALING.md
+/// "Adding a shard"): the new shard T starts as a copy of the partition's shard S, so every event
+/// keeps its position, its leaf and its evidence, and T's log continues S's chain. Each then says
+/// which partitions it holds (`ledger_held_partitions`) and forgets what it keeps beside the log
+/// of the others' collaborations (`ledger_forget_unheld`), and the cluster's partition names T.
+///
+/// Every step can run again: a move cut short by a fault is finished by the same command. The
+/// map changes last, so until it does every collaboration is still read on S.
+public enum ShardMove {
+    public struct Refused: Error, CustomStringConvertible {
+        public var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    public struct Report: Sendable {
+        /// The partition's shard before, and T.
+        public var source: String
+        public var target: String
+        /// The cluster's map after the move.
+        public var map: ShardMap
+        /// Whether T was made here (`CREATE DATABASE … TEMPLATE`), not found as a copy made before.
+        public var copied: Bool
+        /// The position T's log starts from: S's head at the copy.
+        public var head: Int64
+    }
+
+    /// Moves `partition` of the cluster `server` (defined in `owner`'s database) to `target`, a
+    /// connection string as the cluster's partitions name shards. T is made as a copy of S when it
+    /// does not exist and is on S's server; elsewhere it must already be a copy of S at its head.
+    public static func move(server: String, partition: Int, to target: String, owner: DatabaseSettings, logger: Logger) async throws
+        -> Report
+    {
+        let map = try await owner.withClient(logger: logger) { try await ShardCluster.map(server: server, client: $0, logger: logger) }
+        guard map.partitions.indices.contains(partition) else {
+            throw Refused("partition \(partition) is not one of \(server)'s \(map.partitions.count)")
+        }
+        let source = map.partitions[partition]
+        guard !map.shards.contains(target) else { throw Refused("\(target) is already a shard of \(server)") }
+        let moved = try ShardMap(partitions: map.partitions.enumerated().map { $0.offset == partition ? target : $0.element })
+        // A shard's index is its log's origin and its published file: none may change.
+        guard moved.shards == map.shards + [target] else {
+            throw Refused(
+                "moving partition \(partition) would change the shards' order (each shard is numbered by its first partition) or leave \(source) none: move a partition after every shard's first"
+            )
+        }
+        let from = try ShardConnection.settings(source, login: owner)
+        let to = try ShardConnection.settings(target, login: owner)
+        func place(_ settings: DatabaseSettings) -> String { "\(settings.host.lowercased()):\(settings.port)/\(settings.database)" }
+        let taken = try [owner] + map.shards.map { try ShardConnection.settings($0, login: owner) }
+        guard !taken.map(place).contains(place(to)) else { throw Refused("\(target) is the ledger's own database or a shard's") }
+
+        try await refuseIfServed(from, logger: logger)
+        let copied = try await copy(from, to: to, owner: owner, logger: logger)
+        let head = try await Self.head(from, logger: logger)
+        guard let head, try await Self.head(to, logger: logger) == head else {
+            throw Refused(
+                "\(target) is not a copy of \(source) at its head: make it one (docs/SCALING.md), or name a database that does not exist")
+        }
+        _ = try await to.withClient(logger: logger) { try await Migrator(client: $0, logger: logger).migrate() }
+        try await PostgresAdmin.withConnection(to, logger: logger) { connection in
+            try await transaction(connection, logger) {
+                try await hold(moved, shard: target, on: connection, logger: logger)
+                // S's checkpoints, signed under S's origin, came with the copy: T signs its own tree
+                // under its own from its first start. The tables are append-only for every role;
+                // their owner lifts that for this one change of a database no one has read from.
+                for table in ["ledger_published_checkpoints", "ledger_checkpoints"] {
+                    try await connection.queryUnlessClosed(
+                        PostgresQuery(unsafeSQL: "ALTER TABLE \(table) DISABLE TRIGGER \(table)_no_delete"), logger: logger)
+                    try await connection.queryUnlessClosed(PostgresQuery(unsafeSQL: "DELETE FROM \(table)"), logger: logger)
+                    try await connection.queryUnlessClosed(
+                        PostgresQuery(unsafeSQL: "ALTER TABLE \(table) ENABLE TRIGGER \(table)_no_delete"), logger: logger)
+                }
+                // S's backups' slots and S's services' leases are not T's.
+                try await connection.queryUnlessClosed("DELETE FROM ledger_backup_positions", logger: logger)
+                try await connection.queryUnlessClosed("DELETE FROM ledger_lease_holders", logger: logger)
+            }
+        }
+        try await PostgresAdmin.withConnection(from, logger: logger) { connection in
+            try await transaction(connection, logger) { try await hold(moved, shard: source, on: connection, logger: logger) }
+        }
+        let option = "p\(partition)"
+        try await owner.withClient(logger: logger) { client in
+            try await client.queryUnlessClosed(
+                PostgresQuery(
+                    unsafeSQL:
+                        "ALTER SERVER \(PostgresAdmin.quoteIdentifier(server)) OPTIONS (SET \(option) \(ShardCluster.literal(target)))"),
+                logger: logger
+            ) { _ in }
+        }
+        logger.notice("partition moved", metadata: ["partition": "\(partition)", "from": "\(source)", "to": "\(target)"])
+        return Report(source: source, target: target, map: moved, copied: copied, head: head.position)
+    }
+
+    /// Records the partitions `shard` holds in `moved`, and forgets the rest.
+    static func hold(_ moved: ShardMap, shard: String, on connection: PostgresConnection, logger: Logger) async throws {
+        let held = moved.partitions.indices.filter { moved.partitions[$0] == shard }.map(Int32.init)
+        try await connection.queryUnlessClosed(
+            """
+            INSERT INTO ledger_held_partitions (partitions, held) VALUES (\(Int32(moved.partitions.count)), \(held))
+            ON CONFLICT (only_row) DO UPDATE SET partitions = excluded.partitions, held = excluded.held
+            """, logger: logger)
+        try await connection.queryUnlessClosed("SELECT ledger_forget_unheld()", logger: logger)
+    }
+
+    /// The move is offline: S's writes must be still while it is copied and marked.
+    static func refuseIfServed(_ shard: DatabaseSettings, logger: Logger) async throws {
+        let serving = try await PostgresAdmin.withConnection(shard, logger: logger) { connection in
+            try await connection.queryUnlessClosed(
+                """
+                SELECT count(*) FROM pg_stat_activity
+                WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name LIKE 'ledger %'
+                """, logger: logger
+            ).decode(Int64.self).reduce(0, +)
+        }
+        guard serving == 0 else {
+            throw Refused("\(shard.database) is in use by \(serving) ledger session(s): stop every `ledger serve` before a move")
+        }
+    }
+
+    /// T made as a copy of S if it does not exist: true if made here.
+    static func copy(_ from: DatabaseSettings, to: DatabaseSettings, owner: DatabaseSettings, logger: Logger) async throws -> Bool {
+        var maintenance = to
+        maintenance.database = owner.host == to.host && owner.port == to.port ? owner.database : "postgres"
+        let exists = try await PostgresAdmin.withConnection(maintenance, logger: logger) { connection in
+            try await connection.queryUnlessClosed("SELECT count(*) FROM pg_database WHERE datname = \(to.database)", logger: logger)
+                .decode(Int64.self).reduce(0, +) > 0
+        }
+        if exists { return false }
+        guard from.host == to.host, from.port == to.port else {
+            throw Refused(
+                "\(to.database) does not exist on \(to.host):\(to.port): on another server, make it a copy of \(from.database) first (a base backup promoted: docs/SCALING.md), then move"
+            )
+        }
+        // Refused by PostgreSQL while any session uses S.
+        try await PostgresAdmin.createDatabaseIfMissing(to.database, template: from.database, on: maintenance, logger: logger)
+        return true
+    }
+
+    /// A log's head: its position and chain hash (a copy at S's head has both S's).
+    struct Head: Equatable {
+        var position: Int64
+        var hash: String
+    }
+
+    static func head(_ shard: DatabaseSettings, logger: Logger) async throws -> Head? {
+        try await PostgresAdmin.withConnection(shard, logger: logger) { connection in
+            var found: Head?
+            let rows = try await connection.queryUnlessClosed("SELECT position, encode(hash, 'hex') FROM ledger_head", logger: logger)
+            for try await (position, hash) in rows.decode((Int64, String).self) { found = Head(position: position, hash: hash) }
+            return found
+        }
+    }
+
+    static func transaction(_ connection: PostgresConnection, _ logger: Logger, _ body: () async throws -> Void) async throws {
+        try await connection.queryUnlessClosed("BEGIN", logger: logger)
+        do {
+            try await body()
+            try await connection.queryUnlessClosed("COMMIT", logger: logger)
+        } catch {
+            _ = try? await connection.queryUnlessClosed("ROLLBACK", logger: logger)
+            throw error
+        }
+    }
+}
