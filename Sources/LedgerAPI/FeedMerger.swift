@@ -75,9 +75,20 @@ struct FeedMerger {
     }
 
     /// The positions a cursor names (`p0,p1,…`, one for each of `shards`), or nil if it is not one.
-    static func positions(_ cursor: String, shards: Int) -> [Int64]? {
+    /// A cursor from before shards were added (fewer positions) gives each added shard the position
+    /// of the shard it was copied from (`sources`, an earlier shard's index): its log is that
+    /// shard's up to the copy, and it sends only the moved collaborations' events, which that
+    /// shard no longer sends (docs/SCALING.md, "Adding a shard"). An added shard that is no copy
+    /// of an earlier one makes such a cursor not one.
+    static func positions(_ cursor: String, shards: Int, sources: [Int?] = []) -> [Int64]? {
         let parts = cursor.split(separator: ",", omittingEmptySubsequences: false)
-        let positions = parts.compactMap { part in Int64(part).flatMap { $0 >= 0 && String($0) == part ? $0 : nil } }
-        return positions.count == shards && parts.count == shards ? positions : nil
+        var positions = parts.compactMap { part in Int64(part).flatMap { $0 >= 0 && String($0) == part ? $0 : nil } }
+        guard positions.count == parts.count, (1...shards).contains(positions.count) else { return nil }
+        while positions.count < shards {
+            guard let source = sources.indices.contains(positions.count) ? sources[positions.count] : nil, source < positions.count
+            else { return nil }
+            positions.append(positions[source])
+        }
+        return positions
     }
 }

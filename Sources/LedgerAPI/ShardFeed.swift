@@ -19,10 +19,13 @@ import Synchronization
 /// client slows every shard's stream, and each shard cuts it off as on one database, rather than
 /// the merge holding its backlog.
 enum ShardFeed {
-    static func respond(_ request: Request, context: LedgerRequestContext, shards: [ShardFanOut.Responder]) async throws -> Response {
+    /// `sources`: the shard each shard was copied from, if one was (`FeedMerger.positions`).
+    static func respond(
+        _ request: Request, context: LedgerRequestContext, shards: [ShardFanOut.Responder], sources: [Int?]
+    ) async throws -> Response {
         let asked = request.headers[.lastEventID] ?? request.uri.queryParameters["after"].map(String.init)
         let positions = try asked.map { cursor in
-            guard let positions = FeedMerger.positions(cursor, shards: shards.count) else {
+            guard let positions = FeedMerger.positions(cursor, shards: shards.count, sources: sources) else {
                 throw DomainError.invalid(
                     "Last-Event-ID (or after) must be this feed's cursor: \(shards.count) log positions, one a shard, as p0,p1,…",
                     code: .invalidQuery)

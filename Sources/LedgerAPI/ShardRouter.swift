@@ -59,16 +59,19 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
     /// The top level of an event's evidence: shard k's checkpoint covering a position, in the top log.
     let topEvidence: @Sendable (Int, Int64) async throws -> Evidence.TopLevel
     let bodyLimit: Int
+    /// The shard each shard was copied from when it was added (`ledger shards move`), if it was.
+    let sources: [Int?]
 
     public init(
         map: ShardMap, shards: [Shard], topLog: RouterResponder<LedgerRequestContext>, available: [@Sendable () -> Bool],
         topAvailable: @escaping @Sendable () -> Bool, topEvidence: @escaping @Sendable (Int, Int64) async throws -> Evidence.TopLevel,
-        bodyLimit: Int
+        bodyLimit: Int, sources: [Int?] = []
     ) {
         precondition(shards.count == map.shards.count && available.count == shards.count, "one router per shard of the map")
         (self.map, self.shards, self.topLog, self.available, self.topAvailable, self.topEvidence, self.bodyLimit) = (
             map, shards, topLog, available, topAvailable, topEvidence, bodyLimit
         )
+        self.sources = sources
     }
 
     /// The shard's answer; a refusal made here (outside every shard's middleware) is answered
@@ -167,7 +170,7 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
         case .erasure:
             return try await ShardFanOut.erasure(request, context: context, shards: try everyShardAnswering(), bodyLimit: bodyLimit)
         case .feed:
-            return try await ShardFeed.respond(request, context: context, shards: try everyShardAnswering())
+            return try await ShardFeed.respond(request, context: context, shards: try everyShardAnswering(), sources: sources)
         case .accessAudit(let only):
             guard let only else { return try await ShardFanOut.auditAccess(request, context: context, shards: try everyShardAnswering()) }
             guard available[only]() else { throw Self.unavailable }

@@ -44,6 +44,7 @@ extension LedgerProcess {
         let clients = settings.map { $0.makeClient(logger: logger, maxConnections: maxConnections, applicationName: applicationName) }
         return try await Self.running(clients[...], logger: logger) {
             for client in clients { try await check(client, logger: logger) }
+            let sources = try await ShardMove.sources(of: map, clients: clients, logger: logger)
             return try await body(clients[0]) { onRunning in
                 // Whether each shard's server answers a new connection: its availability and its
                 // watchdog ask the same.
@@ -76,7 +77,7 @@ extension LedgerProcess {
                 return always + availability + [topAvailability]
                     + RoleServices.sharded(
                         shards: shards, top: top, topAvailability: topAvailability, map: map, authority: authority!,
-                        configuration: configuration, logs: logs,
+                        configuration: configuration, logs: logs, sources: sources,
                         publishedFile: configuration.checkpointFileURL, deliveries: deliveries, logger: logger, onRunning: onRunning)
             }
         }

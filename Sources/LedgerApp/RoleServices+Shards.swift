@@ -48,10 +48,13 @@ extension RoleServices {
     /// latest checkpoint kept in `publishedFile` with `.shard-k` appended), and the top log, on
     /// `top` (the database the cluster is defined in), records them (`TopLogRecorder`) and is
     /// checkpointed and witnessed as the deployment's origin (its checkpoint in `publishedFile`).
+    /// `sources`: the shard each shard was copied from when it was added, if it was (a feed cursor
+    /// from before reads that shard's position for it).
     public static func sharded(
         shards: [Shard], top: PostgresClient, topAvailability: DatabaseAvailability, map: ShardMap, authority: TokenAuthority,
         configuration: LedgerConfiguration,
-        logs: ShardLogs? = nil, publishedFile: URL? = nil, deliveries: WebhookDeliverer.Settings = .init(), logger: Logger,
+        logs: ShardLogs? = nil, sources: [Int?] = [], publishedFile: URL? = nil, deliveries: WebhookDeliverer.Settings = .init(),
+        logger: Logger,
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> [any Service] {
         let readiness = Readiness(drain: configuration.shutdownDrain)
@@ -96,7 +99,7 @@ extension RoleServices {
             map: map, shards: routers, topLog: buildTopLogRouter(client: top, authority: authority, logger: topLogger).buildResponder(),
             available: shards.map { shard in { shard.availability.isAvailable } }, topAvailable: { topAvailability.isAvailable },
             topEvidence: { try await topEvidence.level(shard: $0, covering: $1) },
-            bodyLimit: configuration.bodyLimit)
+            bodyLimit: configuration.bodyLimit, sources: sources)
         return services + [server(front, configuration: configuration, logger: logger, onRunning: onRunning), readiness]
     }
 }

@@ -65,7 +65,7 @@ public enum ShardMove {
         _ = try await to.withClient(logger: logger) { try await Migrator(client: $0, logger: logger).migrate() }
         try await PostgresAdmin.withConnection(to, logger: logger) { connection in
             try await transaction(connection, logger) {
-                try await hold(moved, shard: target, on: connection, logger: logger)
+                try await hold(moved, shard: target, copiedFrom: source, on: connection, logger: logger)
                 // S's checkpoints, signed under S's origin, came with the copy: T signs its own tree
                 // under its own from its first start. The tables are append-only for every role;
                 // their owner lifts that for this one change of a database no one has read from.
@@ -82,7 +82,9 @@ public enum ShardMove {
             }
         }
         try await PostgresAdmin.withConnection(from, logger: logger) { connection in
-            try await transaction(connection, logger) { try await hold(moved, shard: source, on: connection, logger: logger) }
+            try await transaction(connection, logger) {
+                try await hold(moved, shard: source, copiedFrom: nil, on: connection, logger: logger)
+            }
         }
         let option = "p\(partition)"
         try await owner.withClient(logger: logger) { client in
@@ -97,15 +99,33 @@ public enum ShardMove {
         return Report(source: source, target: target, map: moved, copied: copied, head: head.position)
     }
 
-    /// Records the partitions `shard` holds in `moved`, and forgets the rest.
-    static func hold(_ moved: ShardMap, shard: String, on connection: PostgresConnection, logger: Logger) async throws {
+    /// Records the partitions `shard` holds in `moved` (and the shard it was copied from; nil
+    /// keeps what it had: a source may itself be a copy), and forgets the rest.
+    static func hold(
+        _ moved: ShardMap, shard: String, copiedFrom: String?, on connection: PostgresConnection, logger: Logger
+    ) async throws {
         let held = moved.partitions.indices.filter { moved.partitions[$0] == shard }.map(Int32.init)
         try await connection.queryUnlessClosed(
             """
-            INSERT INTO ledger_held_partitions (partitions, held) VALUES (\(Int32(moved.partitions.count)), \(held))
-            ON CONFLICT (only_row) DO UPDATE SET partitions = excluded.partitions, held = excluded.held
+            INSERT INTO ledger_held_partitions (partitions, held, copied_from)
+            VALUES (\(Int32(moved.partitions.count)), \(held), \(copiedFrom))
+            ON CONFLICT (only_row) DO UPDATE SET partitions = excluded.partitions, held = excluded.held,
+                copied_from = coalesce(excluded.copied_from, ledger_held_partitions.copied_from)
             """, logger: logger)
         try await connection.queryUnlessClosed("SELECT ledger_forget_unheld()", logger: logger)
+    }
+
+    /// The shard each of `map`'s shards was copied from by a move, as an index into `map.shards`
+    /// (`clients` in that order): what a feed cursor from before the move reads for it.
+    public static func sources(of map: ShardMap, clients: [PostgresClient], logger: Logger) async throws -> [Int?] {
+        var sources: [Int?] = []
+        for client in clients {
+            let source = try await client.queryUnlessClosed("SELECT copied_from FROM ledger_held_partitions", logger: logger) { rows in
+                try await rows.decode(String?.self).reduce(nil) { $1 }
+            }
+            sources.append(source.flatMap { map.shards.firstIndex(of: $0) })
+        }
+        return sources
     }
 
     /// The move is offline: S's writes must be still while it is copied and marked.

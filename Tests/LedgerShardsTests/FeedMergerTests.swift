@@ -41,4 +41,20 @@ struct FeedMergerTests {
             #expect(FeedMerger.positions(refused, shards: 2) == nil, "\(refused)")
         }
     }
+
+    @Test(
+        "a cursor from before shards were added gives each added shard the position of the shard it was copied from; none when an added shard was not copied from an earlier one"
+    )
+    func cursorsAcrossMoves() {
+        // Shard 2 a copy of shard 0, shard 3 a copy of shard 2.
+        let sources: [Int?] = [nil, nil, 0, 2]
+        #expect(FeedMerger.positions("7,3", shards: 4, sources: sources) == [7, 3, 7, 7])
+        #expect(FeedMerger.positions("7,3,9", shards: 4, sources: sources) == [7, 3, 9, 9])
+        #expect(FeedMerger.positions("7,3,9,2", shards: 4, sources: sources) == [7, 3, 9, 2])
+        #expect(FeedMerger.positions("7", shards: 4, sources: sources) == nil, "shard 1 is no copy")
+        #expect(FeedMerger.positions("7,3", shards: 3) == nil, "no sources known")
+        #expect(FeedMerger.positions("7,3", shards: 3, sources: [nil, nil, 3]) == nil, "a source not before it")
+        #expect(FeedMerger.positions("7,3,1,1,1", shards: 4, sources: sources) == nil, "more positions than shards")
+        #expect(FeedMerger.positions("7,-3", shards: 4, sources: sources) == nil)
+    }
 }

@@ -19,6 +19,8 @@ struct ShardMoveChecks {
     /// Each collaboration's history (position and type) before the move.
     let histories: [String: [String]]
     let head: Int64
+    /// A feed cursor of the two shards before the move.
+    let cursor: String
     let signer: NoteSigner
 
     func run() async throws {
@@ -76,6 +78,13 @@ struct ShardMoveChecks {
         for id in ids { events += try await ShardMoveTests.all(devin.allHistory(of: id)).count }
         let feed = try await ShardFeedTests.events(live, of: ids, after: "0,0,0", count: events)
         #expect(feed.allSatisfy { $0.shard == live.shard(of: $0.entry.collaborationId) })
+        // The cursor from before the move: shard 2 resumes from shard 0's position, and every
+        // event after the cursor comes once (a moved collaboration's, from shard 2).
+        let positions = cursor.split(separator: ",").compactMap { Int64($0) }
+        let after = feed.filter { $0.entry.position > positions[live.shard(of: $0.entry.collaborationId) == 1 ? 1 : 0] }
+        let resumed = try await ShardFeedTests.events(live, of: ids, after: cursor, count: after.count)
+        let place = { (event: FeedEvent) in "\(event.shard ?? -1)@\(event.entry.position)" }
+        #expect(resumed.map(place).sorted() == after.map(place).sorted())
     }
 
     /// "My collaborations", the console's list and the access audit: each collaboration once, named

@@ -48,12 +48,19 @@ struct ShardMoveTests {
         return items
     }
 
+    /// A shard's head position.
+    static func head(_ shard: DatabaseSettings) async throws -> Int64 {
+        try await withClient(shard) { client in
+            try await client.query("SELECT position FROM ledger_head").decode(Int64.self).reduce(0) { max($0, $1) }
+        }
+    }
+
     static func map(_ top: DatabaseSettings) async throws -> ShardMap {
         try await withClient(top) { try await ShardCluster.map(server: "ledger_shards", client: $0, logger: LiveShards.logger) }
     }
 
     @Test(
-        "a partition moved to a new shard with the servers stopped: its collaborations answer from it with their history, commands and evidence through both levels; each shard writes only what it holds (a window due during the move expires once, on the new shard); lists, the audit and the feed name each once; a rebuild keeps it so; bad moves refused, changing nothing"
+        "a partition moved to a new shard with the servers stopped: its collaborations answer from it with their history, commands and evidence through both levels; each shard writes only what it holds (a window due during the move expires once, on the new shard); lists, the audit and the feed name each once, and a feed cursor from before the move resumes with nothing lost or repeated; a rebuild keeps it so; bad moves refused, changing nothing"
     )
     func move() async throws {
         let signer = try NoteSigner(name: "move.test/ledger")
@@ -68,7 +75,9 @@ struct ShardMoveTests {
         }()
         // Shard 0 (a) holds partitions 0, 3, 4, 5 and 7; one after shard 1's first (1) moves.
         let candidates = [3, 4, 5, 7]
-        let setUp = Mutex<(ids: [String], granted: [String], partition: Int, window: String, histories: [String: [String]])?>(nil)
+        let setUp = Mutex<
+            (ids: [String], granted: [String], partition: Int, window: String, histories: [String: [String]], cursor: String)?
+        >(nil)
         try await LiveShards.run(shards: [a, b], top: top, signer: signer) { live in
             let (devin, alice) = (live.client("devin"), live.client("alice"))
             var started: [(id: String, person: SimulatedPerson)] = []
@@ -88,6 +97,8 @@ struct ShardMoveTests {
             let moving = started.filter { live.map.partition(of: $0.id) == partition }
             try #require(moving.count >= 2, "24 starts put two in one of four partitions")
             let staying = started.filter { live.map.partition(of: $0.id) != partition }
+            // A feed client's cursor here, resumed on three shards after the move.
+            let cursor = "\(try await Self.head(a)),\(try await Self.head(b))"
             var granted: [String] = []
             for (id, person) in moving + staying.prefix(4) {
                 guard case .granted = try await verify(alice, person, in: id) else {
@@ -106,9 +117,9 @@ struct ShardMoveTests {
             // Due while the servers are stopped or soon after: only the new shard may expire it.
             _ = try await TestWindows.endIn(20, devin, moving[0].id, [moving[0].person])
             histories[moving[0].id] = try await Self.all(devin.allHistory(of: moving[0].id)).map { "\($0.position) \($0.type)" }
-            setUp.withLock { $0 = (started.map(\.id), granted, partition, moving[0].id, histories) }
+            setUp.withLock { $0 = (started.map(\.id), granted, partition, moving[0].id, histories, cursor) }
         }
-        let (ids, granted, partition, window, histories) = try #require(setUp.withLock { $0 })
+        let (ids, granted, partition, window, histories, cursor) = try #require(setUp.withLock { $0 })
         let before = try await Self.map(top)
 
         for (arguments, expected) in [
@@ -126,15 +137,14 @@ struct ShardMoveTests {
         #expect(moved.output.contains("moved from \(LiveShards.connection(a)) to \(LiveShards.connection(target)) (shard 2, copied"))
         let again = try await Self.move(["--partition", "\(partition)", "--to", LiveShards.connection(target)], top: top)
         #expect(again.status != 0 && again.output.contains("already a shard"), "\(again.output)")
-        let head = try await withClient(a) { client in
-            try await client.query("SELECT position FROM ledger_head").decode(Int64.self).reduce(0) { max($0, $1) }
-        }
+        let head = try await Self.head(a)
 
         var layout = LiveShards.layout
         layout[partition] = 2
         try await LiveShards.run(shards: [a, b, target], top: top, layout: layout, signer: signer) { live in
             try await ShardMoveChecks(
-                live: live, ids: ids, granted: granted, window: window, histories: histories, head: head, signer: signer
+                live: live, ids: ids, granted: granted, window: window, histories: histories, head: head, cursor: cursor,
+                signer: signer
             ).run()
         }
     }
