@@ -7,7 +7,11 @@
 -- log's primary key, planned on every call: see ledger_project_collaborations.
 CREATE OR REPLACE FUNCTION ledger_project_access_history(p_from int8, p_to int8) RETURNS void
 LANGUAGE plpgsql SET plan_cache_mode = force_custom_plan AS $$
+DECLARE
+    v_mask int;
+    v_held int[];
 BEGIN
+    SELECT partitions - 1, held INTO v_mask, v_held FROM ledger_held_partitions;
     INSERT INTO proj_access_history (position, collaboration_id, root_hash, change, account, reason, actor, at,
                                      not_before, not_after)
     SELECT e.position, substr(e.stream_id, 15), d."rootHash", c.change,
@@ -25,6 +29,7 @@ BEGIN
     WHERE e.position > p_from AND e.position <= p_to
       AND e.event_type IN ('IdentityAdded', 'AccessGranted', 'IdentityRemoved', 'AccessRevoked', 'AccessWindowChanged',
                            'AccessExpired')
-      AND left(e.stream_id, 14) = 'collaboration-' AND ledger_holds(substr(e.stream_id, 15));
+      AND left(e.stream_id, 14) = 'collaboration-'
+      AND (v_held IS NULL OR (hashtext(substr(e.stream_id, 15)) & v_mask) = ANY (v_held));
 END;
 $$;

@@ -27,7 +27,7 @@ enum ShardFeed {
         let positions = try asked.map { cursor in
             guard let positions = FeedMerger.positions(cursor, shards: shards.count, sources: sources) else {
                 throw DomainError.invalid(
-                    "Last-Event-ID (or after) must be this feed's cursor: \(shards.count) log positions, one a shard, as p0,p1,…",
+                    "Last-Event-ID (or after) must be this feed's cursor: \(shards.count) log positions, one a shard, as p0,p1,… (or one from before shards were added)",
                     code: .invalidQuery)
             }
             return positions

@@ -44,7 +44,7 @@ extension LedgerProcess {
         let clients = settings.map { $0.makeClient(logger: logger, maxConnections: maxConnections, applicationName: applicationName) }
         return try await Self.running(clients[...], logger: logger) {
             for client in clients { try await check(client, logger: logger) }
-            let sources = try await ShardMove.sources(of: map, clients: clients, logger: logger)
+            let sources = try await ShardHoldings.sources(of: map, clients: clients, logger: logger)
             return try await body(clients[0]) { onRunning in
                 // Whether each shard's server answers a new connection: its availability and its
                 // watchdog ask the same.

@@ -64,11 +64,12 @@ extension RoleServices {
             let name = map.shards[index]
             var logger = logger
             logger[metadataKey: "shard"] = "\(index)"
+            let holds: @Sendable (String) -> Bool = { map.shard(of: $0) == name }
             var delivering = deliveries
             delivering.shard = index
+            delivering.holds = holds
             let local = StoreServices(
                 client: shard.client, store: shard.store, configuration: configuration, deliveries: delivering, logger: logger)
-            let holds: @Sendable (String) -> Bool = { map.shard(of: $0) == name }
             let feed = FeedTail(store: shard.store, events: local.events, logger: logger, holds: holds)
             let router = buildRouter(
                 client: shard.client, store: shard.store, authority: authority, configuration: configuration, proofs: local.proofs,

@@ -93,10 +93,11 @@ struct ShardsMove: AsyncParsableCommand {
         let (owner, embedded) = try await configuration.connect(logger: logger)
         try await stopping(embedded) {
             let report = try await ShardMove.move(server: cluster, partition: partition, to: target, owner: owner, logger: logger)
+            let how =
+                report.finished ? "a move cut short finished" : "\(report.copied ? "copied" : "a copy found") at position \(report.head)"
             print(
-                "\(cluster): partition \(partition) moved from \(report.source) to \(report.target) (shard \(report.map.shards.count - 1), "
-                    + "\(report.copied ? "copied" : "a copy found") at position \(report.head)); start `ledger serve --shard-cluster \(cluster)`"
-            )
+                "\(cluster): partition \(partition) moved from \(report.source) to \(report.target) (shard "
+                    + "\(report.map.shards.firstIndex(of: report.target) ?? 0), \(how)); start `ledger serve --shard-cluster \(cluster)`")
         }
     }
 }

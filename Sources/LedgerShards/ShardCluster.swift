@@ -37,6 +37,18 @@ public enum ShardCluster {
         return try map(server: server, serverOptions: serverOptions, wrapperOptions: wrapperOptions)
     }
 
+    /// The name of partition `partition`'s option in the cluster's definition, as written there
+    /// (`p7`, `partition_7`, `p07`: PL/Proxy reads each as partition 7).
+    public static func partitionOption(server: String, partition: Int, client: PostgresClient, logger: Logger) async throws -> String {
+        let options = try await client.queryUnlessClosed(
+            "SELECT coalesce(srvoptions, '{}') FROM pg_foreign_server WHERE srvname = \(server)", logger: logger
+        ) { rows in try await rows.decode([String].self).first { _ in true } ?? [] }
+        guard let name = options.map({ split($0).0 }).first(where: { partitionNumber($0) == partition }) else {
+            throw Unusable(description: "\(server): no option names partition \(partition)")
+        }
+        return name
+    }
+
     /// Defines the PL/Proxy cluster `server` in the database `client` reaches (the extension made
     /// if missing), its partitions naming `map`'s shards. Run again with the same map, nothing
     /// changes; a cluster of that name with another map is refused, not redefined: moving a

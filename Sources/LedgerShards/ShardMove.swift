@@ -26,19 +26,27 @@ public enum ShardMove {
         public var map: ShardMap
         /// Whether T was made here (`CREATE DATABASE … TEMPLATE`), not found as a copy made before.
         public var copied: Bool
-        /// The position T's log starts from: S's head at the copy.
+        /// The position T's log starts from: S's head at the copy (T's head when finishing).
         public var head: Int64
+        /// Whether this call finished a move cut short after its map change.
+        public var finished: Bool
     }
 
     /// Moves `partition` of the cluster `server` (defined in `owner`'s database) to `target`, a
     /// connection string as the cluster's partitions name shards. T is made as a copy of S when it
     /// does not exist and is on S's server; elsewhere it must already be a copy of S at its head.
+    /// A move cut short is finished by the same call: before the map changed it starts again (T
+    /// still a copy at S's head), after it S is marked (T records its source).
     public static func move(server: String, partition: Int, to target: String, owner: DatabaseSettings, logger: Logger) async throws
         -> Report
     {
         let map = try await owner.withClient(logger: logger) { try await ShardCluster.map(server: server, client: $0, logger: logger) }
         guard map.partitions.indices.contains(partition) else {
             throw Refused("partition \(partition) is not one of \(server)'s \(map.partitions.count)")
+        }
+        let to = try ShardConnection.settings(target, login: owner)
+        if map.partitions[partition] == target {
+            return try await finish(map, partition: partition, to: to, target: target, owner: owner, logger: logger)
         }
         let source = map.partitions[partition]
         guard !map.shards.contains(target) else { throw Refused("\(target) is already a shard of \(server)") }
@@ -50,10 +58,13 @@ public enum ShardMove {
             )
         }
         let from = try ShardConnection.settings(source, login: owner)
-        let to = try ShardConnection.settings(target, login: owner)
         func place(_ settings: DatabaseSettings) -> String { "\(settings.host.lowercased()):\(settings.port)/\(settings.database)" }
         let taken = try [owner] + map.shards.map { try ShardConnection.settings($0, login: owner) }
         guard !taken.map(place).contains(place(to)) else { throw Refused("\(target) is the ledger's own database or a shard's") }
+        // Read before anything changes: the option as the definition names it (`p7`, `partition_7`…).
+        let option = try await owner.withClient(logger: logger) {
+            try await ShardCluster.partitionOption(server: server, partition: partition, client: $0, logger: logger)
+        }
 
         try await refuseIfServed(from, logger: logger)
         let copied = try await copy(from, to: to, owner: owner, logger: logger)
@@ -65,7 +76,7 @@ public enum ShardMove {
         _ = try await to.withClient(logger: logger) { try await Migrator(client: $0, logger: logger).migrate() }
         try await PostgresAdmin.withConnection(to, logger: logger) { connection in
             try await transaction(connection, logger) {
-                try await hold(moved, shard: target, copiedFrom: source, on: connection, logger: logger)
+                try await ShardHoldings.hold(moved, shard: target, copiedFrom: source, on: connection, logger: logger)
                 // S's checkpoints, signed under S's origin, came with the copy: T signs its own tree
                 // under its own from its first start. The tables are append-only for every role;
                 // their owner lifts that for this one change of a database no one has read from.
@@ -81,12 +92,9 @@ public enum ShardMove {
                 try await connection.queryUnlessClosed("DELETE FROM ledger_lease_holders", logger: logger)
             }
         }
-        try await PostgresAdmin.withConnection(from, logger: logger) { connection in
-            try await transaction(connection, logger) {
-                try await hold(moved, shard: source, copiedFrom: nil, on: connection, logger: logger)
-            }
-        }
-        let option = "p\(partition)"
+        // The map names T, then S forgets the partition: a fault between the two leaves S holding
+        // it all (`ledger serve` refuses to start, ShardHoldings.sources), and the move finishes
+        // by running again.
         try await owner.withClient(logger: logger) { client in
             try await client.queryUnlessClosed(
                 PostgresQuery(
@@ -95,37 +103,33 @@ public enum ShardMove {
                 logger: logger
             ) { _ in }
         }
-        logger.notice("partition moved", metadata: ["partition": "\(partition)", "from": "\(source)", "to": "\(target)"])
-        return Report(source: source, target: target, map: moved, copied: copied, head: head.position)
-    }
-
-    /// Records the partitions `shard` holds in `moved` (and the shard it was copied from; nil
-    /// keeps what it had: a source may itself be a copy), and forgets the rest.
-    static func hold(
-        _ moved: ShardMap, shard: String, copiedFrom: String?, on connection: PostgresConnection, logger: Logger
-    ) async throws {
-        let held = moved.partitions.indices.filter { moved.partitions[$0] == shard }.map(Int32.init)
-        try await connection.queryUnlessClosed(
-            """
-            INSERT INTO ledger_held_partitions (partitions, held, copied_from)
-            VALUES (\(Int32(moved.partitions.count)), \(held), \(copiedFrom))
-            ON CONFLICT (only_row) DO UPDATE SET partitions = excluded.partitions, held = excluded.held,
-                copied_from = coalesce(excluded.copied_from, ledger_held_partitions.copied_from)
-            """, logger: logger)
-        try await connection.queryUnlessClosed("SELECT ledger_forget_unheld()", logger: logger)
-    }
-
-    /// The shard each of `map`'s shards was copied from by a move, as an index into `map.shards`
-    /// (`clients` in that order): what a feed cursor from before the move reads for it.
-    public static func sources(of map: ShardMap, clients: [PostgresClient], logger: Logger) async throws -> [Int?] {
-        var sources: [Int?] = []
-        for client in clients {
-            let source = try await client.queryUnlessClosed("SELECT copied_from FROM ledger_held_partitions", logger: logger) { rows in
-                try await rows.decode(String?.self).reduce(nil) { $1 }
+        try await PostgresAdmin.withConnection(from, logger: logger) { connection in
+            try await transaction(connection, logger) {
+                try await ShardHoldings.hold(moved, shard: source, copiedFrom: nil, on: connection, logger: logger)
             }
-            sources.append(source.flatMap { map.shards.firstIndex(of: $0) })
         }
-        return sources
+        logger.notice("partition moved", metadata: ["partition": "\(partition)", "from": "\(source)", "to": "\(target)"])
+        return Report(source: source, target: target, map: moved, copied: copied, head: head.position, finished: false)
+    }
+
+    /// A move whose map change was made: S (the shard T records it was copied from) marked.
+    static func finish(
+        _ map: ShardMap, partition: Int, to: DatabaseSettings, target: String, owner: DatabaseSettings, logger: Logger
+    ) async throws -> Report {
+        let recorded = try await PostgresAdmin.withConnection(to, logger: logger) { try await ShardHoldings.record($0, logger: logger) }
+        guard let source = recorded?.copiedFrom, map.shards.contains(source), source != target else {
+            throw Refused("partition \(partition) is \(target)'s already, and no move to it records its source")
+        }
+        let from = try ShardConnection.settings(source, login: owner)
+        try await refuseIfServed(from, logger: logger)
+        try await PostgresAdmin.withConnection(from, logger: logger) { connection in
+            try await transaction(connection, logger) {
+                try await ShardHoldings.hold(map, shard: source, copiedFrom: nil, on: connection, logger: logger)
+            }
+        }
+        let head = try await Self.head(to, logger: logger)?.position ?? 0
+        logger.notice("partition move finished", metadata: ["partition": "\(partition)", "from": "\(source)", "to": "\(target)"])
+        return Report(source: source, target: target, map: map, copied: false, head: head, finished: true)
     }
 
     /// The move is offline: S's writes must be still while it is copied and marked.

@@ -50,6 +50,11 @@ public struct WebhookDeliverer: Service {
         /// entry and in its `Ledger-Delivery` id (a webhook of every collaboration has one id on
         /// every shard, and each shard's positions are its own). Nil on one database.
         public var shard: Int?
+        /// The collaborations whose events these workers deliver: every one, but on a shard a
+        /// partition moved to or from, whose log holds the other shard's past too, which that
+        /// shard delivers (docs/SCALING.md, "Adding a shard"): a webhook of every collaboration
+        /// came with the copy at its position, and a backlog then would be delivered twice.
+        public var holds: @Sendable (String) -> Bool = { _ in true }
 
         public init() {}
     }
@@ -149,7 +154,9 @@ public struct WebhookDeliverer: Service {
     func deliver(_ lease: WebhookLease, _ leases: WebhookLease.Queries, _ timer: LeaseTimer<ContinuousClock>) async throws {
         let batch = try await store.readAll(after: lease.position, limit: settings.batchSize)
         let owners = try await leases.owners(of: Set(batch.map(\.streamId)))
-        let due = batch.filter { lease.wants($0, owner: owners[$0.streamId]) }
+        let due = batch.filter {
+            lease.wants($0, owner: owners[$0.streamId]) && (Streams.collaborationId(of: $0.streamId).map(settings.holds) ?? true)
+        }
         guard let first = due.first else { return try await leases.release(lease, through: batch.last?.position ?? lease.position) }
         let destination: WebhookDestination
         do {

@@ -4,6 +4,7 @@ import LedgerDeviceSimulator
 import LedgerDomain
 import LedgerPostgres
 import LedgerTestSupport
+import LedgerWire
 import Synchronization
 import Testing
 import TransparencyLog
@@ -22,6 +23,8 @@ struct ShardMoveChecks {
     /// A feed cursor of the two shards before the move.
     let cursor: String
     let signer: NoteSigner
+    /// Receives devin's webhook of every collaboration, refused until now.
+    let receiver: WebhookReceiver
 
     func run() async throws {
         let (devin, alice, auditor) = (live.client("devin"), live.client("alice"), live.client("auditor", roles: ["auditor"]))
@@ -54,6 +57,7 @@ struct ShardMoveChecks {
         }
         #expect(try await ShardMoveTests.written(on: live.shards[2], after: head).contains(moved[0]))
         try await lists(devin, alice, auditor)
+        try await webhook(devin)
         // A grant made on shard 0 before the move, proved from shard 2 through both levels.
         let grant = try #require(
             try await ShardMoveTests.all(devin.allHistory(of: moved[0])).first { $0.type == "AccessGranted" })
@@ -85,6 +89,24 @@ struct ShardMoveChecks {
         let resumed = try await ShardFeedTests.events(live, of: ids, after: cursor, count: after.count)
         let place = { (event: FeedEvent) in "\(event.shard ?? -1)@\(event.entry.position)" }
         #expect(resumed.map(place).sorted() == after.map(place).sorted())
+    }
+
+    /// The webhook's backlog, from before and after the move: every event of devin's
+    /// collaborations delivered once (by the shard that holds it, though the new shard's copy of
+    /// the webhook came with the backlog of the whole copied log).
+    func webhook(_ devin: LedgerClient) async throws {
+        var events: Set<String> = []
+        for id in ids { for entry in try await ShardMoveTests.all(devin.allHistory(of: id)) { events.insert("\(id)#\(entry.version)") } }
+        let (expected, receiver, ids) = (events, receiver, ids)
+        let delivered: @Sendable () -> [WebhookReceiver.Delivery] = {
+            receiver.accepted("every").filter { ids.contains($0.entry.collaborationId) }
+        }
+        try await waitUntil(timeout: .seconds(90), "the webhook's backlog delivered") {
+            Set(delivered().map { "\($0.entry.collaborationId)#\($0.entry.version)" }) == expected
+        }
+        let each = delivered()
+        #expect(each.count == expected.count, "\(each.count - expected.count) delivered twice")
+        #expect(each.allSatisfy { $0.entry.shard == live.shard(of: $0.entry.collaborationId) })
     }
 
     /// "My collaborations", the console's list and the access audit: each collaboration once, named
