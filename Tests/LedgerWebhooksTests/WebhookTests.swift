@@ -111,9 +111,10 @@ struct WebhookTests {
                 let logger = Logger(label: "deliver-test")
                 let events = NotificationHub(client: server.db, channel: EventStore.channel, logger: logger)
                 var settings = Self.loopbackDeliveries
-                // A timeout of a few seconds: under the whole suite's load a receiver's answer took
-                // over one second, and the event before the hang was delivered twice.
-                (settings.lease, settings.timeout) = (.seconds(8), .seconds(3))
+                // A timeout of several seconds: under the whole suite's load a receiver's answer
+                // took over one second, then over three, and an event before the hang was
+                // delivered twice. The lease outlives a delivery.
+                (settings.lease, settings.timeout) = (.seconds(16), .seconds(8))
                 let worker: @Sendable (String) -> WebhookDeliverer = { [settings] id in
                     WebhookDeliverer(
                         client: server.db, store: EventStore(client: server.db, logger: logger), events: events, logger: logger,
@@ -130,7 +131,7 @@ struct WebhookTests {
                     _ = await first.result
                     receiver.hang.release()
                     group.addTask { try await worker("second").run() }
-                    try await waitUntil(timeout: .seconds(20), "the second worker delivered the last event") {
+                    try await waitUntil(timeout: .seconds(60), "the second worker delivered the last event (after the lease lapses)") {
                         receiver.accepted("hook").last?.entry.position == positions.last
                     }
                     // The cursor moves once the worker has the receiver's answer, just after the receiver saw it.
