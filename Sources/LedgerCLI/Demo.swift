@@ -152,11 +152,18 @@ struct DemoScript {
         // On shards a position is its shard's: the audit's record names the shard (nil on one database).
         let grant = try await auditor.auditAccess(account: "bob", collaboration: id).records.first
         let (bobsGrant, shard) = (grant?.position ?? 1, grant?.shard)
+        // On shards the evidence waits for the top log to record the shard's checkpoint: the server
+        // answers 503 `not_checkpointed` after 5 s, and a client tries again after its Retry-After
+        // (1 s), for a minute here.
         let evidence = { @Sendable in
-            if let shard {
-                try await auditor.evidence(position: bobsGrant, shard: shard)
-            } else {
-                try await auditor.evidence(position: bobsGrant)
+            let deadline = ContinuousClock.now + .seconds(60)
+            while true {
+                do {
+                    if let shard { return try await auditor.evidence(position: bobsGrant, shard: shard) }
+                    return try await auditor.evidence(position: bobsGrant)
+                } catch let error as LedgerError where error.code == "not_checkpointed" && ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .seconds(1))
+                }
             }
         }
         let savedEvidence = try await evidence()

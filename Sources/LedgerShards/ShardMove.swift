@@ -71,7 +71,8 @@ public enum ShardMove {
         let head = try await Self.head(from, logger: logger)
         guard let head, try await Self.head(to, logger: logger) == head else {
             throw Refused(
-                "\(target) is not a copy of \(source) at its head: make it one (docs/SCALING.md), or name a database that does not exist")
+                "\(target) is not a copy of \(source) at its head (a copy made before, or by a move cut short, that \(source) has outgrown since): drop it, or make it a copy again (docs/SCALING.md), and move again"
+            )
         }
         _ = try await to.withClient(logger: logger) { try await Migrator(client: $0, logger: logger).migrate() }
         try await PostgresAdmin.withConnection(to, logger: logger) { connection in
@@ -118,7 +119,7 @@ public enum ShardMove {
     ) async throws -> Report {
         let recorded = try await PostgresAdmin.withConnection(to, logger: logger) { try await ShardHoldings.record($0, logger: logger) }
         guard let source = recorded?.copiedFrom, map.shards.contains(source), source != target else {
-            throw Refused("partition \(partition) is \(target)'s already, and no move to it records its source")
+            throw Refused("\(target) holds partition \(partition) already, and records no move to it: nothing to move or finish")
         }
         let from = try ShardConnection.settings(source, login: owner)
         try await refuseIfServed(from, logger: logger)

@@ -145,6 +145,7 @@ struct ShardMoveTests {
                 (["--partition", "1", "--to", LiveShards.connection(target)], "shards' order"),
                 (["--partition", "8", "--to", LiveShards.connection(target)], "not one of"),
                 (["--partition", "\(partition)", "--to", LiveShards.connection(b)], "already a shard"),
+                (["--partition", "\(partition)", "--to", LiveShards.connection(a)], "nothing to move or finish"),
                 (["--partition", "\(partition)", "--to", LiveShards.connection(top)], "the ledger's own database"),
             ] {
                 let refused = try await Self.move(arguments, top: top)
