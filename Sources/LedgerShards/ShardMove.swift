@@ -10,8 +10,10 @@ import PostgresNIO
 /// which partitions it holds (`ledger_held_partitions`) and forgets what it keeps beside the log
 /// of the others' collaborations (`ledger_forget_unheld`), and the cluster's partition names T.
 ///
-/// Every step can run again: a move cut short by a fault is finished by the same command. The
-/// map changes last, so until it does every collaboration is still read on S.
+/// Every step can run again: a move cut short by a fault is finished by the same command. T is
+/// marked first, then the map names T, then S forgets the partition: until the map changes,
+/// nothing of S has changed; after it, `ledger serve` refuses the shards until S is marked
+/// (`ShardHoldings.sources`).
 public enum ShardMove {
     public struct Refused: Error, CustomStringConvertible {
         public var description: String
