@@ -41,7 +41,11 @@ extension LedgerProcess {
         for (index, signer) in (logs?.shards ?? []).enumerated() {
             logger.info("shard log", metadata: ["shard": "\(index)", "origin": "\(signer.name)", "verifierKey": "\(signer.verifier.text)"])
         }
-        let clients = settings.map { $0.makeClient(logger: logger, maxConnections: maxConnections, applicationName: applicationName) }
+        // The process's pool budget shared by its shards, as one database has it whole: a pool of
+        // the whole for each would outgrow a server's max_connections (100 by default, the
+        // embedded cluster's, which holds every shard) from three shards on.
+        let perShard = max(5, maxConnections / settings.count)
+        let clients = settings.map { $0.makeClient(logger: logger, maxConnections: perShard, applicationName: applicationName) }
         return try await Self.running(clients[...], logger: logger) {
             for client in clients { try await check(client, logger: logger) }
             let sources = try await ShardHoldings.sources(of: map, clients: clients, logger: logger)
@@ -65,7 +69,7 @@ extension LedgerProcess {
                 for (index, client) in clients.enumerated() {
                     always += [
                         DatabasePoolMetrics(
-                            client: client, applicationName: applicationName, maxConnections: maxConnections, logger: loggers[index]),
+                            client: client, applicationName: applicationName, maxConnections: perShard, logger: loggers[index]),
                         DatabaseWatchdog(client: client, logger: logger, onWedged: onWedged, reachable: reachable[index]),
                     ]
                 }

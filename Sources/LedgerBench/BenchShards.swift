@@ -44,7 +44,7 @@ struct BenchShards: AsyncParsableCommand {
                 var line = "  round \(round):"
                 for turn in 0..<Self.layouts.count {
                     let (layout, shards) = Self.layouts[(turn + round - 1) % Self.layouts.count]
-                    let measured = try await LocalLedger.run(settings, logger: quiet, maxConnections: 40 / (shards ?? 1), shards: shards) {
+                    let measured = try await LocalLedger.run(settings, logger: quiet, maxConnections: 40, shards: shards) {
                         ledger in
                         var measured: [(String, LoadProcess.Outcome)] = []
                         for (name, phase) in Self.phases {
