@@ -189,7 +189,7 @@ struct VerifierTests {
             let verdicts = hubs.get()!
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await verdicts.run() }
-                try await waitUntil("verdict LISTEN up") { verdicts.isListening }
+                try await waitUntil(timeout: .seconds(60), "verdict LISTEN up") { verdicts.isListening }
                 let id = try await api.call(.post, "/v1/collaborations", as: "devin", json: startBody).body["collaborationId"]!.string!
                 let alice = SimulatedPerson(collaborationId: id, devices: 2)
                 try await api.call(.post, "/v1/collaborations/\(id)/participants", as: "devin", json: #"{"added":["\#(alice.rootHash)"]}"#)
@@ -214,7 +214,7 @@ struct VerifierTests {
                 try await waitUntil("the stored request decided") {
                     try await api.call(.get, statusURL, as: "alice").body["status"]?.string == "granted"
                 }
-                try await waitUntil("requests LISTEN up") { requests.isListening }
+                try await waitUntil(timeout: .seconds(60), "requests LISTEN up") { requests.isListening }
                 let second = try await api.verify(id, alice, as: "alice", device: 1)
                 #expect(second.status == .ok, "\(second.raw)")
                 #expect(second.body["status"]?.string == "granted")
