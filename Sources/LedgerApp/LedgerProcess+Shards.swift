@@ -32,7 +32,7 @@ extension LedgerProcess {
         let settings = try map.shards.map { try ShardConnection.settings($0, login: database) }
         // Shards are told apart by where they are, not by how their strings spell it: two strings
         // naming one database would run its workers twice, and the top log's database is no shard.
-        let places = ([database] + settings).map { "\($0.host.lowercased()):\($0.port)/\($0.database)" }
+        let places = ([database] + settings).map(ShardConnection.place)
         guard Set(places).count == places.count else {
             throw Incomplete(
                 description: "\(shardCluster!): two partitions' shards, or a shard and the ledger's own database, are one database")

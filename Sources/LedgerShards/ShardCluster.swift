@@ -24,6 +24,13 @@ public enum ShardCluster {
 
     /// The map of the cluster `server` defines, read from the database `client` reaches.
     public static func map(server: String, client: PostgresClient, logger: Logger) async throws -> ShardMap {
+        let (serverOptions, wrapperOptions) = try await options(server: server, client: client, logger: logger)
+        return try map(server: server, serverOptions: serverOptions, wrapperOptions: wrapperOptions)
+    }
+
+    /// The options of the cluster `server` (a foreign server of the plproxy wrapper) and of its wrapper, as
+    /// `pg_foreign_server` keeps them (`name=value`).
+    static func options(server: String, client: PostgresClient, logger: Logger) async throws -> (server: [String], wrapper: [String]) {
         let found = try await client.queryUnlessClosed(
             """
             SELECT coalesce(s.srvoptions, '{}'), coalesce(w.fdwoptions, '{}')
@@ -31,18 +38,16 @@ public enum ShardCluster {
             WHERE s.srvname = \(server) AND w.fdwname = 'plproxy'
             """, logger: logger
         ) { rows in try await rows.decode(([String], [String]).self).first { _ in true } }
-        guard let (serverOptions, wrapperOptions) = found else {
+        guard let found else {
             throw Unusable(description: "no PL/Proxy cluster named \(server) (a foreign server of the plproxy wrapper)")
         }
-        return try map(server: server, serverOptions: serverOptions, wrapperOptions: wrapperOptions)
+        return found
     }
 
     /// The name of partition `partition`'s option in the cluster's definition, as written there
     /// (`p7`, `partition_7`, `p07`: PL/Proxy reads each as partition 7).
     public static func partitionOption(server: String, partition: Int, client: PostgresClient, logger: Logger) async throws -> String {
-        let options = try await client.queryUnlessClosed(
-            "SELECT coalesce(srvoptions, '{}') FROM pg_foreign_server WHERE srvname = \(server)", logger: logger
-        ) { rows in try await rows.decode([String].self).first { _ in true } ?? [] }
+        let options = try await options(server: server, client: client, logger: logger).server
         guard let name = options.map({ split($0).0 }).first(where: { partitionNumber($0) == partition }) else {
             throw Unusable(description: "\(server): no option names partition \(partition)")
         }
@@ -98,13 +103,11 @@ public enum ShardCluster {
     {
         // Refused before anything is defined: a connection string the ledger cannot use, one
         // database named twice (in any order of its keywords), or the ledger's own.
-        // (A host is compared as written, lowercased: `localhost` and `127.0.0.1` are two spellings
-        // it does not see through; `serve` refuses the same.)
-        func place(_ settings: DatabaseSettings) -> String { "\(settings.host.lowercased()):\(settings.port)/\(settings.database)" }
-        var seen: Set<String> = [place(owner)]
+        // (`ShardConnection.place`; `serve` refuses the same.)
+        var seen: Set<String> = [ShardConnection.place(owner)]
         for shard in shards {
             let settings = try ShardConnection.settings(shard, login: owner)
-            guard seen.insert(place(settings)).inserted else {
+            guard seen.insert(ShardConnection.place(settings)).inserted else {
                 throw Unusable(description: "\(shard): the ledger's own database, or a shard named twice")
             }
         }

@@ -42,6 +42,13 @@ public enum ShardConnection {
         return settings
     }
 
+    /// Where a shard's database is, to tell databases apart however their strings spell them (a
+    /// host compared as written, lowercased: `localhost` and `127.0.0.1` are two spellings it does
+    /// not see through).
+    public static func place(_ settings: DatabaseSettings) -> String {
+        "\(settings.host.lowercased()):\(settings.port)/\(settings.database)"
+    }
+
     /// libpq's keyword form of `host`, `port` and `dbname`, each value quoted (what `settings`
     /// reads back); without a host, the database alone, on the reader's own server.
     public static func keywords(host: String? = nil, port: Int? = nil, database: String) -> String {

@@ -60,9 +60,10 @@ public enum ShardMove {
             )
         }
         let from = try ShardConnection.settings(source, login: owner)
-        func place(_ settings: DatabaseSettings) -> String { "\(settings.host.lowercased()):\(settings.port)/\(settings.database)" }
         let taken = try [owner] + map.shards.map { try ShardConnection.settings($0, login: owner) }
-        guard !taken.map(place).contains(place(to)) else { throw Refused("\(target) is the ledger's own database or a shard's") }
+        guard !taken.map(ShardConnection.place).contains(ShardConnection.place(to)) else {
+            throw Refused("\(target) is the ledger's own database or a shard's")
+        }
         // Read before anything changes: the option as the definition names it (`p7`, `partition_7`…).
         let option = try await owner.withClient(logger: logger) {
             try await ShardCluster.partitionOption(server: server, partition: partition, client: $0, logger: logger)
@@ -77,8 +78,8 @@ public enum ShardMove {
             )
         }
         _ = try await to.withClient(logger: logger) { try await Migrator(client: $0, logger: logger).migrate() }
-        try await PostgresAdmin.withConnection(to, logger: logger) { connection in
-            try await transaction(connection, logger) {
+        try await to.withClient(logger: logger) { client in
+            try await client.transaction(logger: logger) { connection in
                 try await ShardHoldings.hold(moved, shard: target, copiedFrom: source, on: connection, logger: logger)
                 // S's checkpoints, signed under S's origin, came with the copy: T signs its own tree
                 // under its own from its first start. The tables are append-only for every role;
@@ -106,8 +107,8 @@ public enum ShardMove {
                 logger: logger
             ) { _ in }
         }
-        try await PostgresAdmin.withConnection(from, logger: logger) { connection in
-            try await transaction(connection, logger) {
+        try await from.withClient(logger: logger) { client in
+            try await client.transaction(logger: logger) { connection in
                 try await ShardHoldings.hold(moved, shard: source, copiedFrom: nil, on: connection, logger: logger)
             }
         }
@@ -125,8 +126,8 @@ public enum ShardMove {
         }
         let from = try ShardConnection.settings(source, login: owner)
         try await refuseIfServed(from, logger: logger)
-        try await PostgresAdmin.withConnection(from, logger: logger) { connection in
-            try await transaction(connection, logger) {
+        try await from.withClient(logger: logger) { client in
+            try await client.transaction(logger: logger) { connection in
                 try await ShardHoldings.hold(map, shard: source, copiedFrom: nil, on: connection, logger: logger)
             }
         }
@@ -181,17 +182,6 @@ public enum ShardMove {
             let rows = try await connection.queryUnlessClosed("SELECT position, encode(hash, 'hex') FROM ledger_head", logger: logger)
             for try await (position, hash) in rows.decode((Int64, String).self) { found = Head(position: position, hash: hash) }
             return found
-        }
-    }
-
-    static func transaction(_ connection: PostgresConnection, _ logger: Logger, _ body: () async throws -> Void) async throws {
-        try await connection.queryUnlessClosed("BEGIN", logger: logger)
-        do {
-            try await body()
-            try await connection.queryUnlessClosed("COMMIT", logger: logger)
-        } catch {
-            _ = try? await connection.queryUnlessClosed("ROLLBACK", logger: logger)
-            throw error
         }
     }
 }
