@@ -142,5 +142,13 @@ public final class Hang: Sendable {
         await withCheckedContinuation { continuation in parked.withLock { $0.append(continuation) } }
     }
 
-    public func release() { for continuation in parked.withLock({ $0 }) { continuation.resume() } }
+    /// Resumes every parked caller, once: releasing again (a test's cleanup after its own release)
+    /// resumes only those parked since.
+    public func release() {
+        let waiting = parked.withLock { parked in
+            defer { parked = [] }
+            return parked
+        }
+        for continuation in waiting { continuation.resume() }
+    }
 }

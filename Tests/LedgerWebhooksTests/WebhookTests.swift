@@ -124,6 +124,12 @@ struct WebhookTests {
                     defer { group.cancelAll() }
                     group.addTask { try await events.run() }
                     let first = Task { try await worker("first").run() }
+                    // Whatever ends this: the first worker stopped and the receiver's hung answer
+                    // let go, or the receiver's shutdown would wait for it for ever.
+                    defer {
+                        first.cancel()
+                        receiver.hang.release()
+                    }
                     try await waitUntil(timeout: .seconds(20), "the first worker is mid-delivery of the third event") {
                         receiver.deliveries.contains { $0.entry.position == positions[2] }
                     }
