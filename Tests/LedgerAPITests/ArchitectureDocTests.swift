@@ -53,7 +53,7 @@ struct ArchitectureDocTests {
         }
     }
 
-    @Test("every file a way through the code names is reached from one of its entry points, or reaches one (its callers)")
+    @Test("each file a way through names is reached from its entry points or reaches one (its callers)")
     func waysReachTheirFiles() throws {
         let graph = try SourceGraph(root: Repository.root)
         let ways = try Self.ways()

@@ -140,7 +140,7 @@ struct CollaborationAPITests {
         }
     }
 
-    @Test("request ids: the caller's X-Request-Id is echoed and recorded with the events; a junk one is replaced")
+    @Test("request ids: the caller's X-Request-Id echoed and recorded with the events; a junk one replaced")
     func requestIds() async throws {
         try await withAPI { api in
             let name = HTTPField.Name("X-Request-Id")!
@@ -193,9 +193,9 @@ struct CollaborationAPITests {
         }
     }
 
-    @Test(
-        "audit filters: a malformed collaboration id or an account with NUL is a 400, an unknown one matches nothing; positions past int64 are a 400"
-    )
+    /// Audit filters: a malformed collaboration id or an account with NUL is a 400, an unknown one
+    /// matches nothing; positions past int64 are a 400.
+    @Test("audit filters: a bad collaboration id, an account with NUL, a position past int64: 400")
     func auditFilters() async throws {
         try await withAPI { api in
             let bad = try await api.call(.get, "/v1/audit/access?collaboration=nonsense", as: "aud", roles: ["auditor"])
@@ -211,7 +211,7 @@ struct CollaborationAPITests {
         }
     }
 
-    @Test("minPosition: past the log's head is a 400; views that stay behind give 503 view_behind, never a stale answer")
+    @Test("minPosition: past the log's head a 400; views that stay behind 503 view_behind, never stale")
     func minPositionBounds() async throws {
         try await withAPI(configuration: .testing { $0.readWait = .milliseconds(300) }) { api in
             let start = try await api.call(.post, "/v1/collaborations", as: "owner", json: startBody)

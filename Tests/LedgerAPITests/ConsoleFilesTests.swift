@@ -12,7 +12,7 @@ struct ConsoleFilesTests {
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Sources/LedgerAPI/Console")
 
-    @Test("the served list is the folder's files, each loaded with a type, and every module import names one of them")
+    @Test("the served list is the folder's files, each with a type; every module import names one of them")
     func servedList() throws {
         let inFolder = Set(try FileManager.default.contentsOfDirectory(atPath: Self.folder.path).filter { !$0.hasPrefix(".") })
         #expect(Set(ConsoleController.served) == inFolder, "a console file is not served, or a served one is missing")

@@ -10,9 +10,10 @@ import Testing
 /// only the API refusals it provokes on purpose are allowed.
 @Suite("Console")
 struct ConsoleTests {
-    @Test(
-        "its modules and icon served, sign in, a collaboration's timeline, history as sentences and members before a removal, the audit filtered and downloaded, the checkpoint's size, a title that is a script shown as text, another account seeing nothing, no browser console error"
-    )
+    /// Its modules and icon served, sign in, a collaboration's timeline, history as sentences and
+    /// members before a removal, the audit filtered and downloaded, the checkpoint's size, a title
+    /// that is a script shown as text, another account seeing nothing, no browser console error.
+    @Test("the console in a browser: sign-in, timeline, history, members, audit; no browser console error")
     func console() async throws {
         try await LiveServer.run { server in
             let run = try await ConsoleScenario.run(baseURL: server.baseURL, authority: server.authority)

@@ -30,9 +30,10 @@ struct DeploymentTests {
         return result
     }
 
-    @Test(
-        "docker-compose.yml: migrate, api, two projectors, two verifiers, a delivery worker, a checkpointer, one image, each a real ledger subcommand with real flags; migrations as the owner, services as ledger_app, the token key wherever a role needs it"
-    )
+    /// docker-compose.yml: migrate, api, two projectors, two verifiers, a delivery worker, a
+    /// checkpointer, one image, each a real ledger subcommand with real flags; migrations as the
+    /// owner, services as ledger_app, the token key wherever a role needs it.
+    @Test("docker-compose.yml runs real ledger subcommands with real flags, each role with its login")
     func composeMatchesCLI() async throws {
         let commands = try Self.composeCommands()
         let roles = commands.values.compactMap { $0.count > 1 ? $0[1] : nil }

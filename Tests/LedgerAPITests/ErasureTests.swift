@@ -25,9 +25,10 @@ import TransparencyLog
 /// evidence or `pg_dump`, and every proof and checkpoint from before still verifies.
 @Suite("Erasure")
 struct ErasureTests {
-    @Test(
-        "an owner, initiator, member and actor erased: no value in any read, the feed, later webhooks, the evidence or pg_dump; every proof from before verifies; a rebuild gives the same views"
-    )
+    /// An owner, initiator, member and actor erased: no value in any read, the feed, later
+    /// webhooks, the evidence or pg_dump; every proof from before verifies; a rebuild gives the
+    /// same views.
+    @Test("owner, initiator, member and actor erased: no value anywhere, old proofs verify, rebuilds agree")
     func erasure() async throws {
         let person = Person()
         var deliveries = WebhookDeliverer.Settings()
@@ -177,9 +178,9 @@ struct ErasureTests {
         }
     }
 
-    @Test(
-        "refusals: no role 403, a bad body or a reason that is not a short reference 400; an unknown account is not held; none changes anything"
-    )
+    /// Refusals: no role 403, a bad body or a reason that is not a short reference 400; an unknown
+    /// account is not held; none changes anything.
+    @Test("refusals: no role 403, a bad body or reason 400, an unknown account not held; nothing changes")
     func refusals() async throws {
         try await LiveServer.run { server in
             let devin = server.client("devin")

@@ -121,7 +121,7 @@ struct ErrorCatalogueTests {
         #expect(raised == Set(LedgerSQLState.allCases.map(\.rawValue)))
     }
 
-    @Test("a tile the stored log cannot make (the log cut below its published checkpoint): 503 log_unavailable, not 500")
+    @Test("a tile the stored log cannot make (cut below its checkpoint): 503 log_unavailable, not 500")
     func tileOfACutLog() async throws {
         let signer = try NoteSigner(name: "catalogue.test/ledger")
         try await withAPI(signer: signer) { api in

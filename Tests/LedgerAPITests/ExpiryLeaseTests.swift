@@ -26,9 +26,10 @@ struct ExpiryLeaseTests {
         }
     }
 
-    @Test(
-        "a session that is not the expiry service on its lease: status names it, not running; a window ends and stays overdue (status and gauge); let go, the service takes the lease back and expires it"
-    )
+    /// A session that is not the expiry service on its lease: status names it, not running; a
+    /// window ends and stays overdue (status and gauge); let go, the service takes the lease back
+    /// and expires it.
+    @Test("another session holding the expiry lease: named, windows stay overdue; let go, they expire")
     func squatter() async throws {
         try await LiveServer.run { server in
             let devin = server.client("devin")

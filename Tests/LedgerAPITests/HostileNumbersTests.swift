@@ -73,9 +73,9 @@ struct HostileNumbersTests {
         return paths.map { ($0, []) } + [("/v1/feed", [("Last-Event-ID", v)])]
     }
 
-    @Test(
-        "every numeric path and query parameter at its boundaries, with and without a token: a 4xx or a valid 200, never a 5xx, the server stays up"
-    )
+    /// Every numeric path and query parameter at its boundaries, with and without a token: a 4xx or
+    /// a valid 200, never a 5xx, the server stays up.
+    @Test("numeric path and query parameters at their bounds: a 4xx or a valid 200, never a 5xx")
     func boundaries() async throws {
         try await LiveServer.run { server in
             let owner = server.client("hostile-owner")
@@ -110,7 +110,7 @@ struct HostileNumbersTests {
         }
     }
 
-    @Test("a tile index near 2^55 (the crash an unauthenticated GET found) is a 404, and every tile width of such an index is 0")
+    @Test("a tile index near 2^55 (an unauthenticated crash) is a 404; each tile width of such an index is 0")
     func tileIndexOverflow() throws {
         for index: Int64 in [1 << 55, (1 << 55) - 1, Int64.max / 256, Int64.max] {
             for level in [nil, 0, 1, 7, 63] {

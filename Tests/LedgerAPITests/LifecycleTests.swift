@@ -13,7 +13,9 @@ import TransparencyLog
 
 @Suite("Life cycle over HTTP")
 struct LifecycleTests {
-    @Test("start, add three identities, verify on devices, highlights, remove one with an account, history in order")
+    /// Start, add three identities, verify on devices, highlights, remove one with an account,
+    /// history in order.
+    @Test("start, three identities added and verified on devices, highlights, one removed; history in order")
     func lifeCycle() async throws {
         try await withAPI { api in
             let started = try await api.call(.post, "/v1/collaborations", as: "devin", json: startBody)
@@ -130,7 +132,7 @@ struct LifecycleTests {
         }
     }
 
-    @Test("proof refusals: replayed, expired, another account's challenge, another collaboration's root, bad input")
+    @Test("proof refusals: replayed, expired, another account's challenge or collaboration's root, bad input")
     func proofRefusals() async throws {
         try await withAPI(configuration: .testing { $0.challengeLifetime = .seconds(60) }) { api in
             let id = try await api.call(.post, "/v1/collaborations", as: "owner", json: startBody).body["collaborationId"]!.string!
@@ -230,9 +232,7 @@ struct LifecycleTests {
         }
     }
 
-    @Test(
-        "membership notices per account: one when it first gains access (three devices, one notice), one when it loses it, one when it is admitted again"
-    )
+    @Test("membership notices: one per account on first access (not per device), on loss, on readmission")
     func membershipNoticesPerAccount() async throws {
         try await withAPI { api in
             let id = try await api.call(.post, "/v1/collaborations", as: "devin", json: startBody).body["collaborationId"]!.string!

@@ -162,9 +162,9 @@ struct LogAPITests {
         }
     }
 
-    @Test(
-        "format=tlog-proof answers the same evidence as a C2SP tlog-proof; none or format=json the JSON unchanged; another format a 400 invalid_query"
-    )
+    /// format=tlog-proof answers the same evidence as a C2SP tlog-proof; none or format=json the
+    /// JSON unchanged; another format a 400 invalid_query.
+    @Test("format=tlog-proof gives the evidence as a C2SP tlog-proof, json or none the JSON, another a 400")
     func tlogProofFormat() async throws {
         try await withAPI(signer: try NoteSigner(name: "api.test/ledger")) { api in
             let (_, position, key, _) = try await Self.grantedLog(api)

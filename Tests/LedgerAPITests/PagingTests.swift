@@ -117,9 +117,9 @@ struct PagingTests {
         (value["rootHash"]!.string!, "\(value["state"]!.string!) \(value["accountId"]?.string ?? "-")")
     }
 
-    @Test(
-        "members, current, at a position and as of a time: every page walk gives the domain's fold at the first page's position, none skipped or repeated, while writes go on"
-    )
+    /// Members, current, at a position and as of a time: every page walk gives the domain's fold at
+    /// the first page's position, none skipped or repeated, while writes go on.
+    @Test("members paged during writes (current, at a position, as of a time): the fold at the first page")
     func members() async throws {
         try await withAPI { api in
             let (id, hashes, head) = try await Self.large(api, identities: 2_600)
@@ -152,7 +152,7 @@ struct PagingTests {
         }
     }
 
-    @Test("history, highlights and the access audit: every page walk gives the unpaged answer, in log order, while writes go on")
+    @Test("history, highlights and access audit paged during writes: the unpaged answer, in log order")
     func logOrderedLists() async throws {
         try await withAPI { api in
             let (id, hashes, _) = try await Self.large(api, identities: 1_200)
@@ -227,7 +227,7 @@ struct PagingTests {
         }
     }
 
-    @Test("audit exports stream every matching record, past a page of 1,000: NDJSON one per line, CSV with a header")
+    @Test("audit exports stream every record past a page of 1,000: NDJSON one per line, CSV with a header")
     func exports() async throws {
         try await withAPI { api in
             let (id, _, head) = try await Self.large(api, identities: 12_000)

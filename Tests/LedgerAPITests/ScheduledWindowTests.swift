@@ -15,9 +15,10 @@ struct ScheduledWindowTests {
         return "\(error.status) \(error.code)"
     }
 
-    @Test(
-        "a granted window moved to start later: 403 on reads and posts, left out of my collaborations, silent feed, scheduled in members and counts; back at notBefore without a proof"
-    )
+    /// A granted window moved to start later: 403 on reads and posts, left out of my
+    /// collaborations, silent feed, scheduled in members and counts; back at notBefore without a
+    /// proof.
+    @Test("a granted window moved later: refused, hidden, silent and scheduled until notBefore, then open")
     func grantedWindowMovedForward() async throws {
         try await LiveServer.run { server in
             let (devin, alice) = (server.client("devin"), server.client("alice"))

@@ -68,7 +68,7 @@ struct ShutdownTests {
         func run() async throws { await hang.forever() }
     }
 
-    @Test("a service that ignores shutdown and cancellation does not hold serving's caller: it is left behind, named in the error")
+    @Test("a service ignoring shutdown and cancellation does not hold serving's caller: left behind, named")
     func stuckServiceNamed() async throws {
         let hang = Hang()
         defer { hang.release() }

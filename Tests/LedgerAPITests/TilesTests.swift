@@ -52,7 +52,7 @@ struct TilesTests {
         return (http.statusCode, data, headers)
     }
 
-    @Test("Go's sumdb/tlog and note verify our tiles: the tree hash, record and tree proofs, entry bundles against level 0")
+    @Test("Go's sumdb/tlog and note verify our tiles: tree hash, record and tree proofs, level-0 entry bundles")
     func goVerifiesTiles() async throws {
         try await LiveServer.run(configuration: .testing { $0.publicEntries = true }) { server in
             let checkpoint = try await Self.fill(server, 700)
@@ -62,9 +62,9 @@ struct TilesTests {
         }
     }
 
-    @Test(
-        "headers, 404s past the published tree and for paths that name no tile, who may read entry bundles, and a 413 for an event over 65,535 bytes"
-    )
+    /// Headers, 404s past the published tree and for paths that name no tile, who may read entry
+    /// bundles, and a 413 for an event over 65,535 bytes.
+    @Test("tile headers, 404s past the tree and for non-tiles, who reads entry bundles, 413 over 65,535 bytes")
     func headersAndRefusals() async throws {
         try await LiveServer.run { server in
             let checkpoint = try await Self.fill(server, 700)
@@ -127,7 +127,7 @@ struct TilesTests {
         }
     }
 
-    @Test("with LEDGER_PUBLIC_ENTRIES=yes a full entry bundle is public and immutable without a token, a partial one not cached")
+    @Test("LEDGER_PUBLIC_ENTRIES=yes: a full entry bundle public and immutable, a partial one not cached")
     func publicEntriesCaching() async throws {
         try await LiveServer.run(configuration: .testing { $0.publicEntries = true }) { server in
             let size = try await Self.fill(server, 300).size
@@ -139,7 +139,7 @@ struct TilesTests {
         }
     }
 
-    @Test("LEDGER_PUBLIC_ENTRIES=yes is refused on a log holding events from before pseudonyms, naming their positions")
+    @Test("LEDGER_PUBLIC_ENTRIES=yes refused on a log with events from before pseudonyms, naming them")
     func publicEntriesRefusedBeforePseudonyms() async throws {
         try await withTestStore { store, owner, _ in
             let format = PrivacyFormat(client: owner, logger: Logger(label: "tiles-test"))
@@ -156,7 +156,7 @@ struct TilesTests {
         }
     }
 
-    @Test("ledger log verify --url passes from tiles alone on an intact log, and fails naming why on a rewritten one")
+    @Test("ledger log verify --url passes from tiles on an intact log, fails naming why on a rewritten one")
     func verifyOverHTTP() async throws {
         let ledger = ledgerBinary()
         try #require(FileManager.default.isExecutableFile(atPath: ledger), "build the ledger executable first: \(ledger)")

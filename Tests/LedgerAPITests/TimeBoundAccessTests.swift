@@ -66,9 +66,9 @@ struct TimeBoundAccessTests {
         return items
     }
 
-    @Test(
-        "a 2 s window: granted inside, refused after; AccessExpired on the feed at dueAt (never before), in the audit and members; asOf either side; notBefore refuses early proofs"
-    )
+    /// A 2 s window: granted inside, refused after; AccessExpired on the feed at dueAt (never
+    /// before), in the audit and members; asOf either side; notBefore refuses early proofs.
+    @Test("a 2 s window: granted inside, refused after, expired on the feed at dueAt, in audit and members")
     func twoSecondWindow() async throws {
         try await LiveServer.run { server in
             let (devin, alice, bob) = (server.client("devin"), server.client("alice"), server.client("bob"))
@@ -163,7 +163,7 @@ struct TimeBoundAccessTests {
         }
     }
 
-    @Test("defaultAccess applies to identities added without a window; bad windows and durations are 400 invalid_window and change nothing")
+    @Test("defaultAccess applies without a window; bad windows or durations: 400 invalid_window, no change")
     func defaultAccess() async throws {
         try await LiveServer.run { server in
             let devin = server.client("devin")

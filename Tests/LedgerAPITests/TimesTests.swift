@@ -12,7 +12,7 @@ import TransparencyLog
 struct TimesTests {
     static func hash(_ n: UInt8) -> String { Base64.encode(Array(repeating: n, count: 32)) }
 
-    @Test("a leap second, 9999-12-31T23:59:59.99999Z and the year 1 are kept exactly; other times are a 400 that changes nothing")
+    @Test("a leap second, 9999-12-31T23:59:59.99999Z and year 1 kept exactly; other times a 400, no change")
     func windowsAndAsOf() async throws {
         try await withAPI { api in
             let id = try #require(

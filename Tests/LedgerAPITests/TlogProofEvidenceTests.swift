@@ -57,9 +57,10 @@ struct TlogProofEvidenceTests {
         }
     }
 
-    @Test(
-        "a grant's tlog-proof cosigned by two witnesses verifies with ledger audit verify --policy and with Go's sumdb/tlog; a tampered entry, index or proof line, a checkpoint signature that does not verify, a quorum not met and foreign openings are refused"
-    )
+    /// A grant's tlog-proof cosigned by two witnesses verifies with ledger audit verify --policy
+    /// and with Go's sumdb/tlog; a tampered entry, index or proof line, a checkpoint signature that
+    /// does not verify, a quorum not met and foreign openings are refused.
+    @Test("a grant's tlog-proof, cosigned twice, verifies in ledger and Go; tampering and no quorum refused")
     func grantProof() async throws {
         let bench = try await Bench.make()
         defer { try? FileManager.default.removeItem(at: bench.folder) }

@@ -87,7 +87,7 @@ struct TokenTests {
         return (response.status, String(buffer: response.body))
     }
 
-    @Test("RS256, ES256 and EdDSA tokens against a JWKS file are accepted, the account and roles read from the configured claims")
+    @Test("RS256, ES256 and EdDSA tokens against a JWKS file accepted, account and roles from the claims")
     func acceptsProviderTokens() async throws {
         let provider = try await Provider.make("k1")
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("jwks-\(UUID().uuidString.prefix(8)).json")
@@ -103,9 +103,10 @@ struct TokenTests {
         }
     }
 
-    @Test(
-        "refused with 401 and the reason: alg none, HS256 where only JWKS is configured (algorithm confusion), no kid, an unknown kid, a bad signature, wrong issuer, wrong audience, expired, not yet valid, no expiry, no account"
-    )
+    /// Refused with 401 and the reason: alg none, HS256 where only JWKS is configured (algorithm
+    /// confusion), no kid, an unknown kid, a bad signature, wrong issuer, wrong audience, expired,
+    /// not yet valid, no expiry, no account.
+    @Test("provider tokens refused 401 with the reason: alg none, algorithm confusion, kid, signature, claims")
     func refusals() async throws {
         let provider = try await Provider.make("k1")
         let stranger = try await Provider.make("k1")  // the same kids, other keys: forged signatures
@@ -150,9 +151,9 @@ struct TokenTests {
         return try await other.sign(TokenClaims(values: aliceClaims()), kid: "k9-es")
     }
 
-    @Test(
-        "a JWKS served over loopback HTTP: keys rotated by the provider are picked up without a restart, and unknown kids refetch at most once per interval"
-    )
+    /// A JWKS served over loopback HTTP: keys rotated by the provider are picked up without a
+    /// restart, and unknown kids refetch at most once per interval.
+    @Test("JWKS over HTTP: rotated keys picked up without a restart, unknown kids refetched once an interval")
     func rotation() async throws {
         let (first, second) = (try await Provider.make("v1"), try await Provider.make("v2"))
         let served = Mutex(first.json)
@@ -204,9 +205,10 @@ struct TokenTests {
         return try await keys.sign(TokenClaims(values: ["sub": .string(account), "exp": .number(Date().timeIntervalSince1970 + 3600)]))
     }
 
-    @Test(
-        "an account beginning with psn- or erased: (any case) is refused with 401 reserved_account, from HS256 tokens and from a provider's whichever claim holds it; near misses pass; the secret issues no such token"
-    )
+    /// An account beginning with psn- or erased: (any case) is refused with 401 reserved_account,
+    /// from HS256 tokens and from a provider's whichever claim holds it; near misses pass; the
+    /// secret issues no such token.
+    @Test("accounts beginning psn- or erased: (any case) refused 401 reserved_account from every token")
     func reservedAccounts() async throws {
         let secret = String(repeating: "r", count: 40)
         let shared = try await TokenAuthority(secret: secret)
@@ -250,7 +252,7 @@ struct TokenTests {
         }
     }
 
-    @Test("an identity provider's keys without an audience are refused: the authority is not made, and the error names LEDGER_JWT_AUDIENCE")
+    @Test("provider keys without an audience refused: no authority made, the error names LEDGER_JWT_AUDIENCE")
     func audienceRequired() async throws {
         let provider = try await Provider.make("k1")
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("jwks-\(UUID().uuidString.prefix(8)).json")

@@ -39,7 +39,9 @@ struct LedgerProcessTests {
         #expect(process.applicationName == "ledger verifier \(ProcessInfo.processInfo.processIdentifier)")
     }
 
-    @Test("an HTTP role without a token authority, a checkpointer without a key, serving a role without HTTP: refused before connecting")
+    /// An HTTP role without a token authority, a checkpointer without a key, serving a role without
+    /// HTTP: refused before connecting.
+    @Test("refused before connecting: an HTTP role without tokens, a keyless checkpointer, a role without HTTP")
     func refusals() async throws {
         let configuration = LedgerConfiguration()
         for role in [LedgerProcess.Role.serve, .api] {

@@ -32,7 +32,7 @@ struct RoleServicesTests {
         services.map { String(describing: type(of: $0)).components(separatedBy: "<")[0] }
     }
 
-    @Test("ledger serve: every worker, the checkpointer with a signing key, then the HTTP server, then Readiness last")
+    @Test("ledger serve: every worker, the checkpointer with a signing key, the HTTP server, Readiness last")
     func allInOne() async throws {
         let (store, configuration) = (Self.store, Self.configuration)
         let authority = try await TokenAuthority(secret: TokenAuthority.randomSecret())
@@ -51,7 +51,7 @@ struct RoleServicesTests {
         #expect(signed.suffix(3) == ["Checkpointer", "Application", "Readiness"])
     }
 
-    @Test("ledger api: the HTTP server and the feed's tail, no worker; the other roles: their workers, no HTTP server")
+    @Test("ledger api: the HTTP server and the feed's tail, no worker; other roles: workers, no HTTP server")
     func roles() async throws {
         let (store, configuration) = (Self.store, Self.configuration)
         let authority = try await TokenAuthority(secret: TokenAuthority.randomSecret())

@@ -107,9 +107,10 @@ struct BackupTests {
         return result.output
     }
 
-    @Test(
-        "ledger backup while writes go on; kill -9 of the server and its PostgreSQL, the data folder wiped; ledger restore and serve: every checkpoint seen before extended, every write they cover present, the erasure kept, the log verifies"
-    )
+    /// ledger backup while writes go on; kill -9 of the server and its PostgreSQL, the data folder
+    /// wiped; ledger restore and serve: every checkpoint seen before extended, every write they
+    /// cover present, the erasure kept, the log verifies.
+    @Test("ledger backup under writes, kill -9, the folder wiped, restore and serve: nothing published lost")
     func embeddedBackupAndRestore() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-backup-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -46,7 +46,7 @@ struct ConfigurationTests {
         #expect(operations.contains(LedgerSettings.markdownTable), "regenerate docs/OPERATIONS.md's table with `ledger settings`")
     }
 
-    @Test("every malformed setting stops `ledger api` at start, naming the variable and (unless it is a secret) the value")
+    @Test("every malformed setting stops `ledger api` at start, naming the variable and (unless secret) value")
     func malformedSettings() async throws {
         let binary = ledgerBinary()
         for setting in LedgerSettings.all {
@@ -66,9 +66,9 @@ struct ConfigurationTests {
         }
     }
 
-    @Test(
-        "`ledger api` with a database URL refuses to start without the deployment's token key; `project`, `verifier` and `deliver`, which check no token, do not ask for one"
-    )
+    /// `ledger api` with a database URL refuses to start without the deployment's token key;
+    /// `project`, `verifier` and `deliver`, which check no token, do not ask for one.
+    @Test("`ledger api` with a database URL needs the token key; `project`, `verifier`, `deliver` do not")
     func tokenKeyRequired() async throws {
         let binary = ledgerBinary()
         let api = try await withDeadline(.seconds(60), "ledger api") {
@@ -93,7 +93,7 @@ struct ConfigurationTests {
         }
     }
 
-    @Test("LEDGER_SHARD_CLUSTER stops every role but `serve` at start, rather than running it on the cluster's own database")
+    @Test("LEDGER_SHARD_CLUSTER stops every role but `serve` at start, not run on the cluster's own database")
     func shardClusterServeOnly() async throws {
         let binary = ledgerBinary()
         for role in ["api", "project", "verifier", "deliver"] {
@@ -108,9 +108,9 @@ struct ConfigurationTests {
         }
     }
 
-    @Test(
-        "`ledger serve` with LEDGER_LOG_FORMAT=json writes one JSON object per stderr line, a request's with its id; on SIGTERM /ready answers 503 while /health is still served"
-    )
+    /// `ledger serve` with LEDGER_LOG_FORMAT=json writes one JSON object per stderr line, a
+    /// request's with its id; on SIGTERM /ready answers 503 while /health is still served.
+    @Test("`ledger serve` with JSON logs: one object per stderr line; on SIGTERM /ready 503, /health served")
     func jsonLogsAndDrain() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-json-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

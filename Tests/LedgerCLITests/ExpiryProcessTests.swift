@@ -102,7 +102,7 @@ struct ExpiryProcessTests {
         return (id, try await TestWindows.endIn(seconds, owner, id, people).due)
     }
 
-    @Test("the server killed (SIGKILL) while an expiry is due: after a restart it is appended once, with its true dueAt")
+    @Test("the server SIGKILLed while an expiry is due: after a restart it is appended once, at its true dueAt")
     func killed() async throws {
         try await withTestStore { _, db, settings in
             let folder = try Self.folder()
@@ -147,7 +147,7 @@ struct ExpiryProcessTests {
         }
     }
 
-    @Test("two servers on one database: each expiry exactly once, also when the lease holder is killed between two waves")
+    @Test("two servers on one database: each expiry once, also when the lease holder is killed between waves")
     func twoServers() async throws {
         try await withTestStore { _, db, settings in
             let folder = try Self.folder()

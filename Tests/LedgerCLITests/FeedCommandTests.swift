@@ -47,9 +47,7 @@ struct FeedCommandTests {
         return file.path
     }
 
-    @Test(
-        "from a position: the account's events in log order, one JSON line each, then live ones as they are appended; --limit ends it"
-    )
+    @Test("from a position: the account's events in order, a JSON line each, then live ones; --limit ends it")
     func follows() async throws {
         try await LiveServer.run { server in
             let alice = server.client("alice")
@@ -77,9 +75,7 @@ struct FeedCommandTests {
         }
     }
 
-    @Test(
-        "a token the server refuses: the 401 said on stderr, exit status 1, nothing on stdout; a malformed URL or number is refused before any call"
-    )
+    @Test("a refused token: 401 on stderr, exit 1, nothing on stdout; a bad URL or number refused before a call")
     func refused() async throws {
         try await LiveServer.run { server in
             let token = try Self.tokenFile("not-a-token")

@@ -49,9 +49,9 @@ struct OneClockTests {
         }
     }
 
-    @Test(
-        "a host clock an hour behind: its challenges are usable, a proof after the window's end is refused, an expiry is appended at its dueAt (not an hour late)"
-    )
+    /// A host clock an hour behind: its challenges are usable, a proof after the window's end is
+    /// refused, an expiry is appended at its dueAt (not an hour late).
+    @Test("a host clock an hour behind: challenges usable, late proofs refused, expiry appended at its dueAt")
     func hostBehind() async throws {
         try await Self.skewed("-1h") { db, owner, member, id in
             let (granted, late) = (SimulatedPerson(collaborationId: id, devices: 1), SimulatedPerson(collaborationId: id, devices: 1))
@@ -73,9 +73,9 @@ struct OneClockTests {
         }
     }
 
-    @Test(
-        "a host clock an hour ahead: a window starting in 30 minutes refuses proofs, one ending in 30 minutes is not expired early (by the service or a command)"
-    )
+    /// A host clock an hour ahead: a window starting in 30 minutes refuses proofs, one ending in 30
+    /// minutes is not expired early (by the service or a command).
+    @Test("a host clock an hour ahead: a window not yet open refuses proofs, an open one is not expired early")
     func hostAhead() async throws {
         try await Self.skewed("+1h") { db, owner, member, id in
             let (early, granted) = (SimulatedPerson(collaborationId: id, devices: 1), SimulatedPerson(collaborationId: id, devices: 1))

@@ -34,9 +34,10 @@ struct ShardMonitoringTests {
         return nil
     }
 
-    @Test(
-        "each shard's projections, checkpoints, pool, appends and expiry are series of their own (the top log's checkpoints too); a window overdue on shard 1 alone fires LedgerExpiryOverdue for shard 1 while shard 0 reads 0, and it clears once shard 1 expires it"
-    )
+    /// Each shard's projections, checkpoints, pool, appends and expiry are series of their own (the
+    /// top log's checkpoints too); a window overdue on shard 1 alone fires LedgerExpiryOverdue for
+    /// shard 1 while shard 0 reads 0, and it clears once shard 1 expires it.
+    @Test("each shard's metrics are series of their own; an expiry overdue on one shard alerts for it alone")
     func perShard() async throws {
         let (top, a, b) = (
             try await TestCluster.shared.makeDatabase(), try await TestCluster.shared.makeDatabase(),

@@ -20,7 +20,7 @@ let tripOptions = ShareOptions(
 
 @Suite("LedgerClient against a live server")
 struct ClientTests {
-    @Test("every endpoint through the SDK: the seeds' flow, reads, audit, and errors decoded with code and reason")
+    @Test("every endpoint through the SDK: the seeds' flow, reads, audit, errors decoded with code and reason")
     func lifeCycle() async throws {
         try await LiveServer.run { server in
             let devin = server.client("devin")
@@ -111,7 +111,7 @@ struct ClientTests {
         }
     }
 
-    @Test("without a verifier the proof is pending; its status URL answers through the SDK, to its submitter only")
+    @Test("without a verifier a proof is pending; its status URL answers through the SDK, to its submitter")
     func pendingProof() async throws {
         var configuration = LedgerConfiguration.testing()
         configuration.verdictWait = .milliseconds(200)
@@ -137,7 +137,7 @@ struct ClientTests {
         }
     }
 
-    @Test("the verifiable log through the SDK: key, checkpoint, proofs and a grant's evidence, checked as an auditor would")
+    @Test("the verifiable log through the SDK: key, checkpoint, proofs and a grant's evidence, as an auditor")
     func verifiableLog() async throws {
         try await LiveServer.run { server in
             let devin = server.client("devin")

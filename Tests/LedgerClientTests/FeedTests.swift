@@ -32,9 +32,10 @@ struct FeedTests {
         return (prepared.identifier, prepared.position)
     }
 
-    @Test(
-        "who sees what: the owner its membership changes and notices, a member its own grant and revocation and the notices for it, a mention only the mentioned, nothing after a revocation, nothing for a non-member; reconnecting with Last-Event-ID gives exactly the events after it"
-    )
+    /// Who sees what: the owner its membership changes and notices, a member its own grant and
+    /// revocation and the notices for it, a mention only the mentioned, nothing after a revocation,
+    /// nothing for a non-member; reconnecting with Last-Event-ID gives exactly the events after it.
+    @Test("who sees what on the feed, by role; Last-Event-ID resumes with exactly the events after it")
     func visibility() async throws {
         try await LiveServer.run { server in
             let (devin, alice, bob, erin) = (server.client("devin"), server.client("alice"), server.client("bob"), server.client("erin"))
@@ -99,7 +100,7 @@ struct FeedTests {
         }
     }
 
-    @Test("a bad Last-Event-ID, a position past the head, and a missing token are refused before the stream starts")
+    @Test("a bad Last-Event-ID, a position past the head or no token is refused before the stream starts")
     func refusals() async throws {
         try await LiveServer.run { server in
             let alice = server.client("alice")

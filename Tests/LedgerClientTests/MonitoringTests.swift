@@ -61,9 +61,7 @@ struct MonitoringTests {
         #expect(output.contains("SUCCESS: \(try Self.ruleExpressions().count) rules found"), "\(output)")
     }
 
-    @Test(
-        "a real Prometheus scraping a running ledger evaluates every alert rule and every dashboard query without error, and every metric they read is scraped"
-    )
+    @Test("a real Prometheus evaluates every alert rule and dashboard query; every metric they read is scraped")
     func prometheusEvaluates() async throws {
         let expressions = try Self.ruleExpressions() + Self.dashboardExpressions()
         let names = expressions.reduce(into: Set<String>()) { $0.formUnion(Self.metricNames($1)) }

@@ -16,9 +16,10 @@ import Testing
 /// replayed goes to the primary, and a standby that stops degrades every read to the primary.
 @Suite("Read replica")
 struct ReplicaTests {
-    @Test(
-        "reads go to the standby (replay paused: a plain read is stale); a minPosition read the standby lacks is answered by the primary, never stale; replay resumed, the standby catches up; the standby stopped, reads go on from the primary"
-    )
+    /// Reads go to the standby (replay paused: a plain read is stale); a minPosition read the
+    /// standby lacks is answered by the primary, never stale; replay resumed, the standby catches
+    /// up; the standby stopped, reads go on from the primary.
+    @Test("reads go to the standby; a minPosition it lacks to the primary; it catches up; stopped, reads go on")
     func hotStandby() async throws {
         let logger = Logger(label: "replica-test")
         try await withPrimaryAndStandby(logger: logger) { owner, standby, standbyOwner in

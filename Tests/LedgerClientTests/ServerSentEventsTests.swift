@@ -23,7 +23,7 @@ struct ServerSentEventsTests {
         #expect(parser.append(Data("id: 9\ndata: x\n".utf8)).isEmpty, "no blank line yet: nothing")
     }
 
-    @Test("a message that is no feed event (no id, an id that is not a position, data that is not an entry) is skipped")
+    @Test("a message that is no feed event (no id, an id not a position, data not an entry) is skipped")
     func notFeedEvents() {
         #expect(LedgerClient.feedEvent(.init(id: nil, event: "X", data: "{}")) == nil)
         #expect(LedgerClient.feedEvent(.init(id: "seven", event: "X", data: "{}")) == nil)

@@ -9,7 +9,7 @@ import TransparencyLog
 /// own grant, computing the inclusion proof itself against the published checkpoint.
 @Suite("LedgerClient from tiles")
 struct TileVerificationTests {
-    @Test("a device checks its own grant: its evidence, then its inclusion from tiles; another account's grant is refused to it")
+    @Test("a device checks its own grant: evidence, then inclusion from tiles; another account's is refused it")
     func deviceChecksItsGrant() async throws {
         try await LiveServer.run { server in
             let devin = server.client("devin")

@@ -34,9 +34,10 @@ struct ConfigurationDefaultsTests {
         #expect(configuration.origin == "ledger.example.com/ledger" && configuration.jsonLogs)
     }
 
-    @Test(
-        "an identity provider's keys (LEDGER_JWKS_URL or LEDGER_JWKS_FILE) without LEDGER_JWT_AUDIENCE refuse to start, naming it, beside any other problem; with an audience they parse"
-    )
+    /// An identity provider's keys (LEDGER_JWKS_URL or LEDGER_JWKS_FILE) without
+    /// LEDGER_JWT_AUDIENCE refuse to start, naming it, beside any other problem; with an audience
+    /// they parse.
+    @Test("provider keys without LEDGER_JWT_AUDIENCE refuse to start, naming it beside other problems")
     func audienceRequired() throws {
         let providers: [[String: String]] = [
             ["LEDGER_JWKS_URL": "https://idp.example/.well-known/jwks.json"], ["LEDGER_JWKS_FILE": "/etc/ledger/jwks.json"],

@@ -8,9 +8,9 @@ struct SettingReadsTests {
     /// The package's root: this file is Tests/LedgerConfigurationTests/SettingReadsTests.swift.
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    @Test(
-        "no Swift source outside LedgerConfiguration reads a LEDGER_ variable by a string key (a subscript such as environment[\"LEDGER_…\"], or getenv)"
-    )
+    /// No Swift source outside LedgerConfiguration reads a LEDGER_ variable by a string key (a
+    /// subscript such as environment["LEDGER_…"], or getenv).
+    @Test("no source outside LedgerConfiguration reads a LEDGER_ variable by a string key or getenv")
     func noReadsByName() throws {
         let sources = Self.root.appendingPathComponent("Sources")
         let files = try FileManager.default.subpathsOfDirectory(atPath: sources.path)

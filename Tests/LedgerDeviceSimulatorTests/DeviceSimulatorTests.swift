@@ -7,7 +7,7 @@ import Testing
 /// The simulated devices stand in for the seeds' devices in tests, the demo and benchmarks:
 /// their proofs must be what the verifier accepts, and nothing else.
 struct DeviceSimulatorTests {
-    @Test("every device's proof leads to the person's root hash and its signature verifies; another challenge's does not")
+    @Test("every device's proof leads to the person's root hash and verifies; another challenge's does not")
     func proofsVerify() throws {
         let person = SimulatedPerson(collaborationId: "c1", devices: 3, leafCount: 8)
         let challenge = [UInt8](repeating: 9, count: 32)
@@ -26,7 +26,7 @@ struct DeviceSimulatorTests {
         #expect(person.leaves.count == 8)
     }
 
-    @Test("a device key is diversified per collaboration: one master secret, other keys and root hashes elsewhere")
+    @Test("a device key is diversified per collaboration: one master secret, other keys and roots elsewhere")
     func diversified() {
         let master = SymmetricKey(size: .bits256)
         let here = SimulatedPerson.diversifiedKey(master: master, collaborationId: "c1")

@@ -45,7 +45,7 @@ struct AccessWindowTests {
         }
     }
 
-    @Test("recorded times: written and read back exactly, as the formatter writes them for modern dates; other spellings refused")
+    @Test("recorded times read back exactly as the formatter writes modern dates; other spellings refused")
     func recordedTimes() throws {
         var random = SystemRandomNumberGenerator()
         let formatter = ISO8601DateFormatter()
@@ -154,7 +154,7 @@ struct AccessWindowTests {
                 == .accessExpired)
     }
 
-    @Test("expiries: due ones only, dueAt the window's end however late, ids the same on every decision and new for a new window")
+    @Test("expiries: only due ones, dueAt the window's end however late, one id per window on every decision")
     func expiries() throws {
         var state = started()
         let soon = try AccessWindow(notBefore: nil, notAfter: t0)
@@ -227,7 +227,7 @@ struct AccessWindowTests {
         #expect(moved, "a window moved later gives the notices back")
     }
 
-    @Test("a window holds at both ends: a grant whose window starts later gives no access and no notices until then")
+    @Test("a window holds at both ends: a grant starting later gives no access and no notices until then")
     func scheduled() throws {
         var state = started()
         state.apply(.identityAdded(.init(rootHash: hash(1))))

@@ -44,9 +44,9 @@ struct CollaborationStateJSONTests {
         }
     }
 
-    @Test(
-        "other writers' texts of a state (spaces, another key order, escaped slashes and letters, nulls, extra keys) read as JSONDecoder reads them"
-    )
+    /// Other writers' texts of a state (spaces, another key order, escaped slashes and letters,
+    /// nulls, extra keys) read as JSONDecoder reads them.
+    @Test("other writers' state texts (spacing, key order, escapes, nulls, extra keys) read as by JSONDecoder")
     func otherWriters() throws {
         var random = SystemRandomNumberGenerator()
         for _ in 0..<300 {

@@ -70,7 +70,7 @@ struct CommandTests {
         #expect(CollaborationDecisions.decideAccess(state: state, rootHash: hash(7), account: "alice", now: Date()) == .unknownIdentity)
     }
 
-    @Test("highlights: access required, triggers checked, mentions name a current identity, membership is derived")
+    @Test("highlights: access required, triggers checked, mentions name a current identity, membership derived")
     func highlights() throws {
         var state = started()
         state.apply(.identityAdded(.init(rootHash: hash(1))))

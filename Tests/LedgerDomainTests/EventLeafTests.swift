@@ -18,7 +18,7 @@ struct EventLeafTests {
         #expect(chained == HashChain.hash(previous: HashChain.genesis, leaf: leaf))
     }
 
-    @Test("a leaf reads back as its event (a tlog-proof's entry); a truncated, padded or non-UTF-8 leaf does not")
+    @Test("a leaf reads back as its event (a tlog-proof's entry); a truncated, padded or non-UTF-8 one does not")
     func leafReadsBack() throws {
         let event = RecordedEvent(
             position: 42, streamId: "collaboration-é", version: 3, eventId: UUID(), type: "AccessGranted", data: #"{"a":"ü"}"#,

@@ -18,9 +18,9 @@ struct IdentifierTests {
         #expect(Array(NewEvent(type: "T", data: "{}").eventId.uuidString)[14] == "7")
     }
 
-    @Test(
-        "time-ordered UUIDs sort (byte by byte, as PostgreSQL compares uuids) in the order of their instants, within a millisecond too; one instant gives different ids"
-    )
+    /// Time-ordered UUIDs sort (byte by byte, as PostgreSQL compares uuids) in the order of their
+    /// instants, within a millisecond too; one instant gives different ids.
+    @Test("time-ordered UUIDs sort byte by byte in their instants' order, within a millisecond too, never equal")
     func order() {
         let start = Date(timeIntervalSince1970: 1_795_000_000)
         let ids = [0, 0.000_3, 0.000_6, 0.001, 0.5, 1, 3600].map { Identifiers.timeOrderedUUID(now: start.addingTimeInterval($0)) }

@@ -34,9 +34,9 @@ struct PersonalDataTests {
             metadata: EventMetadata(actor: "psn-owner").json(), recordedAtMicros: 0, hash: [])
     }
 
-    @Test(
-        "a start commits every free text (local identifier, summary, group and option titles included); identifiers and selections stay plain"
-    )
+    /// A start commits every free text (local identifier, summary, group and option titles
+    /// included); identifiers and selections stay plain.
+    @Test("a start commits every free text (titles included); identifiers and selections stay plain")
     func startCommitsEverything() throws {
         let commitments = Self.command.commitments()
         #expect(commitments.map(\.kind) == [.title, .handle, .name, .localIdentifier, .summary, .groupTitle, .optionTitle, .optionTitle])

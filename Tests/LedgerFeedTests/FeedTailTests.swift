@@ -27,7 +27,7 @@ struct FeedTailTests {
         .highlightPosted(.init(kind: .change, trigger: "edit", mentionedRootHash: nil, account: account))
     }
 
-    @Test("an event reaches only the subscribers it names; a grant routes the collaboration's later events to its account")
+    @Test("an event reaches only the subscribers it names; a grant routes later events to its account")
     func routing() async throws {
         try await withTestStore { store, client, _ in
             let tail = FeedTail(
@@ -64,7 +64,7 @@ struct FeedTailTests {
         }
     }
 
-    @Test("a subscriber whose queue outgrows the limit is cut off: its queue is dropped and nothing more is queued")
+    @Test("a subscriber whose queue outgrows the limit is cut off: its queue dropped, nothing more queued")
     func slowSubscriber() async throws {
         try await withTestStore { store, client, _ in
             let tail = FeedTail(

@@ -30,9 +30,9 @@ struct CheckpointFloorTests {
         }
     }
 
-    @Test(
-        "a log cut below the published checkpoint, with the file gone, is refused with the missing range; written to again, with what differs"
-    )
+    /// A log cut below the published checkpoint, with the file gone, is refused with the missing
+    /// range; written to again, with what differs.
+    @Test("a log cut below its checkpoint, file gone: refused with the missing range; written to, what differs")
     func databaseRecords() async throws {
         try await withTestStore { store, client, _ in
             let signer = try NoteSigner(name: "floor.test/ledger")
@@ -107,7 +107,7 @@ struct CheckpointFloorTests {
         }
     }
 
-    @Test("the witnesses' sizes: a larger one names the missing range; one past every record here refuses even a larger tree")
+    @Test("witnesses' sizes: a larger one names the missing range; one past every record refuses larger trees")
     func witnessSizes() async throws {
         try await withTestStore { store, client, _ in
             let signer = try NoteSigner(name: "floorwitness.test/ledger")

@@ -53,7 +53,7 @@ struct CosigningTests {
         return try policy.verify(note)
     }
 
-    @Test("two witnesses: published once both cosign; one down, the old checkpoint stays published and served; back, publishing resumes")
+    @Test("two witnesses: published once both cosign; one down, the old one stays served; back, it resumes")
     func quorum() async throws {
         let signer = try NoteSigner(name: "cosign.test/ledger")
         let (w1, w2, policy) = try await Self.twoWitnesses(for: signer, group: "all")
@@ -146,9 +146,8 @@ struct CosigningTests {
     /// Issue 37 with witnesses: the file deleted, the log cut below a cosigned checkpoint and
     /// written to. The database's record refuses it; with that record gone too, the witnesses'
     /// sizes do; and a restarted checkpointer learns those sizes before it signs.
-    @Test(
-        "the file deleted and the log cut below a cosigned checkpoint: refused by the database's record, then by the witnesses' sizes; nothing contradicting it is signed, sent or served"
-    )
+    /// Nothing contradicting the cosigned checkpoint is signed, sent or served.
+    @Test("the file deleted, the log cut below a cosigned checkpoint: refused by record, then witnesses' sizes")
     func forkAttempt() async throws {
         let signer = try NoteSigner(name: "fork.test/ledger")
         let (w1, w2, policy) = try await Self.twoWitnesses(for: signer, group: "any")

@@ -34,9 +34,9 @@ struct ForkRefusalTests {
         return 0
     }
 
-    @Test(
-        "the published checkpoint is kept in the file; a log missing published events, then one with others in their place, is refused, counted, and never signed"
-    )
+    /// The published checkpoint is kept in the file; a log missing published events, then one with
+    /// others in their place, is refused, counted, and never signed.
+    @Test("a log missing published events, or with others in their place, is refused, counted, never signed")
     func refused() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-fork-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -101,9 +101,10 @@ struct ForkRefusalTests {
         try await waitUntil(timeout: .seconds(30), "a refusal of the tree with \(stream)") { try await refusals(server) > counted }
     }
 
-    @Test(
-        "issue 37: the file deleted and the log cut below the published checkpoint, then written to: the database's record refuses it and counts it; /tlog/checkpoint stays the published one, nothing else is signed"
-    )
+    /// Issue 37: the file deleted and the log cut below the published checkpoint, then written to:
+    /// the database's record refuses it and counts it; /tlog/checkpoint stays the published one,
+    /// nothing else is signed.
+    @Test("issue 37: file deleted, log cut below the checkpoint and written to: refused, counted, none signed")
     func fileDeleted() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-fork-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: folder) }

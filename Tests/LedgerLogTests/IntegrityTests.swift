@@ -40,7 +40,7 @@ struct IntegrityTests {
         }
     }
 
-    @Test("non-ASCII streams, types and content chain in the database (small groups) as log verify computes them in Swift")
+    @Test("non-ASCII streams, types and content chain in the database as log verify computes them in Swift")
     func nonASCIIChain() async throws {
         try await withTestStore { store, _, _ in
             for i in 0..<4 {

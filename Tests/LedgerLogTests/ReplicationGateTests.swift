@@ -18,9 +18,9 @@ import TransparencyLog
 struct ReplicationGateTests {
     static let logger = Logger(label: "replication-gate-test")
 
-    @Test(
-        "synchronous: a commit cancelled while it waited for the stopped standby is visible but not signed; once the standby has its WAL it is"
-    )
+    /// Synchronous: a commit cancelled while it waited for the stopped standby is visible but not
+    /// signed; once the standby has its WAL it is.
+    @Test("synchronous: a commit cancelled waiting on a stopped standby is signed only once the standby has it")
     func cancelledCommit() async throws {
         try await Self.withStandby(synchronous: true) { stage in
             let store = EventStore(client: stage.owner, logger: Self.logger)
@@ -48,7 +48,7 @@ struct ReplicationGateTests {
         }
     }
 
-    @Test("asynchronous: with a standby away (its slot kept), checkpoints stop at what it flushed; back, they resume")
+    @Test("asynchronous: a standby away (slot kept) holds checkpoints at what it flushed; back, they resume")
     func laggingStandby() async throws {
         try await Self.withStandby(synchronous: false) { stage in
             let store = EventStore(client: stage.owner, logger: Self.logger)
@@ -64,9 +64,9 @@ struct ReplicationGateTests {
         }
     }
 
-    @Test(
-        "synchronous, with a backup's slot: checkpoints stop at what the backup flushed though the synchronous standby has more; the backup caught up, they resume"
-    )
+    /// Synchronous, with a backup's slot: checkpoints stop at what the backup flushed though the
+    /// synchronous standby has more; the backup caught up, they resume.
+    @Test("synchronous with a backup's slot: checkpoints stop at what the backup flushed; caught up, resume")
     func backupSlotUnderSynchronousReplication() async throws {
         try await Self.withStandby(synchronous: true) { stage in
             let store = EventStore(client: stage.owner, logger: Self.logger)
@@ -83,7 +83,7 @@ struct ReplicationGateTests {
         }
     }
 
-    @Test("a backup's receiver alone synchronous (Barman for an RPO of zero): the asynchronous standby that may be promoted still counts")
+    @Test("a backup's receiver alone synchronous (Barman, RPO 0): the async standby that may be promoted counts")
     func synchronousBackupReceiverAlone() async throws {
         try await Self.withStandby(synchronous: false) { stage in
             let store = EventStore(client: stage.owner, logger: Self.logger)
@@ -120,9 +120,9 @@ struct ReplicationGateTests {
         }
     }
 
-    @Test(
-        "a backup's slot made afresh (as a new leader does after a failover) does not let checkpoints pass what the backup flushed; its receiver back, they resume"
-    )
+    /// A backup's slot made afresh (as a new leader does after a failover) does not let checkpoints
+    /// pass what the backup flushed; its receiver back, they resume.
+    @Test("a backup's slot made afresh (as after a failover) holds checkpoints at what the backup flushed")
     func backupSlotMadeAfresh() async throws {
         try await Self.withStandby(synchronous: false) { stage in
             let store = EventStore(client: stage.owner, logger: Self.logger)
@@ -170,8 +170,7 @@ struct ReplicationGateTests {
     /// The disaster drill's async mode found it: a checkpoint sent to the witnesses before the
     /// backup had its record, every node lost, and the restored log (events intact, record gone)
     /// could never sign again: a witness's size was above every checkpoint the database knew.
-    @Test(
-        "a checkpoint goes to the witnesses only once a backup has its record: signed, held while the backup lacks the row, then cosigned")
+    @Test("a checkpoint goes to witnesses only once a backup has its record: signed, held, then cosigned")
     func sentOnceRecorded() async throws {
         let signer = try NoteSigner(name: "gate.test/ledger")
         let w1 = try TestWitness("w1.test", log: signer.verifier)

@@ -16,9 +16,10 @@ import TransparencyLog
 /// that differs, signs nothing past the tree, and `/v1/log/status` says cut, then rewritten.
 @Suite("A rewritten log", .serialized)
 struct RewrittenLogTests {
-    @Test(
-        "cut below its tree, then written past it: refused and counted while cut and after, nothing signed past the tree, status cut then rewritten (never lag 0), the first differing position named, still refused after the retry"
-    )
+    /// Cut below its tree, then written past it: refused and counted while cut and after, nothing
+    /// signed past the tree, status cut then rewritten (never lag 0), the first differing position
+    /// named, still refused after the retry.
+    @Test("a log cut below its tree, then written past: refused and counted, nothing signed, the change named")
     func cutThenWrittenPast() async throws {
         try await LiveServer.run(signer: try NoteSigner(name: "rewrite.test/ledger")) { server in
             let logger = Logger(label: "rewrite-test")

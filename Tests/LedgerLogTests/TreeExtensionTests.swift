@@ -49,7 +49,7 @@ struct TreeExtensionTests {
         #expect(Self.verdict(1, 0) == .shorter(missing: 1...1))
     }
 
-    @Test("other leaves before the earlier size: the same size with another root, or a larger tree from a forked store, fail")
+    @Test("other leaves before the earlier size fail: the same size with another root, or a forked larger tree")
     func forks() {
         #expect(Self.differs(Self.verdict(266, 266, from: Self.forked)))
         #expect(Self.differs(Self.verdict(266, 287, from: Self.forked)))

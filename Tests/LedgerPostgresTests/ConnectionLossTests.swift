@@ -78,7 +78,7 @@ struct ConnectionLossTests {
         }
     }
 
-    @Test("a transaction body cut by a lost connection throws its error; no ROLLBACK waits on the dead connection")
+    @Test("a transaction body cut by a lost connection throws; no ROLLBACK waits on the dead connection")
     func bodyCutByLoss() async throws {
         try await withTestStore { _, client, _ in
             struct Marker: Error {}

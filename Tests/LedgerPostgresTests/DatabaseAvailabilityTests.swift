@@ -41,7 +41,7 @@ struct DatabaseAvailabilityTests {
         }
     }
 
-    @Test("a busy pool whose server answers a new connection stays available; without that check, or unreachable, it is refused")
+    @Test("a busy pool whose server takes a new connection stays available; unchecked or unreachable, refused")
     func busyIsNotDown() async throws {
         let asked = Atomic<Int>(0)
         let busy = try await Self.available(

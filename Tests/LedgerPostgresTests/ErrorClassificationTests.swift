@@ -17,7 +17,7 @@ struct ErrorClassificationTests {
         throw CancellationError()
     }
 
-    @Test("data errors stop a projection; shutdowns, lost connections, a server in recovery, deadlocks and timeouts pass")
+    @Test("data errors stop a projection; shutdowns, lost connections, recovery, deadlocks and timeouts pass")
     func classification() async throws {
         try await withTestStore { _, client, _ in
             // (SQLSTATE, a data error?, the database unavailable?)

@@ -38,7 +38,7 @@ struct WithBackgroundTests {
         #expect(stopped.withLock { $0 })
     }
 
-    @Test("a job that ignores cancellation (a pool's run stuck on a closed connection) is abandoned after the bound")
+    @Test("a job ignoring cancellation (a pool's run stuck on a closed connection) is abandoned after the bound")
     func abandonsAStuckJob() async throws {
         let hang = Hang()
         defer { hang.release() }

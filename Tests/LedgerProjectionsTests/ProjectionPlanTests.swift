@@ -12,7 +12,7 @@ import Testing
 struct ProjectionPlanTests {
     static let rangeReaders = ["ledger_project_collaborations", "ledger_project_highlights", "ledger_project_access_history"]
 
-    @Test("the projection steps that read a range of the log are planned for it on every call (force_custom_plan)")
+    @Test("projection steps reading a range of the log are planned for it on every call (force_custom_plan)")
     func planMode() async throws {
         try await withTestStore { _, client, _ in
             var settings: [String: [String]] = [:]
@@ -28,7 +28,7 @@ struct ProjectionPlanTests {
         }
     }
 
-    @Test("a step reads its range through the log's primary key, never the stream index, on a log the planner has no statistics of")
+    @Test("a step reads its range by the log's primary key, never the stream index, even with no statistics")
     func rangeThroughPrimaryKey() async throws {
         try await withTestStore { store, client, _ in
             try await writeCollaborations(store, count: 40, seed: 47)

@@ -13,9 +13,7 @@ import Testing
 
 @Suite("Projections")
 struct ProjectionTests {
-    @Test(
-        "the projections' status (read by every worker for its lag gauges) is not JIT-compiled on a new database, whose tables have no statistics yet"
-    )
+    @Test("the projections' status (every worker's lag gauges) is not JIT-compiled on a fresh database")
     func statusNotCompiled() async throws {
         try await withTestStore { _, client, _ in
             // The server compiles a statement whose estimated cost passes jit_above_cost.
@@ -108,7 +106,7 @@ struct ProjectionTests {
         }
     }
 
-    @Test("a projector that dies mid-batch leaves nothing half-applied; another takes over when its lease lapses")
+    @Test("a projector that dies mid-batch leaves nothing half-applied; another takes over when its lease ends")
     func crashAndTakeover() async throws {
         try await withTestStore { store, client, _ in
             try await writeCollaborations(store, count: 8, seed: 2)
@@ -244,7 +242,7 @@ struct ProjectionTests {
 }
 
 extension ProjectionTests {
-    @Test("a rebuild (bulk, on two connections) gives every row and column the worker built batch by batch, and the indexes back")
+    @Test("a rebuild (bulk, two connections) gives every row and column the worker built, and the indexes back")
     func rebuildEqualsIncremental() async throws {
         try await withTestStore { store, client, _ in
             try await writeCollaborations(store, count: 40, seed: 11)

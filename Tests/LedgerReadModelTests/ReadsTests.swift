@@ -13,7 +13,7 @@ import Testing
 /// list, and `minPosition` waits.
 @Suite("Reads")
 struct ReadsTests {
-    @Test("members walked page by page at one position join into the whole answer; a changed cursor or another list's is refused")
+    @Test("members paged at one position join into the whole answer; a changed or another list's cursor refused")
     func memberPages() async throws {
         try await withAPI { api in
             let started = try await api.call(.post, "/v1/collaborations", as: "devin", json: startBody).body

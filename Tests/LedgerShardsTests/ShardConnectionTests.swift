@@ -8,7 +8,7 @@ import Testing
 struct ShardConnectionTests {
     static let login = DatabaseSettings(host: "login-host", port: 1, username: "ledger_app", password: "secret", database: "login-db")
 
-    @Test("libpq's keyword form and URI form give the shard's host, port and database (else the login's server), with the ledger's login")
+    @Test("libpq keyword and URI forms give the shard's host, port, database (else the login's), with our login")
     func read() throws {
         let read: [(String, host: String, port: Int, database: String)] = [
             ("host=10.0.0.7 port=6432 dbname=ledger_shard_0", "10.0.0.7", 6432, "ledger_shard_0"),
@@ -27,7 +27,7 @@ struct ShardConnectionTests {
         }
     }
 
-    @Test("a string that sets anything but host, port and dbname, or lacks dbname, is refused with what is wrong")
+    @Test("a string setting anything but host, port and dbname, or lacking dbname, is refused with what's wrong")
     func refused() {
         let refused: [(String, says: String)] = [
             ("host=a dbname=b user=postgres", "user is set"),

@@ -15,9 +15,9 @@ import TransparencyLog
 /// in a real browser (`ConsoleScenario`, as `ConsoleTests` runs it on one database).
 @Suite("The console on shards")
 struct ShardConsoleTests {
-    @Test(
-        "the collaborations list reads every shard, pages across them, each entry named by its shard; /v1/log is the top log's; its status has each shard's"
-    )
+    /// The collaborations list reads every shard, pages across them, each entry named by its shard;
+    /// /v1/log is the top log's; its status has each shard's.
+    @Test("the collaborations list reads and pages every shard, naming each; /v1/log is the top log's")
     func reads() async throws {
         let signer = try NoteSigner(name: "console.test/ledger")
         let shards = [try await TestCluster.shared.makeDatabase(), try await TestCluster.shared.makeDatabase()]
@@ -82,7 +82,7 @@ struct ShardConsoleTests {
         }
     }
 
-    @Test("the console in a real browser against two shards: every page as on one database, no browser console error")
+    @Test("the console in a real browser against two shards: every page as on one database, no console error")
     func console() async throws {
         let shards = [try await TestCluster.shared.makeDatabase(), try await TestCluster.shared.makeDatabase()]
         try await LiveShards.run(shards: shards, signer: try NoteSigner(name: "console.test/ledger")) { live in

@@ -8,7 +8,7 @@ import TransparencyLog
 /// export and erasure on every shard, his grant's evidence through both levels.
 @Suite("The demo on shards")
 struct ShardDemoTests {
-    @Test("ledger demo --url against two shards: every step, bob's evidence verified through both levels before and after his erasure")
+    @Test("ledger demo --url on two shards: bob's evidence verifies at both levels, before and after erasure")
     func demo() async throws {
         let shards = [try await TestCluster.shared.makeDatabase(), try await TestCluster.shared.makeDatabase()]
         try await LiveShards.run(shards: shards, signer: try NoteSigner(name: "demo.test/ledger")) { live in

@@ -18,9 +18,11 @@ import TransparencyLog
 /// (`EvidenceVerifier`, `ledger audit verify`), and each level by Go's `sumdb/tlog` and `note`.
 @Suite("Evidence on shards")
 struct ShardEvidenceTests {
-    @Test(
-        "a grant on each shard: its evidence verifies through both levels with the deployment's key, in Swift, with ledger audit verify and with Go for each level; a tampered level, another shard, another key and a level removed are refused; both levels as two tlog-proofs joined; no shard, a bad level refused"
-    )
+    /// A grant on each shard: its evidence verifies through both levels with the deployment's key,
+    /// in Swift, with ledger audit verify and with Go for each level; a tampered level, another
+    /// shard, another key and a level removed are refused; both levels as two tlog-proofs joined;
+    /// no shard, a bad level refused.
+    @Test("a grant's evidence on each shard verifies through both levels (Swift, ledger, Go); tampering refused")
     func bothLevels() async throws {
         let signer = try NoteSigner(name: "evidence.test/ledger")
         let shards = [try await TestCluster.shared.makeDatabase(), try await TestCluster.shared.makeDatabase()]

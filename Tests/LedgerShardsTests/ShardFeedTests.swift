@@ -65,9 +65,10 @@ struct ShardFeedTests {
         return ids
     }
 
-    @Test(
-        "the feed merges both shards (events named by their shard, each collaboration's in order); another serve resumes it from a per-shard cursor with nothing lost or repeated; a cursor that is not one is refused"
-    )
+    /// The feed merges both shards (events named by their shard, each collaboration's in order);
+    /// another serve resumes it from a per-shard cursor with nothing lost or repeated; a cursor
+    /// that is not one is refused.
+    @Test("the feed merges both shards in order and resumes on another serve from a per-shard cursor, exactly")
     func resumed() async throws {
         let shards = [try await TestCluster.shared.makeDatabase(), try await TestCluster.shared.makeDatabase()]
         // The first serve: 12 events, read from the start; the cursor after the fifth kept.

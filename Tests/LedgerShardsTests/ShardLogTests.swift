@@ -20,9 +20,9 @@ import TransparencyLog
 /// checked by Go's `sumdb/tlog` and `note`, a verifier no one here wrote.
 @Suite("Shards' own logs")
 struct ShardLogTests {
-    @Test(
-        "each shard's checkpoint at /tlog/shard/{k}/ covers its events and opens with its own key alone; Go's sumdb/tlog verifies each shard's tiles; other shard paths 404"
-    )
+    /// Each shard's checkpoint at /tlog/shard/{k}/ covers its events and opens with its own key
+    /// alone; Go's sumdb/tlog verifies each shard's tiles; other shard paths 404.
+    @Test("each shard's checkpoint at /tlog/shard/{k}/ covers its events under its own key; Go checks its tiles")
     func shardLogs() async throws {
         let signer = try NoteSigner(name: "shards.test/ledger")
         let keys = try RoleServices.ShardLogs(signer: signer, count: 2).shards.map(\.verifier)
@@ -79,9 +79,12 @@ struct TopLogTests {
         }
     }
 
-    @Test(
-        "each shard's checkpoints are recorded in order, each opening with its shard's key; the top checkpoint at /tlog/ covers them, opens with the deployment's key and is cosigned by its witness; Go's sumdb/tlog verifies the top tiles; ledger log verify --url --shards checks both levels, and refuses another key and a rewritten shard; a shard tree that does not extend the recorded one is not recorded"
-    )
+    /// Each shard's checkpoints are recorded in order, each opening with its shard's key; the top
+    /// checkpoint at /tlog/ covers them, opens with the deployment's key and is cosigned by its
+    /// witness; Go's sumdb/tlog verifies the top tiles; ledger log verify --url --shards checks
+    /// both levels, and refuses another key and a rewritten shard; a shard tree that does not
+    /// extend the recorded one is not recorded.
+    @Test("the top log records each shard's checkpoints, is cosigned, and Go and ledger log verify check it")
     func topLog() async throws {
         let signer = try NoteSigner(name: "top.test/ledger")
         let keys = try RoleServices.ShardLogs(signer: signer, count: 2).shards.map(\.verifier)

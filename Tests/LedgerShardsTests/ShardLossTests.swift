@@ -19,9 +19,9 @@ import TransparencyLog
 /// never a wrong answer; once it is back, its collaborations work again with nothing lost.
 @Suite("Losing a shard")
 struct ShardLossTests {
-    @Test(
-        "one shard's PostgreSQL stopped: the other's commands, reads and starts work; the stopped one's answer 503 with Retry-After; back, nothing is lost"
-    )
+    /// One shard's PostgreSQL stopped: the other's commands, reads and starts work; the stopped
+    /// one's answer 503 with Retry-After; back, nothing is lost.
+    @Test("one shard's PostgreSQL stopped: the other works, the stopped one's answer 503 Retry-After; none lost")
     func oneShardStopped() async throws {
         try await withOwnCluster(logger: LiveShards.logger) { ownOwner, own in
             let shards = [try await TestCluster.shared.makeDatabase(), ownOwner]
@@ -93,9 +93,9 @@ struct ShardLossTests {
         }
     }
 
-    @Test(
-        "the top log's PostgreSQL stopped: /tlog/ answers 503 with Retry-After while the shards' commands, reads and own logs go on; back, the top log records what it missed"
-    )
+    /// The top log's PostgreSQL stopped: /tlog/ answers 503 with Retry-After while the shards'
+    /// commands, reads and own logs go on; back, the top log records what it missed.
+    @Test("the top log's PostgreSQL stopped: /tlog/ 503 while the shards go on; back, the top log catches up")
     func topStopped() async throws {
         try await withOwnCluster(logger: LiveShards.logger) { topOwner, own in
             let shards = [try await TestCluster.shared.makeDatabase(), try await TestCluster.shared.makeDatabase()]

@@ -70,9 +70,13 @@ struct ShardMoveTests {
         try await withClient(top) { try await ShardCluster.map(server: "ledger_shards", client: $0, logger: LiveShards.logger) }
     }
 
-    @Test(
-        "a partition moved to a new shard with the servers stopped: its collaborations answer from it with their history, commands and evidence through both levels; each shard writes only what it holds (a window due during the move expires once, on the new shard); lists, the audit, the feed and a webhook's backlog name each once, and a feed cursor from before the move resumes with nothing lost or repeated; a rebuild keeps it so; bad moves refused, changing nothing; a move cut short refused by serve and finished by running it again"
-    )
+    /// A partition moved to a new shard with the servers stopped: its collaborations answer from it
+    /// with their history, commands and evidence through both levels; each shard writes only what
+    /// it holds (a window due during the move expires once, on the new shard); lists, the audit,
+    /// the feed and a webhook's backlog name each once, and a feed cursor from before the move
+    /// resumes with nothing lost or repeated; a rebuild keeps it so; bad moves refused, changing
+    /// nothing; a move cut short refused by serve and finished by running it again.
+    @Test("a partition moved to a new shard: answers, writes, lists, feed, rebuilds and refusals stay right")
     func move() async throws {
         let receiver = WebhookReceiver()
         try await receiver.serving { url in

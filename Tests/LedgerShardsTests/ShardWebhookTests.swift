@@ -16,9 +16,10 @@ import Testing
 /// collaboration is one id and one secret on every shard, one of a collaboration is its shard's.
 @Suite("Webhooks on shards")
 struct ShardWebhookTests {
-    @Test(
-        "a webhook of every collaboration gets both shards' events, each signed with its one secret; one of a collaboration only its; listed by shard; deleted on every shard; refusals; refused by one shard, undone on the other"
-    )
+    /// A webhook of every collaboration gets both shards' events, each signed with its one secret;
+    /// one of a collaboration only its; listed by shard; deleted on every shard; refusals; refused
+    /// by one shard, undone on the other.
+    @Test("webhooks on shards: both shards' events signed once, listed by shard, deleted everywhere, refusals")
     func delivered() async throws {
         let deliveries = {
             var settings = WebhookDeliverer.Settings()

@@ -26,7 +26,7 @@ struct ShardedServeTests {
         try await LiveShards.run(shards: [try await TestCluster.shared.makeDatabase(), try await TestCluster.shared.makeDatabase()], body)
     }
 
-    @Test("starts, adds, proofs and reads routed by the map: each collaboration on exactly its shard, both shards used")
+    @Test("starts, adds, proofs and reads routed by the map: each collaboration on its shard, both shards used")
     func routed() async throws {
         try await Self.run { live in
             let (devin, alice) = (live.client("devin"), live.client("alice"))
@@ -100,7 +100,7 @@ struct ShardedServeTests {
         #expect(notAuditor?.status == 403)
     }
 
-    @Test("a start retried with its Idempotency-Key meets its first append on its shard; a different start with the key is refused")
+    @Test("a start retried with its Idempotency-Key meets its first append on its shard; another start refused")
     func idempotentStart() async throws {
         try await Self.run { live in
             let devin = live.client("devin")
@@ -123,9 +123,9 @@ struct ShardedServeTests {
         }
     }
 
-    @Test(
-        "an export and an erasure cover every shard: each exports its own, then erases the account's values and pseudonym and logs it; a retry finds nothing held"
-    )
+    /// An export and an erasure cover every shard: each exports its own, then erases the account's
+    /// values and pseudonym and logs it; a retry finds nothing held.
+    @Test("an export and an erasure cover every shard: each exports, erases, logs its own; a retry finds none")
     func erasure() async throws {
         try await Self.run { live in
             let devin = live.client("devin")
@@ -176,9 +176,9 @@ struct ShardedServeTests {
         }
     }
 
-    @Test(
-        "every-shard paths no fan-out serves answer 501 not_across_shards; minPosition on an every-shard read 400; an unknown collaboration 404; health and readiness answer"
-    )
+    /// Every-shard paths no fan-out serves answer 501 not_across_shards; minPosition on an
+    /// every-shard read 400; an unknown collaboration 404; health and readiness answer.
+    @Test("every-shard paths without fan-out 501 not_across_shards; minPosition 400; unknown 404; health up")
     func refusals() async throws {
         try await Self.run { live in
             let devin = live.client("devin")

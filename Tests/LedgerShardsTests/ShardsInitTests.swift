@@ -22,7 +22,7 @@ struct ShardsInitTests {
         "host=\(settings.host) port=\(settings.port) dbname=\(settings.database)"
     }
 
-    @Test("--shard twice: eight partitions over both in turn, both migrated; again the same, nothing changes; in another order, refused")
+    @Test("--shard twice: eight partitions over both, both migrated; again, no change; another order refused")
     func existing() async throws {
         let (top, a, b) = (
             try await TestCluster.shared.makeDatabase(), try await TestCluster.shared.makeDatabase(),
@@ -48,9 +48,9 @@ struct ShardsInitTests {
         #expect(reordered.status != 0 && reordered.output.contains("already defined with other partitions"), "\(reordered.output)")
     }
 
-    @Test(
-        "refused before anything is defined: --count with --shard, neither, a --shard twice (however spelled), the ledger's own database, a connection string without dbname or with more"
-    )
+    /// Refused before anything is defined: --count with --shard, neither, a --shard twice (however
+    /// spelled), the ledger's own database, a connection string without dbname or with more.
+    @Test("refused before anything is defined: bad --count/--shard mixes, the ledger's database, bad strings")
     func refusals() async throws {
         let (top, a) = (try await TestCluster.shared.makeDatabase(), try await TestCluster.shared.makeDatabase())
         for arguments in [

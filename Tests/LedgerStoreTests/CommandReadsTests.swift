@@ -14,9 +14,10 @@ import Testing
 /// pseudonym and the database's time, whatever else shared its statement.
 @Suite("Command reads, grouped")
 struct CommandReadsTests {
-    @Test(
-        "80 reads queued behind one another go as groups (fewer statements than reads, more than the 64 a group holds), and each gets its own stream (or none), its own pseudonym (made once for an account read twice) and the database's time"
-    )
+    /// 80 reads queued behind one another go as groups (fewer statements than reads, more than the
+    /// 64 a group holds), and each gets its own stream (or none), its own pseudonym (made once for
+    /// an account read twice) and the database's time.
+    @Test("80 queued reads go as groups of at most 64, each with its own stream, pseudonym and database time")
     func ownAnswers() async throws {
         try await withTestStore { store, client, settings in
             var streams: [String: Int64] = [:]
@@ -77,7 +78,7 @@ struct CommandReadsTests {
         }
     }
 
-    @Test("a read that cannot succeed fails alone: the others grouped with it get their answers; an empty account or stream id is refused")
+    @Test("a read that cannot succeed fails alone, its group answered; an empty account or stream id is refused")
     func failsAlone() async throws {
         try await withTestStore { store, client, settings in
             // Longer than a btree entry may be once compressed: ledger_subject's insert fails.

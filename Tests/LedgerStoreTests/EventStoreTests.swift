@@ -114,7 +114,7 @@ struct EventStoreTests {
         }
     }
 
-    @Test("an append is answered only after its commit: a commit that fails is an error, and its position is not handed out")
+    @Test("an append is answered only after its commit: a failed commit errs, its position not handed out")
     func answeredAfterCommit() async throws {
         try await withTestStore { store, client, _ in
             // A deferred trigger refuses the event at COMMIT, after the statement completed.
@@ -135,7 +135,7 @@ struct EventStoreTests {
         }
     }
 
-    @Test("appendAll: one group commit, each request checked alone (a conflict or bad input fails alone), results in order")
+    @Test("appendAll: one group commit, each request checked alone (conflict, bad input), results in order")
     func appendAll() async throws {
         try await withTestStore { store, client, _ in
             _ = try await store.append(.init(streamId: "b", expectedVersion: .noStream, events: [event()]))
@@ -156,7 +156,7 @@ struct EventStoreTests {
         }
     }
 
-    @Test("16 writers appending in a loop share group commits: about 16 events a transaction, not one and fifteen in turn")
+    @Test("16 writers appending in a loop share group commits: about 16 events a transaction, not one each")
     func writersShareGroups() async throws {
         try await withTestStore { store, client, _ in
             let (writers, appends) = (16, 25)
@@ -182,7 +182,9 @@ struct EventStoreTests {
         }
     }
 
-    @Test("large appends (chained by the store): positions, versions, state, conflicts and retries as for small ones; the chain verifies")
+    /// Large appends (chained by the store): positions, versions, state, conflicts and retries as
+    /// for small ones; the chain verifies.
+    @Test("large appends (chained by the store) behave as small ones, and the chain verifies")
     func largeAppends() async throws {
         try await withTestStore { store, client, _ in
             _ = try await store.append(.init(streamId: "small", expectedVersion: .noStream, events: [event()]))
@@ -217,9 +219,9 @@ struct EventStoreTests {
         }
     }
 
-    @Test(
-        "the JSON check before an append accepts what PostgreSQL's json input accepts, except lone surrogates (they would stop the projections)"
-    )
+    /// The JSON check before an append accepts what PostgreSQL's json input accepts, except lone
+    /// surrogates (they would stop the projections).
+    @Test("the JSON check before an append accepts what PostgreSQL's json accepts, except lone surrogates")
     func jsonSyntax() async throws {
         try await withTestStore { _, client, _ in
             let cases = [

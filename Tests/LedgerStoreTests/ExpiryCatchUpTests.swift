@@ -41,9 +41,9 @@ struct ExpiryCatchUpTests {
         return id
     }
 
-    @Test(
-        "after notAfter, with no expiry service: the member's notice is refused, the owner's append carries the expiry first, with the service's id"
-    )
+    /// After notAfter, with no expiry service: the member's notice is refused, the owner's append
+    /// carries the expiry first, with the service's id.
+    @Test("after notAfter, no expiry service: the notice refused, the owner's append carries the expiry first")
     func catchUp() async throws {
         try await withTestStore { store, _, _ in
             let collaborations = CollaborationStreams(store: store)
@@ -74,9 +74,10 @@ struct ExpiryCatchUpTests {
         }
     }
 
-    @Test(
-        "the race: an expiry appended between a command's read and its append (the command's catch-up carries the same derived id) is a version conflict, never an idempotency mismatch; the command then decides again"
-    )
+    /// The race: an expiry appended between a command's read and its append (the command's catch-up
+    /// carries the same derived id) is a version conflict, never an idempotency mismatch; the
+    /// command then decides again.
+    @Test("an expiry appended mid-command is a version conflict, never an idempotency mismatch; decided again")
     func raceWithTheService() async throws {
         try await withTestStore { store, _, _ in
             let collaborations = CollaborationStreams(store: store)

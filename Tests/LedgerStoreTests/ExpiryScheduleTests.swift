@@ -14,7 +14,7 @@ import Testing
 /// no view could nominate anything.
 @Suite("Expiry scheduled from the streams")
 struct ExpiryScheduleTests {
-    @Test("the stream row keeps the earliest end of a current window, and ledger_next_due agrees with the decision")
+    @Test("the stream row keeps the earliest end of a current window; ledger_next_due agrees with the decision")
     func nextDueOnTheRow() async throws {
         try await withTestStore { store, client, _ in
             let collaborations = CollaborationStreams(store: store)
@@ -62,7 +62,7 @@ struct ExpiryScheduleTests {
         }
     }
 
-    @Test("the overdue count reads the stream rows and their states, not a view: current windows more than a second past their end")
+    @Test("the overdue count reads the stream rows, not a view: current windows over a second past their end")
     func overdueFromTheRows() async throws {
         try await withTestStore { store, client, _ in
             let collaborations = CollaborationStreams(store: store)
@@ -93,7 +93,7 @@ struct ExpiryScheduleTests {
         }
     }
 
-    @Test("a decoded state is used again only while its stream's row has the same version; after an append the row's state is read")
+    @Test("a decoded state is reused only while its stream's row has its version; after an append it is reread")
     func decodedByVersion() async throws {
         try await withTestStore { store, client, _ in
             let collaborations = CollaborationStreams(store: store)
@@ -122,8 +122,9 @@ struct ExpiryScheduleTests {
         throw StoreError.invalidRequest("no row")
     }
 
-    @Test(
-        "no projector: a window set by a command is expired at its end (never before); notifications from any login only wake the service")
+    /// No projector: a window set by a command is expired at its end (never before); notifications
+    /// from any login only wake the service.
+    @Test("no projector: a command's window expires at its end (never before); any login's NOTIFY only wakes")
     func expiredFromTheRow() async throws {
         try await withTestStore { store, client, _ in
             let logger = Logger(label: "expiry-schedule-test")

@@ -23,7 +23,7 @@ struct FunctionFileTests {
         }
     }
 
-    @Test("a database the previous release made upgrades: the migrations after 0022 and every file applied, events and chain intact")
+    @Test("a database the previous release made upgrades: later migrations and every file, events, chain intact")
     func upgradeFromPreviousRelease() async throws {
         let settings = try await TestCluster.shared.makeEmptyDatabase()
         try await Self.load("previous-release", into: settings)

@@ -15,9 +15,7 @@ struct GroupQueueTests {
         let seen = Mutex(Seen())
     }
 
-    @Test(
-        "many callers at once: each gets its own outputs in order, every item is processed once, groups stay within their weight and in-flight limits"
-    )
+    @Test("many callers at once: own outputs in order, each item once, groups within weight and flight limits")
     func groups() async throws {
         for inFlight in [1, 2] {
             let queue = GroupQueue<Int, Int>(maxInFlight: inFlight, maxWeight: 10) { $0 % 3 + 1 }

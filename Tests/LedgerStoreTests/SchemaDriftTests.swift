@@ -29,9 +29,9 @@ struct SchemaDriftTests {
         }
     }
 
-    @Test(
-        "a body changed by the owner outside its file: refused by ensureCurrent, applied again by migrate; a function no file defines: refused by both until dropped"
-    )
+    /// A body changed by the owner outside its file: refused by ensureCurrent, applied again by
+    /// migrate; a function no file defines: refused by both until dropped.
+    @Test("a function changed outside its file, or in none: refused by ensureCurrent; migrate reapplies files")
     func changedAndExtraFunctions() async throws {
         let settings = try await TestCluster.shared.makeEmptyDatabase()
         try await withClient(settings) { client in
@@ -68,7 +68,9 @@ struct SchemaDriftTests {
         }
     }
 
-    @Test("an applied numbered migration's file never changes: each file's SHA-256 is pinned (Fixtures/numbered-migrations.sha256)")
+    /// An applied numbered migration's file never changes: each file's SHA-256 is pinned
+    /// (Fixtures/numbered-migrations.sha256).
+    @Test("an applied numbered migration never changes: each file's SHA-256 is pinned in Fixtures")
     func numberedMigrationsPinned() throws {
         let url = try #require(Bundle.module.resourceURL).appendingPathComponent("Fixtures/numbered-migrations.sha256")
         var pinned: [String: String] = [:]

@@ -23,7 +23,7 @@ struct TokenAuthorityTests {
         await #expect(throws: TokenAuthority.WeakSecret.self) { try await TokenAuthority(secret: String(repeating: "s", count: 31)) }
     }
 
-    @Test("another secret's token, an expired token, a mangled token and a reserved account are refused, each with its reason")
+    @Test("another secret's, expired, mangled or reserved-account tokens are refused, each with its reason")
     func refusals() async throws {
         let authority = try await TokenAuthority(secret: Self.secret)
         let other = try await TokenAuthority(secret: String(repeating: "t", count: 32))

@@ -47,9 +47,11 @@ struct ErasedSubjectTests {
         r.status == .forbidden && r.body.errorCode == "proof_rejected" && r.body["error"]?["reason"]?.string == "account_erased"
     }
 
-    @Test(
-        "split mode: an account erased while its proof request is pending: its request refused account_erased without an event, answered to its waiting call and its status URL, never retried; proofs of other accounts, in its group and after it, decided within the verdict wait"
-    )
+    /// Split mode: an account erased while its proof request is pending: its request refused
+    /// account_erased without an event, answered to its waiting call and its status URL, never
+    /// retried; proofs of other accounts, in its group and after it, decided within the verdict
+    /// wait.
+    @Test("split mode: a pending request of an erased account refused without an event; others decided in time")
     func splitMode() async throws {
         let hubs = HubBox()
         let proofs: ProofsFactory = { client, store in
@@ -122,9 +124,10 @@ struct ErasedSubjectTests {
         }
     }
 
-    @Test(
-        "a worker's group whose account is erased between its read and its commit: read again, that request refused account_erased without an event, the rest of the group decided in the same sweep"
-    )
+    /// A worker's group whose account is erased between its read and its commit: read again, that
+    /// request refused account_erased without an event, the rest of the group decided in the same
+    /// sweep.
+    @Test("an account erased between a group's read and commit: re-read, refused account_erased, rest decided")
     func erasedDuringStoredDecision() async throws {
         try await withAPI { api in
             let (id, people) = try await ProofEngineTests.collaboration(api, people: 2)
@@ -154,9 +157,10 @@ struct ErasedSubjectTests {
         }
     }
 
-    @Test(
-        "ledger serve: an account erased between its proof's read and commit: read again, refused account_erased, nothing stored, its challenge unused and the account not made a subject again; the rest of the group decided"
-    )
+    /// ledger serve: an account erased between its proof's read and commit: read again, refused
+    /// account_erased, nothing stored, its challenge unused and the account not made a subject
+    /// again; the rest of the group decided.
+    @Test("ledger serve: an account erased between read and commit: refused, nothing stored, rest decided")
     func erasedDuringFreshDecision() async throws {
         try await withAPI { api in
             let (id, people) = try await ProofEngineTests.collaboration(api, people: 2)

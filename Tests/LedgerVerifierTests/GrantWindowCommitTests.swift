@@ -15,9 +15,9 @@ import Testing
 /// refused, `access_expired`.
 @Suite("A grant recorded inside its window")
 struct GrantWindowCommitTests {
-    @Test(
-        "decided inside the window, committed after its end: the commit refuses it (LP005), the proof is decided again and refused access_expired; no grant recorded"
-    )
+    /// Decided inside the window, committed after its end: the commit refuses it (LP005), the proof
+    /// is decided again and refused access_expired; no grant recorded.
+    @Test("decided inside the window, committed after it: LP005, decided again as access_expired, no grant")
     func commitAfterTheEnd() async throws {
         try await withAPI { api in
             let (id, people) = try await ProofEngineTests.collaboration(api, people: 5)

@@ -62,9 +62,9 @@ struct ProofEngineTests {
         submissions.map { ProofEngine.Request($0, stored: false) }
     }
 
-    @Test(
-        "one group: each verdict on the state the ones before it left, one shared challenge used once, unknown collaborations 404 with nothing stored, all verdicts in one commit"
-    )
+    /// One group: each verdict on the state the ones before it left, one shared challenge used
+    /// once, unknown collaborations 404 with nothing stored, all verdicts in one commit.
+    @Test("one group: each verdict on the state before it, a shared challenge used once, one commit")
     func oneGroup() async throws {
         try await withAPI { api in
             let (id, people) = try await Self.collaboration(api, people: 3)
@@ -176,7 +176,7 @@ struct ProofEngineTests {
         try await count(db, "SELECT count(*) FROM ledger_proof_requests WHERE created_at = decided_at")
     }
 
-    @Test("an identity removed after the group read the collaboration: read again, refused, stored once with its verdict")
+    @Test("an identity removed after the group read the collaboration: read again, refused, stored once")
     func collaborationChangedMeanwhile() async throws {
         try await withAPI { api in
             let (id, people) = try await Self.collaboration(api, people: 1)
@@ -220,7 +220,7 @@ struct ProofEngineTests {
     }
 
     @Test(
-        "a challenge used by another request, or expired, after the group read it: read again, refused, not consumed",
+        "a challenge used by another request, or expired, after the group read it: re-read, refused, kept",
         arguments: challengeChanges)
     func challengeChangedMeanwhile(reason: String, change: String) async throws {
         try await withAPI { api in
@@ -246,9 +246,9 @@ struct ProofEngineTests {
         }
     }
 
-    @Test(
-        "a group refused on every attempt (its collaboration moves on before each commit): over HTTP 409 concurrent_update after the engine's attempts, nothing written, the challenge unused"
-    )
+    /// A group refused on every attempt (its collaboration moves on before each commit): over HTTP
+    /// 409 concurrent_update after the engine's attempts, nothing written, the challenge unused.
+    @Test("a group refused on every attempt: 409 concurrent_update over HTTP, nothing written, challenge unused")
     func refusedEveryTime() async throws {
         let reads = Counter()
         // Eight attempts, each appending to every stream: room for a loaded machine.
@@ -287,9 +287,9 @@ struct ProofEngineTests {
         }
     }
 
-    @Test(
-        "a process that dies after reading a group, before its commit: nothing stored, no verdict, the challenges unused; the same proofs are decided afterwards"
-    )
+    /// A process that dies after reading a group, before its commit: nothing stored, no verdict,
+    /// the challenges unused; the same proofs are decided afterwards.
+    @Test("a process dying between a group's read and commit: nothing stored; the proofs are decided later")
     func diesBeforeCommit() async throws {
         try await withAPI { api in
             let (id, people) = try await Self.collaboration(api, people: 2)

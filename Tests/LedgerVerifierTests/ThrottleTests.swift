@@ -47,9 +47,9 @@ struct ThrottleTests {
         }
     }
 
-    @Test(
-        "two instances share one count: rejections alternate between them, and the fourth is refused 429 with Retry-After, recording nothing"
-    )
+    /// Two instances share one count: rejections alternate between them, and the fourth is refused
+    /// 429 with Retry-After, recording nothing.
+    @Test("two instances share one count: the fourth rejection is a 429 with Retry-After, recording nothing")
     func sharedAcrossInstances() async throws {
         try await Self.withTwoInstances(limit: 3) { a, b in
             let id = try await a.call(.post, "/v1/collaborations", as: "owner", json: startBody).body["collaborationId"]!.string!

@@ -72,7 +72,7 @@ struct VerifierTests {
         return -1
     }
 
-    @Test("a worker that dies after reading its group, before the commit: nothing half-done; the next decides the request once")
+    @Test("a worker dying between its group's read and commit: nothing half-done; the next decides it once")
     func diesBeforeCommit() async throws {
         try await withAPI { api in
             let (_, requestId) = try await Self.storedRequest(api)
@@ -88,7 +88,7 @@ struct VerifierTests {
         }
     }
 
-    @Test("the worker decides on the collaboration as it is at its commit: an identity removed after the request was stored is refused")
+    @Test("the worker decides on the collaboration at its commit: an identity removed since the request refused")
     func decidesOnCurrentState() async throws {
         try await withAPI { api in
             let (id, requestId) = try await Self.storedRequest(api)
@@ -117,7 +117,7 @@ struct VerifierTests {
         }
     }
 
-    @Test("two workers deciding one request at once: one commits, the other finds it decided, the log holds one verdict")
+    @Test("two workers deciding one request at once: one commits, the other finds it decided; one verdict")
     func twoWorkersOneRequest() async throws {
         try await withAPI { api in
             let (_, requestId) = try await Self.storedRequest(api)
@@ -143,9 +143,7 @@ struct VerifierTests {
         }
     }
 
-    @Test(
-        "a worker that hangs between its read and its commit holds nothing: another decides the request meanwhile; let go, the hung one appends nothing"
-    )
+    @Test("a worker hung between read and commit holds nothing: another decides meanwhile; let go, appends none")
     func hangsHoldingNothing() async throws {
         try await withAPI { api in
             let (_, requestId) = try await Self.storedRequest(api)
@@ -175,7 +173,7 @@ struct VerifierTests {
         }
     }
 
-    @Test("an API without an engine waits on the verdict NOTIFY from a worker; without a worker it answers 202, then the status URL")
+    @Test("an API without an engine waits for a worker's verdict NOTIFY; with no worker, 202 and the status URL")
     func workerPath() async throws {
         let hubs = HubBox()
         let proofs: ProofsFactory = { client, store in

@@ -6,7 +6,7 @@ import Testing
 /// A lane's reckoning of its webhook lease on a manual clock: no test here waits for real time.
 @Suite("Webhook lease timer")
 struct LeaseTimerTests {
-    @Test("a delivery starts only while the lease outlasts its timeout, counted from the reading before the claim")
+    @Test("a delivery starts only while the lease outlasts its timeout, from the reading before the claim")
     func budget() {
         let clock = ManualClock()
         let timer = LeaseTimer(clock: clock, lease: .seconds(60), timeout: .seconds(10))

@@ -36,7 +36,7 @@ struct NetworkAddressPolicyTests {
         "2002:808:808::1",
     ]
 
-    @Test("every class of non-public address is refused, named with its range; public IPv4 and IPv6 addresses pass")
+    @Test("every class of non-public address is refused, named with its range; public IPv4 and IPv6 pass")
     func classes() throws {
         for (text, kind) in Self.nonPublic {
             let address = try #require(NetworkAddressPolicy.parse(text), "\(text)")
@@ -72,9 +72,10 @@ struct NetworkAddressPolicyTests {
         }
     }
 
-    @Test(
-        "a destination is checked without the network: IP literals directly, localhost through the resolver (the hosts file); refusals name the host, the address and its class; allowed, nothing is resolved"
-    )
+    /// A destination is checked without the network: IP literals directly, localhost through the
+    /// resolver (the hosts file); refusals name the host, the address and its class; allowed,
+    /// nothing is resolved.
+    @Test("a destination is checked without the network: literals directly, localhost by the hosts file")
     func destinations() async throws {
         // Each with what its refusal must say (localhost may resolve to ::1 too, in either order).
         let refused: [(String, [String])] = [

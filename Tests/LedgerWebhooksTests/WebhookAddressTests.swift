@@ -18,9 +18,10 @@ import Testing
 /// address checked. Everything stays on loopback: the names used resolve from the hosts file.
 @Suite("Webhook addresses")
 struct WebhookAddressTests {
-    @Test(
-        "with LEDGER_WEBHOOKS_ALLOW_PRIVATE off, registration refuses with 400 invalid_webhook_url, naming why, a host that is or resolves to a non-public address: every class, localhost and [::1]; nothing is registered"
-    )
+    /// With LEDGER_WEBHOOKS_ALLOW_PRIVATE off, registration refuses with 400 invalid_webhook_url,
+    /// naming why, a host that is or resolves to a non-public address: every class, localhost and
+    /// [::1]; nothing is registered.
+    @Test("private webhook hosts refused at registration: 400 invalid_webhook_url naming why; none registered")
     func registrationRefused() async throws {
         try await LiveServer.run(configuration: LedgerConfiguration.testing { $0.webhooksAllowPrivate = false }) { server in
             let devin = server.client("devin")
@@ -54,9 +55,10 @@ struct WebhookAddressTests {
         }
     }
 
-    @Test(
-        "a delivery worker with LEDGER_WEBHOOKS_ALLOW_PRIVATE off, for webhooks registered where the API allowed loopback (an IP literal and localhost): each delivery fails with the reason as its last error, the cursor stays, the receiver gets nothing"
-    )
+    /// A delivery worker with LEDGER_WEBHOOKS_ALLOW_PRIVATE off, for webhooks registered where the
+    /// API allowed loopback (an IP literal and localhost): each delivery fails with the reason as
+    /// its last error, the cursor stays, the receiver gets nothing.
+    @Test("private webhook hosts refused at delivery: the reason as last error, cursor kept, nothing received")
     func deliveryRefused() async throws {
         let receiver = WebhookReceiver()
         try await receiver.serving { url in
@@ -100,9 +102,10 @@ struct WebhookAddressTests {
         }
     }
 
-    @Test(
-        "a batch's connections go to the address checked, not to what the name resolves to: localhost pinned to 127.0.0.1 reaches the receiver, pinned to 127.0.0.2 (where nothing listens) does not"
-    )
+    /// A batch's connections go to the address checked, not to what the name resolves to: localhost
+    /// pinned to 127.0.0.1 reaches the receiver, pinned to 127.0.0.2 (where nothing listens) does
+    /// not.
+    @Test("a batch connects to the address checked, not what the name resolves to (localhost pinned)")
     func pinned() async throws {
         let receiver = WebhookReceiver()
         try await receiver.serving { url in

@@ -40,9 +40,10 @@ struct WebhookTests {
         }
     }
 
-    @Test(
-        "a receiver answering 500 twice then 200 gets every event once it recovers, in log order, each signed; a webhook for one collaboration gets only its events, one for the account every collaboration it owns, none of another owner's"
-    )
+    /// A receiver answering 500 twice then 200 gets every event once it recovers, in log order,
+    /// each signed; a webhook for one collaboration gets only its events, one for the account every
+    /// collaboration it owns, none of another owner's.
+    @Test("a receiver failing twice then recovering gets every event once, in order, signed, only its own")
     func recovers() async throws {
         let receiver = WebhookReceiver()
         try await receiver.serving { url in
@@ -91,9 +92,10 @@ struct WebhookTests {
         }
     }
 
-    @Test(
-        "a delivery worker killed mid-delivery loses nothing: after its lease lapses another delivers from the cursor in the database, the interrupted event again (at least once), nothing before it twice"
-    )
+    /// A delivery worker killed mid-delivery loses nothing: after its lease lapses another delivers
+    /// from the cursor in the database, the interrupted event again (at least once), nothing before
+    /// it twice.
+    @Test("a delivery worker killed mid-delivery loses nothing: another resumes from the cursor after the lease")
     func killedWorker() async throws {
         let receiver = WebhookReceiver()
         try await receiver.serving { url in
@@ -161,9 +163,10 @@ struct WebhookTests {
         }
     }
 
-    @Test(
-        "refused with 4xx, changing nothing: a non-owner's webhook, a URL that is not https (where http is not allowed), not a URL, with credentials, a malformed body, an unknown collaboration; another account's webhook cannot be listed or deleted"
-    )
+    /// Refused with 4xx, changing nothing: a non-owner's webhook, a URL that is not https (where
+    /// http is not allowed), not a URL, with credentials, a malformed body, an unknown
+    /// collaboration; another account's webhook cannot be listed or deleted.
+    @Test("webhook refusals are 4xx and change nothing; another account's webhook cannot be listed or deleted")
     func refusals() async throws {
         var strict = LedgerConfiguration.testing()
         strict.webhooksAllowHTTP = false
@@ -276,9 +279,9 @@ struct WebhookTests {
         }
     }
 
-    @Test(
-        "the signature: an independent HMAC (Python's hmac) gives the same header; a changed body, another secret, an old or future time and malformed headers are refused"
-    )
+    /// The signature: an independent HMAC (Python's hmac) gives the same header; a changed body,
+    /// another secret, an old or future time and malformed headers are refused.
+    @Test("the signature matches Python's hmac; a changed body, other secret, stale time, bad headers refused")
     func signature() throws {
         let body = Data(#"{"position":7}"#.utf8)
         let time = Date(timeIntervalSince1970: 1_700_000_000)

@@ -4,7 +4,7 @@ import Testing
 
 @Suite("The access audit as text")
 struct AccessAuditTextTests {
-    @Test("CSV cells that a spreadsheet would run as a formula (=, +, -, @, tab, CR first) begin with ', the others are as they were")
+    @Test("CSV cells a spreadsheet would run as a formula (=, +, -, @, tab, CR first) begin with ', others kept")
     func csvInjection() {
         let values = ["=SUM(1+1)", "+1", "-2", "@SUM(A1)", "\tcmd", "alice", "bob-2"]
         let records = values.enumerated().map { index, value in

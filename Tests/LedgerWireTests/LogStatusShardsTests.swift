@@ -12,9 +12,9 @@ struct LogStatusShardsTests {
             expiry: .init(running: running, nextDueAt: due, overdue: overdue), tree: .init(size: head, state: "intact"))
     }
 
-    @Test(
-        "the top log's head and tree; each shard's projections named by it; expiry running only if on every shard, its earliest due, the sum overdue"
-    )
+    /// The top log's head and tree; each shard's projections named by it; expiry running only if on
+    /// every shard, its earliest due, the sum overdue.
+    @Test("sharded status: the top log's head; each shard's projections; expiry running only if on every shard")
     func sharded() throws {
         let (early, late) = (Date(timeIntervalSince1970: 1_000), Date(timeIntervalSince1970: 2_000))
         let top = Self.status(head: 7, running: false, due: nil, overdue: 0, projections: ["top-view"])

@@ -4,7 +4,7 @@ import Testing
 
 /// The wire's own logic: the webhook signature a receiver checks, and the error catalogue.
 struct WireTests {
-    @Test("a signature checks for its body, secret and time; every other body, secret, time or malformed header is refused")
+    @Test("a signature checks for its body, secret and time; any other body, secret, time or bad header refused")
     func webhookSignature() throws {
         let body = Data(#"{"position":7}"#.utf8)
         let now = Date(timeIntervalSince1970: 1_800_000_000)

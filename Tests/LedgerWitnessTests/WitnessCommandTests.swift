@@ -118,9 +118,7 @@ struct WitnessCommandTests {
         await witness.kill9()
     }
 
-    @Test(
-        "a replayed checkpoint (the public one, sent again and again) is cosigned from memory: 1,000 replays, no sync, the state file untouched"
-    )
+    @Test("a replayed public checkpoint cosigned from memory: 1,000 replays, no sync, the state file untouched")
     func replays() async throws {
         let witness = try TestWitness("replay.test", log: Self.log.verifier)
         try await witness.start()
@@ -162,9 +160,9 @@ struct WitnessCommandTests {
         await witness.stop()
     }
 
-    @Test(
-        "a second witness on the same data folder refuses to start, naming the folder; the first keeps answering, and once it is gone the folder can be used again"
-    )
+    /// A second witness on the same data folder refuses to start, naming the folder; the first
+    /// keeps answering, and once it is gone the folder can be used again.
+    @Test("a second witness on a data folder refuses to start, naming it; once the first is gone it may start")
     func oneWitnessPerFolder() async throws {
         let (folder, keyFile, dataDir, _) = try Self.keyedFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

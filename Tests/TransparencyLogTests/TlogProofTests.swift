@@ -61,7 +61,7 @@ struct TlogProofTests {
         quorum both
         """
 
-    @Test("the text is the specification's: header, extra, index, one hash a line, an empty line, the checkpoint verbatim")
+    @Test("the text is the specification's: header, extra, index, a hash a line, an empty line, the checkpoint")
     func format() throws {
         let (h1, h2) = (MerkleTree.leafHash([1]), MerkleTree.leafHash([2]))
         let note = try Self.log.sign(Checkpoint(origin: Self.log.name, size: 5, rootHash: h1).text)
@@ -79,7 +79,7 @@ struct TlogProofTests {
         #expect(try TlogProof(text: emptyExtra.text).extra == [], "an empty extra line is extra data, not none")
     }
 
-    @Test("a proof Go made (sumdb/note, sumdb/tlog) parses, formats back byte for byte and verifies against its policy")
+    @Test("a proof Go made (sumdb/note, sumdb/tlog) parses, formats back byte for byte and verifies its policy")
     func goMade() throws {
         let proof = try TlogProof(text: Self.goProof)
         #expect(proof.extra == Array("record 6".utf8) && proof.index == 6 && proof.proof.count == 4)
@@ -121,9 +121,7 @@ struct TlogProofTests {
         }
     }
 
-    @Test(
-        "verified against a policy: every entry of the tree; a wrong entry, index or proof hash, another log key, a broken cosignature or a quorum not met refused"
-    )
+    @Test("verified against a policy: every entry; a wrong entry, index, hash, key, cosignature, quorum refused")
     func verification() throws {
         for index in 0..<13 {
             let proof = try TlogProof(text: Self.proof(index: index, size: 13, cosigners: [Self.w1, Self.w3]).text)
