@@ -26,6 +26,19 @@ struct ExpiryLeaseTests {
         }
     }
 
+    /// A collaboration `client` starts, with no default access.
+    static func start(_ client: LedgerClient, _ title: String) async throws -> String {
+        try await client.prepareCollaboration(localIdentifier: title, title: title, initiator: Initiator(handle: "\(title)@example.com"))
+            .identifier
+    }
+
+    /// The collaboration's AccessExpired entries, every page of its history.
+    static func expiries(_ client: LedgerClient, _ id: String) async throws -> [History.Entry] {
+        var expiries: [History.Entry] = []
+        for try await entry in client.allHistory(of: id) where entry.type == "AccessExpired" { expiries.append(entry) }
+        return expiries
+    }
+
     /// A session that is not the expiry service on its lease: status names it, not running; a
     /// window ends and stays overdue (status and gauge); let go, the service takes the lease back
     /// and expires it.
@@ -44,7 +57,7 @@ struct ExpiryLeaseTests {
                 let squatted = try await devin.logStatus().expiry
                 #expect(!squatted.running && squatted.holder?.recognised == false && squatted.holder?.since == nil, "\(squatted)")
 
-                let (id, _) = try await TimeBoundAccessTests.start(devin, "squatted")
+                let id = try await Self.start(devin, "squatted")
                 let person = SimulatedPerson(collaborationId: id, devices: 1)
                 _ = try await devin.updateParticipants(added: [person.rootHashData], in: id)
                 _ = try await TestWindows.endIn(2, devin, id, [person])
@@ -54,10 +67,10 @@ struct ExpiryLeaseTests {
                 try await waitUntil(timeout: .seconds(40), "the overdue window in ledger_expiry_overdue") {
                     (try await Self.overdueGauge(server) ?? 0) >= 1
                 }
-                #expect(try await TimeBoundAccessTests.expiries(devin, id).isEmpty, "an expiry was appended while the lease was squatted")
+                #expect(try await Self.expiries(devin, id).isEmpty, "an expiry was appended while the lease was squatted")
                 _ = try await squat.query("SELECT pg_advisory_unlock(\(ExpiryService.leaseKey))", logger: Logger(label: "squatter"))
                 try await waitUntil(timeout: .seconds(30), "the expiry, once the service has the lease again") {
-                    try await TimeBoundAccessTests.expiries(devin, id).count == 1
+                    try await Self.expiries(devin, id).count == 1
                 }
             }
             try await waitUntil(timeout: .seconds(30), "the service running again, recognised") {
