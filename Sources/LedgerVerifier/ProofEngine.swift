@@ -14,7 +14,7 @@ import PostgresNIO
 ///    still pending, in one statement;
 /// 2. decided in the domain, in order (`ProofVerdict.check`, then `.event` on the state the
 ///    verdicts before it left);
-/// 3. committed by one CALL (`ledger_commit_proofs`, Migrations/sql/0016), which writes nothing
+/// 3. committed by one CALL (Migrations/functions/ledger_commit_proofs.sql), which writes nothing
 ///    if a premise moved since the read (a challenge used, a collaboration appended to, a stored
 ///    request decided by another worker): the group is then read and decided again.
 /// Decided once (the verdict's event id derives from the request id, and the commit checks the
