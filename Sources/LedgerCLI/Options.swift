@@ -36,12 +36,23 @@ struct DatabaseOptions: ParsableArguments {
 
 extension LedgerConfiguration {
     /// Settings to connect with, starting (or attaching to) the embedded cluster if no URL is configured.
+    /// A refused login is said at once (`checkLogin`), naming the role and where its password comes from.
     func connect(logger: Logger) async throws -> (DatabaseSettings, EmbeddedPostgres?) {
         if let url = databaseURL {
-            return (try DatabaseSettings(url: url), nil)
+            let settings = try DatabaseSettings(url: url)
+            try await settings.checkLogin(
+                passwordSource: "the password in \(Setting.databaseURL.variable) (or --database-url)", logger: logger)
+            return (settings, nil)
         }
         let embedded = EmbeddedPostgres(options: .init(dataDirectory: dataDirectory, binaries: pgBin), logger: logger)
-        return (try await embedded.start(), embedded)
+        do {
+            return (try await embedded.start(), embedded)
+        } catch let missing as EmbeddedPostgres.MissingPassword {
+            throw Refusal(
+                "\(missing) (a restore without --identity leaves it out). Restore it with `ledger restore --from BACKUP_DIR "
+                    + "--data-dir \(dataDirectory.path) --secrets-only --identity FILE`, or write the owner's password into it (mode 0600)."
+            )
+        }
     }
 
     /// One command's database session: logs set up, connected (the embedded cluster started

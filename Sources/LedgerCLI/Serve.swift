@@ -156,14 +156,21 @@ struct Role {
             // Least privilege: migrations with the configured (owning) credentials, before the
             // services connect; on the embedded cluster the services then connect as ledger_app.
             if migrate {
-                let applied = try await owner.withClient(logger: logger) { try await Migrator(client: $0, logger: logger).migrate() }
+                let applied = try await DatabaseFailure.explaining("applying the migrations", on: owner) {
+                    try await owner.withClient(logger: logger) { try await Migrator(client: $0, logger: logger).migrate() }
+                }
                 if !applied.isEmpty { logger.info("migrations applied", metadata: ["names": "\(applied)"]) }
                 if let cluster = configuration.shardCluster {
-                    try await ShardCluster.migrate(server: cluster, owner: owner, logger: logger)
+                    try await DatabaseFailure.explaining("migrating the shards of \(cluster)") {
+                        try await ShardCluster.migrate(server: cluster, owner: owner, logger: logger)
+                    }
                 }
             }
+            let services = try await DatabaseFailure.explaining("setting up the services' login ledger_app", on: owner) {
+                try await embedded?.serviceSettings(owner: owner)
+            }
             var process = LedgerProcess(
-                role, configuration: configuration, database: try await embedded?.serviceSettings(owner: owner) ?? owner,
+                role, configuration: configuration, database: services ?? owner,
                 standby: try configuration.readDatabaseURL.map { try DatabaseSettings(url: $0) }, signer: signer, witnesses: witnesses)
             if role == .serve { process.shardCluster = configuration.shardCluster }
             var onRunning: @Sendable (Int) async -> Void = { _ in }

@@ -57,7 +57,7 @@ struct ShardsInit: AsyncParsableCommand {
         let logger = Logs.bootstrap(configuration)
         let (owner, embedded) = try await configuration.connect(logger: logger)
         try await stopping(embedded) {
-            let map =
+            let map = try await DatabaseFailure.explaining("defining the PL/Proxy cluster \(cluster)") {
                 if let count {
                     try await ShardCluster.create(
                         server: cluster, databases: (0..<count).map { "\(owner.database)_shard_\($0)" }, partitions: partitionCount,
@@ -65,6 +65,7 @@ struct ShardsInit: AsyncParsableCommand {
                 } else {
                     try await ShardCluster.create(server: cluster, shards: shards, partitions: partitionCount, owner: owner, logger: logger)
                 }
+            }
             print("\(cluster): \(partitionCount) partitions over \(shardCount) shards (\(map.shards.joined(separator: "; ")))")
         }
     }

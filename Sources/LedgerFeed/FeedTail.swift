@@ -94,7 +94,8 @@ public final class FeedTail: Service, Sendable {
                 if batch.count == 1000 { continue }
             } catch {
                 if Task.isCancelled { break }
-                self.logger.warning("feed: reading the log's tail failed; retrying", metadata: ["error": "\(error)"])
+                self.logger.warning(
+                    "feed: reading the log's tail failed; retrying", metadata: ["error": "\(DatabaseFailure.describe(error))"])
             }
             await wake.wait(timeout: .seconds(1))
         }

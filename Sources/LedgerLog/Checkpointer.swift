@@ -90,7 +90,8 @@ public struct Checkpointer: Service {
                     continue
                 } catch {
                     if Task.isCancelled { break }
-                    logger.warning("checkpointer: stopped; retrying", metadata: ["error": "\(String(reflecting: error))"])
+                    logger.warning(
+                        "checkpointer: stopped; retrying", metadata: ["error": "\(DatabaseFailure.describe(error, reflecting: true))"])
                 }
                 // Not the lease holder, or the connection was lost: look again shortly.
                 _ = await wake.wait(timeout: .seconds(1))

@@ -44,7 +44,7 @@ public struct DatabasePoolMetrics: Service {
             } catch {
                 up.record(0)
                 // The database may be restarting; the next sample tries again.
-                logger.debug("pool sample failed", metadata: ["error": "\(error)"])
+                logger.debug("pool sample failed", metadata: ["error": "\(DatabaseFailure.describe(error))"])
             }
             try? await Task.sleep(for: interval)
         }

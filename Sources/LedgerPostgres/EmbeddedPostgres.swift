@@ -63,6 +63,7 @@ public actor EmbeddedPostgres {
         binDirectory = bin
         runAs = try await Self.unprivilegedUserIfRoot()
         try prepareDataDirectory()
+        try checkPasswordKept()
         let password = try loadOrCreatePassword()
         if !FileManager.default.fileExists(atPath: clusterPath + "/PG_VERSION") {
             try await initdb(password: password)
@@ -78,7 +79,7 @@ public actor EmbeddedPostgres {
         let settings = DatabaseSettings(
             host: "127.0.0.1", port: port, username: options.username, password: password,
             database: options.database, tls: .disable)
-        try await ensureDatabase(settings)
+        try await logIn(settings)
         self.settings = settings
         return settings
     }
@@ -275,7 +276,7 @@ public actor EmbeddedPostgres {
         return serverOptions.joined(separator: " ")
     }
 
-    private func ensureDatabase(_ settings: DatabaseSettings) async throws {
+    func ensureDatabase(_ settings: DatabaseSettings) async throws {
         let maintenance = settings.with(database: "postgres")
         try await PostgresAdmin.createDatabaseIfMissing(options.database, on: maintenance, logger: logger)
     }

@@ -60,7 +60,8 @@ public final class NotificationHub: Service, Sendable {
                 } catch {
                     if Task.isCancelled { break }
                     self.logger.warning(
-                        "LISTEN connection lost; reconnecting", metadata: ["channel": "\(self.channel)", "error": "\(error)"])
+                        "LISTEN connection lost; reconnecting",
+                        metadata: ["channel": "\(self.channel)", "error": "\(DatabaseFailure.describe(error))"])
                 }
                 self.connected.store(false, ordering: .relaxed)
                 self.broadcast(nil)

@@ -53,6 +53,22 @@ public enum PostgresAdmin {
         return service
     }
 
+    /// `CREATE EXTENSION IF NOT EXISTS name` in the database `client` reaches. Where the server
+    /// has no such extension, a `DatabaseFailure` that knows the server's major version, so that
+    /// it names the package to install.
+    public static func createExtension(_ name: String, client: PostgresClient, logger: Logger) async throws {
+        do {
+            try await client.queryUnlessClosed(
+                PostgresQuery(unsafeSQL: "CREATE EXTENSION IF NOT EXISTS \(quoteIdentifier(name))"), logger: logger
+            ) { _ in }
+        } catch let error as PSQLError where DatabaseFailure(error).missingExtension != nil {
+            let major = try? await client.queryUnlessClosed(
+                "SELECT current_setting('server_version_num')::int / 10000", logger: logger
+            ) { try await $0.decode(Int.self).first { _ in true } }
+            throw DatabaseFailure(error, serverMajor: major ?? nil)
+        }
+    }
+
     /// One connection for the closure's lifetime (no pool: for start-up and admin work).
     public static func withConnection<T: Sendable>(
         _ settings: DatabaseSettings, logger: Logger, _ body: (PostgresConnection) async throws -> T

@@ -90,7 +90,8 @@ public struct ProjectorWorker: Service {
                     busy = try await withDeadline(.seconds(60), "projecting") { try await step(projections) }
                 } catch {
                     if Task.isCancelled { break }
-                    logger.warning("projector: step failed; retrying", metadata: ["error": "\(String(reflecting: error))"])
+                    logger.warning(
+                        "projector: step failed; retrying", metadata: ["error": "\(DatabaseFailure.describe(error, reflecting: true))"])
                 }
                 if busy {
                     try? await Task.sleep(for: gather)

@@ -50,7 +50,8 @@ public final class ReadClient: Sendable {
             } catch {
                 standbyPausedUntil.withLock { $0 = ContinuousClock.now + .seconds(5) }
                 logger.warning(
-                    "read replica unavailable; reading from the primary for 5 s", metadata: ["error": "\(String(reflecting: error))"])
+                    "read replica unavailable; reading from the primary for 5 s",
+                    metadata: ["error": "\(DatabaseFailure.describe(error, reflecting: true))"])
             }
         }
         let onPrimary = Reads(client: primary, cursors: cursors, logger: logger)

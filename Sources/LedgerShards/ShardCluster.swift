@@ -59,7 +59,7 @@ public enum ShardCluster {
     /// changes; a cluster of that name with another map is refused, not redefined: moving a
     /// partition moves its collaborations' data first (docs/SCALING.md).
     public static func define(server: String, as map: ShardMap, client: PostgresClient, logger: Logger) async throws {
-        try await client.queryUnlessClosed("CREATE EXTENSION IF NOT EXISTS plproxy", logger: logger) { _ in }
+        try await PostgresAdmin.createExtension("plproxy", client: client, logger: logger)
         let defined = try await client.queryUnlessClosed(
             "SELECT count(*) FROM pg_foreign_server WHERE srvname = \(server)", logger: logger
         ) { try await $0.decode(Int64.self).reduce(0, +) }
@@ -112,7 +112,9 @@ public enum ShardCluster {
             }
         }
         let map = try ShardMap(partitions: (0..<partitions).map { shards[$0 % shards.count] })
-        try await owner.withClient(logger: logger) { try await define(server: server, as: map, client: $0, logger: logger) }
+        try await DatabaseFailure.explaining(nil, on: owner) {
+            try await owner.withClient(logger: logger) { try await define(server: server, as: map, client: $0, logger: logger) }
+        }
         try await migrate(server: server, owner: owner, logger: logger)
         return map
     }

@@ -1,6 +1,7 @@
 import Foundation
 import LedgerDomain
 import LedgerLog
+import LedgerPostgres
 import LedgerStore
 import Logging
 import ServiceLifecycle
@@ -46,7 +47,8 @@ public struct TopLogRecorder: Service {
                 do {
                     try await record(index)
                 } catch {
-                    logger.warning("top log: shard \(index)'s checkpoint not recorded", metadata: ["error": "\(error)"])
+                    logger.warning(
+                        "top log: shard \(index)'s checkpoint not recorded", metadata: ["error": "\(DatabaseFailure.describe(error))"])
                 }
             }
             try? await Task.sleep(for: interval)

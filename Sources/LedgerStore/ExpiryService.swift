@@ -80,7 +80,8 @@ public struct ExpiryService: Service {
                     }
                 } catch {
                     if Task.isCancelled { break }
-                    logger.warning("expiry service: stopped; retrying", metadata: ["error": "\(String(reflecting: error))"])
+                    logger.warning(
+                        "expiry service: stopped; retrying", metadata: ["error": "\(DatabaseFailure.describe(error, reflecting: true))"])
                 }
                 // Not the lease holder, or the connection was lost: look again shortly.
                 _ = await signal.wait(timeout: .seconds(1))

@@ -175,7 +175,9 @@ public struct PrivacyOffice: Sendable {
             do {
                 try await client.executeUnlessClosed(PostgresQuery(unsafeSQL: "VACUUM \(table)"), logger: logger)
             } catch {
-                logger.warning("privacy: vacuuming after an erasure failed", metadata: ["table": "\(table)", "error": "\(error)"])
+                logger.warning(
+                    "privacy: vacuuming after an erasure failed",
+                    metadata: ["table": "\(table)", "error": "\(DatabaseFailure.describe(error))"])
             }
         }
     }

@@ -53,7 +53,9 @@ public struct VerifierWorker: Service {
                 return try await requests.pending(limit: limit)
             }
         } catch {
-            if !Task.isCancelled { logger.warning("verifier: listing pending requests failed", metadata: ["error": "\(error)"]) }
+            if !Task.isCancelled {
+                logger.warning("verifier: listing pending requests failed", metadata: ["error": "\(DatabaseFailure.describe(error))"])
+            }
             return 0
         }
         guard !pending.isEmpty else { return 0 }
@@ -64,7 +66,7 @@ public struct VerifierWorker: Service {
             if (error as? DomainError)?.code == .tooManyRejections { continue }
             logger.warning(
                 "verifier: deciding a request failed; it stays pending",
-                metadata: ["request": "\(submission.requestId)", "error": "\(error)"])
+                metadata: ["request": "\(submission.requestId)", "error": "\(DatabaseFailure.describe(error))"])
         }
         return pending.count
     }

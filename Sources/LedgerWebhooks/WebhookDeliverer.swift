@@ -115,7 +115,9 @@ public struct WebhookDeliverer: Service {
                 }
             } catch {
                 if Task.isCancelled { return }
-                logger.warning("deliver: step failed; retrying", metadata: ["worker": "\(id)", "error": "\(String(reflecting: error))"])
+                logger.warning(
+                    "deliver: step failed; retrying",
+                    metadata: ["worker": "\(id)", "error": "\(DatabaseFailure.describe(error, reflecting: true))"])
             }
             if registered {
                 await wake.wait(timeout: settings.pollInterval)
@@ -139,7 +141,9 @@ public struct WebhookDeliverer: Service {
                     try await deliver(lease, leases, timer)
                 } catch {
                     if !Task.isCancelled {
-                        logger.warning("deliver: step failed", metadata: ["worker": "\(id)", "error": "\(String(reflecting: error))"])
+                        logger.warning(
+                            "deliver: step failed",
+                            metadata: ["worker": "\(id)", "error": "\(DatabaseFailure.describe(error, reflecting: true))"])
                     }
                     break
                 }
