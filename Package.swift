@@ -239,14 +239,35 @@ let package = Package(
             name: "LedgerAPI",
             dependencies: [
                 "LedgerDomain", "LedgerWire", "TransparencyLog", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog",
-                "LedgerReadModel", "LedgerVerifier", "LedgerWebhooks", "LedgerFeed", "LedgerTelemetry", "LedgerTokens", "LedgerShards",
+                "LedgerReadModel", "LedgerVerifier", "LedgerWebhooks", "LedgerFeed", "LedgerTelemetry", "LedgerTokens", "LedgerConsole",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        // What the API serves as files: the auditor's console (static pages that read the API with
+        // the token they are given) and the OpenAPI contract. No Swift beyond finding them.
+        .target(
+            name: "LedgerConsole",
             resources: [.copy("openapi.yaml"), .copy("Console")],
+            swiftSettings: swiftSettings
+        ),
+        // The shard front (docs/SCALING.md): one HTTP server before several shards' routers,
+        // sending each request to the shard that holds its collaboration, fanning account-wide
+        // reads and writes out over every shard (merged answers, the merged feed and its cursor),
+        // and serving the top log's routes. With one shard it passes each request to that shard's
+        // router, and the wire is one database's.
+        .target(
+            name: "LedgerShardFront",
+            dependencies: [
+                "LedgerAPI", "LedgerShards", "LedgerDomain", "LedgerWire", "LedgerFeed", "LedgerReadModel", "LedgerWebhooks",
+                "TransparencyLog",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         // The composition root: one process type (LedgerProcess) running each role's services
@@ -256,6 +277,7 @@ let package = Package(
             dependencies: [
                 "LedgerAPI", "LedgerFeed", "LedgerDomain", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog",
                 "LedgerVerifier", "LedgerProjections", "LedgerWebhooks", "TransparencyLog", "LedgerTokens", "LedgerShards",
+                "LedgerShardFront",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -473,6 +495,15 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The shard front's routing and feed merging, pure (its fan-outs run in LedgerShardsTests' live shards).
+        .testTarget(
+            name: "LedgerShardFrontTests",
+            dependencies: [
+                "LedgerShardFront", "LedgerAPI", "LedgerShards", "LedgerFeed", "LedgerDomain",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "LedgerProjectionsTests",
             dependencies: [
@@ -498,7 +529,7 @@ let package = Package(
             name: "LedgerVerifierTests",
             dependencies: [
                 "LedgerVerifier", "LedgerAPI", "LedgerFeed", "LedgerStore", "LedgerPostgres", "LedgerDomain", "LedgerWire",
-                "LedgerDeviceSimulator", "LedgerTokens",
+                "LedgerDeviceSimulator", "LedgerTokens", "LedgerApp",
                 "LedgerTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -526,7 +557,8 @@ let package = Package(
                 "LedgerAPI", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog", "LedgerVerifier", "LedgerProjections",
                 "LedgerTokens",
                 "LedgerReadModel", "LedgerTestSupport", "LedgerDomain", "LedgerWire", "TransparencyLog", "LedgerDeviceSimulator",
-                "LedgerClient", "LedgerWebhooks",
+                "LedgerClient", "LedgerWebhooks", "LedgerConsole", "LedgerFeed", "LedgerApp",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "JWTKit", package: "jwt-kit"),

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import LedgerConfiguration
+import LedgerConsole
 import LedgerDomain
 import LedgerFeed
 import LedgerLog
@@ -19,9 +20,9 @@ import PostgresNIO
 /// `proofs`: how proofs reach their verdict (an engine in this process, or stored requests and a
 /// wait: `RoleServices` in `LedgerApp` chooses); `feed`: the process's shared tail of the log,
 /// which the change feed reads (run it too); `standby`: a hot standby's pool for the reads;
-/// `holds`: the collaboration ids a start may take (on one of several shards, those its shard
-/// holds; `ShardRouter` sends it the rest). The router knows nothing of the workers that run
-/// beside it.
+/// `holds`: the collaboration ids a start may take (where several logs share the collaborations,
+/// those this log holds; a front sends it the rest). The router knows nothing of the workers that
+/// run beside it.
 public func buildRouter(
     client: PostgresClient, store: EventStore, authority: TokenAuthority, configuration: LedgerConfiguration, proofs: ProofService,
     feed: FeedTail, readiness: Readiness = Readiness(), standby: PostgresClient? = nil,
@@ -82,14 +83,4 @@ public func buildRouter(
     // Last: wraps only the not-found responder (405 + Allow for a known path, wrong method).
     router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes))
     return router
-}
-
-public enum OpenAPIDocument {
-    /// The document served at /openapi.yaml (Sources/LedgerAPI/openapi.yaml).
-    public static let text: String = {
-        guard let url = Bundle.module.url(forResource: "openapi", withExtension: "yaml"),
-            let text = try? String(contentsOf: url, encoding: .utf8)
-        else { return "openapi: 3.1.0\n" }
-        return text
-    }()
 }

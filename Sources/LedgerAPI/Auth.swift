@@ -11,9 +11,9 @@ import Metrics
 public struct LedgerRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     public var caller: Caller?
-    /// On shards, the id and secret a webhook of every collaboration takes on every shard: set by
-    /// the shard router's fan-out (`ShardFanOut.registerWebhook`), never from the request.
-    var webhookSeed: WebhookRegistry.Seed?
+    /// The id and secret a registered webhook takes, where a front registers one webhook in
+    /// several logs under one name: set by that front, never from the request.
+    public var webhookSeed: WebhookRegistry.Seed?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

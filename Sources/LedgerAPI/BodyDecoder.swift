@@ -5,8 +5,10 @@ import LedgerWire
 
 /// Reads JSON bodies with a size limit and turns every decoding failure into a clear 400. Times
 /// are RFC 3339 text (`RFC3339.date`: with or without fractional seconds, `Z` or an offset).
-enum BodyDecoder {
-    static func decode<T: Decodable>(_ type: T.Type, from request: Request, context: LedgerRequestContext, limit: Int) async throws -> T {
+public enum BodyDecoder {
+    public static func decode<T: Decodable>(_ type: T.Type, from request: Request, context: LedgerRequestContext, limit: Int) async throws
+        -> T
+    {
         let buffer = try await collect(request, limit: limit)
         guard buffer.readableBytes > 0 else { throw DomainError.invalid("a JSON body is required", code: .malformedJSON) }
         do {
@@ -31,7 +33,7 @@ enum BodyDecoder {
     }
 
     /// The request's body, at most `limit` bytes (413 past it).
-    static func collect(_ request: Request, limit: Int) async throws -> ByteBuffer {
+    public static func collect(_ request: Request, limit: Int) async throws -> ByteBuffer {
         var request = request
         do {
             return try await request.collectBody(upTo: limit)
@@ -53,7 +55,7 @@ enum BodyDecoder {
         return decoder
     }
 
-    static func path(_ keys: [any CodingKey]) -> String {
+    public static func path(_ keys: [any CodingKey]) -> String {
         keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingCharacters(in: ["."])
     }
 }

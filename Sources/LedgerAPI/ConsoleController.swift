@@ -1,11 +1,12 @@
 import Foundation
 import Hummingbird
+import LedgerConsole
 import LedgerDomain
 import LedgerWire
 import NIOCore
 
 /// `GET /console`: the auditor's console (issues 31 and 41), static files served by the ledger
-/// itself (Sources/LedgerAPI/Console): the page, its style sheet, its ES modules and its icon.
+/// itself (`ConsoleFiles`, Sources/LedgerConsole/Console): the page, its style sheet, its ES modules and its icon.
 /// The page holds no data: it signs in with a bearer token, kept in the browser tab only, and
 /// reads the same API with it, so it shows exactly what the API shows that token. Nothing is
 /// loaded from elsewhere (the policy says so to the browser).
@@ -38,9 +39,7 @@ struct ConsoleController {
     static let files: [String: (type: String, body: ByteBuffer)] = {
         var files: [String: (String, ByteBuffer)] = [:]
         for name in served {
-            let url = Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Console")
-            guard let text = url.flatMap({ try? String(contentsOf: $0, encoding: .utf8) }),
-                let type = types[(name as NSString).pathExtension]
+            guard let text = ConsoleFiles.text(name), let type = types[(name as NSString).pathExtension]
             else { continue }
             files[name] = (type, ByteBuffer(string: text))
         }

@@ -3,7 +3,7 @@ import HTTPTypes
 /// Header names the API reads beyond HTTPTypes' own.
 extension HTTPField.Name {
     /// A start's retry key (`POST /v1/collaborations`).
-    static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
+    public static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
     /// Where a change feed resumes (`GET /v1/feed`, the SSE reconnection header).
-    static let lastEventID = HTTPField.Name("Last-Event-ID")!
+    public static let lastEventID = HTTPField.Name("Last-Event-ID")!
 }

@@ -13,7 +13,7 @@ import TransparencyLog
 /// The verifiable log's endpoints (SPEC "Verifiable log"): the verifier key, signed
 /// checkpoints, inclusion and consistency proofs, and evidence documents. They reveal
 /// hashes to any authenticated caller, event content only to auditors and owners.
-struct LogController {
+public struct LogController: Sendable {
     let tree: LogTree
     let store: EventStore
     let collaborations: CollaborationStreams
@@ -124,15 +124,6 @@ struct LogController {
         guard let position = Int64(raw), position >= 1 else { throw Self.invalid("position must be an integer of 1 or more") }
         let formatName = try Query.text(request, "format") ?? EvidenceFormat.json.rawValue
         guard let format = EvidenceFormat(rawValue: formatName) else { throw Self.invalid("format must be json or tlog-proof") }
-        // One database is one shard, 0 (a ledger on shards reads `shard` in its router, and asks
-        // the shard without it).
-        if let shard = try Query.integer(request, "shard", minimum: 0), shard != 0 {
-            throw Self.invalid("shard must be 0: this ledger is one database, its only shard")
-        }
-        // `level=top` is a ledger on shards' (its router answers it); here the one level is the log's.
-        if let level = request.uri.queryParameters["level"], level != "shard" {
-            throw Self.invalid("level must be shard: this ledger is one database, with no top log")
-        }
         guard let event = try await store.readAll(after: position - 1, limit: 1).first, event.position == position else {
             throw DomainError.notFound("event at position \(position)")
         }
@@ -150,8 +141,8 @@ struct LogController {
                 throw DomainError(.notOwnerOrAuditor, "evidence is for auditors, the collaboration's owner and the account a grant names")
             }
         }
-        // `size`: the evidence under that signed checkpoint (one a ledger on shards recorded in
-        // its top log, or one an auditor keeps); else the latest, once it covers the event.
+        // `size`: the evidence under that signed checkpoint (one another log recorded, or one an
+        // auditor keeps); else the latest, once it covers the event.
         let checkpoint: LogTree.StoredCheckpoint
         if let size = try Query.integer(request, "size", minimum: 1) {
             // A tree that does not hold the event has no evidence of it, as a size never signed.
@@ -222,7 +213,7 @@ struct LogController {
 
     static func invalid(_ message: String) -> DomainError { DomainError.invalid(message, code: .invalidQuery) }
 
-    static func text(_ body: String) -> Response {
+    public static func text(_ body: String) -> Response {
         Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: body)))
     }
 }

@@ -5,9 +5,9 @@ import LedgerReadModel
 import LedgerWire
 
 /// The query parameters of the reads, each refused with a 400 naming it when malformed.
-enum Query {
+public enum Query {
     /// A text filter; NUL cannot be stored in PostgreSQL text, so it is refused here, as in tokens.
-    static func text(_ request: Request, _ name: String) throws -> String? {
+    public static func text(_ request: Request, _ name: String) throws -> String? {
         guard let raw = request.uri.queryParameters[name[...]] else { return nil }
         guard !raw.unicodeScalars.contains(where: { $0.value == 0 }), raw.count <= 256 else {
             throw DomainError.invalid("\(name) must be at most 256 characters, without NUL", code: .invalidQuery)
@@ -16,7 +16,7 @@ enum Query {
     }
 
     /// `limit`: items in a page, 1 to 1,000 (default 100).
-    static func limit(_ request: Request) throws -> Int {
+    public static func limit(_ request: Request) throws -> Int {
         guard let raw = request.uri.queryParameters["limit"] else { return PageCursors.defaultLimit }
         guard let value = Int(raw), (1...PageCursors.maxLimit).contains(value) else {
             throw DomainError.invalid("limit must be an integer from 1 to \(PageCursors.maxLimit)", code: .invalidQuery)
@@ -25,17 +25,17 @@ enum Query {
     }
 
     /// `cursor`: a list's `nextCursor`, checked by `PageCursors`.
-    static func cursor(_ request: Request) throws -> String? {
+    public static func cursor(_ request: Request) throws -> String? {
         guard let raw = request.uri.queryParameters["cursor"] else { return nil }
         return String(raw)
     }
 
-    static func position(_ request: Request, _ name: String) throws -> Int64? {
+    public static func position(_ request: Request, _ name: String) throws -> Int64? {
         try integer(request, name, minimum: 0)
     }
 
     /// An optional integer parameter of at least `minimum` (and at most Int64.max).
-    static func integer(_ request: Request, _ name: String, minimum: Int64) throws -> Int64? {
+    public static func integer(_ request: Request, _ name: String, minimum: Int64) throws -> Int64? {
         guard let raw = request.uri.queryParameters[name[...]] else { return nil }
         guard let value = Int64(raw), value >= minimum else {
             throw DomainError.invalid(
@@ -45,7 +45,7 @@ enum Query {
         return value
     }
 
-    static func time(_ request: Request, _ name: String) throws -> Date? {
+    public static func time(_ request: Request, _ name: String) throws -> Date? {
         guard let raw = request.uri.queryParameters[name[...]] else { return nil }
         // Read exactly, as bodies are (RFC3339: the proleptic Gregorian calendar, a leap second,
         // up to nine fractional digits; a formatter read years before 1582 in the Julian

@@ -8,83 +8,97 @@ import ServiceLifecycle
 import TransparencyLog
 
 extension LedgerProcess {
-    /// `serve` over the shards of `shardCluster`: a pool on `database`, where the cluster is
-    /// defined and the top log is kept, and the map read from its PL/Proxy definition; then one
-    /// pool per shard (the same login, the shard's host and database), each checked as a single
-    /// store is, and each shard's services (`RoleServices.sharded`) beside every process's pool
-    /// metrics and watchdog, and whether it answers (`DatabaseAvailability`, which the router asks).
-    func withShardPools<T: Sendable>(logger: Logger, _ body: @Sendable (PostgresClient, Services) async throws -> T) async throws -> T {
-        guard let cluster = shardCluster, role == .serve, standby == nil else {
+    /// `serve` over the shards of `shardCluster`, defined in `database`, where the top log is
+    /// kept: its map read from PL/Proxy's definition, one pool per shard (the same login, the
+    /// shard's host and database, the process's pool budget shared), each checked as a single
+    /// store is, then the shards' services (`shardServices`).
+    func withShards<T: Sendable>(
+        cluster: String, logger: Logger, _ body: @Sendable (PostgresClient, Services) async throws -> T
+    ) async throws -> T {
+        guard role == .serve, standby == nil else {
             throw Incomplete(description: "a ledger on shards runs as `ledger serve` alone, with no read standby yet (docs/SCALING.md)")
         }
         let top = database.makeClient(logger: logger, maxConnections: 10, applicationName: applicationName)
         return try await withBackground(top.run, logger: logger) {
             try await check(top, logger: logger)
             let map = try await ShardCluster.map(server: cluster, client: top, logger: logger)
-            return try await withShards(map: map, top: top, logger: logger, body)
+            let settings = try map.shards.map { try ShardConnection.settings($0, login: database) }
+            // Shards are told apart by where they are, not by how their strings spell it: two strings
+            // naming one database would run its workers twice, and the top log's database is no shard.
+            let places = ([database] + settings).map(ShardConnection.place)
+            guard Set(places).count == places.count else {
+                throw Incomplete(
+                    description: "\(cluster): two partitions' shards, or a shard and the ledger's own database, are one database")
+            }
+            // The process's pool budget shared by its shards, as one database has it whole: a pool
+            // of the whole for each would outgrow a server's max_connections (100 by default, the
+            // embedded cluster's, which holds every shard) from three shards on.
+            let logs = try signer.map { try RoleServices.ShardLogs(signer: $0, witnesses: witnesses, count: settings.count) }
+            for (index, signer) in (logs?.shards ?? []).enumerated() {
+                logger.info(
+                    "shard log", metadata: ["shard": "\(index)", "origin": "\(signer.name)", "verifierKey": "\(signer.verifier.text)"])
+            }
+            let perShard = max(5, maxConnections / settings.count)
+            let clients = settings.map { $0.makeClient(logger: logger, maxConnections: perShard, applicationName: applicationName) }
+            return try await Self.running(clients[...], logger: logger) {
+                for client in clients { try await check(client, logger: logger) }
+                let sources = try await ShardHoldings.sources(of: map, clients: clients, logger: logger)
+                let front = Front(map: map, top: top, settings: settings, sources: sources, logs: logs)
+                return try await body(clients[0]) { onRunning in
+                    shardServices(clients, perShard: perShard, front: front, standby: nil, logger: logger, onRunning: onRunning)
+                }
+            }
         }
     }
 
-    /// The shards' pools, running and checked, and the services over them and `top`.
-    private func withShards<T: Sendable>(
-        map: ShardMap, top: PostgresClient, logger: Logger, _ body: @Sendable (PostgresClient, Services) async throws -> T
-    ) async throws -> T {
-        let settings = try map.shards.map { try ShardConnection.settings($0, login: database) }
-        // Shards are told apart by where they are, not by how their strings spell it: two strings
-        // naming one database would run its workers twice, and the top log's database is no shard.
-        let places = ([database] + settings).map(ShardConnection.place)
-        guard Set(places).count == places.count else {
-            throw Incomplete(
-                description: "\(shardCluster!): two partitions' shards, or a shard and the ledger's own database, are one database")
+    /// What several shards add to `serve`: the map, the top log's pool, where each shard is, and
+    /// the shard each was copied from.
+    struct Front: Sendable {
+        var map: ShardMap
+        var top: PostgresClient
+        var settings: [DatabaseSettings]
+        var sources: [Int?]
+        /// The shards' and the top log's signers, with a signing key.
+        var logs: RoleServices.ShardLogs?
+    }
+
+    /// `serve`'s services over its shards, one database (`front` nil) or several, the one way
+    /// they are put together: each shard's pool metrics and watchdog, on several shards whether
+    /// each database answers (`DatabaseAvailability`, which the front asks; one shard down is not
+    /// a wedged pool) and the top log's, then the shards' own (`RoleServices.serve`).
+    func shardServices(
+        _ clients: [PostgresClient], perShard: Int, front: Front?, standby: PostgresClient?, logger: Logger,
+        onRunning: @escaping @Sendable (Int) async -> Void
+    ) -> [any Service] {
+        var always: [any Service] = []
+        var shards: [RoleServices.Shard] = []
+        for (index, client) in clients.enumerated() {
+            // Each shard's own figures in /metrics and its log lines carry its `shard`
+            // (`ShardMetrics`); one database's carry none.
+            var named = logger
+            if front != nil { named[metadataKey: "shard"] = "\(index)" }
+            let reachable = front.map { Self.reachable($0.settings[index], logger: logger) }
+            let availability = reachable.map { DatabaseAvailability(client: client, shard: "\(index)", reachable: $0, logger: logger) }
+            always += [
+                DatabasePoolMetrics(client: client, applicationName: applicationName, maxConnections: perShard, logger: named),
+                DatabaseWatchdog(client: client, logger: logger, onWedged: onWedged, reachable: reachable),
+            ]
+            always += availability.map { [$0] } ?? []
+            shards.append(.init(client: client, store: EventStore(client: client, logger: named), availability: availability))
         }
-        let logs = try signer.map { try RoleServices.ShardLogs(signer: $0, witnesses: witnesses, count: map.shards.count) }
-        for (index, signer) in (logs?.shards ?? []).enumerated() {
-            logger.info("shard log", metadata: ["shard": "\(index)", "origin": "\(signer.name)", "verifierKey": "\(signer.verifier.text)"])
+        var cluster: RoleServices.Cluster?
+        if let front {
+            let reachable = Self.reachable(database, logger: logger)
+            let availability = DatabaseAvailability(client: front.top, shard: "top", reachable: reachable, logger: logger)
+            always += [DatabaseWatchdog(client: front.top, logger: logger, onWedged: onWedged, reachable: reachable), availability]
+            cluster = .init(map: front.map, top: front.top, topAvailability: availability, sources: front.sources)
         }
-        // The process's pool budget shared by its shards, as one database has it whole: a pool of
-        // the whole for each would outgrow a server's max_connections (100 by default, the
-        // embedded cluster's, which holds every shard) from three shards on.
-        let perShard = max(5, maxConnections / settings.count)
-        let clients = settings.map { $0.makeClient(logger: logger, maxConnections: perShard, applicationName: applicationName) }
-        return try await Self.running(clients[...], logger: logger) {
-            for client in clients { try await check(client, logger: logger) }
-            let sources = try await ShardHoldings.sources(of: map, clients: clients, logger: logger)
-            return try await body(clients[0]) { onRunning in
-                // Whether each shard's server answers a new connection: its availability and its
-                // watchdog ask the same.
-                let reachable = settings.map { Self.reachable($0, logger: logger) }
-                let availability = zip(clients, reachable).enumerated().map { index, shard in
-                    DatabaseAvailability(client: shard.0, shard: "\(index)", reachable: shard.1, logger: logger)
-                }
-                let topReachable = Self.reachable(database, logger: logger)
-                let topAvailability = DatabaseAvailability(client: top, shard: "top", reachable: topReachable, logger: logger)
-                let topWatchdog = DatabaseWatchdog(client: top, logger: logger, onWedged: onWedged, reachable: topReachable)
-                // Each shard's own figures in /metrics carry its `shard` (`ShardMetrics`).
-                let loggers = clients.indices.map { index in
-                    var logger = logger
-                    logger[metadataKey: "shard"] = "\(index)"
-                    return logger
-                }
-                var always: [any Service] = [topWatchdog]
-                for (index, client) in clients.enumerated() {
-                    always += [
-                        DatabasePoolMetrics(
-                            client: client, applicationName: applicationName, maxConnections: perShard, logger: loggers[index]),
-                        DatabaseWatchdog(client: client, logger: logger, onWedged: onWedged, reachable: reachable[index]),
-                    ]
-                }
-                let shards = clients.indices.map { index in
-                    RoleServices.Shard(
-                        client: clients[index], store: EventStore(client: clients[index], logger: loggers[index]),
-                        availability: availability[index])
-                }
-                return always + availability + [topAvailability]
-                    + RoleServices.sharded(
-                        shards: shards, top: top, topAvailability: topAvailability, map: map, authority: authority!,
-                        configuration: configuration, logs: logs, sources: sources,
-                        publishedFile: configuration.checkpointFileURL, deliveries: deliveries, logger: logger, onRunning: onRunning)
-            }
-        }
+        let logs = front.map(\.logs) ?? signer.map { RoleServices.ShardLogs(single: $0, witnesses: witnesses) }
+        return always
+            + RoleServices.serve(
+                shards: shards, cluster: cluster, authority: authority!, configuration: configuration, logs: logs,
+                publishedFile: configuration.checkpointFileURL, deliveries: deliveries, engine: engine, standby: standby,
+                logger: logger, onRunning: onRunning)
     }
 
     /// Whether the shard's server answers a new connection (for its watchdog: one shard down is

@@ -50,6 +50,8 @@ public struct LedgerProcess: Sendable {
     public var signer: NoteSigner?
     public var witnesses: WitnessPolicy?
     public var deliveries = WebhookDeliverer.Settings()
+    /// `serve`'s proof engines (tests set their settings and hooks).
+    public var engine = RoleServices.Engine()
     public var maxConnections = 40
     /// The PL/Proxy cluster (`LEDGER_SHARD_CLUSTER`) whose shards hold the collaborations, defined
     /// in `database`; nil: `database` holds them all. `serve` only (docs/SCALING.md).
@@ -106,13 +108,13 @@ public struct LedgerProcess: Sendable {
     /// The services of a process, given the callback its HTTP server calls with its port.
     typealias Services = @Sendable (@escaping @Sendable (Int) async -> Void) -> [any Service]
 
-    /// The process's pools, running, once the checks pass, and its services over them; on
-    /// several shards (`shardCluster`), each shard's (`withShardPools`). `body` gets the pool
+    /// The process's pools, running, once the checks pass, and its services over them: on one
+    /// database, or on the shards of `shardCluster` (`withShards`). `body` gets the pool
     /// `Running` names (the first shard's).
     func withPools<T: Sendable>(logger: Logger, _ body: @Sendable (PostgresClient, Services) async throws -> T) async throws -> T {
         if role.servesHTTP && authority == nil { throw Incomplete(description: "`ledger \(role.rawValue)` needs a token authority") }
         if role == .checkpointer && signer == nil { throw Incomplete(description: "`ledger checkpointer` needs a signing key") }
-        if shardCluster != nil { return try await withShardPools(logger: logger, body) }
+        if let cluster = shardCluster { return try await withShards(cluster: cluster, logger: logger, body) }
         let client = database.makeClient(logger: logger, maxConnections: maxConnections, applicationName: applicationName)
         let standby = standby?.makeClient(logger: logger, maxConnections: maxConnections, applicationName: applicationName)
         func checked() async throws -> T {
@@ -139,6 +141,10 @@ public struct LedgerProcess: Sendable {
     func services(
         client: PostgresClient, standby: PostgresClient?, logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void
     ) -> [any Service] {
+        // `serve` is its shards' services, one here (`shardServices`).
+        if role == .serve {
+            return shardServices([client], perShard: maxConnections, front: nil, standby: standby, logger: logger, onRunning: onRunning)
+        }
         let store = EventStore(client: client, logger: logger)
         let always: [any Service] = [
             DatabasePoolMetrics(client: client, applicationName: applicationName, maxConnections: maxConnections, logger: logger),
@@ -147,10 +153,7 @@ public struct LedgerProcess: Sendable {
         let role: [any Service] =
             switch self.role {
             case .serve:
-                RoleServices.allInOne(
-                    client: client, store: store, authority: authority!, configuration: configuration, signer: signer,
-                    witnesses: witnesses, publishedFile: configuration.checkpointFileURL, deliveries: deliveries, standby: standby,
-                    logger: logger, onRunning: onRunning)
+                []  // above
             case .api:
                 RoleServices.apiOnly(
                     client: client, store: store, authority: authority!, configuration: configuration, standby: standby, logger: logger,

@@ -23,25 +23,6 @@ import TransparencyLog
 /// a ServiceGroup stops them in reverse, so `Readiness` (last) turns `/ready` to 503 first, then
 /// the HTTP server stops taking requests before the workers and listeners it uses.
 public enum RoleServices {
-    /// `ledger serve`: the API deciding proofs in this process, the store's workers (`StoreServices`) and
-    /// the checkpointer (with a signing key).
-    public static func allInOne(
-        client: PostgresClient, store: EventStore, authority: TokenAuthority, configuration: LedgerConfiguration,
-        signer: NoteSigner? = nil, witnesses: WitnessPolicy? = nil, publishedFile: URL? = nil,
-        deliveries: WebhookDeliverer.Settings = .init(),
-        standby: PostgresClient? = nil, logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
-    ) -> [any Service] {
-        let local = StoreServices(client: client, store: store, configuration: configuration, deliveries: deliveries, logger: logger)
-        let api = api(
-            client: client, store: store, authority: authority, configuration: configuration, proofs: local.proofs,
-            events: local.events, standby: standby, logger: logger, onRunning: onRunning)
-        let checkpointer: [any Service] =
-            signer.map {
-                [makeCheckpointer(client, signer: $0, witnesses: witnesses, publishedFile: publishedFile, events: local.events, logger)]
-            } ?? []
-        return local.workers + [api.feed] + checkpointer + [api.app, api.readiness]
-    }
-
     /// What `serve` runs on one store beside its API and checkpointer: a verifier worker for the
     /// requests `ledger api` instances store, the projectors, the expiry service, a webhook
     /// delivery worker, and their LISTEN hubs (`workers`); the proof path deciding in this process
@@ -53,10 +34,12 @@ public enum RoleServices {
 
         init(
             client: PostgresClient, store: EventStore, configuration: LedgerConfiguration, deliveries: WebhookDeliverer.Settings,
-            logger: Logger
+            engine setup: Engine, logger: Logger
         ) {
             let requests = NotificationHub(client: client, channel: VerifierChannels.requests, logger: logger)
-            let engine = ProofEngine(client: client, logger: logger, settings: .init(maxGroup: configuration.verifierGroup))
+            let engine = ProofEngine(
+                client: client, logger: logger, settings: setup.settings ?? .init(maxGroup: configuration.verifierGroup), hooks: setup.hooks
+            )
             let worker = VerifierWorker(
                 engine: engine, requests: proofRequests(client, configuration, logger), wake: requests, logger: logger)
             let events = NotificationHub(client: client, channel: EventStore.channel, logger: logger)
@@ -70,6 +53,17 @@ public enum RoleServices {
                 requests: proofRequests(client, configuration, logger), store: store, engine: engine, verdicts: nil,
                 verdictWait: configuration.verdictWait)
             self.workers = [requests, events, windows, worker, projector, expiry, deliverer]
+        }
+    }
+
+    /// How `serve`'s proof engines decide: with the configuration's group size and the engine's
+    /// defaults, unless a test sets them (`hooks` run inside each group's attempts).
+    public struct Engine: Sendable {
+        public var settings: ProofEngine.Settings?
+        public var hooks: ProofEngine.Hooks
+
+        public init(settings: ProofEngine.Settings? = nil, hooks: ProofEngine.Hooks = .init()) {
+            (self.settings, self.hooks) = (settings, hooks)
         }
     }
 

@@ -1,4 +1,6 @@
+import AsyncHTTPClient
 import Foundation
+import HTTPTypes
 import LedgerApp
 import LedgerClient
 import LedgerConfiguration
@@ -9,12 +11,14 @@ import LedgerTelemetry
 import LedgerTokens
 import LedgerWebhooks
 import Logging
+import NIOCore
+import NIOHTTP1
 import PostgresNIO
 import TransparencyLog
 
 /// The services `ledger serve` (or `ledger api`) runs, on a fresh database and a free port,
-/// and SDK clients signed in as any account.
-public struct LiveServer: Sendable {
+/// and SDK clients signed in as any account, or plain requests (`LedgerCalls`).
+public struct LiveServer: LedgerCalls {
     public let baseURL: URL
     public let authority: TokenAuthority
     /// The tokens' HS256 secret (`LEDGER_JWT_SECRET`), for a `ledger` command run against it.
@@ -36,8 +40,9 @@ public struct LiveServer: Sendable {
 
     public static func run(
         _ roles: Roles = .allInOne, configuration: LedgerConfiguration = .testing(),
-        deliveries: WebhookDeliverer.Settings = .init(), signer: NoteSigner = try! NoteSigner(name: "live.test/ledger"),
-        witnesses: WitnessPolicy? = nil, publishedFile: URL? = nil, _ body: @Sendable (LiveServer) async throws -> Void
+        deliveries: WebhookDeliverer.Settings = .init(), engine: RoleServices.Engine = .init(),
+        signer: NoteSigner = try! NoteSigner(name: "live.test/ledger"), witnesses: WitnessPolicy? = nil, publishedFile: URL? = nil,
+        _ body: @Sendable (LiveServer) async throws -> Void
     ) async throws {
         LedgerMetrics.bootstrap()  // as `ledger serve` does: /metrics shows what the services record
         try await withTestStore { _, owner, settings in
@@ -55,11 +60,42 @@ public struct LiveServer: Sendable {
                 roles == .allInOne ? .serve : .api, configuration: configuration, database: service, authority: authority,
                 signer: roles == .allInOne ? signer : nil, witnesses: witnesses)
             process.deliveries = deliveries
+            process.engine = engine
             try await process.serving(logger: logger) { running in
                 try await body(
                     LiveServer(
                         baseURL: running.baseURL, authority: authority, secret: secret, db: owner, settings: settings, signer: signer))
             }
+        }
+    }
+}
+
+extension LiveServer {
+    /// A request over loopback to the server's port.
+    public func execute(uri: String, method: HTTPRequest.Method, headers: HTTPFields, body: ByteBuffer?) async throws -> TestAnswer {
+        var request = HTTPClientRequest(url: baseURL.absoluteString + uri)
+        request.method = HTTPMethod(rawValue: method.rawValue)
+        for field in headers { request.headers.add(name: field.name.rawName, value: field.value) }
+        if let body { request.body = .bytes(body) }
+        let (response, answer) = try await TestHTTP.exchange(request)
+        var fields = HTTPFields()
+        for (name, value) in response.headers { if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) } }
+        return TestAnswer(status: HTTPResponse.Status(code: Int(response.status.code)), headers: fields, body: answer)
+    }
+}
+
+extension LiveServer {
+    /// Waits until a session on the server's database LISTENs on `channel` (its last statement a
+    /// LISTEN naming it): a hub of the server's, up.
+    public func waitListening(_ channel: String, timeout: Duration = .seconds(60)) async throws {
+        try await waitUntil(timeout: timeout, "LISTEN \(channel) up") {
+            let rows = try await db.query(
+                """
+                SELECT count(*) FROM pg_stat_activity
+                WHERE datname = current_database() AND query ILIKE 'LISTEN%' AND strpos(query, \(channel)) > 0
+                """)
+            for try await count in rows.decode(Int64.self) { return count > 0 }
+            return false
         }
     }
 }

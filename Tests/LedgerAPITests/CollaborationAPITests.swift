@@ -16,7 +16,7 @@ import TransparencyLog
 struct CollaborationAPITests {
     @Test("missing, malformed, forged and expired tokens get 401 and change nothing")
     func auth() async throws {
-        try await withAPI { api in
+        try await LiveServer.run { api in
             #expect(try await api.call(.post, "/v1/collaborations", json: startBody).status == .unauthorized)
             var headers = HTTPFields()
             headers[.authorization] = "Basic abc"
@@ -37,7 +37,7 @@ struct CollaborationAPITests {
 
     @Test("start: 201 with id, link and position; bad input is a 4xx that changes nothing")
     func start() async throws {
-        try await withAPI(
+        try await LiveServer.run(
             configuration: .testing {
                 $0.publicBaseURL = "https://links.example.com"
                 $0.bodyLimit = 4096
@@ -78,7 +78,7 @@ struct CollaborationAPITests {
 
     @Test("Idempotency-Key: a retry returns the first answer; the key with another body is refused")
     func idempotency() async throws {
-        try await withAPI { api in
+        try await LiveServer.run { api in
             var headers = HTTPFields()
             headers[HTTPField.Name("Idempotency-Key")!] = "key-1"
             let first = try await api.call(.post, "/v1/collaborations", as: "owner", json: startBody, headers: headers)
@@ -98,7 +98,7 @@ struct CollaborationAPITests {
 
     @Test("participants and highlights: ownership, access, validation, unknown ids")
     func refusals() async throws {
-        try await withAPI { api in
+        try await LiveServer.run { api in
             let id = try await api.call(.post, "/v1/collaborations", as: "owner", json: startBody).body["collaborationId"]!.string!
             let good = Base64.encode(Array(repeating: 1, count: 32))
             let path = "/v1/collaborations/\(id)/participants"
@@ -142,10 +142,10 @@ struct CollaborationAPITests {
 
     @Test("request ids: the caller's X-Request-Id echoed and recorded with the events; a junk one replaced")
     func requestIds() async throws {
-        try await withAPI { api in
+        try await LiveServer.run { api in
             let name = HTTPField.Name("X-Request-Id")!
             let token = try await api.token("owner")
-            let start = try await api.client.execute(
+            let start = try await api.execute(
                 uri: "/v1/collaborations", method: .post,
                 headers: [.authorization: "Bearer \(token)", .contentType: "application/json", name: "client-req-42"],
                 body: ByteBuffer(string: startBody))
@@ -156,20 +156,20 @@ struct CollaborationAPITests {
             for try await id in rows.decode(String?.self) { recorded.append(id) }
             #expect(recorded == [PersonalData.clientTextDigest("client-req-42")])  // only its SHA-256 enters the log
             // Not a plain token: the server's own id instead, on refusals too.
-            let junk = try await api.client.execute(
+            let junk = try await api.execute(
                 uri: "/v1/collaborations/\(UUID())", method: .get,
                 headers: [.authorization: "Bearer \(token)", name: "two words\u{7f}"])
             #expect(junk.status == .notFound)
             let generated = try #require(junk.headers[name])
             #expect(generated != "two words\u{7f}" && !generated.isEmpty)
-            let unauthenticated = try await api.client.execute(uri: "/v1/collaborations", method: .post, headers: [name: "r-1"])
+            let unauthenticated = try await api.execute(uri: "/v1/collaborations", method: .post, headers: [name: "r-1"])
             #expect(unauthenticated.status == .unauthorized && unauthenticated.headers[name] == "r-1")
         }
     }
 
     @Test("a known path with a method it does not serve: 405 with Allow; unknown paths stay 404")
     func methodNotAllowed() async throws {
-        try await withAPI { api in
+        try await LiveServer.run { api in
             let id = UUID().uuidString.lowercased()
             let cases: [(HTTPRequest.Method, String, String?)] = [
                 (.trace, "/v1/collaborations", "GET, POST"),
@@ -180,7 +180,7 @@ struct CollaborationAPITests {
                 (.delete, "/v1/no-such-thing", nil),
             ]
             for (method, uri, allow) in cases {
-                let response = try await api.client.execute(uri: uri, method: method, headers: [:])
+                let response = try await api.execute(uri: uri, method: method, headers: [:])
                 let body = String(buffer: response.body)
                 if let allow {
                     #expect(response.status == .methodNotAllowed, "\(method) \(uri): \(body)")
@@ -197,7 +197,7 @@ struct CollaborationAPITests {
     /// matches nothing; positions past int64 are a 400.
     @Test("audit filters: a bad collaboration id, an account with NUL, a position past int64: 400")
     func auditFilters() async throws {
-        try await withAPI { api in
+        try await LiveServer.run { api in
             let bad = try await api.call(.get, "/v1/audit/access?collaboration=nonsense", as: "aud", roles: ["auditor"])
             #expect(bad.status == .badRequest && bad.body.errorCode == "invalid_query", "\(bad.raw)")
             let unknown = try await api.call(.get, "/v1/audit/access?collaboration=\(UUID())", as: "aud", roles: ["auditor"])
@@ -213,7 +213,7 @@ struct CollaborationAPITests {
 
     @Test("minPosition: past the log's head a 400; views that stay behind 503 view_behind, never stale")
     func minPositionBounds() async throws {
-        try await withAPI(configuration: .testing { $0.readWait = .milliseconds(300) }) { api in
+        try await LiveServer.run(configuration: .testing { $0.readWait = .milliseconds(300) }) { api in
             let start = try await api.call(.post, "/v1/collaborations", as: "owner", json: startBody)
             let id = try #require(start.body["collaborationId"]?.string)
             let position = try #require(start.body["position"]?.int)
@@ -232,7 +232,7 @@ struct CollaborationAPITests {
                 .post, "/v1/collaborations/\(id)/highlights", as: "owner", json: #"{"kind":"change","trigger":"edit"}"#)
             let newer = try #require(posted.body["position"]?.int)
             let token = try await api.token("owner")
-            let behind = try await api.client.execute(
+            let behind = try await api.execute(
                 uri: "/v1/collaborations/\(id)?minPosition=\(newer)", method: .get, headers: [.authorization: "Bearer \(token)"])
             #expect(behind.status == .serviceUnavailable, "\(String(buffer: behind.body))")
             #expect(String(buffer: behind.body).contains("view_behind"))

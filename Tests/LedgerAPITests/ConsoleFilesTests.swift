@@ -10,7 +10,7 @@ import Testing
 @Suite("Console files")
 struct ConsoleFilesTests {
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Sources/LedgerAPI/Console")
+        .deletingLastPathComponent().appendingPathComponent("Sources/LedgerConsole/Console")
 
     @Test("the served list is the folder's files, each with a type; every module import names one of them")
     func servedList() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import LedgerConsole
 import LedgerDomain
 import LedgerTestSupport
 import LedgerVerifier
@@ -124,7 +125,7 @@ struct ErrorCatalogueTests {
     @Test("a tile the stored log cannot make (cut below its checkpoint): 503 log_unavailable, not 500")
     func tileOfACutLog() async throws {
         let signer = try NoteSigner(name: "catalogue.test/ledger")
-        try await withAPI(signer: signer) { api in
+        try await LiveServer.run(signer: signer) { api in
             let store = EventStore(client: api.db, logger: Logger(label: "catalogue-test"))
             _ = try await store.append(
                 .init(streamId: "cut-\(UUID())", expectedVersion: .noStream, events: (0..<20).map { event("Cut", $0) }))

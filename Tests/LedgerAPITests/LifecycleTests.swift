@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import LedgerAPI
+import LedgerApp
 import LedgerConfiguration
 import LedgerDeviceSimulator
 import LedgerDomain
@@ -17,7 +18,7 @@ struct LifecycleTests {
     /// history in order.
     @Test("start, three identities added and verified on devices, highlights, one removed; history in order")
     func lifeCycle() async throws {
-        try await withAPI { api in
+        try await LiveServer.run { api in
             let started = try await api.call(.post, "/v1/collaborations", as: "devin", json: startBody)
             let id = started.body["collaborationId"]!.string!
             let alice = SimulatedPerson(collaborationId: id, devices: 2)
@@ -134,7 +135,7 @@ struct LifecycleTests {
 
     @Test("proof refusals: replayed, expired, another account's challenge or collaboration's root, bad input")
     func proofRefusals() async throws {
-        try await withAPI(configuration: .testing { $0.challengeLifetime = .seconds(60) }) { api in
+        try await LiveServer.run(configuration: .testing { $0.challengeLifetime = .seconds(60) }) { api in
             let id = try await api.call(.post, "/v1/collaborations", as: "owner", json: startBody).body["collaborationId"]!.string!
             let other = try await api.call(.post, "/v1/collaborations", as: "owner", json: startBody).body["collaborationId"]!.string!
             let alice = SimulatedPerson(collaborationId: id, devices: 1)
@@ -221,8 +222,7 @@ struct LifecycleTests {
     func throttle() async throws {
         var settings = ProofEngine.Settings(maxGroup: 64)
         settings.rejectionLimit = 3
-        let proofs: ProofsFactory = { [settings] in .inProcess($0, $1, settings: settings) }
-        try await withAPI(proofs: proofs) { api in
+        try await LiveServer.run(engine: .init(settings: settings)) { api in
             let id = try await api.call(.post, "/v1/collaborations", as: "owner", json: startBody).body["collaborationId"]!.string!
             let stranger = SimulatedPerson(collaborationId: id, devices: 1)
             var statuses: [HTTPResponse.Status] = []
@@ -234,7 +234,7 @@ struct LifecycleTests {
 
     @Test("membership notices: one per account on first access (not per device), on loss, on readmission")
     func membershipNoticesPerAccount() async throws {
-        try await withAPI { api in
+        try await LiveServer.run { api in
             let id = try await api.call(.post, "/v1/collaborations", as: "devin", json: startBody).body["collaborationId"]!.string!
             let bob = SimulatedPerson(collaborationId: id, devices: 3)
             let carol = SimulatedPerson(collaborationId: id, devices: 1)

@@ -19,7 +19,8 @@ struct LogAPITests {
     }
 
     /// A collaboration with alice granted (device 0) and bob invited; the checkpoint covering it.
-    static func grantedLog(_ api: API) async throws -> (id: String, grantPosition: Int64, key: NoteVerifier, checkpoint: Checkpoint) {
+    static func grantedLog(_ api: LiveServer) async throws -> (id: String, grantPosition: Int64, key: NoteVerifier, checkpoint: Checkpoint)
+    {
         let id = try await api.call(.post, "/v1/collaborations", as: "devin", json: startBody).body["collaborationId"]!.string!
         let alice = SimulatedPerson(collaborationId: id, devices: 2)
         let bob = SimulatedPerson(collaborationId: id, devices: 1)
@@ -40,7 +41,7 @@ struct LogAPITests {
     @Test("inclusion and consistency proofs served verify against signed checkpoints")
     func proofs() async throws {
         let signer = try NoteSigner(name: "api.test/ledger")
-        try await withAPI(signer: signer) { api in
+        try await LiveServer.run(signer: signer) { api in
             let (_, _, key, first) = try await Self.grantedLog(api)
             #expect(key == signer.verifier)
             let (_, _, _, second) = try await Self.grantedLog(api)
@@ -70,7 +71,7 @@ struct LogAPITests {
 
     @Test("bad input of the log endpoints is a 400 with a clear message, and changes nothing")
     func badInput() async throws {
-        try await withAPI(signer: try NoteSigner(name: "api.test/ledger")) { api in
+        try await LiveServer.run(signer: try NoteSigner(name: "api.test/ledger")) { api in
             let (_, _, _, checkpoint) = try await Self.grantedLog(api)
             let n = checkpoint.size
             let events = try await api.eventCount()
@@ -117,7 +118,7 @@ struct LogAPITests {
 
     @Test("a grant's evidence verifies offline, device proof included; forged evidence is refused")
     func evidence() async throws {
-        try await withAPI(signer: try NoteSigner(name: "api.test/ledger")) { api in
+        try await LiveServer.run(signer: try NoteSigner(name: "api.test/ledger")) { api in
             let (id, position, key, _) = try await Self.grantedLog(api)
             let r = try await api.call(.get, "/v1/audit/evidence/\(position)", as: "auditor", roles: ["auditor"])
             #expect(r.status == .ok, "\(r.raw)")
@@ -166,7 +167,7 @@ struct LogAPITests {
     /// JSON unchanged; another format a 400 invalid_query.
     @Test("format=tlog-proof gives the evidence as a C2SP tlog-proof, json or none the JSON, another a 400")
     func tlogProofFormat() async throws {
-        try await withAPI(signer: try NoteSigner(name: "api.test/ledger")) { api in
+        try await LiveServer.run(signer: try NoteSigner(name: "api.test/ledger")) { api in
             let (_, position, key, _) = try await Self.grantedLog(api)
             let uri = "/v1/audit/evidence/\(position)"
             let plain = try await api.call(.get, uri, as: "auditor", roles: ["auditor"])

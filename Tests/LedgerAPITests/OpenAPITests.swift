@@ -1,10 +1,16 @@
 import Foundation
 import HTTPTypes
+import Hummingbird
 import LedgerAPI
 import LedgerConfiguration
+import LedgerConsole
 import LedgerDomain
+import LedgerFeed
+import LedgerPostgres
+import LedgerStore
 import LedgerTestSupport
 import LedgerWire
+import Logging
 import Testing
 
 @Suite("OpenAPI document")
@@ -32,15 +38,34 @@ struct OpenAPITests {
         return result
     }
 
+    /// What a router over the server's database registers, as `method /path/{param}`.
+    static func routes(of api: LiveServer) -> Set<String> {
+        let logger = Logger(label: "openapi-test")
+        let store = EventStore(client: api.db, logger: logger)
+        let feed = FeedTail(
+            store: store, events: NotificationHub(client: api.db, channel: EventStore.channel, logger: logger), logger: logger)
+        let router = buildRouter(
+            client: api.db, store: store, authority: api.authority, configuration: .testing(), proofs: .inProcess(api.db, store),
+            feed: feed, logger: logger)
+        return Set(
+            router.routes.map { route in
+                let path = route.path.description.split(separator: "/").map {
+                    $0.hasPrefix(":") ? "{\($0.dropFirst())}" : $0 == "**" ? "{path}" : String($0)
+                }
+                return "\(route.method.rawValue.lowercased()) /\(path.joined(separator: "/"))"
+            })
+    }
+
     @Test("the served document lists exactly the routes the router answers")
     func inStep() async throws {
         let documented = Self.documented()
-        try await withAPI { api in
+        try await LiveServer.run { api in
+            let routes = Self.routes(of: api)
             // The tiles are one route (`tile/**`), documented as one path per number of index groups.
             let routed = documented.map { $0.1.hasPrefix("/tlog/tile/") ? ($0.0, "/tlog/tile/{path}") : $0 }
-            #expect(Set(routed.map { "\($0.0) \($0.1)" }) == api.routes)
+            #expect(Set(routed.map { "\($0.0) \($0.1)" }) == routes)
             #expect(documented.filter { $0.1.hasPrefix("/tlog/tile/") }.count == 14)
-            #expect(api.routes.count >= 21)
+            #expect(routes.count >= 21)
             let served = try await api.call(.get, "/openapi.yaml")
             #expect(served.status == .ok && served.raw == OpenAPIDocument.text)
             for (method, path) in documented {

@@ -18,7 +18,7 @@ struct PagingTests {
     static func rootHash() throws -> RootHash { try RootHash(bytes: (0..<32).map { _ in UInt8.random(in: 0...255) }) }
 
     /// Appends `events` to the collaboration through the command loop (its inline state kept).
-    static func append(_ api: API, _ id: String, _ events: [CollaborationEvent]) async throws -> Int64 {
+    static func append(_ api: LiveServer, _ id: String, _ events: [CollaborationEvent]) async throws -> Int64 {
         let store = EventStore(client: api.db, logger: Logger(label: "test"))
         return try await CollaborationStreams(store: store).decideAndAppend(id) { _ in
             .init(events: events, metadata: EventMetadata(actor: "devin"))
@@ -38,7 +38,7 @@ struct PagingTests {
 
     /// devin's collaboration with `count` identities: every tenth granted (to 50 accounts), every
     /// 13th removed, every 17th granted one revoked, and a notice per 20 identities.
-    static func large(_ api: API, identities count: Int) async throws -> (id: String, hashes: [RootHash], head: Int64) {
+    static func large(_ api: LiveServer, identities count: Int) async throws -> (id: String, hashes: [RootHash], head: Int64) {
         let id = try await api.call(.post, "/v1/collaborations", as: "devin", json: startBody).body["collaborationId"]!.string!
         let hashes = try (0..<count).map { _ in try rootHash() }
         var head: Int64 = 0
@@ -61,7 +61,7 @@ struct PagingTests {
     }
 
     /// Writes that go on during a walk: identities added and removed, notices, grants.
-    static func keepWriting(_ api: API, _ id: String, _ hashes: [RootHash]) -> Task<Void, any Error> {
+    static func keepWriting(_ api: LiveServer, _ id: String, _ hashes: [RootHash]) -> Task<Void, any Error> {
         Task {
             for round in 0..<20 {
                 let fresh = try rootHash()
@@ -77,7 +77,7 @@ struct PagingTests {
     }
 
     /// The members as the domain folds the stream up to `position`: root hash → "state account".
-    static func fold(_ api: API, _ id: String, upTo position: Int64) async throws -> [String: String] {
+    static func fold(_ api: LiveServer, _ id: String, upTo position: Int64) async throws -> [String: String] {
         let store = EventStore(client: api.db, logger: Logger(label: "test"))
         var state: CollaborationState?
         for recorded in try await store.readStream(Streams.collaboration(id), afterVersion: 0) where recorded.position <= position {
@@ -94,7 +94,7 @@ struct PagingTests {
     /// Every page of `path` (a query string may follow), `limit` at a time: the items under
     /// `key`, each page's body, and what `between` did after the first page.
     static func walk(
-        _ api: API, _ path: String, key: String, limit: Int, as account: String = "devin", roles: [String] = [],
+        _ api: LiveServer, _ path: String, key: String, limit: Int, as account: String = "devin", roles: [String] = [],
         between: (@Sendable () -> Void)? = nil
     ) async throws -> (items: [JSONValue], pages: [JSONValue]) {
         var (items, pages): ([JSONValue], [JSONValue]) = ([], [])
@@ -121,7 +121,7 @@ struct PagingTests {
     /// the first page's position, none skipped or repeated, while writes go on.
     @Test("members paged during writes (current, at a position, as of a time): the fold at the first page")
     func members() async throws {
-        try await withAPI { api in
+        try await LiveServer.run { api in
             let (id, hashes, head) = try await Self.large(api, identities: 2_600)
             let middle = head / 2
             // A time in the middle of the history: the page's position is the last change recorded by then.
@@ -154,7 +154,7 @@ struct PagingTests {
 
     @Test("history, highlights and access audit paged during writes: the unpaged answer, in log order")
     func logOrderedLists() async throws {
-        try await withAPI { api in
+        try await LiveServer.run { api in
             let (id, hashes, _) = try await Self.large(api, identities: 1_200)
             let store = EventStore(client: api.db, logger: Logger(label: "test"))
             for (path, key, account) in [
@@ -188,7 +188,7 @@ struct PagingTests {
 
     @Test("a limit of 0, -1, 1001 or not a number, and a forged or foreign cursor: 400 on every list read")
     func badPages() async throws {
-        try await withAPI { api in
+        try await LiveServer.run { api in
             let (id, _, head) = try await Self.large(api, identities: 300)
             let other = try await api.call(.post, "/v1/collaborations", as: "devin", json: startBody).body["collaborationId"]!.string!
             let lists = [
@@ -229,7 +229,7 @@ struct PagingTests {
 
     @Test("audit exports stream every record past a page of 1,000: NDJSON one per line, CSV with a header")
     func exports() async throws {
-        try await withAPI { api in
+        try await LiveServer.run { api in
             let (id, _, head) = try await Self.large(api, identities: 12_000)
             let count = try await Self.walk(
                 api, "/v1/audit/access?collaboration=\(id)&minPosition=\(head)", key: "records", limit: 1000, as: "auditor",

@@ -14,7 +14,7 @@ struct TimesTests {
 
     @Test("a leap second, 9999-12-31T23:59:59.99999Z and year 1 kept exactly; other times a 400, no change")
     func windowsAndAsOf() async throws {
-        try await withAPI { api in
+        try await LiveServer.run { api in
             let id = try #require(
                 try await api.call(.post, "/v1/collaborations", as: "owner", json: startBody).body["collaborationId"]?.string)
             let path = "/v1/collaborations/\(id)/participants"

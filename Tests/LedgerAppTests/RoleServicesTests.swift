@@ -33,21 +33,22 @@ struct RoleServicesTests {
     }
 
     @Test("ledger serve: every worker, the checkpointer with a signing key, the HTTP server, Readiness last")
-    func allInOne() async throws {
+    func serve() async throws {
         let (store, configuration) = (Self.store, Self.configuration)
         let authority = try await TokenAuthority(secret: TokenAuthority.randomSecret())
         let unsigned = Self.names(
-            RoleServices.allInOne(
-                client: Self.client, store: store, authority: authority, configuration: configuration, logger: Self.logger))
+            RoleServices.serve(
+                shards: [.init(client: Self.client, store: store)], cluster: nil, authority: authority, configuration: configuration,
+                logs: nil, logger: Self.logger))
         #expect(unsigned.suffix(2) == ["Application", "Readiness"])
         for worker in ["VerifierWorker", "ProjectorWorker", "ExpiryService", "FeedTail", "WebhookDeliverer"] {
             #expect(unsigned.contains(worker), "\(worker) missing from \(unsigned)")
         }
         #expect(!unsigned.contains("Checkpointer"), "no signing key, no checkpointer")
         let signed = Self.names(
-            RoleServices.allInOne(
-                client: Self.client, store: store, authority: authority, configuration: configuration, signer: try NoteSigner(Self.signer),
-                logger: Self.logger))
+            RoleServices.serve(
+                shards: [.init(client: Self.client, store: store)], cluster: nil, authority: authority, configuration: configuration,
+                logs: .init(single: try NoteSigner(Self.signer)), logger: Self.logger))
         #expect(signed.suffix(3) == ["Checkpointer", "Application", "Readiness"])
     }
 

@@ -15,7 +15,7 @@ import Testing
 struct ReadsTests {
     @Test("members paged at one position join into the whole answer; a changed or another list's cursor refused")
     func memberPages() async throws {
-        try await withAPI { api in
+        try await LiveServer.run { api in
             let started = try await api.call(.post, "/v1/collaborations", as: "devin", json: startBody).body
             let id = started["collaborationId"]!.string!
             let people = (0..<25).map { _ in SimulatedPerson(collaborationId: id, devices: 1) }
@@ -54,7 +54,7 @@ struct ReadsTests {
 
     @Test("a minPosition past the log's head is refused at once, not waited for")
     func pastTheHead() async throws {
-        try await withAPI { api in
+        try await LiveServer.run { api in
             let client = ReadClient(
                 primary: api.db, store: EventStore(client: api.db, logger: Logger(label: "test")), logger: Logger(label: "test"))
             await #expect {

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import LedgerConfiguration
 import LedgerDeviceSimulator
 import LedgerDomain
 import LedgerPostgres
@@ -24,7 +25,7 @@ struct ErasedSubjectTests {
     /// behind the erased one is never decided. An answer ends the wait at once.
     static let verdictWait: Duration = .seconds(120)
 
-    static func erase(_ api: API, _ account: String) async throws {
+    static func erase(_ api: LiveServer, _ account: String) async throws {
         let r = try await api.call(
             .post, "/v1/privacy/erasures", as: "officer", roles: ["privacy"], json: #"{"account":"\#(account)","reason":"TICKET-37"}"#)
         #expect(r.status == .ok, "\(r.raw)")
@@ -53,18 +54,10 @@ struct ErasedSubjectTests {
     /// wait.
     @Test("split mode: a pending request of an erased account refused without an event; others decided in time")
     func splitMode() async throws {
-        let hubs = HubBox()
-        let proofs: ProofsFactory = { client, store in
-            let hub = NotificationHub(client: client, channel: VerifierChannels.verdicts, logger: Logger(label: "test"))
-            hubs.set(hub)
-            return ProofService(
-                requests: VerifierTests.requests(client), store: store, engine: nil, verdicts: hub, verdictWait: Self.verdictWait)
-        }
-        try await withAPI(proofs: proofs) { api in
-            let verdicts = hubs.get()!
+        // `ledger api`: no engine; proofs are stored and their calls wait for a worker's verdict.
+        try await LiveServer.run(.apiOnly, configuration: .testing { $0.verdictWait = Self.verdictWait }) { api in
             try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await verdicts.run() }
-                try await waitUntil(timeout: .seconds(60), "verdict LISTEN up") { verdicts.isListening }
+                try await api.waitListening(VerifierChannels.verdicts)
                 let (id, people) = try await ProofEngineTests.collaboration(api, people: 3)
                 let (alice, bob, carol) = (people[0], people[1], people[2])
 
@@ -129,7 +122,8 @@ struct ErasedSubjectTests {
     /// sweep.
     @Test("an account erased between a group's read and commit: re-read, refused account_erased, rest decided")
     func erasedDuringStoredDecision() async throws {
-        try await withAPI { api in
+        // `ledger api`: the requests stored here wait for this test's worker alone.
+        try await LiveServer.run(.apiOnly) { api in
             let (id, people) = try await ProofEngineTests.collaboration(api, people: 2)
             let requests = VerifierTests.requests(api.db)
             let alices = try await ProofEngineTests.submission(api, id, people[0], as: "alice")
@@ -162,7 +156,7 @@ struct ErasedSubjectTests {
     /// again; the rest of the group decided.
     @Test("ledger serve: an account erased between read and commit: refused, nothing stored, rest decided")
     func erasedDuringFreshDecision() async throws {
-        try await withAPI { api in
+        try await LiveServer.run { api in
             let (id, people) = try await ProofEngineTests.collaboration(api, people: 2)
             let alices = try await ProofEngineTests.submission(api, id, people[0], as: "alice")
             let bobs = try await ProofEngineTests.submission(api, id, people[1], as: "bob")

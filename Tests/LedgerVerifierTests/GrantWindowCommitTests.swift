@@ -19,7 +19,7 @@ struct GrantWindowCommitTests {
     /// is decided again and refused access_expired; no grant recorded.
     @Test("decided inside the window, committed after it: LP005, decided again as access_expired, no grant")
     func commitAfterTheEnd() async throws {
-        try await withAPI { api in
+        try await LiveServer.run { api in
             let (id, people) = try await ProofEngineTests.collaboration(api, people: 5)
             let collaborations = CollaborationStreams(store: EventStore(client: api.db, logger: Logger(label: "test")))
             // A loaded machine may read the proof only after a short window has ended (then it is

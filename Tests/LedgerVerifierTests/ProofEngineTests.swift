@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import LedgerApp
 import LedgerConfiguration
 import LedgerDeviceSimulator
 import LedgerDomain
@@ -21,7 +22,7 @@ struct ProofEngineTests {
     struct Killed: Error {}
 
     /// A collaboration owned by devin with the given people's identities added.
-    static func collaboration(_ api: API, people count: Int) async throws -> (id: String, people: [SimulatedPerson]) {
+    static func collaboration(_ api: LiveServer, people count: Int) async throws -> (id: String, people: [SimulatedPerson]) {
         let id = try await api.call(.post, "/v1/collaborations", as: "devin", json: startBody).body["collaborationId"]!.string!
         let people = (0..<count).map { _ in SimulatedPerson(collaborationId: id, devices: 2) }
         let added = people.map { "\"\($0.rootHash)\"" }.joined(separator: ",")
@@ -32,7 +33,7 @@ struct ProofEngineTests {
 
     /// A challenge issued to `account`, signed with `signer`'s device 0 (or over other bytes).
     static func submission(
-        _ api: API, _ id: String, _ signer: SimulatedPerson, as account: String, overOtherBytes: Bool = false
+        _ api: LiveServer, _ id: String, _ signer: SimulatedPerson, as account: String, overOtherBytes: Bool = false
     ) async throws -> ProofSubmission {
         let challenge = try await api.challenge(id, as: account)
         let bytes = Base64.decode(challenge["challenge"]!.string!)!
@@ -66,7 +67,7 @@ struct ProofEngineTests {
     /// once, unknown collaborations 404 with nothing stored, all verdicts in one commit.
     @Test("one group: each verdict on the state before it, a shared challenge used once, one commit")
     func oneGroup() async throws {
-        try await withAPI { api in
+        try await LiveServer.run { api in
             let (id, people) = try await Self.collaboration(api, people: 3)
             let (other, others) = try await Self.collaboration(api, people: 1)
             let (alice, bob, carol) = (people[0], people[1], people[2])
@@ -178,7 +179,7 @@ struct ProofEngineTests {
 
     @Test("an identity removed after the group read the collaboration: read again, refused, stored once")
     func collaborationChangedMeanwhile() async throws {
-        try await withAPI { api in
+        try await LiveServer.run { api in
             let (id, people) = try await Self.collaboration(api, people: 1)
             let alice = people[0]
             let store = EventStore(client: api.db, logger: Logger(label: "test"))
@@ -223,7 +224,7 @@ struct ProofEngineTests {
         "a challenge used by another request, or expired, after the group read it: re-read, refused, kept",
         arguments: challengeChanges)
     func challengeChangedMeanwhile(reason: String, change: String) async throws {
-        try await withAPI { api in
+        try await LiveServer.run { api in
             let (id, people) = try await Self.collaboration(api, people: 1)
             let submission = try await Self.submission(api, id, people[0], as: "alice")
             let db = api.db
@@ -255,25 +256,28 @@ struct ProofEngineTests {
         var settings = Self.settings
         settings.deadline = .seconds(60)
         let patient = settings
-        let proofs: ProofsFactory = { client, store in
-            // Before each commit, a notice lands on every collaboration: each attempt is refused.
-            .inProcess(
-                client, store, configuration: .testing { $0.verdictWait = .seconds(60) }, settings: patient,
-                hooks: .init(afterRead: {
-                    _ = reads.next()
-                    var streams: [String] = []
-                    for try await id in try await client.query("SELECT stream_id FROM ledger_streams").decode(String.self) {
-                        streams.append(id)
-                    }
-                    let notice = CollaborationEvent.highlightPosted(
-                        .init(kind: .persistence, trigger: nil, mentionedRootHash: nil, account: "devin"))
-                    for id in streams {
-                        _ = try await store.append(
-                            .init(streamId: id, expectedVersion: .any, events: [notice.newEvent(metadata: .init(actor: "devin"))]))
-                    }
-                }))
-        }
-        try await withAPI(proofs: proofs) { api in
+        // The server's database, once it runs: the hook appends through it.
+        let database = Mutex<PostgresClient?>(nil)
+        // Before each commit, a notice lands on every collaboration: each attempt is refused.
+        let hooks = ProofEngine.Hooks(afterRead: {
+            _ = reads.next()
+            let client = try #require(database.withLock { $0 })
+            let store = EventStore(client: client, logger: Logger(label: "test"))
+            var streams: [String] = []
+            for try await id in try await client.query("SELECT stream_id FROM ledger_streams").decode(String.self) {
+                streams.append(id)
+            }
+            let notice = CollaborationEvent.highlightPosted(
+                .init(kind: .persistence, trigger: nil, mentionedRootHash: nil, account: "devin"))
+            for id in streams {
+                _ = try await store.append(
+                    .init(streamId: id, expectedVersion: .any, events: [notice.newEvent(metadata: .init(actor: "devin"))]))
+            }
+        })
+        try await LiveServer.run(
+            configuration: .testing { $0.verdictWait = .seconds(60) }, engine: .init(settings: patient, hooks: hooks)
+        ) { api in
+            database.withLock { $0 = api.db }
             let (id, people) = try await Self.collaboration(api, people: 1)
             let r = try await api.verify(id, people[0], as: "alice")
             #expect(r.status == .conflict, "\(r.raw)")
@@ -291,7 +295,7 @@ struct ProofEngineTests {
     /// the challenges unused; the same proofs are decided afterwards.
     @Test("a process dying between a group's read and commit: nothing stored; the proofs are decided later")
     func diesBeforeCommit() async throws {
-        try await withAPI { api in
+        try await LiveServer.run { api in
             let (id, people) = try await Self.collaboration(api, people: 2)
             let submissions = [
                 try await Self.submission(api, id, people[0], as: "alice"), try await Self.submission(api, id, people[1], as: "bob"),

@@ -20,7 +20,7 @@ import Testing
 /// own router and its own connection pool, nothing shared but PostgreSQL.
 @Suite("Rejection throttle")
 struct ThrottleTests {
-    static func withTwoInstances(limit: Int, _ body: @Sendable (API, API) async throws -> Void) async throws {
+    static func withTwoInstances(limit: Int, _ body: @Sendable (RouterAPI, RouterAPI) async throws -> Void) async throws {
         try await withTestStore { store, client, settings in
             let authority = try await TokenAuthority(secret: "test-secret-\(UUID())")
             try await withClient(settings) { other in
@@ -39,8 +39,8 @@ struct ThrottleTests {
                 try await first.test(.router) { a in
                     try await second.test(.router) { b in
                         try await body(
-                            API(client: a, authority: authority, db: client, routes: []),
-                            API(client: b, authority: authority, db: other, routes: []))
+                            RouterAPI(client: a, authority: authority, db: client),
+                            RouterAPI(client: b, authority: authority, db: other))
                     }
                 }
             }
@@ -58,7 +58,7 @@ struct ThrottleTests {
             for round in 0..<6 {
                 let api = round.isMultiple(of: 2) ? a : b
                 let challenge = try await api.challenge(id, as: "flooder")
-                let headers = try await api.client.execute(
+                let headers = try await api.execute(
                     uri: "/v1/collaborations/\(id)/proofs", method: .post,
                     headers: [.authorization: "Bearer \(try await api.token("flooder"))", .contentType: "application/json"],
                     body: .init(string: proofBody(stranger, challenge: challenge)))
@@ -76,7 +76,7 @@ struct ThrottleTests {
         try await Self.withTwoInstances(limit: 3) { a, b in
             let id = try await a.call(.post, "/v1/collaborations", as: "owner", json: startBody).body["collaborationId"]!.string!
             let stranger = SimulatedPerson(collaborationId: id, devices: 1)
-            var challenges: [(API, JSONValue)] = []
+            var challenges: [(RouterAPI, JSONValue)] = []
             for round in 0..<12 {
                 let api = round.isMultiple(of: 2) ? a : b
                 challenges.append((api, try await api.challenge(id, as: "burster")))

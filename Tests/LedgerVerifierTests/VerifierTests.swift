@@ -21,7 +21,8 @@ struct VerifierTests {
     struct Killed: Error {}
 
     /// A started collaboration with alice's identity added, and a stored (undecided) proof request.
-    static func storedRequest(_ api: API) async throws -> (collaboration: String, requestId: UUID) {
+    /// (`ledger api` serves the tests that store requests: no worker of its own decides them.)
+    static func storedRequest(_ api: LiveServer) async throws -> (collaboration: String, requestId: UUID, rootHash: RootHash) {
         let id = try await api.call(.post, "/v1/collaborations", as: "devin", json: startBody).body["collaborationId"]!.string!
         let alice = SimulatedPerson(collaborationId: id, devices: 1)
         try await api.call(.post, "/v1/collaborations/\(id)/participants", as: "devin", json: #"{"added":["\#(alice.rootHash)"]}"#)
@@ -31,7 +32,7 @@ struct VerifierTests {
             collaborationId: id, account: "alice", challengeId: UUID(uuidString: challenge["challengeId"]!.string!)!,
             signature: alice.sign(bytes, device: 0), proof: alice.proof(device: 0))
         try await requests(api.db).store(submission, limit: 20, window: .seconds(60))
-        return (id, submission.requestId)
+        return (id, submission.requestId, alice.rootHash)
     }
 
     static func requests(_ db: PostgresClient) -> ProofRequests { ProofRequests(client: db, logger: Logger(label: "test")) }
@@ -74,8 +75,8 @@ struct VerifierTests {
 
     @Test("a worker dying between its group's read and commit: nothing half-done; the next decides it once")
     func diesBeforeCommit() async throws {
-        try await withAPI { api in
-            let (_, requestId) = try await Self.storedRequest(api)
+        try await LiveServer.run(.apiOnly) { api in
+            let (_, requestId, _) = try await Self.storedRequest(api)
             #expect(await Self.worker(api.db, Self.engine(api.db) { throw Killed() }).sweep() == 1)
             #expect(try await Self.status(api.db, requestId) == "pending")
             #expect(try await Self.verdictEvents(api.db, requestId) == [])
@@ -90,18 +91,16 @@ struct VerifierTests {
 
     @Test("the worker decides on the collaboration at its commit: an identity removed since the request refused")
     func decidesOnCurrentState() async throws {
-        try await withAPI { api in
-            let (id, requestId) = try await Self.storedRequest(api)
+        try await LiveServer.run(.apiOnly) { api in
+            let (id, requestId, rootHash) = try await Self.storedRequest(api)
             let store = EventStore(client: api.db, logger: Logger(label: "test"))
-            let members = try await api.call(.get, "/v1/collaborations/\(id)/members?minPosition=2", as: "devin")
-            let rootHash = try #require(members.body["members"]?.array.first?["rootHash"]?.string)
             let removed = Mutex(false)
             let engine = Self.engine(api.db) {
                 guard !removed.withLock({ $0 }) else { return }
                 removed.withLock { $0 = true }
                 _ = try await CollaborationStreams(store: store).decideAndAppend(id) { _ in
                     .init(
-                        events: [.identityRemoved(.init(rootHash: try RootHash(base64: rootHash), account: nil))],
+                        events: [.identityRemoved(.init(rootHash: rootHash, account: nil))],
                         metadata: EventMetadata(actor: "devin"))
                 }
             }
@@ -119,8 +118,8 @@ struct VerifierTests {
 
     @Test("two workers deciding one request at once: one commits, the other finds it decided; one verdict")
     func twoWorkersOneRequest() async throws {
-        try await withAPI { api in
-            let (_, requestId) = try await Self.storedRequest(api)
+        try await LiveServer.run(.apiOnly) { api in
+            let (_, requestId, _) = try await Self.storedRequest(api)
             let db = api.db
             let other = Self.worker(db, Self.engine(db))
             // The second worker decides the request between the first one's read and commit.
@@ -145,8 +144,8 @@ struct VerifierTests {
 
     @Test("a worker hung between read and commit holds nothing: another decides meanwhile; let go, appends none")
     func hangsHoldingNothing() async throws {
-        try await withAPI { api in
-            let (_, requestId) = try await Self.storedRequest(api)
+        try await LiveServer.run(.apiOnly) { api in
+            let (_, requestId, _) = try await Self.storedRequest(api)
             let db = api.db
             let (release, letGo) = AsyncStream<Void>.makeStream()
             let hanging = Mutex(false)
@@ -175,19 +174,11 @@ struct VerifierTests {
 
     @Test("an API without an engine waits for a worker's verdict NOTIFY; with no worker, 202 and the status URL")
     func workerPath() async throws {
-        let hubs = HubBox()
-        let proofs: ProofsFactory = { client, store in
-            let hub = NotificationHub(client: client, channel: VerifierChannels.verdicts, logger: Logger(label: "test"))
-            hubs.set(hub)
-            // Long enough for a loaded machine's worker to answer the second proof; the first
-            // (no worker yet) pays it in full before its 202.
-            return ProofService(requests: Self.requests(client), store: store, engine: nil, verdicts: hub, verdictWait: .seconds(10))
-        }
-        try await withAPI(proofs: proofs) { api in
-            let verdicts = hubs.get()!
+        // `ledger api`: no engine; long enough a verdict wait for a loaded machine's worker to answer
+        // the second proof (the first, with no worker yet, pays it in full before its 202).
+        try await LiveServer.run(.apiOnly, configuration: .testing { $0.verdictWait = .seconds(10) }) { api in
             try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await verdicts.run() }
-                try await waitUntil(timeout: .seconds(60), "verdict LISTEN up") { verdicts.isListening }
+                try await api.waitListening(VerifierChannels.verdicts)
                 let id = try await api.call(.post, "/v1/collaborations", as: "devin", json: startBody).body["collaborationId"]!.string!
                 let alice = SimulatedPerson(collaborationId: id, devices: 2)
                 try await api.call(.post, "/v1/collaborations/\(id)/participants", as: "devin", json: #"{"added":["\#(alice.rootHash)"]}"#)
@@ -220,11 +211,4 @@ struct VerifierTests {
             }
         }
     }
-}
-
-/// Hands the hub built inside the router factory to the test body.
-final class HubBox: Sendable {
-    private let hub = Mutex<NotificationHub?>(nil)
-    func set(_ value: NotificationHub) { hub.withLock { $0 = value } }
-    func get() -> NotificationHub? { hub.withLock { $0 } }
 }

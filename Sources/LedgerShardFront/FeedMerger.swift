@@ -1,4 +1,5 @@
 import Foundation
+import LedgerAPI
 import LedgerFeed
 
 /// The change feed of several shards as one stream of Server-Sent Events (`ShardFeed`), pure:

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LedgerAPI
 import LedgerWebhooks
 import LedgerWire
 import Logging

@@ -5,12 +5,12 @@ import LedgerTokens
 import Logging
 import PostgresNIO
 
-/// On shards, the top log's own router (`ShardRouter` sends it `/tlog/…` outside
-/// `/tlog/shard/{k}/…`, and `/v1/log/…`): the checkpoint and tiles of the top log, whose entries
-/// are the shards' recorded checkpoints (`TopLogRecorder`), and its key, checkpoints, proofs and
-/// status as one database's `/v1/log/…` gives them. Its entry bundles are public: they hold
-/// signed checkpoints, no personal data.
-public func buildTopLogRouter(client: PostgresClient, authority: TokenAuthority, logger: Logger) -> Router<LedgerRequestContext> {
+/// A router for a log alone, with no collaborations beside it: its checkpoint and tiles under
+/// `/tlog/…` (entry bundles public: such a log's entries are signed checkpoints of other logs,
+/// no personal data), and its key, checkpoints, proofs and status under `/v1/log/…`, as
+/// `buildRouter` gives a ledger's own log. A front that records other logs' checkpoints in a
+/// log of its own serves that log through it.
+public func buildLogRouter(client: PostgresClient, authority: TokenAuthority, logger: Logger) -> Router<LedgerRequestContext> {
     let router = Router(context: LedgerRequestContext.self)
     router.add(middleware: RequestIdMiddleware())
     router.add(middleware: ErrorMiddleware())

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LedgerAPI
 import LedgerDomain
 import LedgerReadModel
 import LedgerWire
@@ -29,8 +30,12 @@ extension ShardFanOut {
         guard export != .json else { return try first.response(from: request, context: context) }
         return Response(
             status: .ok, headers: [.contentType: export.contentType],
-            body: ResponseBody { writer in try await AuditExport.write(export, first: first, next: page, sharded: true, to: &writer) })
+            body: ResponseBody { writer in try await AuditExport.write(export, first: first, next: page, csv: Self.shardedCSV, to: &writer)
+            })
     }
+
+    /// The CSV form names each record's shard.
+    static let shardedCSV = AuditExport.CSV(header: AccessAuditText.shardedCSVHeader) { AccessAuditText.csvRows($0, sharded: true) }
 
     /// Up to `limit` records from `cursor` on: shard k's page, then the next shards' while room is left.
     static func auditPage(

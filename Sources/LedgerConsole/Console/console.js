@@ -1,7 +1,7 @@
 // Participant Ledger: the auditor's read-only console (issue 31), entry module (issue 41).
 // Native ES modules, no framework, no build step: console.html loads this file with
 // <script type="module">, and it imports one module per view from the same folder (the ledger
-// serves every file of Sources/LedgerAPI/Console as /console/<name>, scripts as text/javascript).
+// serves every file of Sources/LedgerConsole/Console as /console/<name>, scripts as text/javascript).
 //   dom.js     DOM helpers: values written as text, never as markup
 //   api.js     the bearer token (sessionStorage) and GETs of the API
 //   ui.js      the status and error regions, starting a view, sections, paged tables

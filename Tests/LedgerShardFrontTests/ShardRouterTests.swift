@@ -1,9 +1,10 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LedgerAPI
 import Testing
 
-@testable import LedgerAPI
+@testable import LedgerShardFront
 @testable import LedgerShards
 
 /// Where the shard router sends each request (pure): paths read as Hummingbird's router reads
@@ -22,7 +23,7 @@ struct ShardRouterTests {
         router.destination(method: method, path: path, idempotencyKey: key, collaboration: collaboration)
     }
 
-    @Test("empty segments and trailing slashes are skipped, as Hummingbird skips them: every-shard paths never reach one shard")
+    @Test("empty segments and trailing slashes skipped as in Hummingbird: every-shard paths never reach one")
     func emptySegments() {
         for (method, path) in [
             (HTTPRequest.Method.get, "/v1//privacy/erasures"), (.put, "/v1//privacy/export"), (.post, "//v1/feed"),
@@ -60,7 +61,7 @@ struct ShardRouterTests {
         #expect(Self.to(.post, "/v1/collaborations/") == .anyShard)
     }
 
-    @Test("a collaboration's requests go to its shard, its id read as the API reads it (any case, any empty segments)")
+    @Test("a collaboration's requests go to its shard, its id read as the API does (any case, empty segments)")
     func collaborations() {
         for n in 0..<200 {
             let id = UUID().uuidString.lowercased()
@@ -77,7 +78,7 @@ struct ShardRouterTests {
         #expect(Self.to(.get, "/v1/challenges") == .noDatabase, "the router's 405, with no database")
     }
 
-    @Test("the logs: /tlog/shard/{k}/… to shard k as its /tlog/…, k written one way only; the rest of /tlog/ is the top log's")
+    @Test("logs: /tlog/shard/{k}/… to shard k as its /tlog/…, k in one spelling; the rest of /tlog/ the top's")
     func logs() {
         #expect(Self.to(.get, "/tlog/shard/1/checkpoint") == .shardLog(1, path: "/tlog/checkpoint"))
         #expect(Self.to(.get, "/tlog//shard/0/tile/0/000") == .shardLog(0, path: "/tlog/tile/0/000"))
@@ -88,7 +89,7 @@ struct ShardRouterTests {
         #expect(Self.to(.get, "/tlog/tile/0/000") == .topLog)
     }
 
-    @Test("what needs no database goes to the first shard's router whether it answers or not; readiness asks every shard")
+    @Test("what needs no database goes to the first shard's router, up or not; readiness asks every shard")
     func noDatabase() {
         for path in ["/", "/health", "/metrics", "/openapi.yaml", "/console", "/nowhere", "/v1/nowhere"] {
             #expect(Self.to(.get, path) == .noDatabase, "\(path)")

@@ -1,13 +1,13 @@
 import Testing
 
-@testable import LedgerAPI
+@testable import LedgerShardFront
 
 /// The change feeds of several shards merged into one stream (pure): the cursor a position per
 /// shard, events held until every shard has named its start, comments passed through.
 struct FeedMergerTests {
-    @Test(
-        "events wait until every shard has named its start; the stream opens with the cursor alone, then each event with the cursor after it and its shard"
-    )
+    /// Events wait until every shard has named its start; the stream opens with the cursor alone,
+    /// then each event with the cursor after it and its shard.
+    @Test("events wait for every shard's start; the cursor opens the stream, then events with cursor and shard")
     func merged() {
         var merger = FeedMerger(shards: 2)
         #expect(merger.take(0, ": feed after position 7\n\nid: 9\nevent: A\ndata: {\"position\":9}\n\n") == "")
@@ -24,7 +24,7 @@ struct FeedMergerTests {
         #expect(merger.positions == [9, 5])
     }
 
-    @Test("a shard's start and its next events in one piece: the opening and what was held come before those events")
+    @Test("a shard's start and next events in one piece: the opening and held events come before those events")
     func startAndEventsInOnePiece() {
         var merger = FeedMerger(shards: 2)
         #expect(merger.take(0, ": feed after position 7\n\nid: 9\nevent: A\ndata: {\"position\":9}\n\n") == "")
@@ -42,9 +42,9 @@ struct FeedMergerTests {
         }
     }
 
-    @Test(
-        "a cursor from before shards were added gives each added shard the position of the shard it was copied from; none when an added shard was not copied from an earlier one"
-    )
+    /// A cursor from before shards were added gives each added shard the position of the shard it
+    /// was copied from; none when an added shard was not copied from an earlier one.
+    @Test("a cursor from before shards were added gives an added shard its source's position, or none")
     func cursorsAcrossMoves() {
         // Shard 2 a copy of shard 0, shard 3 a copy of shard 2.
         let sources: [Int?] = [nil, nil, 0, 2]

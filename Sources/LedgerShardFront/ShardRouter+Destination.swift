@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import LedgerAPI
 import LedgerShards
 
 /// Where the shard router sends each request, from its method, path and the few values that

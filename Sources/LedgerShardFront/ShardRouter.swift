@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LedgerAPI
 import LedgerDomain
 import LedgerShards
 import LedgerWire
@@ -44,6 +45,11 @@ import LedgerWire
 /// A shard whose database does not answer (`available`) is not sent requests: they are refused
 /// with 503 `database_unavailable` and `Retry-After`, never answered by another shard; so is the
 /// top log's, while its database does not answer (`topAvailable`).
+///
+/// One database is one shard with no top log (`init(single:)`): every request goes to its router
+/// as it came, so the wire is one database's, but for an event's evidence, whose `shard` (0, the
+/// only one) and `level` (`shard`, the log's own) a client written for shards may name: checked
+/// and left out here (`oneLog`).
 public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Context == LedgerRequestContext {
     public typealias Context = LedgerRequestContext
 
@@ -61,6 +67,8 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
     let bodyLimit: Int
     /// The shard each shard was copied from when it was added (`ledger shards move`), if it was.
     let sources: [Int?]
+    /// One database (`init(single:)`).
+    let single: Bool
 
     public init(
         map: ShardMap, shards: [Shard], topLog: RouterResponder<LedgerRequestContext>, available: [@Sendable () -> Bool],
@@ -72,12 +80,24 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
             map, shards, topLog, available, topAvailable, topEvidence, bodyLimit
         )
         self.sources = sources
+        single = false
+    }
+
+    /// One database's router alone: one shard, no top log.
+    public init(single router: Shard, bodyLimit: Int) {
+        (map, shards, topLog, available, topAvailable, self.bodyLimit, sources) = (
+            try! ShardMap(partitions: ["single"]), [router], Router(context: Context.self).buildResponder(), [{ true }], { true },
+            bodyLimit, []
+        )
+        topEvidence = { _, _ in throw DomainError(.routeNotFound, "one database has no top log") }
+        single = true
     }
 
     /// The shard's answer; a refusal made here (outside every shard's middleware) is answered
     /// as the routers answer theirs, and a shard's refusal within a fan-out as the shard gave it.
     public func respond(to request: Request, context: Context) async throws -> Response {
         do {
+            if single { return try await oneLog(request, context: context) }
             return try await route(request, context: context)
         } catch let refusal as DomainError {
             return try refusal.response(from: request, context: context)
@@ -190,6 +210,23 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
             throw DomainError(
                 .notAcrossShards, "\(request.method) \(request.uri.path) reads or writes every shard, which this ledger does not serve yet")
         }
+    }
+
+    /// One database's answer: an event's evidence may name shard 0 and the shard level, which are
+    /// its own; any other shard or level is refused, as it names nothing here.
+    func oneLog(_ request: Request, context: Context) async throws -> Response {
+        let query = request.uri.queryParameters
+        guard query["shard"] != nil || query["level"] != nil,
+            request.uri.path.split(separator: "/").starts(with: ["v1", "audit", "evidence"])
+        else { return try await shards[0].respond(to: request, context: context) }
+        if let shard = try Query.integer(request, "shard", minimum: 0), shard != 0 {
+            throw DomainError.invalid("shard must be 0: this ledger is one database, its only shard", code: .invalidQuery)
+        }
+        if let level = query["level"], level != "shard" {
+            throw DomainError.invalid("level must be shard: this ledger is one database, with no top log", code: .invalidQuery)
+        }
+        return try await shards[0].respond(
+            to: ShardFanOut.subrequest(request, replacing: [:], removing: ["shard", "level"]), context: context)
     }
 
     /// Every shard's router, if every shard's database answers: a read of every shard is whole or refused.

@@ -1,0 +1,128 @@
+import Foundation
+import Hummingbird
+import LedgerAPI
+import LedgerConfiguration
+import LedgerDomain
+import LedgerFeed
+import LedgerLog
+import LedgerPostgres
+import LedgerShardFront
+import LedgerShards
+import LedgerStore
+import LedgerTokens
+import LedgerWebhooks
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+import TransparencyLog
+
+extension RoleServices {
+    /// A shard as `serve` runs it: its pool, its store, and whether its database answers (nil on
+    /// one database, whose router is asked whatever its database does, as one database always was).
+    public struct Shard: Sendable {
+        public var client: PostgresClient
+        public var store: EventStore
+        public var availability: DatabaseAvailability?
+
+        public init(client: PostgresClient, store: EventStore, availability: DatabaseAvailability? = nil) {
+            (self.client, self.store, self.availability) = (client, store, availability)
+        }
+    }
+
+    /// What several shards add (docs/SCALING.md): the map that places collaborations, the top
+    /// log's database (where the cluster is defined) and whether it answers, and the shard each
+    /// shard was copied from when it was added, if it was (a feed cursor from before reads that
+    /// shard's position for it).
+    public struct Cluster: Sendable {
+        public var map: ShardMap
+        public var top: PostgresClient
+        public var topAvailability: DatabaseAvailability
+        public var sources: [Int?]
+
+        public init(map: ShardMap, top: PostgresClient, topAvailability: DatabaseAvailability, sources: [Int?]) {
+            (self.map, self.top, self.topAvailability, self.sources) = (map, top, topAvailability, sources)
+        }
+    }
+
+    /// `ledger serve`, on one database or several shards, one composition: each shard's store
+    /// runs what a store needs (`StoreServices`), the change feed's tail and its own API router
+    /// (`buildRouter`; starts take only ids its shard holds), and with `logs` its checkpointer;
+    /// on several shards the top log, on `cluster.top`, records every shard's checkpoints
+    /// (`TopLogRecorder`) and is checkpointed and witnessed as the deployment's origin. One HTTP
+    /// server sends each request to its shard (`ShardRouter`; with one shard, to that shard's
+    /// router as it came). `standby`: a hot standby for the reads, on one database.
+    public static func serve(
+        shards: [Shard], cluster: Cluster?, authority: TokenAuthority, configuration: LedgerConfiguration, logs: ShardLogs?,
+        publishedFile: URL? = nil, deliveries: WebhookDeliverer.Settings = .init(), engine: Engine = .init(),
+        standby: PostgresClient? = nil, logger: Logger,
+        onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> [any Service] {
+        let readiness = Readiness(drain: configuration.shutdownDrain)
+        var services: [any Service] = []
+        var routers: [RouterResponder<LedgerRequestContext>] = []
+        for (index, shard) in shards.enumerated() {
+            var logger = logger
+            var delivering = deliveries
+            var holds: @Sendable (String) -> Bool = { _ in true }
+            var file = publishedFile
+            if let cluster {
+                let name = cluster.map.shards[index]
+                holds = { cluster.map.shard(of: $0) == name }
+                logger[metadataKey: "shard"] = "\(index)"
+                (delivering.shard, delivering.holds) = (index, holds)
+                file = publishedFile.map { $0.deletingLastPathComponent().appendingPathComponent("\($0.lastPathComponent).shard-\(index)") }
+            }
+            let local = StoreServices(
+                client: shard.client, store: shard.store, configuration: configuration, deliveries: delivering, engine: engine,
+                logger: logger)
+            let feed = FeedTail(store: shard.store, events: local.events, logger: logger, holds: holds)
+            let router = buildRouter(
+                client: shard.client, store: shard.store, authority: authority, configuration: configuration, proofs: local.proofs,
+                feed: feed, readiness: readiness, standby: cluster == nil ? standby : nil, holds: holds, logger: logger)
+            routers.append(router.buildResponder())
+            services += local.workers + [feed]
+            if let signer = logs?.shards[index] {
+                services.append(
+                    makeCheckpointer(
+                        shard.client, signer: signer, witnesses: logs?.shardWitnesses, publishedFile: file, events: local.events, logger))
+            }
+        }
+        let front =
+            if let cluster {
+                sharded(
+                    routers, shards: shards, cluster: cluster, authority: authority, logs: logs, publishedFile: publishedFile,
+                    services: &services, bodyLimit: configuration.bodyLimit, logger: logger)
+            } else {
+                ShardRouter(single: routers[0], bodyLimit: configuration.bodyLimit)
+            }
+        return services + [server(front, configuration: configuration, logger: logger, onRunning: onRunning), readiness]
+    }
+
+    /// The front of several shards, and the top log's services (`services` gains them).
+    private static func sharded(
+        _ routers: [RouterResponder<LedgerRequestContext>], shards: [Shard], cluster: Cluster, authority: TokenAuthority,
+        logs: ShardLogs?, publishedFile: URL?, services: inout [any Service], bodyLimit: Int, logger: Logger
+    ) -> ShardRouter<RouterResponder<LedgerRequestContext>> {
+        var topLogger = logger
+        topLogger[metadataKey: "shard"] = "top"
+        let top = cluster.top
+        if let logs, let signer = logs.top {
+            let events = NotificationHub(client: top, channel: EventStore.channel, logger: topLogger)
+            let trees = zip(shards, logs.shards).map { (tree: LogTree(client: $0.client, logger: topLogger), verifier: $1.verifier) }
+            services += [
+                events,
+                makeCheckpointer(
+                    top, signer: signer, witnesses: logs.topWitnesses, publishedFile: publishedFile, events: events, topLogger),
+                TopLogRecorder(top: EventStore(client: top, logger: topLogger), shards: trees, logger: topLogger),
+            ]
+        }
+        let topEvidence = TopLogEvidence(store: EventStore(client: top, logger: topLogger), tree: LogTree(client: top, logger: topLogger))
+        let topAvailability = cluster.topAvailability
+        return ShardRouter(
+            map: cluster.map, shards: routers,
+            topLog: buildLogRouter(client: top, authority: authority, logger: topLogger).buildResponder(),
+            available: shards.map { shard in { shard.availability?.isAvailable ?? true } },
+            topAvailable: { topAvailability.isAvailable },
+            topEvidence: { try await topEvidence.level(shard: $0, covering: $1) }, bodyLimit: bodyLimit, sources: cluster.sources)
+    }
+}
