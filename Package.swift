@@ -34,6 +34,9 @@ let package = Package(
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        // HTTPTypes: Hummingbird's request and response types, which the API, the shard front and
+        // the tests name themselves.
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
@@ -58,6 +61,7 @@ let package = Package(
                 "TransparencyLog",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -92,7 +96,7 @@ let package = Package(
         .target(
             name: "LedgerShards",
             dependencies: [
-                "LedgerPostgres", "LedgerDomain", "LedgerStore", "LedgerLog", "TransparencyLog",
+                "LedgerPostgres", "LedgerDomain", "LedgerStore", "LedgerLog", "TransparencyLog", "LedgerWire",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -134,12 +138,13 @@ let package = Package(
         .target(
             name: "LedgerStore",
             dependencies: [
-                "LedgerDomain", "LedgerMigrations", "LedgerPostgres",
+                "LedgerDomain", "LedgerMigrations", "LedgerPostgres", "LedgerWire", "TransparencyLog",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -158,13 +163,14 @@ let package = Package(
         .target(
             name: "LedgerLog",
             dependencies: [
-                "TransparencyLog", "LedgerDomain", "LedgerStore", "LedgerPostgres", "LedgerBackup",
+                "TransparencyLog", "LedgerDomain", "LedgerStore", "LedgerPostgres", "LedgerBackup", "LedgerWire",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -190,6 +196,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -197,11 +204,12 @@ let package = Package(
         .target(
             name: "LedgerVerifier",
             dependencies: [
-                "LedgerDomain", "LedgerStore", "LedgerPostgres",
+                "LedgerDomain", "LedgerStore", "LedgerPostgres", "LedgerWire", "TransparencyLog",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -218,6 +226,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -226,10 +235,9 @@ let package = Package(
             name: "LedgerFeed",
             dependencies: [
                 "LedgerDomain", "LedgerWire", "LedgerStore", "LedgerPostgres",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -245,6 +253,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -267,6 +277,8 @@ let package = Package(
                 "TransparencyLog",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -304,6 +316,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -326,6 +339,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -369,6 +383,10 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -395,8 +413,9 @@ let package = Package(
             name: "LedgerCLITests",
             dependencies: [
                 "LedgerClient", "LedgerConfiguration", "LedgerDeviceSimulator", "LedgerDomain", "LedgerPostgres", "LedgerProjections",
-                "LedgerTestSupport", "LedgerTokens", "TransparencyLog",
+                "LedgerTestSupport", "LedgerTokens", "TransparencyLog", "LedgerStore", "LedgerWire",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -434,12 +453,16 @@ let package = Package(
         ),
         .testTarget(
             name: "LedgerDeviceSimulatorTests",
-            dependencies: ["LedgerDeviceSimulator", "LedgerDomain"],
+            dependencies: ["LedgerDeviceSimulator", "LedgerDomain", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "LedgerPostgresTests",
-            dependencies: ["LedgerPostgres", "LedgerTestSupport", .product(name: "PostgresNIO", package: "postgres-nio")],
+            dependencies: [
+                "LedgerPostgres", "LedgerTestSupport", "LedgerStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -451,7 +474,9 @@ let package = Package(
             name: "LedgerStoreTests",
             dependencies: [
                 "LedgerStore", "LedgerLog", "LedgerPostgres", "LedgerTestSupport", "LedgerDomain", "LedgerMigrations",
+                "LedgerClient", "LedgerDeviceSimulator", "LedgerWire",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             // A database as the previous release left it, for the upgrade test.
             resources: [.copy("Fixtures")],
@@ -468,7 +493,7 @@ let package = Package(
             name: "LedgerLogTests",
             dependencies: [
                 "LedgerLog", "TransparencyLog", "LedgerStore", "LedgerPostgres", "LedgerTestSupport", "LedgerDomain", "LedgerClient",
-                "LedgerConfiguration", "LedgerBackup",
+                "LedgerConfiguration", "LedgerBackup", "LedgerWire",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -501,6 +526,7 @@ let package = Package(
             dependencies: [
                 "LedgerShardFront", "LedgerAPI", "LedgerShards", "LedgerFeed", "LedgerDomain",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -518,10 +544,11 @@ let package = Package(
             name: "LedgerReadModelTests",
             dependencies: [
                 "LedgerReadModel", "LedgerProjections", "LedgerStore", "LedgerPostgres", "LedgerDomain", "LedgerWire",
-                "LedgerDeviceSimulator", "LedgerTestSupport",
+                "LedgerDeviceSimulator", "LedgerTestSupport", "LedgerApp", "LedgerClient", "LedgerConfiguration", "LedgerTokens",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -530,10 +557,12 @@ let package = Package(
             dependencies: [
                 "LedgerVerifier", "LedgerAPI", "LedgerFeed", "LedgerStore", "LedgerPostgres", "LedgerDomain", "LedgerWire",
                 "LedgerDeviceSimulator", "LedgerTokens", "LedgerApp",
-                "LedgerTestSupport",
+                "LedgerTestSupport", "LedgerConfiguration", "TransparencyLog",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -541,7 +570,7 @@ let package = Package(
             name: "LedgerWebhooksTests",
             dependencies: [
                 "LedgerWebhooks", "LedgerClient", "LedgerStore", "LedgerPostgres", "LedgerDomain", "LedgerWire",
-                "LedgerDeviceSimulator", "LedgerTestSupport",
+                "LedgerDeviceSimulator", "LedgerTestSupport", "LedgerConfiguration",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -566,6 +595,11 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             exclude: ["Go", "Console"],
             swiftSettings: swiftSettings
