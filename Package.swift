@@ -148,7 +148,6 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The transparency log on PostgreSQL: the tree store, the checkpointer, log verification.
         // Backups: the database's (base backup and WAL through a slot), the secrets sealed beside
         // it, the slot's name and how far each backup flushed, which the replication gate counts.
         .target(
@@ -160,6 +159,11 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The transparency log on PostgreSQL: the tree store, the checkpointer, log verification.
+        // It depends on LedgerBackup for one rule, which slots are backups' and how far each has
+        // flushed (BackupSlot, BackupPositions): the replication gate counts backups before a
+        // checkpoint is signed, and the rule is written once, where backups are made. LedgerBackup
+        // sits below the log (PostgreSQL plumbing and settings only), so no cycle comes of it.
         .target(
             name: "LedgerLog",
             dependencies: [
@@ -482,13 +486,14 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
-        // The log on PostgreSQL, and the checkpointer publishing through witnesses and refusing
-        // forks, on a live server.
+        // Backup slots' names, pure.
         .testTarget(
             name: "LedgerBackupTests",
             dependencies: ["LedgerBackup"],
             swiftSettings: swiftSettings
         ),
+        // The log on PostgreSQL, and the checkpointer publishing through witnesses and refusing
+        // forks, on a live server.
         .testTarget(
             name: "LedgerLogTests",
             dependencies: [
