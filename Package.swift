@@ -412,7 +412,8 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The shipped binary as a process: configuration, backups and restores, roles across processes.
+        // The shipped binary as a process: configuration, backups and restores, roles across processes;
+        // the files shipped beside it (docker-compose.yml, the alert rules and the dashboard).
         .testTarget(
             name: "LedgerCLITests",
             dependencies: [
@@ -471,7 +472,12 @@ let package = Package(
         ),
         .testTarget(
             name: "LedgerConfigurationTests",
-            dependencies: ["LedgerConfiguration", "LedgerTestSupport"],
+            dependencies: ["LedgerConfiguration"],
+            swiftSettings: swiftSettings
+        ),
+        // The repository's own rules, read from its files, pure: every test's name fits on a line.
+        .testTarget(
+            name: "RepositoryTests",
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -49,7 +49,7 @@ struct FeedController {
             status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
             body: ResponseBody { writer in
                 var stream = FeedStream(store: store, tail: tail, audience: audience, cursor: after)
-                try await stream.run(&writer)
+                try await stream.run { try await writer.write(ByteBuffer(string: $0)) }
                 try await writer.finish(nil)
             })
     }

@@ -1,11 +1,8 @@
 import Foundation
-import HTTPTypes
-import Hummingbird
 import LedgerDomain
 import LedgerPostgres
 import LedgerStore
 import LedgerWire
-import NIOCore
 import ServiceLifecycle
 import Synchronization
 

@@ -1,11 +1,8 @@
 import Foundation
-import HTTPTypes
-import Hummingbird
 import LedgerDomain
 import LedgerPostgres
 import LedgerStore
 import LedgerWire
-import NIOCore
 import ServiceLifecycle
 import Synchronization
 
@@ -28,10 +25,11 @@ public struct FeedStream {
 
     /// Until the client goes away, falls too far behind, or the server shuts down gracefully
     /// (then the response ends, and the client reconnects elsewhere with its Last-Event-ID).
-    public mutating func run(_ writer: inout any ResponseBodyWriter) async throws {
+    /// `write` sends a piece of the stream's text to the client.
+    public mutating func run(write: (String) async throws -> Void) async throws {
         let stopping = Stopping()
         try await withGracefulShutdownHandler {
-            try await loop(&writer, stopping)
+            try await loop(write, stopping)
         } onGracefulShutdown: {
             stopping.stop()
         }
@@ -61,8 +59,8 @@ public struct FeedStream {
         return Int64(message.dropFirst(prefix.count))
     }
 
-    private mutating func loop(_ writer: inout any ResponseBodyWriter, _ stopping: Stopping) async throws {
-        try await writer.write(ByteBuffer(string: Self.startComment(after: cursor)))
+    private mutating func loop(_ write: (String) async throws -> Void, _ stopping: Stopping) async throws {
+        try await write(Self.startComment(after: cursor))
         var joined: FeedSubscriber?
         while joined == nil {
             if Task.isCancelled || stopping.stopped { return }
@@ -74,7 +72,7 @@ public struct FeedStream {
                     try await Task.sleep(for: .milliseconds(50))  // the tail has not read the head yet (starting)
                 } else {
                     let disclosure = try await Subjects(store: store).disclosure(for: batch)
-                    try await send(batch.map { FeedItem($0, disclosure: disclosure, holds: tail.holds) }, to: &writer)
+                    try await send(batch.map { FeedItem($0, disclosure: disclosure, holds: tail.holds) }, to: write)
                 }
             }
         }
@@ -83,13 +81,13 @@ public struct FeedStream {
         stopping.watch(subscriber.signal)
         while !Task.isCancelled && !stopping.stopped {
             let (text, overflowed, keepAlive) = subscriber.drain()
-            if !text.isEmpty { try await writer.write(ByteBuffer(string: text)) }
+            if !text.isEmpty { try await write(text) }
             if overflowed {
-                try await writer.write(ByteBuffer(string: ": closed: this client fell too far behind; reconnect with Last-Event-ID\n\n"))
+                try await write(": closed: this client fell too far behind; reconnect with Last-Event-ID\n\n")
                 return
             }
             if text.isEmpty && keepAlive {
-                try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
+                try await write(": keep-alive\n\n")
             } else if text.isEmpty {
                 _ = await subscriber.signal.wait()  // raised by new messages, the tail's keep-alive tick, or shutdown
             }
@@ -97,7 +95,7 @@ public struct FeedStream {
     }
 
     /// While catching up: the events the audience sees, as one write.
-    mutating func send(_ items: [FeedItem], to writer: inout any ResponseBodyWriter) async throws {
+    mutating func send(_ items: [FeedItem], to write: (String) async throws -> Void) async throws {
         var text = ""
         for item in items {
             cursor = item.position
@@ -106,6 +104,6 @@ public struct FeedStream {
             else { continue }
             text += item.message
         }
-        if !text.isEmpty { try await writer.write(ByteBuffer(string: text)) }
+        if !text.isEmpty { try await write(text) }
     }
 }
