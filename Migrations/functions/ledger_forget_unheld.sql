@@ -16,7 +16,8 @@ BEGIN
     DELETE FROM proj_members WHERE NOT ledger_holds(collaboration_id);
     DELETE FROM proj_highlights WHERE NOT ledger_holds(collaboration_id);
     UPDATE ledger_streams SET next_due_at = NULL
-    WHERE next_due_at IS NOT NULL AND left(stream_id, 14) = 'collaboration-' AND NOT ledger_holds(substr(stream_id, 15));
+    WHERE next_due_at IS NOT NULL AND ledger_is_collaboration_stream(stream_id)
+      AND NOT ledger_holds(ledger_stream_collaboration(stream_id));
     DELETE FROM ledger_proof_requests WHERE NOT ledger_holds(collaboration_id);
     DELETE FROM ledger_challenges WHERE NOT ledger_holds(collaboration_id);
     DELETE FROM ledger_webhooks WHERE collaboration_id IS NOT NULL AND NOT ledger_holds(collaboration_id);

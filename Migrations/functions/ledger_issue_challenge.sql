@@ -8,7 +8,7 @@ CREATE OR REPLACE PROCEDURE ledger_issue_challenge(
     INOUT expires_micros int8 DEFAULT NULL)
 LANGUAGE plpgsql AS $$
 BEGIN
-    IF EXISTS (SELECT 1 FROM ledger_streams WHERE stream_id = 'collaboration-' || p_collaboration_id) THEN
+    IF EXISTS (SELECT 1 FROM ledger_streams WHERE stream_id = ledger_collaboration_stream(p_collaboration_id)) THEN
         INSERT INTO ledger_challenges (challenge_id, collaboration_id, account, challenge, expires_at)
         VALUES (p_challenge_id, p_collaboration_id, ledger_subject(p_account), p_challenge,
                 date_trunc('milliseconds', clock_timestamp()) + p_lifetime * interval '1 second')

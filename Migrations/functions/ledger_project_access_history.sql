@@ -8,13 +8,13 @@
 CREATE OR REPLACE FUNCTION ledger_project_access_history(p_from int8, p_to int8) RETURNS void
 LANGUAGE plpgsql SET plan_cache_mode = force_custom_plan AS $$
 DECLARE
-    v_mask int;
+    v_partitions int;
     v_held int[];
 BEGIN
-    SELECT partitions - 1, held INTO v_mask, v_held FROM ledger_held_partitions;
+    SELECT partitions, held INTO v_partitions, v_held FROM ledger_held_partitions;
     INSERT INTO proj_access_history (position, collaboration_id, root_hash, change, account, reason, actor, at,
                                      not_before, not_after)
-    SELECT e.position, substr(e.stream_id, 15), d."rootHash", c.change,
+    SELECT e.position, ledger_stream_collaboration(e.stream_id), d."rootHash", c.change,
            CASE WHEN c.change IN ('invited', 'window') THEN NULL ELSE d.account END,
            d.reason, e.metadata->>'actor', e.recorded_at,
            CASE WHEN c.change IN ('invited', 'window') THEN d."notBefore"::timestamptz END,
@@ -29,7 +29,8 @@ BEGIN
     WHERE e.position > p_from AND e.position <= p_to
       AND e.event_type IN ('IdentityAdded', 'AccessGranted', 'IdentityRemoved', 'AccessRevoked', 'AccessWindowChanged',
                            'AccessExpired')
-      AND left(e.stream_id, 14) = 'collaboration-'
-      AND (v_held IS NULL OR (hashtext(substr(e.stream_id, 15)) & v_mask) = ANY (v_held));
+      AND ledger_is_collaboration_stream(e.stream_id)
+      AND (v_held IS NULL
+           OR ledger_collaboration_partition(ledger_stream_collaboration(e.stream_id), v_partitions) = ANY (v_held));
 END;
 $$;

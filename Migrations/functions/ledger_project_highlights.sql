@@ -6,15 +6,16 @@
 CREATE OR REPLACE FUNCTION ledger_project_highlights(p_from int8, p_to int8) RETURNS void
 LANGUAGE plpgsql SET plan_cache_mode = force_custom_plan AS $$
 DECLARE
-    v_mask int;
+    v_partitions int;
     v_held int[];
 BEGIN
-    SELECT partitions - 1, held INTO v_mask, v_held FROM ledger_held_partitions;
+    SELECT partitions, held INTO v_partitions, v_held FROM ledger_held_partitions;
     INSERT INTO proj_highlights (position, collaboration_id, kind, trigger, mentioned_root_hash, account, at)
-    SELECT e.position, substr(e.stream_id, 15), d.kind, d.trigger, d."mentionedRootHash", d.account, e.recorded_at
+    SELECT e.position, ledger_stream_collaboration(e.stream_id), d.kind, d.trigger, d."mentionedRootHash", d.account, e.recorded_at
     FROM ledger_events e, json_to_record(e.data) AS d(kind text, trigger text, "mentionedRootHash" text, account text)
     WHERE e.position > p_from AND e.position <= p_to AND e.event_type = 'HighlightPosted'
-      AND left(e.stream_id, 14) = 'collaboration-'
-      AND (v_held IS NULL OR (hashtext(substr(e.stream_id, 15)) & v_mask) = ANY (v_held));
+      AND ledger_is_collaboration_stream(e.stream_id)
+      AND (v_held IS NULL
+           OR ledger_collaboration_partition(ledger_stream_collaboration(e.stream_id), v_partitions) = ANY (v_held));
 END;
 $$;

@@ -129,10 +129,10 @@ public struct ViewAudit: Sendable {
                 let highlights = snapshot.positions[.highlights] ?? 0
                 let mismatches = try await connection.queryUnlessClosed(
                     """
-                    (SELECT 'collaboration ' || substr(stream_id, 15) || ' started at ' || position || ' has no row in proj_collaborations'
+                    (SELECT 'collaboration ' || ledger_stream_collaboration(stream_id) || ' started at ' || position || ' has no row in proj_collaborations'
                        FROM ledger_events WHERE event_type = 'CollaborationStarted' AND position <= \(collaborations)
-                        AND ledger_holds(substr(stream_id, 15))
-                        AND substr(stream_id, 15) NOT IN (SELECT collaboration_id FROM proj_collaborations))
+                        AND ledger_holds(ledger_stream_collaboration(stream_id))
+                        AND ledger_stream_collaboration(stream_id) NOT IN (SELECT collaboration_id FROM proj_collaborations))
                     UNION ALL
                     (SELECT 'proj_collaborations row ' || collaboration_id || ' is of a collaboration this shard does not hold'
                        FROM proj_collaborations WHERE NOT ledger_holds(collaboration_id))
@@ -140,16 +140,16 @@ public struct ViewAudit: Sendable {
                     (SELECT 'proj_collaborations row ' || collaboration_id || ' has no CollaborationStarted at or below ' || \(collaborations)
                        FROM proj_collaborations c WHERE NOT EXISTS (
                          SELECT 1 FROM ledger_events e WHERE e.event_type = 'CollaborationStarted'
-                            AND e.stream_id = 'collaboration-' || c.collaboration_id AND e.position <= \(collaborations)))
+                            AND e.stream_id = ledger_collaboration_stream(c.collaboration_id) AND e.position <= \(collaborations)))
                     UNION ALL
                     (SELECT 'highlight at ' || position || ' has no row in proj_highlights'
                        FROM ledger_events WHERE event_type = 'HighlightPosted' AND position <= \(highlights)
-                        AND ledger_holds(substr(stream_id, 15)) AND position NOT IN (SELECT position FROM proj_highlights))
+                        AND ledger_holds(ledger_stream_collaboration(stream_id)) AND position NOT IN (SELECT position FROM proj_highlights))
                     UNION ALL
                     (SELECT 'proj_highlights row at ' || h.position || ' is not a HighlightPosted of ' || h.collaboration_id
                        FROM proj_highlights h WHERE NOT EXISTS (
                          SELECT 1 FROM ledger_events e WHERE e.position = h.position AND e.event_type = 'HighlightPosted'
-                            AND e.stream_id = 'collaboration-' || h.collaboration_id))
+                            AND e.stream_id = ledger_collaboration_stream(h.collaboration_id)))
                     """, logger: logger)
                 for try await line in mismatches.decode(String.self) { snapshot.missingRows.append(line) }
                 try await connection.queryUnlessClosed("COMMIT", logger: logger)
@@ -187,9 +187,9 @@ public struct ViewAudit: Sendable {
     func unheldCollaborations() async throws -> Set<String> {
         try await client.queryUnlessClosed(
             """
-            SELECT DISTINCT substr(stream_id, 15) FROM ledger_events
+            SELECT DISTINCT ledger_stream_collaboration(stream_id) FROM ledger_events
             WHERE event_type = 'CollaborationStarted' AND EXISTS (SELECT 1 FROM ledger_held_partitions)
-              AND NOT ledger_holds(substr(stream_id, 15))
+              AND NOT ledger_holds(ledger_stream_collaboration(stream_id))
             """, logger: logger
         ) { rows in
             var ids: Set<String> = []
@@ -202,7 +202,7 @@ public struct ViewAudit: Sendable {
         try await client.queryUnlessClosed(
             """
             SELECT count(*) FROM ledger_events
-            WHERE event_type = 'CollaborationStarted' AND position <= \(position) AND ledger_holds(substr(stream_id, 15))
+            WHERE event_type = 'CollaborationStarted' AND position <= \(position) AND ledger_holds(ledger_stream_collaboration(stream_id))
             """, logger: logger
         ) { rows in
             for try await count in rows.decode(Int64.self) { return Int(count) }

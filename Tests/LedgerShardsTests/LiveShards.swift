@@ -104,7 +104,10 @@ struct LiveShards: Sendable {
                 try await withClient(shard) { client in
                     var ids: Set<String> = []
                     let rows = try await client.query(
-                        "SELECT DISTINCT substr(stream_id, 15) FROM ledger_events WHERE left(stream_id, 14) = 'collaboration-'")
+                        """
+                        SELECT DISTINCT ledger_stream_collaboration(stream_id) FROM ledger_events
+                        WHERE ledger_is_collaboration_stream(stream_id)
+                        """)
                     for try await id in rows.decode(String.self) { ids.insert(id) }
                     return ids
                 })

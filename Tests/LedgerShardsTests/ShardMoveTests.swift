@@ -30,8 +30,8 @@ struct ShardMoveTests {
             var ids: Set<String> = []
             let rows = try await client.query(
                 """
-                SELECT DISTINCT substr(stream_id, 15) FROM ledger_events
-                WHERE position > \(position) AND left(stream_id, 14) = 'collaboration-'
+                SELECT DISTINCT ledger_stream_collaboration(stream_id) FROM ledger_events
+                WHERE position > \(position) AND ledger_is_collaboration_stream(stream_id)
                 """)
             for try await id in rows.decode(String.self) { ids.insert(id) }
             return ids
