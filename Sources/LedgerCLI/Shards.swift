@@ -93,7 +93,11 @@ struct ShardsMove: AsyncParsableCommand {
         let logger = Logs.bootstrap(configuration)
         let (owner, embedded) = try await configuration.connect(logger: logger)
         try await stopping(embedded) {
-            let report = try await ShardMove.move(server: cluster, partition: partition, to: target, owner: owner, logger: logger)
+            // The move reaches the new shard with the ledger's own login: a refusal says where its password comes from.
+            let password = embedded == nil ? "the password in \(Setting.databaseURL.variable) (or --database-url)" : nil
+            let report = try await DatabaseFailure.explaining(nil, passwordSource: password) {
+                try await ShardMove.move(server: cluster, partition: partition, to: target, owner: owner, logger: logger)
+            }
             let how =
                 report.finished ? "a move cut short finished" : "\(report.copied ? "copied" : "a copy found") at position \(report.head)"
             print(

@@ -10,7 +10,8 @@ import Synchronization
 
 /// The paging cursors of the list reads (`cursor`, `nextCursor`): opaque to clients, signed
 /// with HMAC-SHA256 under the database's cursor key (`ledger_cursor_key`, shared by every API
-/// process), so a cursor a client changed, or one of another list, is a 400 and never read.
+/// process; each shard its own, a shard made by a move too: ShardMove), so a cursor a client
+/// changed, or one of another list or database, is a 400 and never read.
 ///
 /// A cursor carries the list it continues (kind and scope: a collaboration, or the audit's
 /// filters), the log position the first page read at, and the last item's key. Every later

@@ -101,14 +101,15 @@ public enum ShardCluster {
     public static func create(server: String, shards: [String], partitions: Int, owner: DatabaseSettings, logger: Logger) async throws
         -> ShardMap
     {
-        // Refused before anything is defined: a connection string the ledger cannot use, one
-        // database named twice (in any order of its keywords), or the ledger's own.
-        // (`ShardConnection.place`; `serve` refuses the same.)
-        var seen: Set<String> = [ShardConnection.place(owner)]
+        // Refused before anything is defined: a connection string the ledger cannot use, one of
+        // PostgreSQL's own databases or the ledger's own (`refuseReserved`), one database named
+        // twice (in any order of its keywords: `ShardConnection.place`; `serve` refuses the same).
+        var seen: Set<String> = []
         for shard in shards {
             let settings = try ShardConnection.settings(shard, login: owner)
+            try ShardConnection.refuseReserved(shard, settings, owner: owner)
             guard seen.insert(ShardConnection.place(settings)).inserted else {
-                throw Unusable(description: "\(shard): the ledger's own database, or a shard named twice")
+                throw Unusable(description: "\(shard) names a database another --shard names already: name each shard once")
             }
         }
         let map = try ShardMap(partitions: (0..<partitions).map { shards[$0 % shards.count] })

@@ -42,6 +42,27 @@ public enum ShardConnection {
         return settings
     }
 
+    /// PostgreSQL's own databases: a shard's log is never kept in one.
+    static let serverOwn: Set<String> = ["postgres", "template0", "template1"]
+
+    /// Refuses `connection` (read as `settings`) as a shard when it names PostgreSQL's own
+    /// databases, or the database of `owner`, the ledger's own (the top log's and the PL/Proxy
+    /// cluster's definition's): each said in a sentence, with what to name instead.
+    public static func refuseReserved(_ connection: String, _ settings: DatabaseSettings, owner: DatabaseSettings) throws(Unusable) {
+        if serverOwn.contains(settings.database) {
+            throw Unusable(
+                description:
+                    "\(connection) names \(settings.database), one of PostgreSQL's own databases (postgres, template0, template1), which is never a shard: name a database for the shard alone"
+            )
+        }
+        if place(settings) == place(owner) {
+            throw Unusable(
+                description:
+                    "\(connection) names \(settings.database), the ledger's own database (it keeps the top log and the PL/Proxy cluster's definition), which is never a shard: name another database"
+            )
+        }
+    }
+
     /// Where a shard's database is, to tell databases apart however their strings spell them (a
     /// host compared as written, lowercased: `localhost` and `127.0.0.1` are two spellings it does
     /// not see through).

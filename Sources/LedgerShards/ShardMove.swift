@@ -11,8 +11,9 @@ import PostgresNIO
 /// of the others' collaborations (`ledger_forget_unheld`), and the cluster's partition names T.
 ///
 /// Every step can run again: a move cut short by a fault is finished by the same command. T is
-/// marked first, then the map names T, then S forgets the partition: until the map changes,
-/// nothing of S has changed; after it, `ledger serve` refuses the shards until S is marked
+/// checked before anything (`checkTarget`), then marked (its holdings, and a cursor key of its
+/// own), then the map names T, then S forgets the partition: until the map changes, nothing of S
+/// has changed; after it, `ledger serve` refuses the shards until S is marked
 /// (`ShardHoldings.sources`).
 public enum ShardMove {
     public struct Refused: Error, CustomStringConvertible {
@@ -42,16 +43,21 @@ public enum ShardMove {
     public static func move(server: String, partition: Int, to target: String, owner: DatabaseSettings, logger: Logger) async throws
         -> Report
     {
+        // The target as named, before anything is read: a string the ledger cannot use, PostgreSQL's
+        // own databases, the ledger's own.
+        let to = try ShardConnection.settings(target, login: owner)
+        try ShardConnection.refuseReserved(target, to, owner: owner)
         let map = try await owner.withClient(logger: logger) { try await ShardCluster.map(server: server, client: $0, logger: logger) }
         guard map.partitions.indices.contains(partition) else {
             throw Refused("partition \(partition) is not one of \(server)'s \(map.partitions.count)")
         }
-        let to = try ShardConnection.settings(target, login: owner)
         if map.partitions[partition] == target {
             return try await finish(map, partition: partition, to: to, target: target, owner: owner, logger: logger)
         }
         let source = map.partitions[partition]
-        guard !map.shards.contains(target) else { throw Refused("\(target) is already a shard of \(server)") }
+        guard !map.shards.contains(target) else {
+            throw Refused("\(target) is already a shard of \(server): name a new database as the new shard")
+        }
         let moved = try ShardMap(partitions: map.partitions.enumerated().map { $0.offset == partition ? target : $0.element })
         // A shard's index is its log's origin and its published file: none may change.
         guard moved.shards == map.shards + [target] else {
@@ -60,15 +66,16 @@ public enum ShardMove {
             )
         }
         let from = try ShardConnection.settings(source, login: owner)
-        let taken = try [owner] + map.shards.map { try ShardConnection.settings($0, login: owner) }
+        let taken = try map.shards.map { try ShardConnection.settings($0, login: owner) }
         guard !taken.map(ShardConnection.place).contains(ShardConnection.place(to)) else {
-            throw Refused("\(target) is the ledger's own database or a shard's")
+            throw Refused("\(target) names the database of a shard of \(server), spelled otherwise: name a new database as the new shard")
         }
         // Read before anything changes: the option as the definition names it (`p7`, `partition_7`…).
         let option = try await owner.withClient(logger: logger) {
             try await ShardCluster.partitionOption(server: server, partition: partition, client: $0, logger: logger)
         }
 
+        try await checkTarget(to, target: target, from: from, logger: logger)
         try await refuseIfServed(from, logger: logger)
         let copied = try await copy(from, to: to, owner: owner, logger: logger)
         let head = try await Self.head(from, logger: logger)
@@ -77,10 +84,12 @@ public enum ShardMove {
                 "\(target) is not a copy of \(source) at its head (a copy made before, or by a move cut short, that \(source) has outgrown since): drop it, or make it a copy again (docs/SCALING.md), and move again"
             )
         }
+        let sourceKey = try await cursorKey(from, logger: logger)
         _ = try await to.withClient(logger: logger) { try await Migrator(client: $0, logger: logger).migrate() }
         try await to.withClient(logger: logger) { client in
             try await client.transaction(logger: logger) { connection in
                 try await ShardHoldings.hold(moved, shard: target, copiedFrom: source, on: connection, logger: logger)
+                try await ownCursorKey(on: connection, unlike: sourceKey, logger: logger)
                 // S's checkpoints, signed under S's origin, came with the copy: T signs its own tree
                 // under its own from its first start. The tables are append-only for every role;
                 // their owner lifts that for this one change of a database no one has read from.
@@ -126,6 +135,10 @@ public enum ShardMove {
         }
         let from = try ShardConnection.settings(source, login: owner)
         try await refuseIfServed(from, logger: logger)
+        // T got its own key when marked, before the map changed; this gives one to a T marked by an
+        // earlier ledger.
+        let sourceKey = try await cursorKey(from, logger: logger)
+        try await PostgresAdmin.withConnection(to, logger: logger) { try await ownCursorKey(on: $0, unlike: sourceKey, logger: logger) }
         try await from.withClient(logger: logger) { client in
             try await client.transaction(logger: logger) { connection in
                 try await ShardHoldings.hold(map, shard: source, copiedFrom: nil, on: connection, logger: logger)
@@ -160,11 +173,7 @@ public enum ShardMove {
                 .decode(Int64.self).reduce(0, +) > 0
         }
         if exists { return false }
-        guard from.host == to.host, from.port == to.port else {
-            throw Refused(
-                "\(to.database) does not exist on \(to.host):\(to.port): on another server, make it a copy of \(from.database) first (a base backup promoted: docs/SCALING.md), then move"
-            )
-        }
+        guard from.host == to.host, from.port == to.port else { throw missingElsewhere(from, to) }
         // Refused by PostgreSQL while any session uses S.
         try await PostgresAdmin.createDatabaseIfMissing(to.database, template: from.database, on: maintenance, logger: logger)
         return true

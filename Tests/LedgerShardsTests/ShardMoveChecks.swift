@@ -9,6 +9,10 @@ import Synchronization
 import Testing
 import TransparencyLog
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// What `ShardMoveTests` checks once `ledger serve` runs on the three shards a move made: shard 0
 /// (a) the partition's old shard, shard 2 the new one (a copy of a at `head`), shard 1 untouched.
 struct ShardMoveChecks {
@@ -57,6 +61,7 @@ struct ShardMoveChecks {
         }
         #expect(try await ShardMoveTests.written(on: live.shards[2], after: head).contains(moved[0]))
         try await lists(devin, alice, auditor)
+        try await cursorOfAnotherShard()
         try await webhook(devin)
         // A grant made on shard 0 before the move, proved from shard 2 through both levels.
         let grant = try #require(
@@ -126,6 +131,18 @@ struct ShardMoveChecks {
         let listed = console.collaborations
         #expect(listed.count == ids.count && Set(listed.map(\.collaborationId)) == Set(ids), "\(listed.map(\.collaborationId))")
         #expect(listed.allSatisfy { $0.shard == live.shard(of: $0.collaborationId) })
+    }
+
+    /// A list's cursor is its shard's: shard 0's (`0.c`) named as shard 2's (`2.c`) is refused,
+    /// though shard 2 began as a copy of shard 0, cursor key and all (the move gave it its own).
+    func cursorOfAnotherShard() async throws {
+        let path = { (cursor: String) in ShardConsoleTests.path("v1/collaborations", ["limit": "1", "cursor": cursor]) }
+        let cursor = try #require(try await ShardConsoleTests.list(live, as: "devin", query: ["limit": "1"]).page.nextCursor)
+        try #require(cursor.hasPrefix("0."), "\(cursor)")
+        _ = try await ShardConsoleTests.list(live, as: "devin", query: ["limit": "1", "cursor": cursor])  // 200 on its own shard
+        let (body, response) = try await TestHTTP.data(for: try await live.request("GET", path("2" + cursor.dropFirst()), as: "devin"))
+        let answer = String(decoding: body, as: UTF8.self)
+        #expect(response.statusCode == 400 && answer.contains("\"invalid_cursor\""), "\(response.statusCode) \(answer)")
     }
 
     /// `ledger log verify --url --shards` over the three shards, from the top checkpoint.
