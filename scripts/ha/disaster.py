@@ -16,7 +16,7 @@ Standard library only; psql, pg_ctl and pg_dump for the restored node.
 import argparse, json, os, shutil, signal, socket, subprocess, sys, tempfile, threading, time, uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from soak import DB, READ_DB, Soak, psql, request, roots_at, wait_for  # noqa: E402
+from soak import DB, NO_ANSWER, READ_DB, Soak, psql, request, roots_at, wait_for  # noqa: E402
 
 HA = os.environ.get("LEDGER_HA_DIR", "/tmp/ledger-ha")
 ORIGIN = "disaster.test/ledger"
@@ -126,7 +126,7 @@ class LastCheckpoint:
                 size = int(note.split(b"\n")[1]) if status == 200 else -1
                 if size > self.size:
                     self.note, self.size = note, size
-            except (OSError, ValueError, IndexError):
+            except NO_ANSWER + (ValueError, IndexError):
                 pass
             time.sleep(0.05)
 

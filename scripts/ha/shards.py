@@ -20,7 +20,7 @@ Standard library only; psql for the shards' logs.
 import argparse, json, os, subprocess, sys, tempfile, threading, time, uuid
 
 sys.path.insert(0, os.path.dirname(__file__))
-from soak import request, serving, wait_for  # noqa: E402
+from soak import NO_ANSWER, request, serving, wait_for  # noqa: E402
 
 SHARDS = 2
 PARTITIONS = 16
@@ -46,7 +46,7 @@ def leader(cluster):
     for node in range(3):
         try:
             status, body = request(18008 + 100 * cluster + node, "GET", "/cluster", timeout=2)
-        except OSError:
+        except NO_ANSWER:
             continue
         if status == 200:
             return next((m["name"] for m in json.loads(body)["members"] if m["role"] == "leader" and m["state"] == "running"), None)
@@ -84,7 +84,7 @@ class Drill:
             while not self.stopping.is_set():  # the same key until answered: a retry never writes twice
                 try:
                     status, raw, headers = self.post(body, key)
-                except OSError:
+                except NO_ANSWER:
                     # In flight as the leader was lost: it waits in the shard's pool (up to the
                     # failover) past the client's 15 s; retried with its key, as soak.py does.
                     with self.lock:

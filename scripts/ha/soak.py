@@ -35,6 +35,12 @@ def wait_for(what, deadline_s, check, every=0.2):
         time.sleep(every)
 
 
+# What a request that got no whole answer raises: no connection, a timeout, or an answer cut off
+# (http.client.IncompleteRead, RemoteDisconnected and the like are HTTPExceptions, not OSErrors).
+# A write whose answer was cut off is unacknowledged: retried with its key, never lost count of.
+NO_ANSWER = (OSError, http.client.HTTPException)
+
+
 def request(port, method, path, token=None, body=None, headers=None, timeout=10):
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     try:
@@ -58,7 +64,7 @@ def cluster():
             status, body = request(port, "GET", "/cluster", timeout=2)
             if status == 200:
                 return {m["name"]: (m["role"], m["state"]) for m in json.loads(body)["members"]}
-        except OSError:
+        except NO_ANSWER:
             continue
     return {}
 
@@ -96,7 +102,7 @@ class Soak:
             while True:
                 try:
                     status, raw = request(self.port, "POST", "/v1/collaborations", self.token, body, {"Idempotency-Key": key})
-                except OSError:
+                except NO_ANSWER:
                     status, raw = None, b""
                 if status == 201:
                     answer = json.loads(raw)
@@ -123,7 +129,7 @@ class Soak:
         """A read with minPosition, from the replicas through HAProxy: never stale."""
         try:
             status, _ = request(self.port, "GET", f"/v1/collaborations/{cid}?minPosition={position}", self.token)
-        except OSError:
+        except NO_ANSWER:
             return
         with self.lock:
             if status == 200:
@@ -141,7 +147,7 @@ class Soak:
                     with self.lock:
                         if self.checkpoints.setdefault(size, root) != root:
                             self.checkpoints[size] = "served twice with different roots"
-            except (OSError, ValueError, IndexError):
+            except NO_ANSWER + (ValueError, IndexError):
                 pass
             time.sleep(0.1)
 
