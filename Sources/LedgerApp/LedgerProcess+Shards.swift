@@ -81,7 +81,7 @@ extension LedgerProcess {
             let availability = reachable.map { DatabaseAvailability(client: client, shard: "\(index)", reachable: $0, logger: logger) }
             always += [
                 DatabasePoolMetrics(client: client, applicationName: applicationName, maxConnections: perShard, logger: named),
-                DatabaseWatchdog(client: client, logger: logger, onWedged: onWedged, reachable: reachable),
+                DatabaseWatchdog(client: client, logger: named, onWedged: onWedged, reachable: reachable),
             ]
             always += availability.map { [$0] } ?? []
             shards.append(.init(client: client, store: EventStore(client: client, logger: named), availability: availability))
@@ -89,8 +89,10 @@ extension LedgerProcess {
         var cluster: RoleServices.Cluster?
         if let front {
             let reachable = Self.reachable(database, logger: logger)
+            var named = logger
+            named[metadataKey: "shard"] = "top"
             let availability = DatabaseAvailability(client: front.top, shard: "top", reachable: reachable, logger: logger)
-            always += [DatabaseWatchdog(client: front.top, logger: logger, onWedged: onWedged, reachable: reachable), availability]
+            always += [DatabaseWatchdog(client: front.top, logger: named, onWedged: onWedged, reachable: reachable), availability]
             cluster = .init(map: front.map, top: front.top, topAvailability: availability, sources: front.sources)
         }
         let logs = front.map(\.logs) ?? signer.map { RoleServices.ShardLogs(single: $0, witnesses: witnesses) }
@@ -101,19 +103,21 @@ extension LedgerProcess {
                 logger: logger, onRunning: onRunning)
     }
 
-    /// Whether the shard's server answers a new connection (for its watchdog: one shard down is
-    /// not a wedged pool, and a restart for it would stop every shard's service). A server that
-    /// answers with an error (too many connections, say) is up: hung probes then are a wedge.
+    /// Whether the shard's server gives a working connection now: a new connection, outside the
+    /// pool, that answers `SELECT 1` within 2.5 s. Any refusal (whatever its SQLSTATE: too many
+    /// connections, no CONNECT, a database gone or not accepting, a login refused, a server still
+    /// starting) and any hang is no: the shard cannot serve. Its availability then refuses its
+    /// requests at once, and its watchdog knows the pool is not wedged (a restart would stop every
+    /// other shard's service for nothing).
     static func reachable(_ settings: DatabaseSettings, logger: Logger) -> @Sendable () async -> Bool {
         {
             do {
-                try await withDeadline(.seconds(5), "a new connection to the shard") {
-                    try await PostgresAdmin.withConnection(settings, logger: logger) { _ in }
+                try await withDeadline(.milliseconds(2500), "a new connection to the shard") {
+                    try await PostgresAdmin.withConnection(settings, logger: logger) {
+                        try await $0.query("SELECT 1", logger: logger)
+                    }
                 }
                 return true
-            } catch let error as PSQLError where error.code == .server {
-                // Up, unless it is still starting or recovering (57P03, cannot_connect_now).
-                return error.serverInfo?[.sqlState] != "57P03"
             } catch {
                 return false
             }

@@ -5,17 +5,17 @@ import ServiceLifecycle
 import Synchronization
 
 /// Whether a pool's database answers now: `SELECT 1` every `interval` against `deadline`
-/// (`DatabaseWatchdog.probe`). On shards, the router asks it before it sends a request to a
-/// shard, so a shard whose PostgreSQL is down is refused at once (503, `Retry-After`) while the
-/// others serve. Without it such a request waits: PostgresNIO's pool queues leases while it
-/// cannot connect, for up to a minute before its circuit breaker fails them. `misses` probes in a
-/// row must fail before it says no, so a pool merely busy for a moment (a lease waiting past the
-/// deadline) does not turn a load peak into refusals; one answer says yes again. A probe that
-/// hung (its lease never came within the deadline) is no miss where `reachable` finds the server
-/// answering a new connection: its pool is busy, the database is up (under a long load peak every
-/// lease can stay taken past two probes). Metrics:
-/// `ledger_shard_available{shard}`, 1 or 0 (`shard`: the shard's index, or `top` for the top
-/// log's database).
+/// (`DatabaseWatchdog.probe`). On shards, the front asks it before and while it sends a request
+/// to a shard, so a shard whose database cannot serve is refused at once (503, `Retry-After`)
+/// while the others serve. Without it such a request waits: PostgresNIO's pool queues leases
+/// while it cannot connect, for up to a minute before its circuit breaker fails them.
+///
+/// A probe that does not answer asks `reachable`, whether the server gives a working connection
+/// outside the pool. No (any refusal, whatever its SQLSTATE, or a hang): down at once. Yes: a
+/// hung probe is a busy pool, not a miss (under a long load peak every lease can stay taken past
+/// two probes), and a failed one is a miss; `misses` in a row say down. One answer says up again.
+/// Metrics: `ledger_shard_available{shard}`, 1 or 0 (`shard`: the shard's index, or `top` for the
+/// top log's database); its log lines name the shard.
 public final class DatabaseAvailability: Service, Sendable {
     let prober: DatabaseWatchdog
     let interval: Duration
@@ -27,9 +27,11 @@ public final class DatabaseAvailability: Service, Sendable {
     private let answers = Atomic<Bool>(true)
 
     public init(
-        client: PostgresClient, shard: String, interval: Duration = .seconds(1), deadline: Duration = .seconds(2), misses: Int = 2,
+        client: PostgresClient, shard: String, interval: Duration = .milliseconds(500), deadline: Duration = .seconds(1), misses: Int = 2,
         reachable: (@Sendable () async -> Bool)? = nil, logger: Logger
     ) {
+        var logger = logger
+        logger[metadataKey: "shard"] = "\(shard)"
         self.prober = DatabaseWatchdog(client: client, deadline: deadline, logger: logger)
         self.reachable = reachable
         self.interval = interval
@@ -44,9 +46,20 @@ public final class DatabaseAvailability: Service, Sendable {
     public func run() async throws {
         var missed = 0
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            var probe = await prober.probe()
-            if probe == .hung, let reachable, await reachable() { probe = .answered }  // busy, not down
-            missed = probe == .answered ? 0 : missed + 1
+            switch await prober.probe() {
+            case .answered:
+                missed = 0
+            case let probe:
+                if let reachable {
+                    if await !reachable() {
+                        missed = misses  // no working connection at all: down now
+                    } else if probe == .failed {
+                        missed += 1
+                    }  // hung, while the server serves a new connection: busy, not down
+                } else {
+                    missed += 1
+                }
+            }
             let answered = missed < misses
             gauge.record(answered ? 1 : 0)
             if answers.exchange(answered, ordering: .relaxed) != answered {

@@ -36,6 +36,8 @@ struct LiveShards: Sendable {
     let shards: [DatabaseSettings]
     /// The database the cluster is defined in, which keeps the top log, as its owner reaches it.
     let top: DatabaseSettings
+    /// The services' login on every shard's cluster.
+    let login: (name: String, password: String)
 
     /// `shards` (owners' settings, each database migrated; two, or more) served by one `ledger
     /// serve`, whose login exists on every shard's cluster with one password, as a deployment's does.
@@ -75,7 +77,9 @@ struct LiveShards: Sendable {
         defer { #expect(!wedged.withLock { $0 }, "a watchdog found a wedged pool and would have restarted the process") }
         try await process.serving(logger: logger) { running in
             try await body(
-                LiveShards(baseURL: running.baseURL, authority: authority, secret: secret, map: map, shards: shards, top: definition))
+                LiveShards(
+                    baseURL: running.baseURL, authority: authority, secret: secret, map: map, shards: shards, top: definition,
+                    login: (name, password)))
         }
     }
 

@@ -1,0 +1,57 @@
+import Hummingbird
+import LedgerAPI
+import Synchronization
+
+/// A shard's requests while its database answers, and refused with 503 as soon as it does not:
+/// before a request is sent, and while one waits.
+extension ShardRouter {
+    /// Shard `index`'s router, refused with 503 while its database does not answer or once it
+    /// stops answering during the request (`whileAvailable`).
+    func responder(_ index: Int) -> ShardFanOut.Responder {
+        let (shard, available) = (shards[index], available[index])
+        return { request, context in
+            guard available(), let response = try await whileAvailable(index, { try await shard.respond(to: request, context: context) })
+            else { throw Self.unavailable(shard: index) }
+            return response
+        }
+    }
+
+    /// `answer`'s response, or nil if shard `index` stops answering first: a request sent just
+    /// before its database went away waits on its pool (PostgresNIO queues a lease while it cannot
+    /// connect, up to its circuit breaker's minute), so it is let go as soon as the shard is seen
+    /// down, and refused with 503 like the requests after it, never hung or a 500. The request is
+    /// cancelled and left to end by itself (a query on a hung server may ignore cancellation);
+    /// nothing it did is acknowledged, so a write it made counts as not made (SPEC: retriable).
+    func whileAvailable(_ index: Int, _ answer: @escaping @Sendable () async throws -> Response) async throws -> Response? {
+        let available = available[index]
+        let waiting = Mutex<CheckedContinuation<Result<Response?, any Error>, Never>?>(nil)
+        let tasks = Mutex<[Task<Void, Never>]>([])
+        let finish: @Sendable (Result<Response?, any Error>) -> Void = { result in
+            waiting.withLock { continuation in
+                continuation?.resume(returning: result)
+                continuation = nil
+            }
+        }
+        let cancel: @Sendable () -> Void = { tasks.withLock { for task in $0 { task.cancel() } } }
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                waiting.withLock { $0 = continuation }
+                let started = [
+                    Task {
+                        do { finish(.success(try await answer())) } catch { finish(.failure(error)) }
+                    },
+                    // Also how a cancelled caller ends: its watcher stops at once.
+                    Task {
+                        while available() && !Task.isCancelled { try? await Task.sleep(for: .milliseconds(100)) }
+                        finish(.success(nil))
+                    },
+                ]
+                tasks.withLock { $0 = started }
+            }
+        } onCancel: {
+            cancel()
+        }
+        cancel()
+        return try result.get()
+    }
+}
