@@ -531,13 +531,15 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The shard front's routing and feed merging, pure (its fan-outs run in LedgerShardsTests' live shards).
+        // The shard front's routing, feed merging and fan-outs cut short, pure (its fan-outs run in LedgerShardsTests' live shards).
         .testTarget(
             name: "LedgerShardFrontTests",
             dependencies: [
-                "LedgerShardFront", "LedgerAPI", "LedgerShards", "LedgerFeed", "LedgerDomain",
+                "LedgerShardFront", "LedgerAPI", "LedgerShards", "LedgerFeed", "LedgerDomain", "LedgerWire", "LedgerWebhooks",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

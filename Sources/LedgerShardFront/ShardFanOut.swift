@@ -11,7 +11,8 @@ import TransparencyLog
 /// Requests answered by asking shards' routers and joining their answers (`ShardRouter`). Each
 /// shard answers for what it holds, with its own auth and checks; an answer that is not 200 is
 /// passed on as it is, and a shard that does not answer makes the whole request 503, never a
-/// part of it.
+/// part of it. A write of every shard (an erasure, a webhook of every collaboration registered
+/// or deleted) and an export cut short say what each shard did (`ShardFanOut+CutShort.swift`).
 ///
 /// - `GET /v1/accounts/me/collaborations`: each shard's collaborations in the order they started
 ///   there, shard after shard. `minPosition` names one shard's position, so it is refused here.
@@ -46,35 +47,64 @@ enum ShardFanOut {
     }
 
     /// `POST /v1/privacy/erasures` on every shard, one after another (`Erasure.sharded`): each
-    /// shard erases what it holds of the account in its own transaction. A shard's refusal is the
-    /// answer; the shards before it have erased theirs, and a retry is safe (they answer
-    /// `held: false`), so a retry finishes the erasure.
-    static func erasure(_ request: Request, context: LedgerRequestContext, shards: [Responder], bodyLimit: Int) async throws -> Response {
+    /// shard erases what it holds of the account in its own transaction. A shard's refusal before
+    /// any shard erased is the answer. Cut short (a shard unavailable, failing or refusing), the
+    /// answer says what each shard did (`CutShort`: each erasure done, with its position and
+    /// time), and a retry finishes it: a shard that has erased answers `held: false`.
+    ///
+    /// A shard that does not answer does not stop the others: each shard's part is its own, so
+    /// what can be erased now is, rather than kept for the length of one shard's outage. A retry
+    /// cannot name a position an earlier attempt erased at (the shard keeps nothing that links the
+    /// account to its erasure, SPEC "Nothing links the person back"), so the answer cut short
+    /// names it, and says so.
+    static func erasure(_ request: Request, context: LedgerRequestContext, shards: [Responder?], bodyLimit: Int) async throws -> Response {
         let body = try await BodyDecoder.collect(request, limit: bodyLimit)
-        var parts: [Erasure] = []
-        for shard in shards {
-            parts.append(
-                try await answer(Erasure.self, try await shard(Request(head: request.head, body: RequestBody(buffer: body)), context)))
+        let asked = try await askEvery(shards, request, body: body, context: context) {
+            $0.status == .ok ? try await answer(Erasure.self, $0) : nil
         }
-        return try Erasure.sharded(parts).response(from: request, context: context)
+        let outcomes = try asked.get()
+        let erased = outcomes.compactMap(\.done)
+        if erased.count == shards.count { return try Erasure.sharded(erased).response(from: request, context: context) }
+        let parts = outcomes.enumerated().map { index, outcome in
+            outcome.done.map { CutShort.Part(shard: index, completed: true, erasure: $0) } ?? failedPart(index, outcome.failure!)
+        }
+        let (done, notDone) = (parts.filter(\.completed).map(\.shard), parts.filter { !$0.completed }.map(\.shard))
+        return try cutShort(
+            "the erasure was cut short: done on \(named(done)), not on \(named(notDone)). Retry to finish it; keep this answer, "
+                + "the only one to name the erasures done (a shard that has erased answers held: false, and keeps nothing that "
+                + "links the account to its erasure)",
+            parts: parts, failures: outcomes.compactMap(\.failure), request: request, context: context)
     }
 
     /// `GET /v1/privacy/export` on every shard: `{account, shards}`, each shard's export that
     /// holds something of the account (its own pseudonym, its positions), by shard index. A shard
-    /// that holds nothing answers 404, and so does the whole when none holds anything.
-    static func export(_ request: Request, context: LedgerRequestContext, shards: [Responder]) async throws -> Response {
-        var parts: [(shard: Int, export: PersonalDataExport)] = []
+    /// that holds nothing answers 404, and so does the whole when none holds anything. An export
+    /// without a shard's part is no answer to an access request: cut short, it is refused (503
+    /// `cut_short`), naming the shards that answered (`CutShort`) and giving none of their parts.
+    static func export(_ request: Request, context: LedgerRequestContext, shards: [Responder?]) async throws -> Response {
         var missing: Response?
-        for (index, shard) in shards.enumerated() {
-            let response = try await shard(request, context)
-            if response.status == .notFound {
-                missing = response
-                continue
+        let asked = try await askEvery(shards, request, context: context) { response -> PersonalDataExport?? in
+            switch response.status {
+            case .ok: return .some(try await answer(PersonalDataExport.self, response))
+            case .notFound:
+                missing = missing ?? response
+                return .some(nil)
+            default: return nil
             }
-            parts.append((index, try await answer(PersonalDataExport.self, response)))
         }
-        guard let account = parts.first?.export.account else { return missing ?? Response(status: .notFound) }
-        return try PersonalDataExport.sharded(account: account, parts).response(from: request, context: context)
+        let outcomes = try asked.get()
+        guard outcomes.allSatisfy({ $0.done != nil }) else {
+            let parts = outcomes.enumerated().map { index, outcome in
+                outcome.failure.map { failedPart(index, $0) } ?? CutShort.Part(shard: index, completed: true)
+            }
+            let (answered, silent) = (parts.filter(\.completed).map(\.shard), parts.filter { !$0.completed }.map(\.shard))
+            return try cutShort(
+                "the export is incomplete: \(named(answered)) answered, \(named(silent)) did not, so none of it is given; retry",
+                parts: parts, failures: outcomes.compactMap(\.failure), request: request, context: context)
+        }
+        let held = outcomes.enumerated().compactMap { index, outcome in outcome.done!.map { (shard: index, export: $0) } }
+        guard let account = held.first?.export.account else { return missing ?? Response(status: .notFound) }
+        return try PersonalDataExport.sharded(account: account, held).response(from: request, context: context)
     }
 
     /// The forms of evidence on shards: the JSON document through both levels, or one level as

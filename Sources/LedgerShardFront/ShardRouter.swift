@@ -142,13 +142,13 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
         case .webhookRegistration:
             let body = try await BodyDecoder.collect(request, limit: bodyLimit)
             guard let id = Self.collaborationId(in: body) else {
-                return try await ShardFanOut.registerWebhook(request, body: body, context: context, shards: try everyShardAnswering())
+                return try await ShardFanOut.registerWebhook(request, body: body, context: context, shards: everyShardAsked())
             }
             return try await send(Request(head: request.head, body: RequestBody(buffer: body)), context: context, to: shard(of: id))
         case .webhookList:
             return try await ShardFanOut.webhooks(request, context: context, shards: try everyShardAnswering())
         case .webhookDeletion:
-            return try await ShardFanOut.deleteWebhook(request, context: context, shards: try everyShardAnswering())
+            return try await ShardFanOut.deleteWebhook(request, context: context, shards: everyShardAsked())
         case .myCollaborations:
             return try await ShardFanOut.myCollaborations(request, context: context, shards: try everyShardAnswering())
         case .collaborationsList:
@@ -186,9 +186,9 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
                 request, context: context, form: form, shard: { try await shard.respond(to: $0, context: $1) }, index: index,
                 top: topEvidence)
         case .export:
-            return try await ShardFanOut.export(request, context: context, shards: try everyShardAnswering())
+            return try await ShardFanOut.export(request, context: context, shards: everyShardAsked())
         case .erasure:
-            return try await ShardFanOut.erasure(request, context: context, shards: try everyShardAnswering(), bodyLimit: bodyLimit)
+            return try await ShardFanOut.erasure(request, context: context, shards: everyShardAsked(), bodyLimit: bodyLimit)
         case .feed:
             return try await ShardFeed.respond(request, context: context, shards: try everyShardAnswering(), sources: sources)
         case .accessAudit(let only):

@@ -54,6 +54,7 @@ public enum ErrorCode: String, CaseIterable, Sendable, Codable {
     case logUnavailable = "log_unavailable"
     case shuttingDown = "shutting_down"
     case notReady = "not_ready"
+    case cutShort = "cut_short"
     // 501
     case notAcrossShards = "not_across_shards"
     /// The SDK's name for a code this version does not know; the server never sends it.
@@ -75,7 +76,7 @@ public enum ErrorCode: String, CaseIterable, Sendable, Codable {
         case .idempotencyKeyReused, .unknownIdentity: 422
         case .tooManyRejections: 429
         case .internalError: 500
-        case .databaseUnavailable, .viewBehind, .notAnswered, .notCheckpointed, .logUnavailable, .shuttingDown, .notReady: 503
+        case .databaseUnavailable, .viewBehind, .notAnswered, .notCheckpointed, .logUnavailable, .shuttingDown, .notReady, .cutShort: 503
         case .notAcrossShards: 501
         case .unknown: 0
         }
@@ -132,6 +133,8 @@ public enum ErrorCode: String, CaseIterable, Sendable, Codable {
             "the stored log cannot serve this part of its published tree (events or tree nodes missing, an entry too large for a bundle); logged for the operator"
         case .shuttingDown: "this instance is shutting down; send requests to another"
         case .notReady: "the database is unreachable or its schema is behind"
+        case .cutShort:
+            "a write of every shard was done on some shards only (a shard unavailable, or failing midway): `shards` says what each did; retry after Retry-After to finish it"
         case .notAcrossShards: "the endpoint reads or writes every shard, which a ledger on several shards does not serve yet"
         case .unknown: "a code this version of the SDK does not know"
         }
