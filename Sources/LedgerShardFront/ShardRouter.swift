@@ -18,7 +18,7 @@ import LedgerWire
 ///   outage is every instance's: taking instances out of a load balancer for it would stop the
 ///   other shards' service too);
 /// - `/tlog/shard/{k}/…`: shard k's own log (its checkpoint and tiles, its router's `/tlog/…`);
-///   the rest of `/tlog/…`: the top log (`buildTopLogRouter`), whose entries are the shards'
+///   the rest of `/tlog/…`: the top log (`buildLogRouter`), whose entries are the shards'
 ///   checkpoints;
 /// - `GET /v1/accounts/me/collaborations`: every shard, the answers merged (`ShardFanOut`);
 /// - `GET /v1/audit/access`: every shard, shard after shard, or with `collaboration` its shard
@@ -56,7 +56,7 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
     let map: ShardMap
     /// Each shard's router, in `map.shards`' order.
     let shards: [Shard]
-    /// The top log's router (`buildTopLogRouter`).
+    /// The top log's router (`buildLogRouter`).
     let topLog: RouterResponder<LedgerRequestContext>
     /// Whether each shard's database answers now.
     let available: [@Sendable () -> Bool]
@@ -118,13 +118,18 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
         case .noDatabase:
             return try await shards[0].respond(to: request, context: context)
         case .anyShard:
-            guard let index = shards.indices.filter({ available[$0]() }).randomElement() else { throw Self.unavailable }
+            guard let index = shards.indices.filter({ available[$0]() }).randomElement() else { throw Self.noShard }
             return try await send(request, context: context, to: index)
         case .everyShard:
-            // The first answer that is not ready, else the last shard's.
+            // Ready while one shard serves at least (a shard's outage is not every instance's:
+            // taken out of a load balancer for it, the instance would stop the others' service
+            // too); a shard that serves but is not ready (its schema behind) makes it not ready.
             var answer: Response?
+            let ready = request
             for index in shards.indices where available[index]() {
-                let response = try await shards[index].respond(to: request, context: context)
+                let shard = shards[index]
+                guard let response = try await whileAvailable(index, { try await shard.respond(to: ready, context: context) })
+                else { continue }
                 if response.status != .ok { return response }
                 answer = response
             }
@@ -135,7 +140,7 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
             request = Request(head: request.head, body: RequestBody(buffer: body))
             // A body without a collaboration id is refused alike by any shard that answers.
             guard let id = Self.collaborationId(in: body) else {
-                guard let index = shards.indices.first(where: { available[$0]() }) else { throw Self.unavailable }
+                guard let index = shards.indices.first(where: { available[$0]() }) else { throw Self.noShard }
                 return try await send(request, context: context, to: index)
             }
             return try await send(request, context: context, to: shard(of: id))
@@ -180,11 +185,8 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
                     "on shards, evidence is under the shard's checkpoint the top log recorded: leave out size", code: .invalidQuery)
             }
             guard topAvailable() else { throw Self.topUnavailable }
-            guard available[index]() else { throw Self.unavailable }
-            let shard = shards[index]
             return try await ShardFanOut.evidence(
-                request, context: context, form: form, shard: { try await shard.respond(to: $0, context: $1) }, index: index,
-                top: topEvidence)
+                request, context: context, form: form, shard: responder(index), index: index, top: topEvidence)
         case .export:
             return try await ShardFanOut.export(request, context: context, shards: everyShardAsked())
         case .erasure:
@@ -193,11 +195,8 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
             return try await ShardFeed.respond(request, context: context, shards: try everyShardAnswering(), sources: sources)
         case .accessAudit(let only):
             guard let only else { return try await ShardFanOut.auditAccess(request, context: context, shards: try everyShardAnswering()) }
-            guard available[only]() else { throw Self.unavailable }
-            let shard = shards[only]
-            let responders: [ShardFanOut.Responder?] = shards.indices.map { index in
-                index == only ? { @Sendable in try await shard.respond(to: $0, context: $1) } : nil
-            }
+            guard available[only]() else { throw Self.unavailable(shard: only) }
+            let responders = shards.indices.map { $0 == only ? responder(only) : nil }
             return try await ShardFanOut.auditAccess(request, context: context, shards: responders)
         case .shardLog(let index, let path):
             var head = request.head
@@ -236,17 +235,20 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
                 .databaseUnavailable, "shard \(down) is unavailable for the moment, and this read covers every shard; retry",
                 retryAfter: 1)
         }
-        return shards.map { shard in { try await shard.respond(to: $0, context: $1) } }
+        return shards.indices.map(responder)
     }
 
     /// The shard's answer, if its database answers.
     func send(_ request: Request, context: Context, to index: Int) async throws -> Response {
-        guard available[index]() else { throw Self.unavailable }
-        return try await shards[index].respond(to: request, context: context)
+        try await responder(index)(request, context)
     }
 
-    static var unavailable: DomainError {
-        DomainError(.databaseUnavailable, "the shard that holds this is unavailable for the moment; retry", retryAfter: 1)
+    static func unavailable(shard: Int) -> DomainError {
+        DomainError(.databaseUnavailable, "shard \(shard), which holds this, is unavailable for the moment; retry", retryAfter: 1)
+    }
+
+    static var noShard: DomainError {
+        DomainError(.databaseUnavailable, "no shard's database answers for the moment; retry", retryAfter: 1)
     }
 
     static var topUnavailable: DomainError {
