@@ -214,10 +214,12 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
     /// One database's answer: an event's evidence may name shard 0 and the shard level, which are
     /// its own; any other shard or level is refused, as it names nothing here.
     func oneLog(_ request: Request, context: Context) async throws -> Response {
-        let query = request.uri.queryParameters
-        guard query["shard"] != nil || query["level"] != nil,
+        // Every other request passes untouched: a look at the raw path first, no parsing.
+        guard request.head.path?.contains("evidence") == true,
             request.uri.path.split(separator: "/").starts(with: ["v1", "audit", "evidence"])
         else { return try await shards[0].respond(to: request, context: context) }
+        let query = request.uri.queryParameters
+        guard query["shard"] != nil || query["level"] != nil else { return try await shards[0].respond(to: request, context: context) }
         if let shard = try Query.integer(request, "shard", minimum: 0), shard != 0 {
             throw DomainError.invalid("shard must be 0: this ledger is one database, its only shard", code: .invalidQuery)
         }
