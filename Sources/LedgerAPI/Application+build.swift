@@ -21,12 +21,14 @@ import PostgresNIO
 /// wait: `RoleServices` in `LedgerApp` chooses); `feed`: the process's shared tail of the log,
 /// which the change feed reads (run it too); `standby`: a hot standby's pool for the reads;
 /// `holds`: the collaboration ids a start may take (where several logs share the collaborations,
-/// those this log holds; a front sends it the rest). The router knows nothing of the workers that
+/// those this log holds; a front sends it the rest); `evidenceQuery`: what such a front reads in
+/// an evidence request's query, checked as this one log takes it. The router knows nothing of the workers that
 /// run beside it.
 public func buildRouter(
     client: PostgresClient, store: EventStore, authority: TokenAuthority, configuration: LedgerConfiguration, proofs: ProofService,
     feed: FeedTail, readiness: Readiness = Readiness(), standby: PostgresClient? = nil,
-    holds: @escaping @Sendable (String) -> Bool = { _ in true }, logger: Logger
+    holds: @escaping @Sendable (String) -> Bool = { _ in true }, evidenceQuery: @escaping @Sendable (Request) throws -> Void = { _ in },
+    logger: Logger
 ) -> Router<LedgerRequestContext> {
     let router = Router(context: LedgerRequestContext.self)
     // Request ids and the access log outermost, so they see every answer, refusals included.
@@ -74,8 +76,7 @@ public func buildRouter(
     let latest = LatestCheckpoint(tree: tree)
     LogController(
         tree: tree, store: store, collaborations: collaborations, subjects: Subjects(store: store), latestCheckpoint: latest,
-        client: client,
-        logger: logger
+        client: client, logger: logger, evidenceQuery: evidenceQuery
     )
     .addRoutes(to: v1)
     TileController(tiles: TileStore(tree: tree, latest: latest), latest: latest, publicEntries: configuration.publicEntries)

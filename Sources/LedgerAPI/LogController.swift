@@ -21,6 +21,9 @@ public struct LogController: Sendable {
     let latestCheckpoint: LatestCheckpoint
     let client: PostgresClient
     let logger: Logger
+    /// Checks of an evidence request's query that the API does not know itself: what a front
+    /// that places events in several logs reads there (its parameters, as one log takes them).
+    var evidenceQuery: @Sendable (Request) throws -> Void = { _ in }
     /// How long evidence waits for a checkpoint that covers its event.
     var checkpointWait: Duration = .seconds(2)
 
@@ -124,6 +127,7 @@ public struct LogController: Sendable {
         guard let position = Int64(raw), position >= 1 else { throw Self.invalid("position must be an integer of 1 or more") }
         let formatName = try Query.text(request, "format") ?? EvidenceFormat.json.rawValue
         guard let format = EvidenceFormat(rawValue: formatName) else { throw Self.invalid("format must be json or tlog-proof") }
+        try evidenceQuery(request)
         guard let event = try await store.readAll(after: position - 1, limit: 1).first, event.position == position else {
             throw DomainError.notFound("event at position \(position)")
         }

@@ -78,7 +78,8 @@ extension RoleServices {
             let feed = FeedTail(store: shard.store, events: local.events, logger: logger, holds: holds)
             let router = buildRouter(
                 client: shard.client, store: shard.store, authority: authority, configuration: configuration, proofs: local.proofs,
-                feed: feed, readiness: readiness, standby: cluster == nil ? standby : nil, holds: holds, logger: logger)
+                feed: feed, readiness: readiness, standby: cluster == nil ? standby : nil, holds: holds,
+                evidenceQuery: ShardQuery.oneDatabase, logger: logger)
             routers.append(router.buildResponder())
             services += local.workers + [feed]
             if let signer = logs?.shards[index] {

@@ -7,6 +7,7 @@ import LedgerFeed
 import LedgerLog
 import LedgerPostgres
 import LedgerProjections
+import LedgerShardFront
 import LedgerStore
 import LedgerTokens
 import LedgerVerifier
@@ -165,7 +166,7 @@ public enum RoleServices {
         let readiness = Readiness(drain: configuration.shutdownDrain)
         let router = buildRouter(
             client: client, store: store, authority: authority, configuration: configuration, proofs: proofs, feed: feed,
-            readiness: readiness, standby: standby, logger: logger)
+            readiness: readiness, standby: standby, evidenceQuery: ShardQuery.oneDatabase, logger: logger)
         let app = server(router.buildResponder(), configuration: configuration, logger: logger, onRunning: onRunning)
         return (feed, app, readiness)
     }

@@ -47,9 +47,8 @@ import LedgerWire
 /// top log's, while its database does not answer (`topAvailable`).
 ///
 /// One database is one shard with no top log (`init(single:)`): every request goes to its router
-/// as it came, so the wire is one database's, but for an event's evidence, whose `shard` (0, the
-/// only one) and `level` (`shard`, the log's own) a client written for shards may name: checked
-/// and left out here (`oneLog`).
+/// as it came, so the wire is one database's (its router takes an evidence request's `shard` and
+/// `level` as one database does: `ShardQuery`).
 public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Context == LedgerRequestContext {
     public typealias Context = LedgerRequestContext
 
@@ -97,7 +96,7 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
     /// as the routers answer theirs, and a shard's refusal within a fan-out as the shard gave it.
     public func respond(to request: Request, context: Context) async throws -> Response {
         do {
-            if single { return try await oneLog(request, context: context) }
+            if single { return try await shards[0].respond(to: request, context: context) }
             return try await route(request, context: context)
         } catch let refusal as DomainError {
             return try refusal.response(from: request, context: context)
@@ -209,25 +208,6 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
             throw DomainError(
                 .notAcrossShards, "\(request.method) \(request.uri.path) reads or writes every shard, which this ledger does not serve yet")
         }
-    }
-
-    /// One database's answer: an event's evidence may name shard 0 and the shard level, which are
-    /// its own; any other shard or level is refused, as it names nothing here.
-    func oneLog(_ request: Request, context: Context) async throws -> Response {
-        // Every other request passes untouched: a look at the raw path first, no parsing.
-        guard request.head.path?.contains("evidence") == true,
-            request.uri.path.split(separator: "/").starts(with: ["v1", "audit", "evidence"])
-        else { return try await shards[0].respond(to: request, context: context) }
-        let query = request.uri.queryParameters
-        guard query["shard"] != nil || query["level"] != nil else { return try await shards[0].respond(to: request, context: context) }
-        if let shard = try Query.integer(request, "shard", minimum: 0), shard != 0 {
-            throw DomainError.invalid("shard must be 0: this ledger is one database, its only shard", code: .invalidQuery)
-        }
-        if let level = query["level"], level != "shard" {
-            throw DomainError.invalid("level must be shard: this ledger is one database, with no top log", code: .invalidQuery)
-        }
-        return try await shards[0].respond(
-            to: ShardFanOut.subrequest(request, replacing: [:], removing: ["shard", "level"]), context: context)
     }
 
     /// Every shard's router, if every shard's database answers: a read of every shard is whole or refused.
