@@ -77,8 +77,9 @@ extension LedgerProcess {
             // (`ShardMetrics`); one database's carry none.
             var named = logger
             if front != nil { named[metadataKey: "shard"] = "\(index)" }
-            let reachable = front.map { Self.reachable($0.settings[index], logger: logger) }
-            let availability = reachable.map { DatabaseAvailability(client: client, shard: "\(index)", reachable: $0, logger: logger) }
+            let reach = front.map { Self.reach($0.settings[index], logger: logger) }
+            let reachable = reach.map { reach in { @Sendable in await reach() == .answers } }
+            let availability = reach.map { DatabaseAvailability(client: client, shard: "\(index)", reach: $0, logger: logger) }
             always += [
                 DatabasePoolMetrics(client: client, applicationName: applicationName, maxConnections: perShard, logger: named),
                 DatabaseWatchdog(client: client, logger: named, onWedged: onWedged, reachable: reachable),
@@ -88,10 +89,11 @@ extension LedgerProcess {
         }
         var cluster: RoleServices.Cluster?
         if let front {
-            let reachable = Self.reachable(database, logger: logger)
+            let reach = Self.reach(database, logger: logger)
+            let reachable = { @Sendable in await reach() == .answers }
             var named = logger
             named[metadataKey: "shard"] = "top"
-            let availability = DatabaseAvailability(client: front.top, shard: "top", reachable: reachable, logger: logger)
+            let availability = DatabaseAvailability(client: front.top, shard: "top", reach: reach, logger: logger)
             always += [DatabaseWatchdog(client: front.top, logger: named, onWedged: onWedged, reachable: reachable), availability]
             cluster = .init(map: front.map, top: front.top, topAvailability: availability, sources: front.sources)
         }
@@ -103,23 +105,22 @@ extension LedgerProcess {
                 logger: logger, onRunning: onRunning)
     }
 
-    /// Whether the shard's server gives a working connection now: a new connection, outside the
-    /// pool, that answers `SELECT 1` within 2.5 s. Any refusal (whatever its SQLSTATE: too many
-    /// connections, no CONNECT, a database gone or not accepting, a login refused, a server still
-    /// starting) and any hang is no: the shard cannot serve. Its availability then refuses its
-    /// requests at once, and its watchdog knows the pool is not wedged (a restart would stop every
-    /// other shard's service for nothing).
-    static func reachable(_ settings: DatabaseSettings, logger: Logger) -> @Sendable () async -> Bool {
+    /// What a new connection to the shard's server finds now, outside the pool: a working one
+    /// (`SELECT 1` answered), a refusal (any error), or silence past 5 s. Its availability refuses
+    /// its requests at once on a refusal, and its watchdog restarts nothing unless it answers (a
+    /// pool that hangs while the server refuses or is silent is no wedge, and a restart would stop
+    /// every other shard's service for nothing).
+    static func reach(_ settings: DatabaseSettings, logger: Logger) -> @Sendable () async -> Reach {
         {
             do {
-                try await withDeadline(.milliseconds(2500), "a new connection to the shard") {
-                    try await PostgresAdmin.withConnection(settings, logger: logger) {
-                        try await $0.query("SELECT 1", logger: logger)
-                    }
+                try await withDeadline(.seconds(5), "a new connection to the shard") {
+                    try await settings.answerOnce(connectTimeout: .seconds(5), logger: logger)
                 }
-                return true
+                return .answers
+            } catch is DeadlineExceeded {
+                return .silent
             } catch {
-                return false
+                return .refuses
             }
         }
     }

@@ -10,10 +10,12 @@ import Synchronization
 /// while the others serve. Without it such a request waits: PostgresNIO's pool queues leases
 /// while it cannot connect, for up to a minute before its circuit breaker fails them.
 ///
-/// A probe that does not answer asks `reachable`, whether the server gives a working connection
-/// outside the pool. No (any refusal, whatever its SQLSTATE, or a hang): down at once. Yes: a
-/// hung probe is a busy pool, not a miss (under a long load peak every lease can stay taken past
-/// two probes), and a failed one is a miss; `misses` in a row say down. One answer says up again.
+/// A probe that does not answer asks `reach`, what a new connection outside the pool finds. The
+/// server refuses it (any SQLSTATE): down at once, the shard cannot serve. It stays silent: a
+/// miss (a hung server, or a machine too loaded to tell: `misses` in a row say down, so a stall
+/// of the whole machine does not refuse every shard). It answers: a hung probe is a busy pool,
+/// not a miss (under a long load peak every lease can stay taken past two probes), and a failed
+/// one is a miss. One answer says up again.
 /// Metrics: `ledger_shard_available{shard}`, 1 or 0 (`shard`: the shard's index, or `top` for the
 /// top log's database); its log lines name the shard.
 public final class DatabaseAvailability: Service, Sendable {
@@ -22,18 +24,18 @@ public final class DatabaseAvailability: Service, Sendable {
     let logger: Logger
     let gauge: Gauge
     let misses: Int
-    /// Whether the server answers a new connection, outside the pool (nil: a hung probe is a miss).
-    let reachable: (@Sendable () async -> Bool)?
+    /// What a new connection outside the pool finds (nil: a probe not answered is a miss).
+    let reach: (@Sendable () async -> Reach)?
     private let answers = Atomic<Bool>(true)
 
     public init(
-        client: PostgresClient, shard: String, interval: Duration = .milliseconds(500), deadline: Duration = .seconds(1), misses: Int = 2,
-        reachable: (@Sendable () async -> Bool)? = nil, logger: Logger
+        client: PostgresClient, shard: String, interval: Duration = .seconds(1), deadline: Duration = .seconds(2), misses: Int = 2,
+        reach: (@Sendable () async -> Reach)? = nil, logger: Logger
     ) {
         var logger = logger
         logger[metadataKey: "shard"] = "\(shard)"
         self.prober = DatabaseWatchdog(client: client, deadline: deadline, logger: logger)
-        self.reachable = reachable
+        self.reach = reach
         self.interval = interval
         self.misses = misses
         self.logger = logger
@@ -50,14 +52,10 @@ public final class DatabaseAvailability: Service, Sendable {
             case .answered:
                 missed = 0
             case let probe:
-                if let reachable {
-                    if await !reachable() {
-                        missed = misses  // no working connection at all: down now
-                    } else if probe == .failed {
-                        missed += 1
-                    }  // hung, while the server serves a new connection: busy, not down
-                } else {
-                    missed += 1
+                switch await reach?() {
+                case .refuses?: missed = misses  // the server refuses a working connection: down now
+                case .answers? where probe == .hung: break  // busy, not down
+                case .answers?, .silent?, nil: missed += 1
                 }
             }
             let answered = missed < misses

@@ -8,6 +8,32 @@ extension DatabaseSettings {
     /// minute later, and say only that. A server out of reach is left to the pool, which waits
     /// for it as before.
     public func checkLogin(passwordSource: String, logger: Logger) async throws {
+        do {
+            let connection = try await PostgresConnection.connect(
+                configuration: try single(connectTimeout: .seconds(5)), id: 0, logger: logger)
+            try? await connection.close()
+        } catch let error as PSQLError where error.code == .server && !error.meansDatabaseUnavailable {
+            throw DatabaseFailure(error, on: self, passwordSource: passwordSource)
+        } catch {
+            // Out of reach for now (or starting up): the pool waits for it.
+        }
+    }
+
+    /// Whether a new connection of its own, outside any pool, answers `SELECT 1`: thrown, why not.
+    public func answerOnce(connectTimeout: TimeAmount, logger: Logger) async throws {
+        let connection = try await PostgresConnection.connect(
+            configuration: try single(connectTimeout: connectTimeout), id: 0, logger: logger)
+        do {
+            try await connection.query("SELECT 1", logger: logger)
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+        try? await connection.close()
+    }
+
+    /// One connection's configuration, with TLS as the settings say.
+    func single(connectTimeout: TimeAmount) throws -> PostgresConnection.Configuration {
         let tls: PostgresConnection.Configuration.TLS =
             switch tls {
             case .disable: .disable
@@ -16,14 +42,7 @@ extension DatabaseSettings {
             }
         var configuration = PostgresConnection.Configuration(
             host: host, port: port, username: username, password: password, database: database, tls: tls)
-        configuration.options.connectTimeout = .seconds(5)
-        do {
-            let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
-            try? await connection.close()
-        } catch let error as PSQLError where error.code == .server && !error.meansDatabaseUnavailable {
-            throw DatabaseFailure(error, on: self, passwordSource: passwordSource)
-        } catch {
-            // Out of reach for now (or starting up): the pool waits for it.
-        }
+        configuration.options.connectTimeout = connectTimeout
+        return configuration
     }
 }

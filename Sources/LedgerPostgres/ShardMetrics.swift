@@ -2,7 +2,7 @@ import Logging
 import Metrics
 
 /// The `shard` dimension of what a shard's workers record for `/metrics`: the logger's `shard`
-/// metadata (`LedgerProcess.withShards` names each shard's logger `0`, `1`, …, and the top log's
+/// metadata (`LedgerProcess.shardServices` names each shard's logger `0`, `1`, …, and the top log's
 /// `top`), empty on one database, which Prometheus reads as no label at all.
 ///
 /// A gauge keeps the last value recorded into its series, and every shard's workers run in one

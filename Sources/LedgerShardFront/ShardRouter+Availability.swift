@@ -25,18 +25,18 @@ extension ShardRouter {
     func whileAvailable(_ index: Int, _ answer: @escaping @Sendable () async throws -> Response) async throws -> Response? {
         let available = available[index]
         let waiting = Mutex<CheckedContinuation<Result<Response?, any Error>, Never>?>(nil)
-        let tasks = Mutex<[Task<Void, Never>]>([])
+        // The two tasks, and whether the caller was cancelled before they were stored.
+        let started = Mutex<(tasks: [Task<Void, Never>], cancelled: Bool)>(([], false))
         let finish: @Sendable (Result<Response?, any Error>) -> Void = { result in
             waiting.withLock { continuation in
                 continuation?.resume(returning: result)
                 continuation = nil
             }
         }
-        let cancel: @Sendable () -> Void = { tasks.withLock { for task in $0 { task.cancel() } } }
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 waiting.withLock { $0 = continuation }
-                let started = [
+                let tasks = [
                     Task {
                         do { finish(.success(try await answer())) } catch { finish(.failure(error)) }
                     },
@@ -46,12 +46,22 @@ extension ShardRouter {
                         finish(.success(nil))
                     },
                 ]
-                tasks.withLock { $0 = started }
+                let cancelled = started.withLock { state in
+                    state.tasks = tasks
+                    return state.cancelled
+                }
+                if cancelled { for task in tasks { task.cancel() } }
             }
         } onCancel: {
-            cancel()
+            let tasks = started.withLock { state in
+                state.cancelled = true
+                return state.tasks
+            }
+            for task in tasks { task.cancel() }
         }
-        cancel()
+        for task in started.withLock({ $0.tasks }) { task.cancel() }
+        // A caller cancelled is not a shard down.
+        if case .success(nil) = result { try Task.checkCancellation() }
         return try result.get()
     }
 }

@@ -16,13 +16,13 @@ struct DatabaseAvailabilityTests {
     /// Runs the availability while the pool's only connection sleeps, until `done` holds (or a
     /// minute passes), and answers whether it says the database answers.
     static func available(
-        reachable: (@Sendable () async -> Bool)?, until done: @escaping @Sendable (DatabaseAvailability) -> Bool
+        reach: (@Sendable () async -> Reach)?, until done: @escaping @Sendable (DatabaseAvailability) -> Bool
     ) async throws -> Bool {
         let settings = try await TestCluster.shared.makeDatabase()
         return try await withClient(settings) { observer in
             try await settings.withClient(logger: logger, maxConnections: 1) { client in
                 let availability = DatabaseAvailability(
-                    client: client, shard: "test", interval: .milliseconds(50), deadline: .milliseconds(200), reachable: reachable,
+                    client: client, shard: "test", interval: .milliseconds(50), deadline: .milliseconds(200), reach: reach,
                     logger: logger)
                 let sleeping = "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = 'SELECT pg_sleep(600)'"
                 return try await withThrowingTaskGroup(of: Void.self) { group in
@@ -45,12 +45,13 @@ struct DatabaseAvailabilityTests {
     func busyIsNotDown() async throws {
         let asked = Atomic<Int>(0)
         let busy = try await Self.available(
-            reachable: {
+            reach: {
                 asked.add(1, ordering: .relaxed)
-                return true
+                return .answers
             }, until: { _ in asked.load(ordering: .relaxed) >= 3 })
         #expect(busy, "three probes hung, the server answered each time: up")
-        #expect(!(try await Self.available(reachable: { false }, until: { !$0.isAvailable })), "hung and unreachable: down")
-        #expect(!(try await Self.available(reachable: nil, until: { !$0.isAvailable })), "hung, nothing to tell busy from down: down")
+        #expect(!(try await Self.available(reach: { .refuses }, until: { !$0.isAvailable })), "hung and refused: down")
+        #expect(!(try await Self.available(reach: { .silent }, until: { !$0.isAvailable })), "hung and silent: down")
+        #expect(!(try await Self.available(reach: nil, until: { !$0.isAvailable })), "hung, nothing to tell busy from down: down")
     }
 }
