@@ -61,6 +61,10 @@ public struct LiveServer: LedgerCalls {
                 signer: roles == .allInOne ? signer : nil, witnesses: witnesses)
             process.deliveries = deliveries
             process.engine = engine
+            // A test's load is a few clients: a pool of 20 (its workers hold some), not
+            // production's 40, so the suites running side by side stay inside the test cluster's
+            // connections.
+            process.maxConnections = 20
             try await process.serving(logger: logger) { running in
                 try await body(
                     LiveServer(

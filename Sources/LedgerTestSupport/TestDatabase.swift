@@ -54,7 +54,7 @@ public actor TestCluster {
             options: .init(
                 dataDirectory: dir,
                 // Throwaway data: skip fsync, keep everything else as in production.
-                serverSettings: ["fsync": "off", "full_page_writes": "off", "max_connections": "1000"],
+                serverSettings: ["fsync": "off", "full_page_writes": "off", "max_connections": "2000"],
                 database: "postgres", binaries: Setting.pgBin.value()),
             logger: logger)
         let settings = try await ClusterStarts.shared.run { try await embedded.start() }

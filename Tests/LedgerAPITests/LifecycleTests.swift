@@ -222,6 +222,7 @@ struct LifecycleTests {
     func throttle() async throws {
         var settings = ProofEngine.Settings(maxGroup: 64)
         settings.rejectionLimit = 3
+        settings.deadline = .seconds(60)  // room for a machine the whole suite loads
         try await LiveServer.run(engine: .init(settings: settings)) { api in
             let id = try await api.call(.post, "/v1/collaborations", as: "owner", json: startBody).body["collaborationId"]!.string!
             let stranger = SimulatedPerson(collaborationId: id, devices: 1)

@@ -82,7 +82,7 @@ struct TlogProofEvidenceTests {
                 return
             }
             let auditor = server.client("auditor", roles: ["auditor"])
-            try await waitUntil(timeout: .seconds(30), "a checkpoint both witnesses cosigned, covering the grant") {
+            try await waitUntil(timeout: .seconds(90), "a checkpoint both witnesses cosigned, covering the grant") {
                 (try? await auditor.publishedCheckpoint(key: signer.verifier, policy: policy).checkpoint.size) ?? 0 >= position
             }
 

@@ -59,7 +59,7 @@ struct CosigningTests {
         let (w1, w2, policy) = try await Self.twoWitnesses(for: signer, group: "all")
         try await LiveServer.run(signer: signer, witnesses: policy) { server in
             let first = try await Self.append(server, 30)
-            try await waitUntil(timeout: .seconds(30), "a cosigned checkpoint of \(first)") {
+            try await waitUntil(timeout: .seconds(90), "a cosigned checkpoint of \(first)") {
                 (try? await Self.published(server, policy).checkpoint.size) ?? 0 >= first
             }
             let cosigned = try await Self.published(server, policy)
@@ -71,7 +71,7 @@ struct CosigningTests {
 
             await w2.stop()
             let second = try await Self.append(server, 10)
-            try await waitUntil(timeout: .seconds(30), "W1 cosigns \(second) (W2 is down)") { try await w1.size(signer.name) == second }
+            try await waitUntil(timeout: .seconds(90), "W1 cosigns \(second) (W2 is down)") { try await w1.size(signer.name) == second }
             let stillPublished = try await Self.published(server, policy).checkpoint
             #expect(stillPublished.size < second && stillPublished.size >= first)
             #expect(try Checkpoint.open(try await server.client("anyone").checkpoint(), verifier: signer.verifier).size < second)
@@ -79,7 +79,7 @@ struct CosigningTests {
             #expect(unpublished?.code == "not_checkpointed", "no evidence against an unpublished checkpoint")
 
             try await w2.start()
-            try await waitUntil(timeout: .seconds(30), "publishing resumes") {
+            try await waitUntil(timeout: .seconds(90), "publishing resumes") {
                 (try? await Self.published(server, policy).checkpoint.size) ?? 0 >= second
             }
             #expect(Set(try await Self.published(server, policy).cosigners) == ["W1", "W2"])
@@ -96,7 +96,7 @@ struct CosigningTests {
         let policy = try WitnessPolicy("log \(signer.verifier.text)\n\(w1.policyLine("W1"))\nquorum W1\n")
         try await LiveServer.run(signer: signer, witnesses: policy) { server in
             let head = try await Self.append(server, 25)
-            try await waitUntil(timeout: .seconds(30), "cosigned \(head)") { try await w1.size(signer.name) == head }
+            try await waitUntil(timeout: .seconds(90), "cosigned \(head)") { try await w1.size(signer.name) == head }
             let more = try await Self.append(server, 5)
             let tree = LogTree(client: server.db, logger: Logger(label: "resync"))
             // The latest signed checkpoint, past `more` (the witness may not have it yet).
@@ -107,7 +107,7 @@ struct CosigningTests {
                 .decode((Int64, String).self) { return row }
                 return (0, "")
             }
-            try await waitUntil(timeout: .seconds(30), "a signed checkpoint of \(more)") { try await latestSigned().0 >= more }
+            try await waitUntil(timeout: .seconds(90), "a signed checkpoint of \(more)") { try await latestSigned().0 >= more }
             let latest = try await latestSigned()
             let fresh = WitnessClient(policy: policy, tree: tree, logger: Logger(label: "resync"))
             let text = try SignedNote.parse(latest.1).text
@@ -156,7 +156,7 @@ struct CosigningTests {
         let file = folder.appendingPathComponent("published-checkpoint")
         try await LiveServer.run(signer: signer, witnesses: policy, publishedFile: file) { server in
             let cosigned = try await Self.append(server, 40)
-            try await waitUntil(timeout: .seconds(30), "cosigned \(cosigned)") {
+            try await waitUntil(timeout: .seconds(90), "cosigned \(cosigned)") {
                 (try? await Self.published(server, policy).checkpoint.size) ?? 0 >= cosigned
             }
             let before = try await Self.published(server, policy)
@@ -170,7 +170,7 @@ struct CosigningTests {
             try FileManager.default.removeItem(at: file)
             let first = try await ForkRefusalTests.refusals(server)
             try await truncateLog(server.db, to: 30, keepingCheckpoints: true)
-            try await waitUntil(timeout: .seconds(30), "a refusal: 30 events, fewer than the cosigned 40") {
+            try await waitUntil(timeout: .seconds(90), "a refusal: 30 events, fewer than the cosigned 40") {
                 try await ForkRefusalTests.refusals(server) > first
             }
             try await ForkRefusalTests.appendRefused(server, "g", 15)
@@ -180,7 +180,7 @@ struct CosigningTests {
             // lacks their 40; one written past it cannot be checked against a root no record here has.
             let second = try await ForkRefusalTests.refusals(server)
             try await truncateLog(server.db, to: 30, keepingCheckpoints: false)
-            try await waitUntil(timeout: .seconds(30), "a refusal: 30 events, fewer than the witnesses' 40") {
+            try await waitUntil(timeout: .seconds(90), "a refusal: 30 events, fewer than the witnesses' 40") {
                 try await ForkRefusalTests.refusals(server) > second
             }
             try await ForkRefusalTests.appendRefused(server, "h", 15)

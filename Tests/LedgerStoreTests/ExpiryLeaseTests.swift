@@ -46,12 +46,12 @@ struct ExpiryLeaseTests {
     func squatter() async throws {
         try await LiveServer.run { server in
             let devin = server.client("devin")
-            try await waitUntil(timeout: .seconds(30), "the expiry service holding its lease") {
+            try await waitUntil(timeout: .seconds(120), "the expiry service holding its lease") {
                 let expiry = try await devin.logStatus().expiry
                 return expiry.running && expiry.holder?.recognised == true && expiry.holder?.since != nil
             }
             try await ExpirySquatter.holding(server.db) { squat in
-                try await waitUntil(timeout: .seconds(30), "status names the squatter") {
+                try await waitUntil(timeout: .seconds(120), "status names the squatter") {
                     try await devin.logStatus().expiry.holder?.applicationName == "squatter"
                 }
                 let squatted = try await devin.logStatus().expiry
@@ -61,19 +61,19 @@ struct ExpiryLeaseTests {
                 let person = SimulatedPerson(collaborationId: id, devices: 1)
                 _ = try await devin.updateParticipants(added: [person.rootHashData], in: id)
                 _ = try await TestWindows.endIn(2, devin, id, [person])
-                try await waitUntil(timeout: .seconds(30), "the window overdue on the status") {
+                try await waitUntil(timeout: .seconds(120), "the window overdue on the status") {
                     try await devin.logStatus().expiry.overdue >= 1
                 }
-                try await waitUntil(timeout: .seconds(40), "the overdue window in ledger_expiry_overdue") {
+                try await waitUntil(timeout: .seconds(120), "the overdue window in ledger_expiry_overdue") {
                     (try await Self.overdueGauge(server) ?? 0) >= 1
                 }
                 #expect(try await Self.expiries(devin, id).isEmpty, "an expiry was appended while the lease was squatted")
                 _ = try await squat.query("SELECT pg_advisory_unlock(\(ExpiryService.leaseKey))", logger: Logger(label: "squatter"))
-                try await waitUntil(timeout: .seconds(30), "the expiry, once the service has the lease again") {
+                try await waitUntil(timeout: .seconds(120), "the expiry, once the service has the lease again") {
                     try await Self.expiries(devin, id).count == 1
                 }
             }
-            try await waitUntil(timeout: .seconds(30), "the service running again, recognised") {
+            try await waitUntil(timeout: .seconds(120), "the service running again, recognised") {
                 let expiry = try await devin.logStatus().expiry
                 return expiry.running && expiry.holder?.recognised == true
             }
