@@ -154,9 +154,10 @@ public enum RoleServices {
         return settings
     }
 
-    /// The API as `serve` and `api` both run it, around their own proof path: the change feed's
-    /// tail (on the role's `events` hub), the HTTP server around `LedgerAPI`'s router (`onRunning`
-    /// gets the bound port, useful with port 0) and `Readiness`. Each role places them in its order.
+    /// The API as `ledger api` runs it (`serve` builds its shards' routers in `serve`), around the
+    /// role's proof path: the change feed's tail (on the role's `events` hub), the HTTP server
+    /// around `LedgerAPI`'s router (`onRunning` gets the bound port, useful with port 0) and
+    /// `Readiness`.
     static func api(
         client: PostgresClient, store: EventStore, authority: TokenAuthority, configuration: LedgerConfiguration,
         proofs: ProofService, events: NotificationHub, standby: PostgresClient?, logger: Logger,
