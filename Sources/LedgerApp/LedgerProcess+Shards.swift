@@ -41,9 +41,17 @@ extension LedgerProcess {
             let perShard = max(5, maxConnections / settings.count)
             let clients = settings.map { $0.makeClient(logger: logger, maxConnections: perShard, applicationName: applicationName) }
             return try await Self.running(clients[...], logger: logger) {
-                for client in clients { try await check(client, logger: logger) }
-                let sources = try await ShardHoldings.sources(of: map, clients: clients, logger: logger)
-                let front = Front(map: map, top: top, settings: settings, sources: sources, logs: logs)
+                let joins = settings.indices.map { index in
+                    ShardJoin(index: index, reach: Self.reach(settings[index], logger: logger), logger: logger) {
+                        try await joinChecks(index, map: map, clients: clients, logger: logger)
+                    }
+                }
+                // Every shard that answers joins before the server listens, as one database is
+                // checked before it serves; the others are refused until they join (`ShardJoin`).
+                await withTaskGroup(of: Void.self) { group in
+                    for join in joins { group.addTask { _ = await join.attempt() } }
+                }
+                let front = Front(map: map, top: top, settings: settings, joins: joins, logs: logs)
                 return try await body(clients[0]) { onRunning in
                     shardServices(clients, perShard: perShard, front: front, standby: nil, logger: logger, onRunning: onRunning)
                 }
@@ -51,13 +59,34 @@ extension LedgerProcess {
         }
     }
 
+    /// What shard `index` passes before it serves: migrated by `shardOwner` (if set), the checks
+    /// every process makes of its database (`check`), and its holdings against the map (its
+    /// source, `ShardHoldings.source`).
+    func joinChecks(_ index: Int, map: ShardMap, clients: [PostgresClient], logger: Logger) async throws -> Int? {
+        let logger = {
+            var named = logger
+            named[metadataKey: "shard"] = "\(index)"
+            return named
+        }()
+        if let shardOwner {
+            let owner = try ShardConnection.settings(map.shards[index], login: shardOwner)
+            let applied = try await DatabaseFailure.explaining("migrating shard \(index)", on: owner) {
+                try await owner.withClient(logger: logger) { try await Migrator(client: $0, logger: logger).migrate() }
+            }
+            if !applied.isEmpty { logger.info("migrations applied", metadata: ["names": "\(applied)"]) }
+        }
+        try await check(clients[index], logger: logger)
+        return try await ShardHoldings.source(of: index, map: map, clients: clients, logger: logger)
+    }
+
     /// What several shards add to `serve`: the map, the top log's pool, where each shard is, and
-    /// the shard each was copied from.
+    /// whether each has joined.
     struct Front: Sendable {
         var map: ShardMap
         var top: PostgresClient
         var settings: [DatabaseSettings]
-        var sources: [Int?]
+        /// Each shard's join (`ShardJoin`): refused until it passes its checks.
+        var joins: [ShardJoin]
         /// The shards' and the top log's signers, with a signing key.
         var logs: RoleServices.ShardLogs?
     }
@@ -85,7 +114,10 @@ extension LedgerProcess {
                 DatabaseWatchdog(client: client, logger: named, onWedged: onWedged, reachable: reachable),
             ]
             always += availability.map { [$0] } ?? []
-            shards.append(.init(client: client, store: EventStore(client: client, logger: named), availability: availability))
+            shards.append(
+                .init(
+                    client: client, store: EventStore(client: client, logger: named), availability: availability, join: front?.joins[index])
+            )
         }
         var cluster: RoleServices.Cluster?
         if let front {
@@ -95,7 +127,7 @@ extension LedgerProcess {
             named[metadataKey: "shard"] = "top"
             let availability = DatabaseAvailability(client: front.top, shard: "top", reach: reach, logger: logger)
             always += [DatabaseWatchdog(client: front.top, logger: named, onWedged: onWedged, reachable: reachable), availability]
-            cluster = .init(map: front.map, top: front.top, topAvailability: availability, sources: front.sources)
+            cluster = .init(map: front.map, top: front.top, topAvailability: availability)
         }
         let logs = front.map(\.logs) ?? signer.map { RoleServices.ShardLogs(single: $0, witnesses: witnesses) }
         return always

@@ -56,6 +56,9 @@ public struct LedgerProcess: Sendable {
     /// The PL/Proxy cluster (`LEDGER_SHARD_CLUSTER`) whose shards hold the collaborations, defined
     /// in `database`; nil: `database` holds them all. `serve` only (docs/SCALING.md).
     public var shardCluster: String?
+    /// The login that migrates each shard as it joins (`ShardJoin`; `ledger serve` migrates with
+    /// its owning credentials); nil: each shard's schema must already be current.
+    public var shardOwner: DatabaseSettings?
     /// What the database watchdog does when the pool is wedged: exit for a supervisor's restart.
     public var onWedged: @Sendable () -> Void = { exit(DatabaseWatchdog.exitStatus) }
 

@@ -17,30 +17,32 @@ import ServiceLifecycle
 import TransparencyLog
 
 extension RoleServices {
-    /// A shard as `serve` runs it: its pool, its store, and whether its database answers (nil on
-    /// one database, whose router is asked whatever its database does, as one database always was).
+    /// A shard as `serve` runs it: its pool, its store, whether its database answers, and whether
+    /// it has joined (`ShardJoin`: its services wait for it). Both nil on one database, whose
+    /// router is asked whatever its database does, checked before it serves, as one database always was.
     public struct Shard: Sendable {
         public var client: PostgresClient
         public var store: EventStore
         public var availability: DatabaseAvailability?
+        public var join: ShardJoin?
 
-        public init(client: PostgresClient, store: EventStore, availability: DatabaseAvailability? = nil) {
-            (self.client, self.store, self.availability) = (client, store, availability)
+        public init(client: PostgresClient, store: EventStore, availability: DatabaseAvailability? = nil, join: ShardJoin? = nil) {
+            (self.client, self.store, self.availability, self.join) = (client, store, availability, join)
         }
+
+        /// Whether the front may send it requests now.
+        var serves: Bool { (join?.isJoined ?? true) && (availability?.isAvailable ?? true) }
     }
 
-    /// What several shards add (docs/SCALING.md): the map that places collaborations, the top
-    /// log's database (where the cluster is defined) and whether it answers, and the shard each
-    /// shard was copied from when it was added, if it was (a feed cursor from before reads that
-    /// shard's position for it).
+    /// What several shards add (docs/SCALING.md): the map that places collaborations, and the top
+    /// log's database (where the cluster is defined) and whether it answers.
     public struct Cluster: Sendable {
         public var map: ShardMap
         public var top: PostgresClient
         public var topAvailability: DatabaseAvailability
-        public var sources: [Int?]
 
-        public init(map: ShardMap, top: PostgresClient, topAvailability: DatabaseAvailability, sources: [Int?]) {
-            (self.map, self.top, self.topAvailability, self.sources) = (map, top, topAvailability, sources)
+        public init(map: ShardMap, top: PostgresClient, topAvailability: DatabaseAvailability) {
+            (self.map, self.top, self.topAvailability) = (map, top, topAvailability)
         }
     }
 
@@ -81,12 +83,13 @@ extension RoleServices {
                 feed: feed, readiness: readiness, standby: cluster == nil ? standby : nil, holds: holds,
                 evidenceQuery: ShardQuery.oneDatabase, logger: logger)
             routers.append(router.buildResponder())
-            services += local.workers + [feed]
+            var own = local.workers + [feed]
             if let signer = logs?.shards[index] {
-                services.append(
+                own.append(
                     makeCheckpointer(
                         shard.client, signer: signer, witnesses: logs?.shardWitnesses, publishedFile: file, events: local.events, logger))
             }
+            services += shard.join.map { [ShardJoin.Services(join: $0, services: own)] } ?? own
         }
         let front =
             if let cluster {
@@ -114,7 +117,9 @@ extension RoleServices {
                 events,
                 makeCheckpointer(
                     top, signer: signer, witnesses: logs.topWitnesses, publishedFile: publishedFile, events: events, topLogger),
-                TopLogRecorder(top: EventStore(client: top, logger: topLogger), shards: trees, logger: topLogger),
+                TopLogRecorder(
+                    top: EventStore(client: top, logger: topLogger), shards: trees, serving: shards.map { shard in { shard.serves } },
+                    logger: topLogger),
             ]
         }
         let topEvidence = TopLogEvidence(store: EventStore(client: top, logger: topLogger), tree: LogTree(client: top, logger: topLogger))
@@ -122,8 +127,9 @@ extension RoleServices {
         return ShardRouter(
             map: cluster.map, shards: routers,
             topLog: buildLogRouter(client: top, authority: authority, logger: topLogger).buildResponder(),
-            available: shards.map { shard in { shard.availability?.isAvailable ?? true } },
+            available: shards.map { shard in { shard.serves } },
             topAvailable: { topAvailability.isAvailable },
-            topEvidence: { try await topEvidence.level(shard: $0, covering: $1) }, bodyLimit: bodyLimit, sources: cluster.sources)
+            topEvidence: { try await topEvidence.level(shard: $0, covering: $1) }, bodyLimit: bodyLimit,
+            sources: { shards.map { $0.join?.source } })
     }
 }

@@ -154,17 +154,13 @@ struct Role {
         let (owner, embedded) = try await configuration.connect(logger: logger)
         try await stopping(embedded) {
             // Least privilege: migrations with the configured (owning) credentials, before the
-            // services connect; on the embedded cluster the services then connect as ledger_app.
+            // services connect (on shards, each shard's as it joins: `ShardJoin`); on the embedded
+            // cluster the services then connect as ledger_app.
             if migrate {
                 let applied = try await DatabaseFailure.explaining("applying the migrations", on: owner) {
                     try await owner.withClient(logger: logger) { try await Migrator(client: $0, logger: logger).migrate() }
                 }
                 if !applied.isEmpty { logger.info("migrations applied", metadata: ["names": "\(applied)"]) }
-                if let cluster = configuration.shardCluster {
-                    try await DatabaseFailure.explaining("migrating the shards of \(cluster)") {
-                        try await ShardCluster.migrate(server: cluster, owner: owner, logger: logger)
-                    }
-                }
             }
             let services = try await DatabaseFailure.explaining("setting up the services' login ledger_app", on: owner) {
                 try await embedded?.serviceSettings(owner: owner)
@@ -172,7 +168,11 @@ struct Role {
             var process = LedgerProcess(
                 role, configuration: configuration, database: services ?? owner,
                 standby: try configuration.readDatabaseURL.map { try DatabaseSettings(url: $0) }, signer: signer, witnesses: witnesses)
-            if role == .serve { process.shardCluster = configuration.shardCluster }
+            if role == .serve {
+                process.shardCluster = configuration.shardCluster
+                // Each shard is migrated as it joins, so one down at start stops only its own.
+                if migrate { process.shardOwner = owner }
+            }
             var onRunning: @Sendable (Int) async -> Void = { _ in }
             if role.servesHTTP {
                 let (authority, generated) = try await Tokens.authority(configuration, createIfMissing: true)

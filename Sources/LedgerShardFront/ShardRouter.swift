@@ -64,15 +64,16 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
     /// The top level of an event's evidence: shard k's checkpoint covering a position, in the top log.
     let topEvidence: @Sendable (Int, Int64) async throws -> Evidence.TopLevel
     let bodyLimit: Int
-    /// The shard each shard was copied from when it was added (`ledger shards move`), if it was.
-    let sources: [Int?]
+    /// The shard each shard was copied from when it was added (`ledger shards move`), if it was,
+    /// as each shard's join found it (nil until it joins: its feed is refused until then).
+    let sources: @Sendable () -> [Int?]
     /// One database (`init(single:)`).
     let single: Bool
 
     public init(
         map: ShardMap, shards: [Shard], topLog: RouterResponder<LedgerRequestContext>, available: [@Sendable () -> Bool],
         topAvailable: @escaping @Sendable () -> Bool, topEvidence: @escaping @Sendable (Int, Int64) async throws -> Evidence.TopLevel,
-        bodyLimit: Int, sources: [Int?] = []
+        bodyLimit: Int, sources: @escaping @Sendable () -> [Int?] = { [] }
     ) {
         precondition(shards.count == map.shards.count && available.count == shards.count, "one router per shard of the map")
         (self.map, self.shards, self.topLog, self.available, self.topAvailable, self.topEvidence, self.bodyLimit) = (
@@ -86,7 +87,7 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
     public init(single router: Shard, bodyLimit: Int) {
         (map, shards, topLog, available, topAvailable, self.bodyLimit, sources) = (
             try! ShardMap(partitions: ["single"]), [router], Router(context: Context.self).buildResponder(), [{ true }], { true },
-            bodyLimit, []
+            bodyLimit, { [] }
         )
         topEvidence = { _, _ in throw DomainError(.routeNotFound, "one database has no top log") }
         single = true
@@ -191,7 +192,7 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
         case .erasure:
             return try await ShardFanOut.erasure(request, context: context, shards: everyShardAsked(), bodyLimit: bodyLimit)
         case .feed:
-            return try await ShardFeed.respond(request, context: context, shards: try everyShardAnswering(), sources: sources)
+            return try await ShardFeed.respond(request, context: context, shards: try everyShardAnswering(), sources: sources())
         case .accessAudit(let only):
             guard let only else { return try await ShardFanOut.auditAccess(request, context: context, shards: try everyShardAnswering()) }
             guard available[only]() else { throw Self.unavailable(shard: only) }

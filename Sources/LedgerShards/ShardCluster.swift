@@ -121,8 +121,8 @@ public enum ShardCluster {
     }
 
     /// Each shard of the cluster `server` defined in `owner`'s database, migrated with `owner`'s
-    /// login (`ledger serve` does this before it starts on shards).
-    public static func migrate(server: String, owner: DatabaseSettings, logger: Logger) async throws {
+    /// login (`ledger shards init`; `ledger serve` migrates each shard as it joins).
+    static func migrate(server: String, owner: DatabaseSettings, logger: Logger) async throws {
         let map = try await owner.withClient(logger: logger) { try await self.map(server: server, client: $0, logger: logger) }
         for shard in map.shards {
             let applied = try await ShardConnection.settings(shard, login: owner).withClient(logger: logger) {

@@ -43,29 +43,29 @@ public enum ShardHoldings {
         return found
     }
 
-    /// Each shard's record checked against `map` (`clients` in `map.shards`' order), and the shard
-    /// each was copied from, as an index (what a feed cursor from before a move reads for it).
+    /// Shard `index`'s record checked against `map` (`clients` in `map.shards`' order), and the
+    /// shard it was copied from, as an index (what a feed cursor from before a move reads for it).
     /// Refused, so that no shard serves what it has forgotten or holds what another serves: a
     /// record that disagrees with the map, and a source without one (a move cut short: `ledger
-    /// shards move` run again finishes it).
-    public static func sources(of map: ShardMap, clients: [PostgresClient], logger: Logger) async throws -> [Int?] {
-        var records: [Record?] = []
-        for client in clients {
-            records.append(try await client.withConnection { try await record($0, logger: logger) })
-        }
+    /// shards move` run again finishes it). The source is read only for a copy, within 10 s.
+    public static func source(of index: Int, map: ShardMap, clients: [PostgresClient], logger: Logger) async throws -> Int? {
         let again = "a move was cut short: run the same `ledger shards move` again"
-        for (index, record) in records.enumerated() {
-            let mapped = Set(map.partitions.indices.filter { map.partitions[$0] == map.shards[index] })
-            if let record, record.partitions != map.partitions.count || record.held != mapped {
-                throw Unfinished(
-                    description:
-                        "shard \(index) records partitions \(record.held.sorted()) of \(record.partitions), the cluster maps it \(mapped.sorted()) of \(map.partitions.count): \(again)"
-                )
-            }
-            if let source = record?.copiedFrom.flatMap({ map.shards.firstIndex(of: $0) }), records[source] == nil {
-                throw Unfinished(description: "shard \(source) was copied to shard \(index) and records nothing it holds: \(again)")
-            }
+        let found = try await clients[index].withConnection { try await record($0, logger: logger) }
+        let mapped = Set(map.partitions.indices.filter { map.partitions[$0] == map.shards[index] })
+        guard let found else { return nil }
+        guard found.partitions == map.partitions.count && found.held == mapped else {
+            throw Unfinished(
+                description:
+                    "shard \(index) records partitions \(found.held.sorted()) of \(found.partitions), the cluster maps it \(mapped.sorted()) of \(map.partitions.count): \(again)"
+            )
         }
-        return records.map { $0?.copiedFrom.flatMap { map.shards.firstIndex(of: $0) } }
+        guard let source = found.copiedFrom.flatMap({ map.shards.firstIndex(of: $0) }) else { return nil }
+        let copied = try await withDeadline(.seconds(10), "shard \(source)'s record, which shard \(index) was copied from") {
+            try await clients[source].withConnection { try await record($0, logger: logger) }
+        }
+        if copied == nil {
+            throw Unfinished(description: "shard \(source) was copied to shard \(index) and records nothing it holds: \(again)")
+        }
+        return source
     }
 }

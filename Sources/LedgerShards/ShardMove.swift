@@ -13,8 +13,7 @@ import PostgresNIO
 /// Every step can run again: a move cut short by a fault is finished by the same command. T is
 /// checked before anything (`checkTarget`), then marked (its holdings, and a cursor key of its
 /// own), then the map names T, then S forgets the partition: until the map changes, nothing of S
-/// has changed; after it, `ledger serve` refuses the shards until S is marked
-/// (`ShardHoldings.sources`).
+/// has changed; after it, `ledger serve` refuses T until S is marked (`ShardHoldings.source`).
 public enum ShardMove {
     public struct Refused: Error, CustomStringConvertible {
         public var description: String
@@ -106,7 +105,7 @@ public enum ShardMove {
             }
         }
         // The map names T, then S forgets the partition: a fault between the two leaves S holding
-        // it all (`ledger serve` refuses to start, ShardHoldings.sources), and the move finishes
+        // it all (`ledger serve` refuses T, ShardHoldings.source), and the move finishes
         // by running again.
         try await owner.withClient(logger: logger) { client in
             try await client.queryUnlessClosed(

@@ -33,17 +33,24 @@ public struct TopLogRecorder: Service {
     let top: EventStore
     /// Each shard's tree and checkpoint key, in the shard map's order.
     let shards: [(tree: LogTree, verifier: NoteVerifier)]
+    /// Whether each shard serves now: one that does not is passed over (its pool would hold the
+    /// round up to its circuit breaker's minute, and the others' checkpoints with it).
+    let serving: [@Sendable () -> Bool]
     let interval: Duration
     let logger: Logger
 
-    public init(top: EventStore, shards: [(tree: LogTree, verifier: NoteVerifier)], interval: Duration = .milliseconds(500), logger: Logger)
-    {
+    public init(
+        top: EventStore, shards: [(tree: LogTree, verifier: NoteVerifier)], serving: [@Sendable () -> Bool]? = nil,
+        interval: Duration = .milliseconds(500), logger: Logger
+    ) {
         (self.top, self.shards, self.interval, self.logger) = (top, shards, interval, logger)
+        self.serving = serving ?? shards.map { _ in { true } }
+        precondition(self.serving.count == shards.count, "one `serving` per shard")
     }
 
     public func run() async throws {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            for index in shards.indices {
+            for index in shards.indices where serving[index]() {
                 do {
                     try await record(index)
                 } catch {

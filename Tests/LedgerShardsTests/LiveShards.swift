@@ -43,11 +43,12 @@ struct LiveShards: Sendable {
     /// serve`, whose login exists on every shard's cluster with one password, as a deployment's does.
     /// The cluster is defined in `top` (migrated: it keeps the top log), else a database of the
     /// test cluster, with partition i on shard `layout[i]` (already so, or defined here).
+    /// `shardOwner`: the login that migrates each shard as it joins, as `ledger serve` migrates.
     static func run(
         shards: [DatabaseSettings], top: DatabaseSettings? = nil, layout: [Int] = Self.layout,
         configuration: LedgerConfiguration = .testing(),
         signer: NoteSigner? = nil, witnesses: WitnessPolicy? = nil, deliveries: WebhookDeliverer.Settings = .init(),
-        _ body: @Sendable (LiveShards) async throws -> Void
+        shardOwner: DatabaseSettings? = nil, _ body: @Sendable (LiveShards) async throws -> Void
     ) async throws {
         LedgerMetrics.bootstrap()  // as `ledger serve` does: /metrics shows what the services record
         // The database the cluster is defined in keeps the top log: migrated, as `ledger serve` migrates it.
@@ -70,6 +71,7 @@ struct LiveShards: Sendable {
         var process = LedgerProcess(
             .serve, configuration: configuration, database: service, authority: authority, signer: signer, witnesses: witnesses)
         process.shardCluster = "ledger_shards"
+        process.shardOwner = shardOwner
         process.deliveries = deliveries
         // A watchdog that decides on a wedge fails the test, not the whole test process.
         let wedged = Mutex(false)

@@ -75,7 +75,7 @@ struct ShardMoveTests {
     /// it holds (a window due during the move expires once, on the new shard); lists, the audit,
     /// the feed and a webhook's backlog name each once, and a feed cursor from before the move
     /// resumes with nothing lost or repeated; a rebuild keeps it so; bad moves refused, changing
-    /// nothing; a move cut short refused by serve and finished by running it again.
+    /// nothing; a move cut short: its new shard refused by serve (the others served), and the move finished by running it again.
     @Test("a partition moved to a new shard: answers, writes, lists, feed, rebuilds and refusals stay right")
     func move() async throws {
         let receiver = WebhookReceiver()
@@ -163,10 +163,19 @@ struct ShardMoveTests {
             var layout = LiveShards.layout
             layout[partition] = 2
             // A move cut short after the map named shard 2 (shard 0's record lost, by hand): serve
-            // refuses, and the same move run again finishes it.
+            // refuses shard 2 alone (copied from a shard that records nothing), serving the others,
+            // and the same move run again finishes it.
             try await withClient(a) { try await $0.query("DELETE FROM ledger_held_partitions") }
-            await #expect(throws: ShardHoldings.Unfinished.self) {
-                try await LiveShards.run(shards: [a, b, target], top: top, layout: layout, signer: signer) { _ in }
+            try await LiveShards.run(
+                shards: [a, b, target], top: top, layout: layout, configuration: Self.configuration, signer: signer,
+                deliveries: Self.deliveries
+            ) { live in
+                let moved = try #require(ids.first { live.map.partition(of: $0) == partition })
+                let kept = try #require(ids.first { live.shard(of: $0) == 0 })
+                let refused = try await ShardRefusalTests.get(live, "v1/collaborations/\(moved)/members")
+                #expect(refused.status == 503 && refused.retryAfter != nil, "\(refused.status) \(refused.body)")
+                #expect(try await ShardRefusalTests.get(live, "v1/collaborations/\(kept)/members").status == 200)
+                #expect(try await ShardRefusalTests.get(live, "ready").status == 200)
             }
             let again = try await Self.move(["--partition", "\(partition)", "--to", LiveShards.connection(target)], top: top)
             #expect(again.status == 0 && again.output.contains("(shard 2, a move cut short finished)"), "\(again.output)")

@@ -1,0 +1,110 @@
+import LedgerPostgres
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// A shard joining `ledger serve` (docs/SCALING.md, "Losing a shard"): what one database passes
+/// before it serves (its schema migrated and current, its holdings agreeing with the map), done
+/// for this shard alone, so a shard down at start, or refused by its records, leaves the others
+/// serving. Until it joins, the front refuses its requests (503, `Retry-After`) and its services
+/// wait (`Services`); once joined it stays joined, and an outage after is its availability's
+/// (`DatabaseAvailability`).
+///
+/// `serve` tries every shard once before it listens (`attempt`), so that a start with every shard
+/// up serves them all at once, as one database does; a shard that does not answer then is tried
+/// each second until a new connection answers, and one whose check fails (a move cut short, its
+/// schema behind) is tried again after a pause that grows to 30 s, its reason logged each time.
+public final class ShardJoin: Sendable {
+    enum State {
+        case waiting
+        /// Joined, with the shard it was copied from, if it was (`ShardHoldings.source`).
+        case joined(source: Int?)
+    }
+
+    let index: Int
+    /// What a new connection to the shard's server finds now (`LedgerProcess.reach`).
+    let reach: @Sendable () async -> Reach
+    /// The shard's checks (migrations, schema, holdings); its source, or an error saying why not.
+    let check: @Sendable () async throws -> Int?
+    let logger: Logger
+    private let state = Mutex(State.waiting)
+
+    init(index: Int, reach: @escaping @Sendable () async -> Reach, logger: Logger, check: @escaping @Sendable () async throws -> Int?) {
+        var logger = logger
+        logger[metadataKey: "shard"] = "\(index)"
+        (self.index, self.reach, self.check, self.logger) = (index, reach, check, logger)
+    }
+
+    public var isJoined: Bool {
+        state.withLock {
+            if case .joined = $0 { return true }
+            return false
+        }
+    }
+
+    /// The shard this one was copied from, once joined (nil before, or if it is no copy).
+    public var source: Int? {
+        state.withLock {
+            if case .joined(let source) = $0 { return source }
+            return nil
+        }
+    }
+
+    enum Outcome: Equatable {
+        case joined
+        /// No working new connection: the server refuses it or is silent.
+        case unreachable
+        /// The server answers, and the shard's checks fail (logged, with why).
+        case refused
+    }
+
+    /// One try: the shard's checks, if its server answers a new connection.
+    func attempt() async -> Outcome {
+        if isJoined { return .joined }
+        guard await reach() == .answers else { return .unreachable }
+        do {
+            let source = try await check()
+            state.withLock { $0 = .joined(source: source) }
+            logger.info("shard joined: its requests are served", metadata: ["copiedFrom": "\(source.map(String.init) ?? "none")"])
+            return .joined
+        } catch {
+            logger.error(
+                "shard not joined: its requests are refused with 503 until its checks pass (tried again, at most 30 s apart)",
+                metadata: ["error": "\(DatabaseFailure.describe(error))"])
+            return .refused
+        }
+    }
+
+    /// Tries until the shard joins (true), or graceful shutdown or cancellation (false).
+    func joined() async -> Bool {
+        var pause = Duration.seconds(2)
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            let wait: Duration
+            switch await attempt() {
+            case .joined: return true
+            case .unreachable: wait = .seconds(1)
+            case .refused: (wait, pause) = (pause, min(pause * 2, .seconds(30)))
+            }
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: wait) }
+        }
+        return false
+    }
+
+    /// A shard's services, run once it joins: its workers, feed tail and checkpointer need its
+    /// schema. A group of their own, so they stop in reverse order when the process does.
+    struct Services: Service, CustomStringConvertible {
+        let join: ShardJoin
+        let services: [any Service]
+
+        var description: String { "shard \(join.index)'s services (\(services.map { String(describing: type(of: $0)) }))" }
+
+        func run() async throws {
+            if !join.isJoined {
+                join.logger.warning(
+                    "shard waits to join: its requests are refused with 503 until its database answers and passes its checks")
+                guard await join.joined() else { return }
+            }
+            try await ServiceGroup(configuration: .init(services: services.map { .init(service: $0) }, logger: join.logger)).run()
+        }
+    }
+}
