@@ -71,6 +71,13 @@ let package = Package(
             dependencies: ["LedgerWire", "TransparencyLog", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
+        // The verifiable index (issue 67), pure: the map function over the log's leaves, the keys'
+        // value chains, the Merkle prefix tree and its proofs over a small node store protocol.
+        .target(
+            name: "LedgerIndex",
+            dependencies: ["LedgerDomain", "TransparencyLog", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings
+        ),
         // The SQL, shipped as resources: numbered migrations (sql) and one file per function (functions).
         .target(
             name: "LedgerMigrations",
@@ -454,6 +461,16 @@ let package = Package(
             ],
             // Wycheproof ECDSA vectors: a clone passes without ../shared.
             resources: [.copy("Vectors")],
+            swiftSettings: swiftSettings
+        ),
+        // The index against a brute-force tree, every tampered proof refused, and the Python
+        // reimplementation (scripts/index-check) agreeing on a simulated log's roots.
+        .testTarget(
+            name: "LedgerIndexTests",
+            dependencies: [
+                "LedgerIndex", "LedgerDomain", "LedgerDeviceSimulator", "TransparencyLog",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,27 +1,29 @@
 /// A pull reader over one JSON text (RFC 8259), for the few documents read on a hot path
 /// (`CollaborationStateJSON`): it reads values where the caller expects them and skips the rest.
 /// Nothing is built but the strings and numbers asked for. What it skips, numbers and `\u`
-/// escapes go through `JSONSyntax`'s scanner: one grammar with the store's own check.
-struct JSONReader {
-    struct Malformed: Error, CustomStringConvertible {
+/// escapes go through `JSONSyntax`'s scanner: one grammar with the store's own check. Public for
+/// the verifiable index's map function (LedgerIndex's `IndexMap`), which reads an event's data
+/// with the same grammar.
+public struct JSONReader {
+    public struct Malformed: Error, CustomStringConvertible {
         var offset: Int
         var expected: String
-        var description: String { "malformed JSON at byte \(offset): expected \(expected)" }
+        public var description: String { "malformed JSON at byte \(offset): expected \(expected)" }
     }
 
     private let bytes: [UInt8]
     private var index = 0
 
-    init(_ text: String) { bytes = Array(text.utf8) }
+    public init(_ text: String) { bytes = Array(text.utf8) }
 
     /// The text holds nothing after the value read.
-    mutating func end() throws {
+    public mutating func end() throws {
         skipSpace()
         guard index == bytes.count else { throw malformed("the end") }
     }
 
     /// Reads an object, calling `member` with each key; `member` must read or skip its value.
-    mutating func object(_ member: (inout JSONReader, String) throws -> Void) throws {
+    public mutating func object(_ member: (inout JSONReader, String) throws -> Void) throws {
         try expect(UInt8(ascii: "{"))
         skipSpace()
         if peek() == UInt8(ascii: "}") {
@@ -48,7 +50,7 @@ struct JSONReader {
         return true
     }
 
-    mutating func string() throws -> String {
+    public mutating func string() throws -> String {
         try expect(UInt8(ascii: "\""))
         let start = index
         // Most strings have no escape: their bytes are the text.
@@ -85,8 +87,18 @@ struct JSONReader {
         return value
     }
 
+    /// The next value if it is a string; any other value is read past, and nil.
+    public mutating func optionalString() throws -> String? {
+        skipSpace()
+        guard peek() == UInt8(ascii: "\"") else {
+            try skipValue()
+            return nil
+        }
+        return try string()
+    }
+
     /// Reads past one value of any kind (nesting at most `JSONSyntax.maxDepth` deep).
-    mutating func skipValue() throws {
+    public mutating func skipValue() throws {
         skipSpace()
         guard scan({ $0.value(depth: 0) }) else { throw malformed("a JSON value") }
     }

@@ -1,0 +1,76 @@
+/// The verifiable index's map: a binary Merkle prefix tree over key hashes, its nodes in an
+/// `IndexNodeStore` (docs/TRUST.md, "The verifiable index", defines the tree and its root).
+///
+/// A leaf sits at the first depth where its subtree holds no other key, as in the IETF Key
+/// Transparency draft's prefix tree; every node's position follows from a key's bits, so a
+/// batch reads its keys' paths by position (`nodes(at:)`, one call per 32 levels a path runs,
+/// about one for 20 million keys) and writes what it changed in one `store(_:)`. A key set
+/// changes its leaf and the parents on its path: O(log n) nodes.
+///
+/// One writer at a time: `update` reads, decides and writes without a lock of its own (on
+/// PostgreSQL, the transaction that records the revision is that lock).
+public struct PrefixTree<Store: IndexNodeStore>: Sendable {
+    public let store: Store
+
+    /// How many levels of every pending path one read asks for.
+    static var levelsPerRead: Int { 32 }
+
+    public init(store: Store) { self.store = store }
+
+    /// The root: the hash of the node at depth 0, `Hash256.zero` for the empty tree.
+    public func root() async throws -> Hash256 {
+        try await store.nodes(at: [.root])[.root]?.hash ?? .zero
+    }
+
+    /// The value of `key`, nil if the tree does not hold it.
+    public func value(of key: Hash256) async throws -> Hash256? {
+        try await read([key]).value(of: key)
+    }
+
+    /// The proof of `key`'s value, or of its absence, under `root()`.
+    public func proof(for key: Hash256) async throws -> PrefixProof {
+        try await read([key]).proof(for: key)
+    }
+
+    /// Sets the value of each of `keys` to `change(key, its value or nil)`, writes the changed
+    /// nodes in one `store(_:)` and answers the new root.
+    public func update(
+        _ keys: some Collection<Hash256>, _ change: (Hash256, Hash256?) throws -> Hash256
+    ) async throws -> Hash256 {
+        let unique = Array(Set(keys))
+        guard !unique.isEmpty else { return try await root() }
+        var working = try await read(unique)
+        for key in unique {
+            try working.set(key, to: try change(key, try working.value(of: key)))
+        }
+        let root = try working.rehash()
+        let changes = working.changes
+        if !changes.isEmpty { try await store.store(changes) }
+        return root
+    }
+
+    /// The paths of `keys` and their siblings, read level by level in windows until each ends.
+    func read(_ keys: [Hash256]) async throws -> PrefixWorkingSet {
+        var working = PrefixWorkingSet()
+        var pending = keys
+        var from = 0
+        while !pending.isEmpty {
+            guard from <= NodePosition.maxDepth else { throw IndexCorruption(description: "a path below depth 256") }
+            let to = min(from + Self.levelsPerRead, NodePosition.maxDepth + 1)
+            var asked = Set<NodePosition>()
+            for key in pending {
+                for depth in from..<to {
+                    let position = NodePosition(key: key, depth: depth)
+                    asked.insert(position)
+                    if depth > 0 { asked.insert(position.sibling) }
+                }
+            }
+            try working.absorb(try await store.nodes(at: asked), asked: asked)
+            pending = pending.filter { key in
+                if case .unknown = working.walk(key) { true } else { false }
+            }
+            from = to
+        }
+        return working
+    }
+}

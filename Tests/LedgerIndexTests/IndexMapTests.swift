@@ -1,0 +1,107 @@
+import Foundation
+import LedgerDeviceSimulator
+import LedgerDomain
+import LedgerIndex
+import Testing
+
+@Suite("The map function")
+struct IndexMapTests {
+    static let rootHash = Data(repeating: 7, count: 32).base64EncodedString()
+    static let stream = "collaboration-0b9e0a52-5f7b-4d59-8d1f-6c1c7f0e2a11"
+
+    static func keys(_ data: String, stream: String = stream) -> [IndexKey] {
+        IndexMap.keys(streamId: stream, data: data)
+    }
+
+    @Test("each event of a simulated log yields its collaboration and the identities it names")
+    func simulatedLog() throws {
+        let log = SimulatedLog(seed: 11, collaborations: 12, eventsEach: 40)
+        var seen: [IndexKey: [Int64]] = [:]
+        for (offset, leaf) in log.leaves.enumerated() {
+            for key in IndexMap.keys(leaf: leaf) { seen[key, default: []].append(Int64(offset + 1)) }
+        }
+        #expect(log.leaves.count > 480)
+        #expect(log.expected.keys.contains { if case .identity = $0 { true } else { false } })
+        #expect(seen == log.expected)
+    }
+
+    @Test("events of other streams yield no key, the top log's rootHash and revisions included")
+    func otherStreams() {
+        #expect(Self.keys(#"{"rootHash":"\#(Self.rootHash)"}"#, stream: "shard-0").isEmpty)
+        #expect(Self.keys(#"{"pseudonym":"psn-1","reason":"T","requester":"psn-2"}"#, stream: "privacy").isEmpty)
+        #expect(Self.keys(#"{"logSize":1,"root":"\#(Self.rootHash)"}"#, stream: IndexRevision.stream).isEmpty)
+        #expect(Self.keys("{}", stream: "Collaboration-x").isEmpty)
+        #expect(Self.keys("{}", stream: "collaboration-") == [.collaboration("")])
+    }
+
+    @Test("an event's keys do not depend on its accounts or committed values, which erasure removes")
+    func personalValuesAreNotKeys() throws {
+        for type in ["CollaborationStarted", "AccessGranted", "PersonalDataErased", "IdentityRemoved"] {
+            #expect(Set(IndexMap.identityMembers).isDisjoint(with: PersonalData.accountFields(type)))
+        }
+        #expect(Set(IndexMap.identityMembers).isDisjoint(with: PersonalData.valueFields))
+        let hash = try RootHash(bytes: Array(repeating: 9, count: 32))
+        let before = CollaborationEvent.accessGranted(
+            .init(
+                rootHash: hash, account: "psn-aaaa", proofRequestId: "r", challengeId: "c",
+                proof: IdentityProof(publicKey: [4], publicKeyIndex: 0, inclusionHashes: []), challenge: [1], signature: [2]))
+        guard case .accessGranted(var granted) = before else { return }
+        granted.account = "psn-bbbb"
+        let keys = Self.keys(before.json)
+        #expect(keys == [.collaboration(String(Self.stream.dropFirst(14))), .identity(Hash256(hash.bytes)!)])
+        #expect(Self.keys(CollaborationEvent.accessGranted(granted).json) == keys)
+        let start = #"{"owner":"psn-1","title":"commitment:AAAA","initiatorHandle":"commitment:BBBB","localIdentifier":"x"}"#
+        #expect(Self.keys(start) == [keys[0]])
+    }
+
+    @Test("identity members are read as JSON reads them: escapes, whitespace, any order, any type")
+    func readAsJSON() {
+        let identity = IndexKey.identity(Hash256(Array(repeating: 7, count: 32))!)
+        let escaped = Self.rootHash.replacingOccurrences(of: "B", with: #"\u0042"#)
+        for data in [
+            #"{"rootHash":"\#(Self.rootHash)"}"#, #" { "n" : [1, {"rootHash": 2}], "rootHash" : "\#(escaped)" } "#,
+            #"{"mentionedRootHash":"\#(Self.rootHash)","rootHash":null,"kind":"mention"}"#,
+            #"{"rootHash":"\#(Self.rootHash)","mentionedRootHash":"\#(Self.rootHash)"}"#,
+        ] {
+            #expect(Self.keys(data).last == identity, "\(data)")
+            #expect(Self.keys(data).count == 2, "one key per identity, however often named: \(data)")
+        }
+        let slashes = Data([0xFF, 0xFF] + Array(repeating: 0, count: 30)).base64EncodedString()
+        #expect(slashes.contains("/"))
+        #expect(Self.keys(#"{"rootHash":"\#(slashes.replacingOccurrences(of: "/", with: #"\/"#))"}"#).count == 2)
+    }
+
+    @Test("data that is not JSON as the store admits it, or not one object, yields the collaboration alone")
+    func malformedData() {
+        let good = Self.rootHash
+        let stray = String(good.dropLast(2)) + "9="  // stray bits in the last character
+        let nested = String(repeating: "[", count: 512) + String(repeating: "]", count: 512)
+        for data in [
+            #"{"rootHash":"\#(good)","rootHash":"\#(good)"}"#, #"{"rootHash":"\#(good)","root\u0048ash":"\#(good)"}"#,
+            #"[{"rootHash":"\#(good)"}]"#, #"{"rootHash":"\#(good)"} x"#, #"{"rootHash":"\#(good)",}"#,
+            #"{"rootHash":"\#(good)","n":NaN}"#, #"{"rootHash":"\#(good)","n":"\ud800"}"#, #"{"rootHash":"\#(good)","n":01}"#,
+            #"{"rootHash":"\#(good)","n":\#(nested)}"#, #"{"rootHash":"\#(stray)"}"#, #"{"rootHash":"\#(good.dropLast())"}"#,
+            #"{"rootHash":"\#(Data(repeating: 7, count: 31).base64EncodedString())"}"#,
+            #"{"rootHash":"\#(Data(repeating: 7, count: 33).base64EncodedString())"}"#, #"{"rootHash":7}"#,
+            #"{"rootHash":["\#(good)"]}"#, #"{"RootHash":"\#(good)"}"#, #"{"n":{"rootHash":"\#(good)"}}"#,
+        ] {
+            #expect(Self.keys(data).count == 1, "\(data)")
+        }
+        let deepest = String(repeating: "[", count: 511) + String(repeating: "]", count: 511)
+        #expect(Self.keys(#"{"rootHash":"\#(good)","n":\#(deepest)}"#).count == 2, "511 arrays in the object: 512 deep")
+    }
+
+    @Test("a leaf that does not read back as exactly one event yields no key")
+    func malformedLeaves() {
+        var log = SimulatedLog(seed: 3, collaborations: 1, eventsEach: 3)
+        log.append(stream: Self.stream, type: "IdentityAdded", data: #"{"rootHash":"\#(Self.rootHash)"}"#)
+        let leaf = log.leaves.last!
+        #expect(IndexMap.keys(leaf: leaf).count == 2)
+        #expect(IndexMap.keys(leaf: Array(leaf.dropLast())).isEmpty)
+        #expect(IndexMap.keys(leaf: leaf + [0]).isEmpty)
+        var invalid = leaf
+        invalid[invalid.count - 40] = 0xFF  // inside the data or metadata: not UTF-8
+        #expect(IndexMap.keys(leaf: invalid).isEmpty)
+        #expect(IndexMap.keys(leaf: []).isEmpty)
+    }
+}
