@@ -6,7 +6,8 @@ import Logging
 
 /// Turns every error into the JSON error shape, through the catalogue: Hummingbird's own
 /// refusals by their status, every other error by its `CatalogueError` entry (a `DomainError`
-/// as it is). Anything else is unexpected: logged, and answered 500 `internal_error`.
+/// as it is). A request cancelled while it ran is answered 503 (nobody reads it). Anything else is
+/// unexpected: logged, and answered 500 `internal_error`.
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
@@ -14,6 +15,12 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as HTTPError {
             throw Self.refusal(error, request: request)
         } catch {
+            // Cancelled (its client gone, or let go by the shard front once its shard was seen
+            // down: `ShardRouter.whileAvailable`): no fault of the server's, and nobody reads the answer.
+            if Task.isCancelled {
+                context.logger.info("request cancelled", metadata: ["error": "\(String(reflecting: error))"])
+                throw DomainError(.databaseUnavailable, "the request was cancelled before it was answered; retry", retryAfter: 1)
+            }
             guard let refusal = DomainError(answering: error) else {
                 context.logger.error("unexpected error", metadata: ["error": "\(String(reflecting: error))"])
                 throw DomainError(.internalError, "internal error")

@@ -1,5 +1,6 @@
 import Hummingbird
 import LedgerAPI
+import Logging
 import Synchronization
 
 /// A shard's requests while its database answers, and refused with 503 as soon as it does not:
@@ -10,6 +11,12 @@ extension ShardRouter {
     func responder(_ index: Int) -> ShardFanOut.Responder {
         let (shard, available) = (shards[index], available[index])
         return { request, context in
+            // The shard's own log lines (its access log, its errors) name it.
+            let context = {
+                var named = context
+                named.logger[metadataKey: "shard"] = "\(index)"
+                return named
+            }()
             guard available(), let response = try await whileAvailable(index, { try await shard.respond(to: request, context: context) })
             else { throw Self.unavailable(shard: index) }
             return response
