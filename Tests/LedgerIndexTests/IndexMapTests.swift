@@ -25,6 +25,36 @@ struct IndexMapTests {
         #expect(seen == log.expected)
     }
 
+    @Test("every event type yields the identities the domain's types name, with and without one")
+    func everyType() throws {
+        var simulator = LogSimulator(seed: 1, lifecycle: true)
+        let hash = try RootHash(bytes: Array(repeating: 5, count: 32))
+        let proof = IdentityProof(publicKey: [4], publicKeyIndex: 0, inclusionHashes: [])
+        let end = "2099-01-01T00:00:00.000000Z"
+        func highlight(_ mentioned: String) throws -> CollaborationEvent {
+            try CollaborationEvent(type: "HighlightPosted", json: #"{"account":"psn-1","kind":"mention"\#(mentioned)}"#)
+        }
+        let events: [CollaborationEvent] = [
+            simulator.collaboration(events: 1).events[0], .identityAdded(.init(rootHash: hash)),
+            .identityRemoved(.init(rootHash: hash, account: "psn-1")),
+            .accessGranted(
+                .init(rootHash: hash, account: "psn-1", proofRequestId: "r", challengeId: "c", proof: proof, challenge: [1], signature: [2])
+            ),
+            .accessRevoked(.init(rootHash: hash, account: "psn-1", reason: "revoked")),
+            .proofRejected(.init(account: "psn-1", proofRequestId: "r", challengeId: "c", reason: "bad_signature", rootHash: hash)),
+            .proofRejected(.init(account: "psn-1", proofRequestId: "r", challengeId: "c", reason: "bad_signature", rootHash: nil)),
+            try highlight(#","mentionedRootHash":"\#(hash.base64)""#), try highlight(""),
+            .accessWindowChanged(.init(rootHash: hash, window: AccessWindow(stored: nil, end))),
+            .accessExpired(.init(rootHash: hash, account: nil, dueAt: end)),
+        ]
+        for event in events {
+            let identities = Array(Self.keys(event.json).dropFirst())
+            #expect(identities == SimulatedLog.named(by: event).map(IndexKey.identity), "\(event.type)")
+        }
+        #expect(Set(events.map(\.type)).count == 9, "every type")
+        #expect(events.filter { Self.keys($0.json).count == 2 }.count == 8)
+    }
+
     @Test("events of other streams yield no key, the top log's rootHash and revisions included")
     func otherStreams() {
         #expect(Self.keys(#"{"rootHash":"\#(Self.rootHash)"}"#, stream: "shard-0").isEmpty)
