@@ -56,7 +56,9 @@ struct PrefixWorkingSet {
         for above in 0..<depth { changed.insert(NodePosition(key: key, depth: above)) }
         switch node {
         case .leaf(let other, let otherValue)? where other != key:
-            let common = key.commonPrefix(with: other)  // ≥ depth, < 256: the keys differ
+            let common = key.commonPrefix(with: other)  // < 256: the keys differ
+            // A leaf is only read or put on its own key's path (`absorb`), which is this key's down to it.
+            guard common >= depth else { throw IndexCorruption(description: "a leaf at depth \(depth) off the path it ends") }
             for level in depth...common {
                 put(.parent(hash: .zero), at: NodePosition(key: key, depth: level))
                 // Both keys go on down at every level above `common`: its other side is empty.
