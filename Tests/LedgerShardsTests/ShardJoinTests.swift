@@ -19,7 +19,7 @@ struct ShardJoinTests {
     /// services' connections when `ledger serve` starts (CONNECTION LIMIT 0; their owner, a
     /// superuser, is not held by it). Shard 1 must be served within 30 s of accepting; shard 2,
     /// which has its whole schema to build on a test cluster every suite shares, within 120 s.
-    @Test("serve starts with two shards refusing: shard 0 serves at once, each other served once it accepts, migrated")
+    @Test("serve starts with two shards refusing: shard 0 serves at once, the others once they accept")
     func startsWithShardsDown() async throws {
         let (first, top) = (try await TestCluster.shared.makeDatabase(), try await TestCluster.shared.makeDatabase())
         let (second, third) = (try await TestCluster.shared.makeDatabase(), try await TestCluster.shared.makeEmptyDatabase())
