@@ -146,11 +146,23 @@ public struct TokenAuthority: Sendable {
         // Whatever claim holds it: an account that looks like a pseudonym would be matched to
         // that subject's events.
         guard !Caller.isReserved(account) else { throw Self.reserved }
-        var roles: Set<String> = []
-        if case .array(let list)? = values[claims.roles] {
+        return Caller(account: account, roles: Self.roles(values[claims.roles]))
+    }
+
+    /// The roles a claim holds: an array of strings, or one string of roles separated by spaces
+    /// or commas, as providers that put no arrays in a token write a list (glewlwyd joins a
+    /// user's roles with commas; OAuth's `scope` is space-separated). Anything else: none.
+    static func roles(_ claim: JSONValue?) -> Set<String> {
+        switch claim {
+        case .array(let list)?:
+            var roles: Set<String> = []
             for case .string(let role) in list { roles.insert(role) }
+            return roles
+        case .string(let text)?:
+            return Set(text.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init))
+        default:
+            return []
         }
-        return Caller(account: account, roles: roles)
     }
 
     /// The token's header, read before any key is chosen: its algorithm and key id.

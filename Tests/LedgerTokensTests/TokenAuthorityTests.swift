@@ -1,8 +1,9 @@
 import Foundation
 import LedgerDomain
-import LedgerTokens
 import LedgerWire
 import Testing
+
+@testable import LedgerTokens
 
 /// The authority alone, no HTTP: what it issues with the deployment's secret verifies to the same
 /// caller, and every refusal names its reason (the router's 401s are `TokenTests`).
@@ -63,5 +64,29 @@ struct TokenAuthorityTests {
         } catch let refusal as TokenAuthority.Refusal {
             #expect(refusal.reason == "the token has no usable account in its sub claim")
         }
+    }
+
+    /// glewlwyd writes a user's roles as one comma-separated string (it puts no arrays in a
+    /// token), OAuth's `scope` is space-separated: both are read as lists; other shapes give none.
+    @Test("the roles claim: an array, or one string separated by commas or spaces; other shapes give no role")
+    func rolesClaimShapes() async throws {
+        let authority = try await TokenAuthority(secret: Self.secret)
+        let exp = JSONValue.number(Date().timeIntervalSince1970 + 60)
+        let cases: [(JSONValue?, Set<String>)] = [
+            (.array([.string("auditor"), .string("privacy"), .number(1)]), ["auditor", "privacy"]),
+            (.string("auditor"), ["auditor"]),
+            (.string("auditor,privacy"), ["auditor", "privacy"]),
+            (.string("openid auditor"), ["openid", "auditor"]),
+            (.string(""), []), (.string(" , "), []),
+            (.number(1), []), (.object(["auditor": .bool(true)]), []), (nil, []),
+        ]
+        for (claim, roles) in cases {
+            var values: [String: JSONValue] = ["sub": .string("alice"), "exp": exp]
+            values["roles"] = claim
+            let caller = try authority.caller(values)
+            #expect(caller.roles == roles, "\(String(describing: claim))")
+        }
+        // "auditors" is not "auditor": the list is split, never searched for a substring.
+        #expect(try !authority.caller(["sub": .string("alice"), "exp": exp, "roles": .string("auditors,reader")]).isAuditor)
     }
 }
