@@ -33,6 +33,13 @@ public struct LedgerConfiguration: Sendable {
     public var jwtAudience: String?
     public var jwtAccountClaim: String
     public var jwtRolesClaim: String
+    // The console's sign-in through an identity provider (OpenID Connect)
+    /// The provider's issuer; nil: the console takes a pasted token.
+    public var oidcIssuer: String?
+    public var oidcClientID: String?
+    public var oidcScope: String
+    /// An RFC 8707 resource indicator the console asks its tokens for; nil: none.
+    public var oidcResource: String?
     // Logs
     public var logLevel: String
     public var jsonLogs: Bool
@@ -78,6 +85,10 @@ public struct LedgerConfiguration: Sendable {
         jwtAudience = value(.jwtAudience)
         jwtAccountClaim = value(.jwtAccountClaim)!
         jwtRolesClaim = value(.jwtRolesClaim)!
+        oidcIssuer = value(.oidcIssuer)
+        oidcClientID = value(.oidcClientID)
+        oidcScope = value(.oidcScope)!
+        oidcResource = value(.oidcResource)
         logLevel = value(.logLevel)!.lowercased()
         jsonLogs = value(.logFormat)!.lowercased() == "json"
         signingKeyFile = value(.signingKeyFile)

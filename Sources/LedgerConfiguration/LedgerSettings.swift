@@ -4,7 +4,8 @@
 public enum LedgerSettings {
     public static let all: [Setting] = [
         .host, .port, .dataDir, .databaseURL, .readDatabaseURL, .shardCluster, .jwtSecret, .jwksURL, .jwksFile, .jwtIssuer, .jwtAudience,
-        .jwtAccountClaim, .jwtRolesClaim, .publicBaseURL, .bodyLimit, .challengeTTL, .verdictWait, .readWait, .shutdownDrain,
+        .jwtAccountClaim, .jwtRolesClaim, .oidcIssuer, .oidcClientID, .oidcScope, .oidcResource, .publicBaseURL, .bodyLimit, .challengeTTL,
+        .verdictWait, .readWait, .shutdownDrain,
         .verifierGroup, .webhooksAllowHTTP, .webhooksAllowPrivate, .logLevel, .logFormat, .pgBin, .signingKeyFile, .logOrigin,
         .witnessPolicy, .checkpointFile, .publicEntries, .logKey, .url,
     ]
@@ -25,16 +26,34 @@ public enum LedgerSettings {
 
     /// Settings that are valid alone but not together. An identity provider's keys
     /// (`LEDGER_JWKS_URL`, `LEDGER_JWKS_FILE`) need the audience its tokens for this ledger carry:
-    /// without it, a token the provider issued for any other application would be accepted.
+    /// without it, a token the provider issued for any other application would be accepted. The
+    /// console's sign-in through a provider (`LEDGER_OIDC_ISSUER`) needs its client id, and the
+    /// provider's keys: with the development secret alone every token it brings back is refused.
     static func requirements(_ environment: [String: String]) -> [String] {
         func isSet(_ setting: Setting) -> Bool {
             environment[setting.variable].map { !$0.allSatisfy(\.isWhitespace) } ?? false
         }
-        guard isSet(.jwksURL) || isSet(.jwksFile), !isSet(.jwtAudience) else { return [] }
-        let provider = [Setting.jwksURL, .jwksFile].filter(isSet).map(\.variable).joined(separator: " and ")
-        return [
-            "\(provider) is set but LEDGER_JWT_AUDIENCE is not: with an identity provider's keys every token must carry this ledger's audience, so one issued for another application is refused"
-        ]
+        var problems: [String] = []
+        if isSet(.jwksURL) || isSet(.jwksFile), !isSet(.jwtAudience) {
+            let provider = [Setting.jwksURL, .jwksFile].filter(isSet).map(\.variable).joined(separator: " and ")
+            problems.append(
+                "\(provider) is set but LEDGER_JWT_AUDIENCE is not: with an identity provider's keys every token must carry this ledger's audience, so one issued for another application is refused"
+            )
+        }
+        if isSet(.oidcIssuer) != isSet(.oidcClientID) {
+            problems.append(
+                "LEDGER_OIDC_ISSUER and LEDGER_OIDC_CLIENT_ID go together: set both (the provider, and the console's client id there) or neither (the console then takes a pasted token)"
+            )
+        }
+        if isSet(.oidcIssuer), !isSet(.jwksURL), !isSet(.jwksFile) {
+            problems.append(
+                "LEDGER_OIDC_ISSUER is set but neither LEDGER_JWKS_URL nor LEDGER_JWKS_FILE: set LEDGER_JWKS_URL to the provider's jwks_uri, or the ledger refuses every token the console brings back from it"
+            )
+        }
+        if let scope = Setting.oidcScope.value(in: environment), !scope.split(separator: " ").contains("openid") {
+            problems.append("LEDGER_OIDC_SCOPE='\(scope)' lacks openid: OpenID Connect sign-in needs it among the scopes")
+        }
+        return problems
     }
 
     /// The configuration table of docs/OPERATIONS.md.
@@ -75,7 +94,24 @@ extension Setting {
     public static let jwtAccountClaim = Setting("LEDGER_JWT_ACCOUNT_CLAIM", default: "sub", "the claim that holds the account", .text)
     public static let jwtRolesClaim = Setting(
         "LEDGER_JWT_ROLES_CLAIM", default: "roles",
-        "the claim that holds the roles (an array; `auditor` reads the audit, `privacy` erases and exports personal data)", .text)
+        "the claim that holds the roles (an array, or one string of roles separated by spaces or commas; `auditor` reads the audit, `privacy` erases and exports personal data)",
+        .text)
+    public static let oidcIssuer = Setting(
+        "LEDGER_OIDC_ISSUER", unset: "unset: the console takes a pasted token",
+        "the identity provider the console signs in through (OpenID Connect, code flow with PKCE): its issuer, whose `/.well-known/openid-configuration` the page reads; with `LEDGER_OIDC_CLIENT_ID` and the provider's keys (`LEDGER_JWKS_URL`)",
+        .httpURL)
+    public static let oidcClientID = Setting(
+        "LEDGER_OIDC_CLIENT_ID",
+        "the console's client id at that provider: a public client (no secret) whose redirect URI is the console's own address, `https://HOST/console`",
+        .text)
+    public static let oidcScope = Setting(
+        "LEDGER_OIDC_SCOPE", default: "openid",
+        "the scopes the console asks the provider for, space-separated, `openid` among them (Entra ID: add the ledger API's scope, so the access token is issued for it)",
+        .text)
+    public static let oidcResource = Setting(
+        "LEDGER_OIDC_RESOURCE", unset: "unset: none asked",
+        "an RFC 8707 resource indicator the console asks its tokens for, for providers that set `aud` from it (glewlwyd): the ledger's `LEDGER_JWT_AUDIENCE`",
+        .text)
     public static let publicBaseURL = Setting(
         flag: "--public-base-url", "LEDGER_PUBLIC_BASE_URL", unset: "`http://HOST:PORT`", "base of universal links", .httpURL)
     public static let bodyLimit = Setting("LEDGER_BODY_LIMIT", default: "1048576", "request body limit in bytes", .count(1024...(1 << 30)))
