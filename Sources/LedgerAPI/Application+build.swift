@@ -58,7 +58,7 @@ public func buildRouter(
             status: .ok, headers: [.contentType: "application/yaml"],
             body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.text)))
     }
-    ConsoleController().addRoutes(to: router)
+    ConsoleController(provider: ConsoleProvider(configuration)).addRoutes(to: router)
     let reads = ReadClient(primary: client, standby: standby, store: store, logger: logger, readWait: configuration.readWait)
     let commands = CollaborationCommands(store: store, publicBaseURL: configuration.baseURL, holds: holds)
     let collaborations = CollaborationStreams(store: store)

@@ -2,11 +2,33 @@
 // The token lives only in sessionStorage (this tab) and is sent only to this origin.
 
 const TOKEN_KEY = 'participant-ledger.console.token';
+const EXPIRES_KEY = 'participant-ledger.console.expires';   // ms since 1970; a provider's token only
 export const PAGE = 50;   // rows per table page
 
 export function getToken() { try { return sessionStorage.getItem(TOKEN_KEY); } catch { return null; } }
-export function setToken(t) { try { sessionStorage.setItem(TOKEN_KEY, t); } catch { /* storage off: nothing kept */ } }
-export function dropToken() { try { sessionStorage.removeItem(TOKEN_KEY); } catch { /* ignore */ } }
+// expiresAt: when to renew the token (a provider's); null: never (a pasted token).
+export function setToken(t, expiresAt = null) {
+  try {
+    sessionStorage.setItem(TOKEN_KEY, t);
+    if (expiresAt) sessionStorage.setItem(EXPIRES_KEY, String(expiresAt)); else sessionStorage.removeItem(EXPIRES_KEY);
+  } catch { /* storage off: nothing kept */ }
+}
+// Drops everything the console keeps in this tab (the sign-in's keys all begin so).
+export function dropToken() {
+  try {
+    for (const k of Object.keys(sessionStorage)) if (k.startsWith('participant-ledger.console.')) sessionStorage.removeItem(k);
+  } catch { /* ignore */ }
+}
+function expired() {
+  let at = 0;
+  try { at = Number(sessionStorage.getItem(EXPIRES_KEY)); } catch { /* storage off */ }
+  return at > 0 && Date.now() >= at;
+}
+
+// What a call does when the tab's token has expired: console.js sets it (back through the
+// provider: the page leaves, and the returned promise never settles).
+let renewal = null;
+export function whenExpired(handler) { renewal = handler; }
 
 // An API refusal: the HTTP status (0 when the ledger could not be reached) and the API's own
 // error code and message.
@@ -25,6 +47,7 @@ export function url(path, params) {
 // GET with the bearer token. Answers JSON, or the Response itself when raw; API errors throw
 // ApiError with the API's own code and message. A 503 view_behind is retried twice.
 export async function api(path, { raw = false, accept = 'application/json', token = getToken() } = {}) {
+  if (renewal && token && token === getToken() && expired()) await renewal();
   for (let attempt = 0; ; attempt++) {
     const headers = { Accept: accept };
     if (token) headers.Authorization = 'Bearer ' + token;
