@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the system packages the ledger needs when they are missing: the PostgreSQL server
-# and client (initdb, pg_ctl, postgres, pgbench), Prometheus, Go's x/mod, Chromium and Selenium, Patroni, etcd,
+# and client (initdb, pg_ctl, postgres, pgbench), Prometheus, Go's x/mod, Chromium and Selenium, glewlwyd, Patroni, etcd,
 # HAProxy and Barman (tests only), PL/Proxy (shard routing), age (sealed secrets in backups), faketime (tests) and the usual
 # build headers. Debian/Ubuntu.
 set -euo pipefail
@@ -20,6 +20,10 @@ command -v go >/dev/null 2>&1 || need+=(golang-go)
 # Chromium and its driver: the console is tested in a real browser (Selenium, from PyPI, below).
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)
+# glewlwyd: the console signs in through a real OpenID Connect provider in its tests
+# (scripts/oidc-provider); dbconfig-sqlite3 answers its database question without MariaDB's client.
+command -v glewlwyd >/dev/null 2>&1 || need+=(glewlwyd dbconfig-sqlite3)
+command -v openssl >/dev/null 2>&1 || need+=(openssl)
 # Patroni, etcd and HAProxy: the failover soak (scripts/failover) runs the cluster of deploy/patroni.
 command -v patroni >/dev/null 2>&1 || need+=(patroni)
 command -v etcd >/dev/null 2>&1 || need+=(etcd-server)
