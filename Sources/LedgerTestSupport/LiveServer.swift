@@ -38,8 +38,10 @@ public struct LiveServer: LedgerCalls {
 
     public enum Roles: Sendable { case allInOne, apiOnly }
 
+    /// `authority`: the tokens the server takes; nil: HS256 with a fresh `secret` (an identity
+    /// provider's, `OIDCProvider`, for the console's sign-in through it).
     public static func run(
-        _ roles: Roles = .allInOne, configuration: LedgerConfiguration = .testing(),
+        _ roles: Roles = .allInOne, configuration: LedgerConfiguration = .testing(), authority given: TokenAuthority? = nil,
         deliveries: WebhookDeliverer.Settings = .init(), engine: RoleServices.Engine = .init(),
         signer: NoteSigner = try! NoteSigner(name: "live.test/ledger"), witnesses: WitnessPolicy? = nil, publishedFile: URL? = nil,
         _ body: @Sendable (LiveServer) async throws -> Void
@@ -48,7 +50,7 @@ public struct LiveServer: LedgerCalls {
         try await withTestStore { _, owner, settings in
             let logger = Logger(label: "live-server")
             let secret = "live-server-test-secret-\(UUID())"
-            let authority = try await TokenAuthority(secret: secret)
+            let authority = if let given { given } else { try await TokenAuthority(secret: secret) }
             // As in production: the server connects as a member of ledger_service, not as the owner.
             let service = try await PostgresAdmin.serviceLogin("ledger_app_\(UInt32.random(in: 0 ... .max))", on: settings, logger: logger)
             // The published checkpoint belongs to this database's log alone: a file of its own.

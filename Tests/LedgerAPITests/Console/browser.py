@@ -6,47 +6,21 @@ import os
 import urllib.error
 import urllib.request
 
-from selenium import webdriver
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
-from selenium.webdriver.support.ui import WebDriverWait
 
+from chromium import start_chromium, wait_for
 from console_env import AUDITOR_TOKEN, CHROMEDRIVER, CHROMIUM, DOWNLOAD_DIR, LEDGER_URL, SCREENSHOT_DIR, TIMEOUT
 
 
 def start_browser():
     os.makedirs(SCREENSHOT_DIR, exist_ok=True)
     os.makedirs(DOWNLOAD_DIR, exist_ok=True)
-    options = Options()
-    options.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--window-size=1280,900", "--disable-dev-shm-usage", "--disable-gpu"):
-        options.add_argument(arg)
-    options.add_experimental_option("prefs", {
-        "download.default_directory": DOWNLOAD_DIR,
-        "download.prompt_for_download": False,
-        "download.directory_upgrade": True,
-        "safebrowsing.enabled": True,
-    })
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
-    # Headless downloads into DOWNLOAD_DIR: the prefs suffice on recent versions; the CDP call
-    # covers older ones.
-    for command in ("Browser.setDownloadBehavior", "Page.setDownloadBehavior"):
-        try:
-            driver.execute_cdp_cmd(command, {"behavior": "allow", "downloadPath": DOWNLOAD_DIR})
-            break
-        except Exception:
-            continue
-    return driver
+    return start_chromium(CHROMIUM, CHROMEDRIVER, DOWNLOAD_DIR)
 
 
 def wait(driver, condition, what, timeout=None):
-    return WebDriverWait(driver, timeout or TIMEOUT, poll_frequency=0.2,
-                         ignored_exceptions=(NoSuchElementException, StaleElementReferenceException)).until(
-        condition, message=f"timed out after {timeout or TIMEOUT:g}s waiting for {what}")
+    return wait_for(driver, condition, what, timeout or TIMEOUT)
 
 
 def error_text(driver):
