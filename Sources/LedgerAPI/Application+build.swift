@@ -31,11 +31,12 @@ public func buildRouter(
     logger: Logger
 ) -> Router<LedgerRequestContext> {
     let router = Router(context: LedgerRequestContext.self)
-    // Request ids and the access log outermost, so they see every answer, refusals included.
+    // Request count and latency by method, route and status, outermost: it counts the status
+    // the client gets (an error as `ErrorMiddleware` answers it, a cancelled request as 503).
+    router.add(middleware: MetricsMiddleware())
+    // Request ids and the access log next, so they see every answer, refusals included.
     router.add(middleware: RequestIdMiddleware())
     router.add(middleware: ErrorMiddleware())
-    // Request count and latency by method, route and status.
-    router.add(middleware: MetricsMiddleware())
     router.get("health") { _, _ in HealthResponse(status: "ok") }
     router.get("ready") { _, _ -> HealthResponse in
         if readiness.isStopping {

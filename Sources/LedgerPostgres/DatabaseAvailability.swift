@@ -10,7 +10,8 @@ import Synchronization
 /// while the others serve. Without it such a request waits: PostgresNIO's pool queues leases
 /// while it cannot connect, for up to a minute before its circuit breaker fails them.
 ///
-/// A probe that does not answer asks `reach`, what a new connection outside the pool finds. The
+/// A probe that does not answer within `early` asks `reach` beside it, what a new connection
+/// outside the pool finds, and a probe that fails or hangs is judged by it. The
 /// server refuses it (any SQLSTATE): down at once, the shard cannot serve. It stays silent: a
 /// miss (a hung server, or a machine too loaded to tell: `misses` in a row say down, so a stall
 /// of the whole machine does not refuse every shard). It answers: a hung probe is a busy pool,
@@ -26,12 +27,15 @@ public final class DatabaseAvailability: Service, Sendable {
     let misses: Int
     /// What a new connection outside the pool finds (nil: a probe not answered is a miss).
     let reach: (@Sendable () async -> Reach)?
+    /// How long a probe may take before `reach` is asked beside it.
+    let early: Duration
     private let answers = Atomic<Bool>(true)
 
     public init(
         client: PostgresClient, shard: String, interval: Duration = .seconds(1), deadline: Duration = .seconds(2), misses: Int = 2,
-        reach: (@Sendable () async -> Reach)? = nil, logger: Logger
+        reach: (@Sendable () async -> Reach)? = nil, early: Duration = .milliseconds(250), logger: Logger
     ) {
+        self.early = early
         var logger = logger
         logger[metadataKey: "shard"] = "\(shard)"
         self.prober = DatabaseWatchdog(client: client, deadline: deadline, logger: logger)
@@ -48,11 +52,23 @@ public final class DatabaseAvailability: Service, Sendable {
     public func run() async throws {
         var missed = 0
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            switch await prober.probe() {
+            // A probe that has not answered within `early` has its new connection asked at once,
+            // alongside (a sound pool answers `SELECT 1` in a millisecond): a shard going down is
+            // then seen within about the longer of the two, not their sum.
+            let early = reach.map { reach in
+                Task { () -> Reach? in
+                    try? await Task.sleep(for: self.early)
+                    return Task.isCancelled ? nil : await reach()
+                }
+            }
+            let probe = await prober.probe()
+            if probe == .answered { early?.cancel() }
+            switch probe {
             case .answered:
                 missed = 0
             case let probe:
-                switch await reach?() {
+                let found: Reach? = await early?.value ?? nil
+                switch found {
                 case .refuses?: missed = misses  // the server refuses a working connection: down now
                 case .answers? where probe == .hung: break  // busy, not down
                 case .answers?, .silent?, nil: missed += 1

@@ -1,5 +1,7 @@
 import Hummingbird
 import LedgerAPI
+import LedgerDomain
+import LedgerWire
 import Logging
 import Synchronization
 
@@ -70,5 +72,29 @@ extension ShardRouter {
         // A caller cancelled is not a shard down.
         if case .success(nil) = result { try Task.checkCancellation() }
         return try result.get()
+    }
+
+    /// `/ready`: the first shard's 200, asked of every shard that serves at once; else one
+    /// shard's refusal (every shard draining answers 503 `shutting_down`), or 503 `not_ready`
+    /// when none serves. One shard that fails its check, or that is going down and not seen yet,
+    /// neither decides for the instance nor holds its answer.
+    func ready(_ request: Request, context: Context) async throws -> Response {
+        try await withThrowingTaskGroup(of: Response?.self) { group in
+            for index in shards.indices where available[index]() {
+                let shard = shards[index]
+                group.addTask { try? await whileAvailable(index, { try await shard.respond(to: request, context: context) }) }
+            }
+            var refusal: Response?
+            while let answer = try await group.next() {
+                guard let answer else { continue }
+                if answer.status == .ok {
+                    group.cancelAll()
+                    return answer
+                }
+                refusal = refusal ?? answer
+            }
+            if let refusal { return refusal }
+            throw DomainError(.notReady, "no shard's database answers")
+        }
     }
 }

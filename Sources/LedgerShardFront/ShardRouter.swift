@@ -14,9 +14,8 @@ import LedgerWire
 /// - `POST /v1/challenges`: the shard of the body's `collaborationId`;
 /// - `POST /v1/collaborations` (a start): the shard of its `Idempotency-Key`, so a retry meets its
 ///   first append; without a key, any shard. The shard picks an id it holds (`CollaborationCommands`).
-/// - `/ready`: every shard that answers must be ready, and one at least must answer (a shard's
-///   outage is every instance's: taking instances out of a load balancer for it would stop the
-///   other shards' service too);
+/// - `/ready`: ready while one shard at least is (`ready`): a shard's outage is every instance's,
+///   and taking instances out of a load balancer for it would stop the other shards' service too;
 /// - `/tlog/shard/{k}/…`: shard k's own log (its checkpoint and tiles, its router's `/tlog/…`);
 ///   the rest of `/tlog/…`: the top log (`buildLogRouter`), whose entries are the shards'
 ///   checkpoints;
@@ -121,20 +120,7 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
             guard let index = shards.indices.filter({ available[$0]() }).randomElement() else { throw Self.noShard }
             return try await send(request, context: context, to: index)
         case .everyShard:
-            // Ready while one shard serves at least (a shard's outage is not every instance's:
-            // taken out of a load balancer for it, the instance would stop the others' service
-            // too); a shard that serves but is not ready (its schema behind) makes it not ready.
-            var answer: Response?
-            let ready = request
-            for index in shards.indices where available[index]() {
-                let shard = shards[index]
-                guard let response = try await whileAvailable(index, { try await shard.respond(to: ready, context: context) })
-                else { continue }
-                if response.status != .ok { return response }
-                answer = response
-            }
-            guard let answer else { throw DomainError(.notReady, "no shard's database answers") }
-            return answer
+            return try await ready(request, context: context)
         case .bodyCollaboration:
             let body = try await BodyDecoder.collect(request, limit: bodyLimit)
             request = Request(head: request.head, body: RequestBody(buffer: body))

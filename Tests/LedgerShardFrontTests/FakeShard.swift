@@ -27,6 +27,9 @@ final class FakeShard: Sendable {
         var refusing: DomainError?
         /// Thrown once its part is done.
         var failingAfter: DomainError?
+        /// What its `/ready` throws (nil: ready), and whether it hangs first (a shard going down).
+        var notReady: DomainError?
+        var readyHangs = false
     }
 
     let state: Mutex<State>
@@ -46,6 +49,11 @@ final class FakeShard: Sendable {
 
     func router() -> RouterResponder<LedgerRequestContext> {
         let router = Router(context: LedgerRequestContext.self)
+        router.get("ready") { _, _ -> HealthResponse in
+            if self.state.withLock(\.readyHangs) { try await Task.sleep(for: .seconds(60)) }
+            if let refusal = self.state.withLock(\.notReady) { throw refusal }
+            return HealthResponse(status: "ok")
+        }
         router.post("v1/privacy/erasures") { request, context -> Erasure in
             let asked = try await request.decode(as: ErasureRequest.self, context: context)
             return try self.state.withLock { state in

@@ -28,7 +28,7 @@ struct ShardRefusalTests {
     /// shard 1's answer 200 or 503 (with Retry-After) within 5 s each, 503 at least once (the
     /// watch ends after three), `/ready` answers 200, and no request answers 500; then shard 1
     /// serves again. A hung server refuses nothing: it is told from a machine too loaded to
-    /// answer only by two silent checks (about 16 s), so its bound is 20 s, watched for 30 s.
+    /// answer only by two silent checks (about 12 s), so its bound is 20 s, watched for 30 s.
     @Test("one shard refusing each way: its requests 503 within 5 s (hung: 20 s), the other's 200, /ready 200")
     func refusing() async throws {
         try await withOwnCluster(logger: LiveShards.logger) { ownOwner, own in
