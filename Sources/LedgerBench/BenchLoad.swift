@@ -24,15 +24,23 @@ struct BenchLoad: AsyncParsableCommand {
     func run() async throws {
         let folder = URL(fileURLWithPath: folder)
         let plan = try JSONDecoder().decode(LoadPlan.self, from: Data(contentsOf: folder.appendingPathComponent("plan.json")))
-        guard let baseURL = URL(string: plan.baseURL), let port = baseURL.port else { throw ValidationError("bad base URL in the plan") }
+        let servers = try plan.servers.map { text in
+            guard let url = URL(string: text), url.port != nil else { throw ValidationError("bad base URL in the plan: \(text)") }
+            return url
+        }
+        guard !servers.isEmpty else { throw ValidationError("the plan names no server") }
+        // Clients are spread over the servers round-robin: client c talks to server c mod count.
         var clients: [LedgerClient] = []
         var transports: [NIOTransport] = []
-        for token in plan.tokens {
-            let transport = try await NIOTransport.connect(host: baseURL.host ?? "127.0.0.1", port: port)
+        var baseURLs: [URL] = []
+        for (c, token) in plan.tokens.enumerated() {
+            let baseURL = servers[c % servers.count]
+            let transport = try await NIOTransport.connect(host: baseURL.host ?? "127.0.0.1", port: baseURL.port!)
             clients.append(LedgerClient(baseURL: baseURL, transport: transport) { token })
             transports.append(transport)
+            baseURLs.append(baseURL)
         }
-        let call = try await Self.prepare(plan, clients: clients, baseURL: baseURL, transports: transports)
+        let call = try await Self.prepare(plan, clients: clients, baseURLs: baseURLs, transports: transports)
         _ = FileManager.default.createFile(atPath: folder.appendingPathComponent("ready").path, contents: nil)
         let go = folder.appendingPathComponent("go").path
         try await LoadProcess.poll("the go signal", within: .seconds(60), every: .milliseconds(1)) {
@@ -48,20 +56,21 @@ struct BenchLoad: AsyncParsableCommand {
     }
 
     /// Sets the phase's clients up (their collaborations, identities) and returns the timed call.
+    /// Client c talks to `baseURLs[c]` over `transports[c]`.
     static func prepare(
-        _ plan: LoadPlan, clients: [LedgerClient], baseURL: URL, transports: [NIOTransport]
+        _ plan: LoadPlan, clients: [LedgerClient], baseURLs: [URL], transports: [NIOTransport]
     ) async throws -> @Sendable (Int, Int) async throws -> Void {
         switch plan.phase {
         case .health:
-            let request = URLRequest(url: baseURL.appendingPathComponent("health"))
+            let requests = baseURLs.map { URLRequest(url: $0.appendingPathComponent("health")) }
             return { c, _ in
-                let (_, status) = try await transports[c].send(request)
+                let (_, status) = try await transports[c].send(requests[c])
                 guard status == 200 else { throw ValidationError("GET /health answered \(status)") }
             }
         case .exchange:
             // A start refused before any database work (an empty localIdentifier, 400): the token
             // checked, the body read, a JSON answer. A command's exchange, without its command.
-            let requests = plan.tokens.map { token in
+            let requests = zip(plan.tokens, baseURLs).map { token, baseURL in
                 var request = URLRequest(url: baseURL.appendingPathComponent("v1/collaborations"))
                 request.httpMethod = "POST"
                 request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
@@ -92,7 +101,7 @@ struct BenchLoad: AsyncParsableCommand {
             // Each client is a recipient with 4 devices on a collaboration of its own, started
             // and shared by one owner. Timed: a challenge, the device's signature, the proof.
             guard let ownerToken = plan.ownerToken else { throw ValidationError("a proofs plan needs an owner token") }
-            let owner = LedgerClient(baseURL: baseURL, session: .shared, token: ownerToken)
+            let owner = LedgerClient(baseURL: baseURLs[0], session: .shared, token: ownerToken)
             var people: [(String, SimulatedPerson)] = []
             for c in clients.indices {
                 let id = try await owner.prepareCollaboration(
@@ -140,6 +149,12 @@ struct LoadPlan: Codable, Sendable {
     var tokens: [String]
     /// The owner of the recipients' collaborations (proofs only).
     var ownerToken: String?
+    /// Several servers of one ledger (`ledger-bench shards --budget`): client c talks to
+    /// `baseURLs[c % count]`; nil, `baseURL` alone.
+    var baseURLs: [String]? = nil
+
+    /// The servers the clients are spread over, in order.
+    var servers: [String] { baseURLs ?? [baseURL] }
 }
 
 /// What the load process measured: the calls made, their rate and latency, and its own CPU per call.

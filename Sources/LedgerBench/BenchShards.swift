@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LedgerApp
+import LedgerConfiguration
 import LedgerPostgres
 import LedgerTelemetry
 import LedgerTokens
@@ -22,11 +23,44 @@ struct BenchShards: AsyncParsableCommand {
             connections in all (20 a shard on two). "1 shard ÷ one database" is the routing's cost; \
             "2 shards ÷ 1 shard" what a second shard gives when both share this machine's cores and \
             one PostgreSQL server.
+
+            With --budget CPU (cgroup v1, as root): N = --counts shards instead, each its own \
+            PostgreSQL cluster, and N `ledger serve` processes (the `ledger` binary beside this one) \
+            on all of them, each cluster and each server in a cgroup v1 group of CPU cores; \
+            --clients-per-shard × N clients spread over the servers. Each N is printed beside N = 1 \
+            of the same run, with where the CPU went: each group's use of its budget, the load \
+            generator's, the top database's (on a cluster with no quota) and the machine's, and the \
+            disk's. scripts/plot-shards draws --csv's table.
             """)
 
     @OptionGroup var target: BenchTarget
     @Option(help: "Rounds; medians are reported.") var rounds = 3
     @Option(help: "Seconds per phase.") var seconds = 3.0
+    @Option(help: "Cores each shard's PostgreSQL and each server may use (cgroup v1 quota): measure N shards at equal budgets.")
+    var budget: Double?
+    @Option(help: "With --budget: the shard counts, each beside the least.") var counts = "1,2,3"
+    @Option(help: "With --budget: clients a shard (the load grows with N).") var clientsPerShard = 16
+    @Option(help: "With --budget: write the medians there as CSV, for scripts/plot-shards.") var csv: String?
+
+    /// --counts as numbers.
+    var shardCounts: [Int] { counts.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) } }
+
+    func validate() throws {
+        guard let budget else { return }
+        guard target.databaseURL == nil else {
+            throw ValidationError("--budget runs PostgreSQL clusters of its own, one a shard: drop --database-url")
+        }
+        guard budget >= 0.01, budget <= Double(CPUTime.cores) else {
+            throw ValidationError("--budget is cores a group, from 0.01 to this machine's \(CPUTime.cores)")
+        }
+        let parsed = shardCounts
+        guard !parsed.isEmpty, parsed.count == counts.split(separator: ",").count, parsed.allSatisfy({ (1...8).contains($0) }),
+            Set(parsed).count == parsed.count
+        else { throw ValidationError("--counts is a comma-separated list of distinct shard counts from 1 to 8, such as 1,2,3") }
+        guard clientsPerShard >= 1, rounds >= 1, seconds > 0 else {
+            throw ValidationError("--clients-per-shard and --rounds are at least 1, --seconds above 0")
+        }
+    }
 
     /// Layouts: (name, shards; nil: one database, no router).
     static let layouts: [(String, Int?)] = [("one database", nil), ("1 shard", 1), ("2 shards", 2)]
@@ -35,6 +69,12 @@ struct BenchShards: AsyncParsableCommand {
     ]
 
     func run() async throws {
+        if let budget {
+            return try await BudgetedShards(
+                budget: budget, counts: shardCounts, rounds: rounds, seconds: seconds, clientsPerShard: clientsPerShard, csv: csv,
+                binaries: Setting.pgBin.value()
+            ).run()
+        }
         let quiet = Logs.quiet()
         print("ledger bench shards: \(rounds) rounds of \(seconds) s a phase, 16 clients; load from a separate process")
         var outcomes: [String: [LoadProcess.Outcome]] = [:]

@@ -12,6 +12,7 @@ import LedgerPostgres
 enum LoadProcess {
     /// A phase's figures. CPU figures are milliseconds per call.
     struct Outcome: Sendable {
+        var calls: Int
         var rate: Double
         var p50: Double
         var p99: Double
@@ -71,7 +72,8 @@ enum LoadProcess {
         var postgres: Double?
         if let a = before.postgres, let b = after.postgres { postgres = perCall(b - a) }
         return Outcome(
-            rate: result.rate, p50: result.p50, p99: result.p99, server: perCall(after.cpu.process - before.cpu.process),
+            calls: result.calls, rate: result.rate, p50: result.p50, p99: result.p99,
+            server: perCall(after.cpu.process - before.cpu.process),
             postgres: postgres, load: result.cpuPerCall, machine: machine)
     }
 
