@@ -38,6 +38,9 @@ struct BudgetedOutcome: Sendable {
     /// Commands (appends) a group commit carried, over every server and shard: each server
     /// groups its own appends to each shard, so N servers on N shards split a shard's groups N ways.
     var appendsPerGroup: Double
+    /// Each statement the shards ran, in calls a command (`ShardStatements`), and their sum.
+    var statements: [String: Double] = [:]
+    var statementsPerCall: Double { statements.values.reduce(0, +) }
 
     /// A layout with nothing to do (its views caught up, no load): what its groups use anyway, in
     /// cores a group (the servers' mean, the PostgreSQL groups' mean) and the top cluster's.
@@ -113,18 +116,20 @@ struct BudgetedOutcome: Sendable {
         (m.topCores, m.restCores, m.machineCores, m.diskBusy, m.flushes, m.appendsPerGroup) = (
             med(\.topCores), med(\.restCores), med(\.machineCores), med(\.diskBusy), med(\.flushes), med(\.appendsPerGroup)
         )
+        let keys = Set(runs.flatMap(\.statements.keys))
+        m.statements = Dictionary(uniqueKeysWithValues: keys.map { key in (key, Stats.median(runs.map { $0.statements[key] ?? 0 })) })
         return m
     }
 
     /// The CSV columns `scripts/plot-shards` reads (`csvRow`, in this order).
     static let csvHeader =
-        "phase,shards,rate,ratio,p99_ms,server_ms,postgres_ms,server_used,postgres_used,server_least,postgres_least,server_throttled,postgres_throttled,load_ms,load_cores,top_cores,rest_cores,machine_cores,disk_busy,flushes_per_s,appends_per_group"
+        "phase,shards,rate,ratio,p99_ms,server_ms,postgres_ms,server_used,postgres_used,server_least,postgres_least,server_throttled,postgres_throttled,load_ms,load_cores,top_cores,rest_cores,machine_cores,disk_busy,flushes_per_s,appends_per_group,statements_per_call"
 
     func csvRow(phase: String, baseline: Double) -> String {
         let figures = [
             rate, rate / baseline, p99, serverPerCall, postgresPerCall, serverUsed, postgresUsed, serverLeast, postgresLeast,
             serverThrottled, postgresThrottled,
-            loadPerCall, loadCores, topCores, restCores, machineCores, diskBusy, flushes, appendsPerGroup,
+            loadPerCall, loadCores, topCores, restCores, machineCores, diskBusy, flushes, appendsPerGroup, statementsPerCall,
         ]
         return ([phase, "\(shards)"] + figures.map { String(format: "%.4f", $0) }).joined(separator: ",")
     }

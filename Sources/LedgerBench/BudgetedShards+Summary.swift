@@ -14,10 +14,10 @@ extension BudgetedShards {
             PostgreSQL groups; "used" is the busiest group's share of its \(budget)-core budget, "least" the least busy one's, "held" the share of CFS periods \
             the groups ran out of quota in; the load generator's CPU a call and cores; the top cluster's, and the rest of the \
             machine's (this process, the kernel, anyone else), in cores; the disk's busy share and flushes a second; \
-            the commands a group commit carried, over all servers and shards.
+            the commands a group commit carried, over all servers and shards; the statements the shards ran a command.
             """)
         print(
-            "  phase              N   rate/s   ×\(baselineCount)     (rounds)      p99 ms   servers: ms (used, least, held)   PostgreSQL: ms (used, least, held)   load: ms, cores   top    rest   disk, flushes/s   a group"
+            "  phase              N   rate/s   ×\(baselineCount)     (rounds)      p99 ms   servers: ms (used, least, held)   PostgreSQL: ms (used, least, held)   load: ms, cores   top    rest   disk, flushes/s   a group   statements"
         )
         var rows: [String] = []
         for (name, _) in BenchShards.phases {
@@ -31,12 +31,12 @@ extension BudgetedShards {
                 print(
                     String(
                         format:
-                            "  %@ %d %8.0f   %5.2f  (%@)  %7.1f   %5.2f (%.2f, %.2f, %.2f)         %5.2f (%.2f, %.2f, %.2f)            %.2f, %.2f        %.2f   %.2f   %.2f, %.0f   %.1f",
+                            "  %@ %d %8.0f   %5.2f  (%@)  %7.1f   %5.2f (%.2f, %.2f, %.2f)         %5.2f (%.2f, %.2f, %.2f)            %.2f, %.2f        %.2f   %.2f   %.2f, %.0f   %.1f   %.1f",
                         (n == counts.sorted().first ? name : "").padding(toLength: 18, withPad: " ", startingAt: 0), n, m.rate,
                         m.rate / baseline, range.padding(toLength: 9, withPad: " ", startingAt: 0), m.p99, m.serverPerCall, m.serverUsed,
                         m.serverLeast, m.serverThrottled, m.postgresPerCall, m.postgresUsed, m.postgresLeast, m.postgresThrottled,
                         m.loadPerCall, m.loadCores, m.topCores,
-                        m.restCores, m.diskBusy, m.flushes, m.appendsPerGroup))
+                        m.restCores, m.diskBusy, m.flushes, m.appendsPerGroup, m.statementsPerCall))
                 rows.append(m.csvRow(phase: name, baseline: baseline))
             }
         }
@@ -49,6 +49,7 @@ extension BudgetedShards {
                     format: "    %d shard%@: a server %.3f, a PostgreSQL cluster %.3f, the top cluster %.3f", n, n == 1 ? "" : "s",
                     Stats.median(idle.map(\.server)), Stats.median(idle.map(\.postgres)), Stats.median(idle.map(\.top))))
         }
+        if let most = counts.max(), most != baselineCount { statementsBreakdown(outcomes, from: baselineCount, to: most) }
         checkTargets(outcomes, baselineCount: baselineCount)
         if let csv {
             let text = ([BudgetedOutcome.csvHeader] + rows).joined(separator: "\n") + "\n"
@@ -57,6 +58,25 @@ extension BudgetedShards {
                 print("wrote \(csv) (scripts/plot-shards \(csv) docs/shards.png draws it)")
             } catch {
                 print("warning: could not write \(csv): \(error)")
+            }
+        }
+    }
+
+    /// For starts and highlights, the statements whose calls a command changed most from `low`
+    /// shards to `high` (medians of the rounds): what a command costs more of on more shards.
+    func statementsBreakdown(_ outcomes: [String: [BudgetedOutcome]], from low: Int, to high: Int) {
+        print("")
+        print("  statements the shards ran a command (pg_stat_statements, medians), \(low) shard → \(high), the 6 that changed most:")
+        for name in ["starts", "highlights"] {
+            guard let a = outcomes["\(low)/\(name)"], let b = outcomes["\(high)/\(name)"] else { continue }
+            let (before, after) = (BudgetedOutcome.median(a), BudgetedOutcome.median(b))
+            print(String(format: "    %@: %.2f → %.2f a command", name, before.statementsPerCall, after.statementsPerCall))
+            let change = { (key: String) in abs((after.statements[key] ?? 0) - (before.statements[key] ?? 0)) }
+            for key in Set(before.statements.keys).union(after.statements.keys).sorted(by: { change($0) > change($1) }).prefix(6) {
+                print(
+                    String(
+                        format: "      %6.3f → %6.3f  %@", before.statements[key] ?? 0, after.statements[key] ?? 0, String(key.prefix(120)))
+                )
             }
         }
     }

@@ -81,12 +81,16 @@ struct BudgetedShards {
                 FileManager.default.createFile(
                     atPath: data.appendingPathComponent("pg-password").path, contents: Data(password.utf8),
                     attributes: [.posixPermissions: 0o600])
+                // The shards' clusters count their statements (`ShardStatements`).
+                let extra = budget == nil ? [:] : ShardStatements.serverSettings
                 let cluster = EmbeddedPostgres(
                     options: .init(
-                        dataDirectory: data, serverSettings: ["max_connections": "200"], database: "postgres", binaries: binaries),
+                        dataDirectory: data, serverSettings: extra.merging(["max_connections": "200"]) { $1 }, database: "postgres",
+                        binaries: binaries),
                     logger: logger)
                 clusters.append(cluster)
                 let settings = try await cluster.start()
+                if budget != nil { try await ShardStatements.install(settings, logger: logger) }
                 try group.addCluster(pidFile: data.appendingPathComponent("pg/postmaster.pid").path)
                 return (settings, group)
             }
@@ -232,13 +236,16 @@ struct BudgetedShards {
             let load = try await LoadProcess.run(plan) {
                 try await caughtUp()
                 let committed = await groups()
+                try await ShardStatements.reset(shards, logger: calm)
                 before = (snapshot(), committed)
             }
             let after = snapshot()
             let committed = await groups()
             let perGroup = (committed.appends - before!.1.appends) / max(committed.groups - before!.1.groups, 1)
-            measured[name] = BudgetedOutcome(
+            var outcome = BudgetedOutcome(
                 shards: n, budget: budget, load: load, from: before!.0, to: after, appendsPerGroup: perGroup)
+            outcome.statements = try await ShardStatements.calls(shards, logger: calm).mapValues { $0 / Double(max(load.calls, 1)) }
+            measured[name] = outcome
         }
         try await caughtUp()
         let start = snapshot()

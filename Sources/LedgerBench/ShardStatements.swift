@@ -1,0 +1,53 @@
+import Foundation
+import LedgerPostgres
+import Logging
+import PostgresNIO
+
+/// What the servers asked of the shards' PostgreSQL during a phase, statement by statement
+/// (`pg_stat_statements`, loaded into each shard's cluster at its start): which statements a
+/// command costs more of on N shards than on one is where N servers on N shards pay for each
+/// other (every server follows every shard).
+enum ShardStatements {
+    /// The clusters' extra server settings: the module loaded, top-level statements counted.
+    static let serverSettings = ["shared_preload_libraries": "pg_stat_statements", "pg_stat_statements.max": "2000"]
+
+    /// The extension in the cluster's maintenance database (`postgres`), where it is read from.
+    static func install(_ cluster: DatabaseSettings, logger: Logger) async throws {
+        try await PostgresAdmin.withConnection(cluster.with(database: "postgres"), logger: logger) {
+            _ = try await $0.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements", logger: logger)
+        }
+    }
+
+    /// Forgets what every cluster counted so far.
+    static func reset(_ shards: [DatabaseSettings], logger: Logger) async throws {
+        for shard in shards {
+            try await PostgresAdmin.withConnection(shard.with(database: "postgres"), logger: logger) {
+                _ = try await $0.query("SELECT pg_stat_statements_reset()", logger: logger)
+            }
+        }
+    }
+
+    /// Each statement's calls since the last reset in the shards' databases, summed over shards,
+    /// keyed by its normalised text on one line.
+    static func calls(_ shards: [DatabaseSettings], logger: Logger) async throws -> [String: Double] {
+        var calls: [String: Double] = [:]
+        for shard in shards {
+            try await PostgresAdmin.withConnection(shard.with(database: "postgres"), logger: logger) { connection in
+                let rows = try await connection.query(
+                    """
+                    SELECT s.query, s.calls FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+                    WHERE d.datname = \(shard.database)
+                    """, logger: logger)
+                for try await (query, count) in rows.decode((String, Int64).self) {
+                    calls[oneLine(query), default: 0] += Double(count)
+                }
+            }
+        }
+        return calls
+    }
+
+    /// The statement's text with its whitespace runs as one space.
+    static func oneLine(_ query: String) -> String {
+        query.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    }
+}
