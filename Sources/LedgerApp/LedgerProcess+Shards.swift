@@ -48,8 +48,11 @@ extension LedgerProcess {
                 }
                 // Every shard that answers joins before the server listens, as one database is
                 // checked before it serves; the others are refused until they join (`ShardJoin`).
+                // A try that outlasts 10 s (a migration waiting on a lock) goes on meanwhile.
                 await withTaskGroup(of: Void.self) { group in
-                    for join in joins { group.addTask { _ = await join.attempt() } }
+                    for join in joins {
+                        group.addTask { _ = try? await withDeadline(.seconds(10), "shard \(join.index)'s checks") { await join.attempt() } }
+                    }
                 }
                 let front = Front(map: map, top: top, settings: settings, joins: joins, logs: logs)
                 return try await body(clients[0]) { onRunning in
@@ -75,8 +78,14 @@ extension LedgerProcess {
             }
             if !applied.isEmpty { logger.info("migrations applied", metadata: ["names": "\(applied)"]) }
         }
-        try await check(clients[index], logger: logger)
-        return try await ShardHoldings.source(of: index, map: map, clients: clients, logger: logger)
+        // On connections of its own: the pool, unused until the shard joins, is left untried.
+        let own = try ShardConnection.settings(map.shards[index], login: database)
+        return try await own.withClient(logger: logger, maxConnections: 2) { client in
+            try await check(client, logger: logger)
+            var clients = clients
+            clients[index] = client
+            return try await ShardHoldings.source(of: index, map: map, clients: clients, logger: logger)
+        }
     }
 
     /// What several shards add to `serve`: the map, the top log's pool, where each shard is, and
@@ -109,15 +118,17 @@ extension LedgerProcess {
             let reach = front.map { Self.reach($0.settings[index], logger: logger) }
             let reachable = reach.map { reach in { @Sendable in await reach() == .answers } }
             let availability = reach.map { DatabaseAvailability(client: client, shard: "\(index)", reach: $0, logger: logger) }
-            always += [
-                DatabasePoolMetrics(client: client, applicationName: applicationName, maxConnections: perShard, logger: named),
-                DatabaseWatchdog(client: client, logger: named, onWedged: onWedged, reachable: reachable),
-            ]
-            always += availability.map { [$0] } ?? []
+            // On shards the watchdog and availability probe the pool once the shard joins (`ShardJoin`).
+            let monitors: [any Service] =
+                [DatabaseWatchdog(client: client, logger: named, onWedged: onWedged, reachable: reachable)]
+                + (availability.map { [$0] } ?? [])
+            always.append(DatabasePoolMetrics(client: client, applicationName: applicationName, maxConnections: perShard, logger: named))
+            let join = front?.joins[index]
+            if join == nil { always += monitors }
             shards.append(
                 .init(
-                    client: client, store: EventStore(client: client, logger: named), availability: availability, join: front?.joins[index])
-            )
+                    client: client, store: EventStore(client: client, logger: named), availability: availability, join: join,
+                    monitors: join == nil ? [] : monitors))
         }
         var cluster: RoleServices.Cluster?
         if let front {

@@ -25,9 +25,14 @@ extension RoleServices {
         public var store: EventStore
         public var availability: DatabaseAvailability?
         public var join: ShardJoin?
+        /// What watches its pool (its watchdog and availability), run with its services once it joins.
+        public var monitors: [any Service]
 
-        public init(client: PostgresClient, store: EventStore, availability: DatabaseAvailability? = nil, join: ShardJoin? = nil) {
-            (self.client, self.store, self.availability, self.join) = (client, store, availability, join)
+        public init(
+            client: PostgresClient, store: EventStore, availability: DatabaseAvailability? = nil, join: ShardJoin? = nil,
+            monitors: [any Service] = []
+        ) {
+            (self.client, self.store, self.availability, self.join, self.monitors) = (client, store, availability, join, monitors)
         }
 
         /// Whether the front may send it requests now.
@@ -83,7 +88,7 @@ extension RoleServices {
                 feed: feed, readiness: readiness, standby: cluster == nil ? standby : nil, holds: holds,
                 evidenceQuery: ShardQuery.oneDatabase, logger: logger)
             routers.append(router.buildResponder())
-            var own = local.workers + [feed]
+            var own = shard.monitors + local.workers + [feed]
             if let signer = logs?.shards[index] {
                 own.append(
                     makeCheckpointer(

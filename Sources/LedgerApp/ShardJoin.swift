@@ -1,22 +1,29 @@
 import LedgerPostgres
 import Logging
+import Metrics
+import PostgresNIO
 import ServiceLifecycle
 import Synchronization
 
 /// A shard joining `ledger serve` (docs/SCALING.md, "Losing a shard"): what one database passes
 /// before it serves (its schema migrated and current, its holdings agreeing with the map), done
 /// for this shard alone, so a shard down at start, or refused by its records, leaves the others
-/// serving. Until it joins, the front refuses its requests (503, `Retry-After`) and its services
-/// wait (`Services`); once joined it stays joined, and an outage after is its availability's
-/// (`DatabaseAvailability`).
+/// serving. Until it joins, the front refuses its requests (503, `Retry-After`;
+/// `ledger_shard_available{shard}` 0) and its services wait (`Services`), its availability probe
+/// and watchdog among them: nothing leases from its pool meanwhile, so the pool has no failed
+/// connections to back off from when the shard comes (its checks use connections of their own).
+/// Once joined it stays joined, and an outage after is its availability's (`DatabaseAvailability`).
 ///
-/// `serve` tries every shard once before it listens (`attempt`), so that a start with every shard
-/// up serves them all at once, as one database does; a shard that does not answer then is tried
-/// each second until a new connection answers, and one whose check fails (a move cut short, its
-/// schema behind) is tried again after a pause that grows to 30 s, its reason logged each time.
+/// `serve` tries every shard once before it listens (`attempt`, for at most 10 s), so that a start
+/// with every shard up serves them all at once, as one database does; a shard that does not answer
+/// then (or whose connections fail) is tried each second until a new connection answers, and one
+/// whose check fails (a move cut short, its schema behind) is tried again after a pause that grows
+/// to 30 s, its reason logged each time.
 public final class ShardJoin: Sendable {
     enum State {
         case waiting
+        /// A try runs (one at a time: the start's may outlast its bound).
+        case joining
         /// Joined, with the shard it was copied from, if it was (`ShardHoldings.source`).
         case joined(source: Int?)
     }
@@ -33,6 +40,8 @@ public final class ShardJoin: Sendable {
         var logger = logger
         logger[metadataKey: "shard"] = "\(index)"
         (self.index, self.reach, self.check, self.logger) = (index, reach, check, logger)
+        // Its availability records the gauge once joined; until then it is down.
+        Gauge(label: "ledger_shard_available", dimensions: [("shard", "\(index)")]).record(0)
     }
 
     public var isJoined: Bool {
@@ -58,16 +67,32 @@ public final class ShardJoin: Sendable {
         case refused
     }
 
-    /// One try: the shard's checks, if its server answers a new connection.
+    /// One try: the shard's checks, if its server answers a new connection and no other try runs.
     func attempt() async -> Outcome {
-        if isJoined { return .joined }
-        guard await reach() == .answers else { return .unreachable }
+        let running = state.withLock { state -> Outcome? in
+            switch state {
+            case .joined: return .joined
+            case .joining: return .unreachable
+            case .waiting:
+                state = .joining
+                return nil
+            }
+        }
+        if let running { return running }
+        guard await reach() == .answers else {
+            state.withLock { $0 = .waiting }
+            return .unreachable
+        }
         do {
             let source = try await check()
             state.withLock { $0 = .joined(source: source) }
             logger.info("shard joined: its requests are served", metadata: ["copiedFrom": "\(source.map(String.init) ?? "none")"])
             return .joined
         } catch {
+            state.withLock { $0 = .waiting }
+            // Its connections failing is the server going (or not yet back), not its checks.
+            let failure = (error as? DatabaseFailure)?.error ?? (error as? PSQLError)
+            if failure?.meansDatabaseUnavailable == true { return .unreachable }
             logger.error(
                 "shard not joined: its requests are refused with 503 until its checks pass (tried again, at most 30 s apart)",
                 metadata: ["error": "\(DatabaseFailure.describe(error))"])

@@ -81,8 +81,8 @@ extension ShardRouter {
     func ready(_ request: Request, context: Context) async throws -> Response {
         try await withThrowingTaskGroup(of: Response?.self) { group in
             for index in shards.indices where available[index]() {
-                let shard = shards[index]
-                group.addTask { try? await whileAvailable(index, { try await shard.respond(to: request, context: context) }) }
+                let shard = responder(index)
+                group.addTask { try? await shard(request, context) }
             }
             var refusal: Response?
             while let answer = try await group.next() {

@@ -49,7 +49,7 @@ public enum ShardHoldings {
     /// record that disagrees with the map, and a source without one (a move cut short: `ledger
     /// shards move` run again finishes it). The source is read only for a copy, within 10 s.
     public static func source(of index: Int, map: ShardMap, clients: [PostgresClient], logger: Logger) async throws -> Int? {
-        let again = "a move was cut short: run the same `ledger shards move` again"
+        let again = "a move was cut short: stop every `ledger serve`, then run the same `ledger shards move` again"
         let found = try await clients[index].withConnection { try await record($0, logger: logger) }
         let mapped = Set(map.partitions.indices.filter { map.partitions[$0] == map.shards[index] })
         guard let found else { return nil }

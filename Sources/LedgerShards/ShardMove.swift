@@ -13,7 +13,7 @@ import PostgresNIO
 /// Every step can run again: a move cut short by a fault is finished by the same command. T is
 /// checked before anything (`checkTarget`), then marked (its holdings, and a cursor key of its
 /// own), then the map names T, then S forgets the partition: until the map changes, nothing of S
-/// has changed; after it, `ledger serve` refuses T until S is marked (`ShardHoldings.source`).
+/// has changed; after it, `ledger serve` refuses S until it is marked (`ShardHoldings.source`).
 public enum ShardMove {
     public struct Refused: Error, CustomStringConvertible {
         public var description: String
@@ -104,9 +104,16 @@ public enum ShardMove {
                 try await connection.queryUnlessClosed("DELETE FROM ledger_lease_holders", logger: logger)
             }
         }
-        // The map names T, then S forgets the partition: a fault between the two leaves S holding
-        // it all (`ledger serve` refuses T, ShardHoldings.source), and the move finishes
-        // by running again.
+        // S records what it holds under the map as it is (it forgets nothing), then the map names
+        // T, then S forgets the partition: a fault after the map changed leaves S holding the
+        // partition with a record the map disagrees with, so `ledger serve` refuses S alone
+        // (`ShardHoldings.source`: it would act on what T serves), and the move finishes by
+        // running again.
+        try await from.withClient(logger: logger) { client in
+            try await client.transaction(logger: logger) { connection in
+                try await ShardHoldings.hold(map, shard: source, copiedFrom: nil, on: connection, logger: logger)
+            }
+        }
         try await owner.withClient(logger: logger) { client in
             try await client.queryUnlessClosed(
                 PostgresQuery(

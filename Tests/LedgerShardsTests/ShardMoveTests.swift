@@ -75,7 +75,7 @@ struct ShardMoveTests {
     /// it holds (a window due during the move expires once, on the new shard); lists, the audit,
     /// the feed and a webhook's backlog name each once, and a feed cursor from before the move
     /// resumes with nothing lost or repeated; a rebuild keeps it so; bad moves refused, changing
-    /// nothing; a move cut short: its new shard refused by serve (the others served), and the move finished by running it again.
+    /// nothing; a move cut short: the shard it left refused by serve (the others served), and the move finished by running it again.
     @Test("a partition moved to a new shard: answers, writes, lists, feed, rebuilds and refusals stay right")
     func move() async throws {
         let receiver = WebhookReceiver()
@@ -162,19 +162,23 @@ struct ShardMoveTests {
             let head = try await Self.head(a)
             var layout = LiveShards.layout
             layout[partition] = 2
-            // A move cut short after the map named shard 2 (shard 0's record lost, by hand): serve
-            // refuses shard 2 alone (copied from a shard that records nothing), serving the others,
-            // and the same move run again finishes it.
-            try await withClient(a) { try await $0.query("DELETE FROM ledger_held_partitions") }
+            // A move cut short after the map named shard 2, before shard 0 forgot the partition (its
+            // record put back as the move leaves it then): serve refuses shard 0 alone, which still
+            // holds it, serving the others, and the same move run again finishes it.
+            let heldBefore = LiveShards.layout.indices.filter { LiveShards.layout[$0] == 0 }.map(Int32.init)
+            try await withClient(a) { try await $0.query("UPDATE ledger_held_partitions SET held = \(heldBefore)") }
             try await LiveShards.run(
                 shards: [a, b, target], top: top, layout: layout, configuration: Self.configuration, signer: signer,
                 deliveries: Self.deliveries
             ) { live in
                 let moved = try #require(ids.first { live.map.partition(of: $0) == partition })
                 let kept = try #require(ids.first { live.shard(of: $0) == 0 })
-                let refused = try await ShardRefusalTests.get(live, "v1/collaborations/\(moved)/members")
+                let other = try #require(ids.first { live.shard(of: $0) == 1 })
+                let refused = try await ShardRefusalTests.get(live, "v1/collaborations/\(kept)/members")
                 #expect(refused.status == 503 && refused.retryAfter != nil, "\(refused.status) \(refused.body)")
-                #expect(try await ShardRefusalTests.get(live, "v1/collaborations/\(kept)/members").status == 200)
+                for id in [moved, other] {
+                    #expect(try await ShardRefusalTests.get(live, "v1/collaborations/\(id)/members").status == 200)
+                }
                 #expect(try await ShardRefusalTests.get(live, "ready").status == 200)
             }
             let again = try await Self.move(["--partition", "\(partition)", "--to", LiveShards.connection(target)], top: top)
