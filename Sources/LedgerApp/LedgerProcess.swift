@@ -144,33 +144,31 @@ public struct LedgerProcess: Sendable {
     func services(
         client: PostgresClient, standby: PostgresClient?, logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void
     ) -> [any Service] {
-        // `serve` is its shards' services, one here (`shardServices`).
-        if role == .serve {
-            return shardServices([client], perShard: maxConnections, front: nil, standby: standby, logger: logger, onRunning: onRunning)
-        }
         let store = EventStore(client: client, logger: logger)
         let always: [any Service] = [
             DatabasePoolMetrics(client: client, applicationName: applicationName, maxConnections: maxConnections, logger: logger),
             DatabaseWatchdog(client: client, logger: logger, onWedged: onWedged),
         ]
-        let role: [any Service] =
-            switch self.role {
-            case .serve:
-                []  // above
-            case .api:
-                RoleServices.apiOnly(
-                    client: client, store: store, authority: authority!, configuration: configuration, standby: standby, logger: logger,
-                    onRunning: onRunning)
-            case .verifier:
-                RoleServices.verifier(client: client, configuration: configuration, logger: logger)
-            case .project:
-                RoleServices.projector(client: client, store: store, logger: logger)
-            case .deliver:
-                RoleServices.deliverer(client: client, store: store, configuration: configuration, deliveries: deliveries, logger: logger)
-            case .checkpointer:
-                RoleServices.checkpointer(
-                    client: client, signer: signer!, witnesses: witnesses, publishedFile: configuration.checkpointFileURL, logger: logger)
-            }
+        let role: [any Service]
+        switch self.role {
+        case .serve:
+            // Its shards' services, one here, its pool's metrics and watchdog among them (`shardServices`).
+            return shardServices([client], perShard: maxConnections, front: nil, standby: standby, logger: logger, onRunning: onRunning)
+        case .api:
+            role = RoleServices.apiOnly(
+                client: client, store: store, authority: authority!, configuration: configuration, standby: standby, logger: logger,
+                onRunning: onRunning)
+        case .verifier:
+            role = RoleServices.verifier(client: client, configuration: configuration, logger: logger)
+        case .project:
+            role = RoleServices.projector(client: client, store: store, logger: logger)
+        case .deliver:
+            role = RoleServices.deliverer(
+                client: client, store: store, configuration: configuration, deliveries: deliveries, logger: logger)
+        case .checkpointer:
+            role = RoleServices.checkpointer(
+                client: client, signer: signer!, witnesses: witnesses, publishedFile: configuration.checkpointFileURL, logger: logger)
+        }
         return always + role
     }
 }

@@ -217,7 +217,9 @@ public struct LedgerClient: Sendable {
         let (data, status) = try await transport.send(request)
         guard (200..<300).contains(status) else {
             if let error = try? Self.decoder.decode(ErrorBody.self, from: data) {
-                throw LedgerError(status: status, code: error.error.code, message: error.error.message, reason: error.error.reason)
+                var refusal = LedgerError(status: status, code: error.error.code, message: error.error.message, reason: error.error.reason)
+                if error.error.code == "cut_short" { refusal.shards = try? Self.decoder.decode(CutShort.self, from: data).shards }
+                throw refusal
             }
             throw LedgerError(
                 status: status, code: "http_\(status)", message: String(decoding: data.prefix(512), as: UTF8.self))

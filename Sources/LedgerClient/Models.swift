@@ -79,6 +79,9 @@ public struct LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
     public var code: String
     public var message: String
     public var reason: String?
+    /// A write of every shard cut short (`cut_short`): what each shard did, in the shards' order
+    /// (docs/SCALING.md, "What a fan-out cut short answers"); nil for every other refusal.
+    public var shards: [CutShort.Part]? = nil
 
     public var description: String {
         "ledger error \(status) \(code)\(reason.map { " (\($0))" } ?? ""): \(message)"

@@ -36,12 +36,14 @@ public struct LiveServer: LedgerCalls {
         }
     }
 
-    public enum Roles: Sendable { case allInOne, apiOnly }
+    /// The process the test runs: `ledger serve` (everything), or `ledger api` (the HTTP API
+    /// alone: proofs wait for a verifier the test runs itself).
+    public enum Roles: Sendable { case serve, api }
 
     /// `authority`: the tokens the server takes; nil: HS256 with a fresh `secret` (an identity
     /// provider's, `OIDCProvider`, for the console's sign-in through it).
     public static func run(
-        _ roles: Roles = .allInOne, configuration: LedgerConfiguration = .testing(), authority given: TokenAuthority? = nil,
+        _ roles: Roles = .serve, configuration: LedgerConfiguration = .testing(), authority given: TokenAuthority? = nil,
         deliveries: WebhookDeliverer.Settings = .init(), engine: RoleServices.Engine = .init(),
         signer: NoteSigner = try! NoteSigner(name: "live.test/ledger"), witnesses: WitnessPolicy? = nil, publishedFile: URL? = nil,
         _ body: @Sendable (LiveServer) async throws -> Void
@@ -59,8 +61,8 @@ public struct LiveServer: LedgerCalls {
             var configuration = configuration
             configuration.checkpointFile = (publishedFile ?? folder.appendingPathComponent("published-checkpoint")).path
             var process = LedgerProcess(
-                roles == .allInOne ? .serve : .api, configuration: configuration, database: service, authority: authority,
-                signer: roles == .allInOne ? signer : nil, witnesses: witnesses)
+                roles == .serve ? .serve : .api, configuration: configuration, database: service, authority: authority,
+                signer: roles == .serve ? signer : nil, witnesses: witnesses)
             process.deliveries = deliveries
             process.engine = engine
             // A test's load is a few clients: a pool of 20 (its workers hold some), not

@@ -85,6 +85,14 @@ struct CutShortFanOutTests {
                 }
             }
             #expect(type == "PersonalDataErased")
+            // The SDK throws the same answer with each shard's part.
+            do {
+                _ = try await live.client("p", roles: ["privacy"]).erasePersonalData(account: "erin", reason: "TICKET-66")
+                Issue.record("a cut-short erasure did not throw")
+            } catch let refusal as LedgerError {
+                #expect(refusal.code == "cut_short" && refusal.shards?.map(\.shard) == [0, 1], "\(refusal)")
+                #expect(refusal.shards?[1].error?.code == "database_unavailable", "\(refusal)")
+            }
 
             // Back: the retry finishes it, naming every shard; shard 0 answers held: false, as it
             // keeps nothing that links erin to the erasure it did (SPEC "Nothing links the person back").

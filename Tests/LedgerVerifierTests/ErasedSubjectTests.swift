@@ -55,7 +55,7 @@ struct ErasedSubjectTests {
     @Test("split mode: a pending request of an erased account refused without an event; others decided in time")
     func splitMode() async throws {
         // `ledger api`: no engine; proofs are stored and their calls wait for a worker's verdict.
-        try await LiveServer.run(.apiOnly, configuration: .testing { $0.verdictWait = Self.verdictWait }) { api in
+        try await LiveServer.run(.api, configuration: .testing { $0.verdictWait = Self.verdictWait }) { api in
             try await withThrowingTaskGroup(of: Void.self) { group in
                 try await api.waitListening(VerifierChannels.verdicts)
                 let (id, people) = try await ProofEngineTests.collaboration(api, people: 3)
@@ -123,7 +123,7 @@ struct ErasedSubjectTests {
     @Test("an account erased between a group's read and commit: re-read, refused account_erased, rest decided")
     func erasedDuringStoredDecision() async throws {
         // `ledger api`: the requests stored here wait for this test's worker alone.
-        try await LiveServer.run(.apiOnly) { api in
+        try await LiveServer.run(.api) { api in
             let (id, people) = try await ProofEngineTests.collaboration(api, people: 2)
             let requests = VerifierTests.requests(api.db)
             let alices = try await ProofEngineTests.submission(api, id, people[0], as: "alice")

@@ -75,7 +75,7 @@ struct VerifierTests {
 
     @Test("a worker dying between its group's read and commit: nothing half-done; the next decides it once")
     func diesBeforeCommit() async throws {
-        try await LiveServer.run(.apiOnly) { api in
+        try await LiveServer.run(.api) { api in
             let (_, requestId, _) = try await Self.storedRequest(api)
             #expect(await Self.worker(api.db, Self.engine(api.db) { throw Killed() }).sweep() == 1)
             #expect(try await Self.status(api.db, requestId) == "pending")
@@ -91,7 +91,7 @@ struct VerifierTests {
 
     @Test("the worker decides on the collaboration at its commit: an identity removed since the request refused")
     func decidesOnCurrentState() async throws {
-        try await LiveServer.run(.apiOnly) { api in
+        try await LiveServer.run(.api) { api in
             let (id, requestId, rootHash) = try await Self.storedRequest(api)
             let store = EventStore(client: api.db, logger: Logger(label: "test"))
             let removed = Mutex(false)
@@ -118,7 +118,7 @@ struct VerifierTests {
 
     @Test("two workers deciding one request at once: one commits, the other finds it decided; one verdict")
     func twoWorkersOneRequest() async throws {
-        try await LiveServer.run(.apiOnly) { api in
+        try await LiveServer.run(.api) { api in
             let (_, requestId, _) = try await Self.storedRequest(api)
             let db = api.db
             let other = Self.worker(db, Self.engine(db))
@@ -144,7 +144,7 @@ struct VerifierTests {
 
     @Test("a worker hung between read and commit holds nothing: another decides meanwhile; let go, appends none")
     func hangsHoldingNothing() async throws {
-        try await LiveServer.run(.apiOnly) { api in
+        try await LiveServer.run(.api) { api in
             let (_, requestId, _) = try await Self.storedRequest(api)
             let db = api.db
             let (release, letGo) = AsyncStream<Void>.makeStream()
@@ -176,7 +176,7 @@ struct VerifierTests {
     func workerPath() async throws {
         // `ledger api`: no engine; long enough a verdict wait for a loaded machine's worker to answer
         // the second proof (the first, with no worker yet, pays it in full before its 202).
-        try await LiveServer.run(.apiOnly, configuration: .testing { $0.verdictWait = .seconds(10) }) { api in
+        try await LiveServer.run(.api, configuration: .testing { $0.verdictWait = .seconds(10) }) { api in
             try await withThrowingTaskGroup(of: Void.self) { group in
                 try await api.waitListening(VerifierChannels.verdicts)
                 let id = try await api.call(.post, "/v1/collaborations", as: "devin", json: startBody).body["collaborationId"]!.string!

@@ -63,7 +63,7 @@ struct WebhookAddressTests {
         let receiver = WebhookReceiver()
         try await receiver.serving { url in
             // The API alone, allowing loopback: the only delivery worker is the test's, which does not.
-            try await LiveServer.run(.apiOnly, configuration: WebhookTests.loopback) { server in
+            try await LiveServer.run(.api, configuration: WebhookTests.loopback) { server in
                 let devin = server.client("devin")
                 let (trip, _) = try await WebhookTests.start(devin, "trip")
                 let port = try #require(url.port)

@@ -100,7 +100,7 @@ struct WebhookTests {
         let receiver = WebhookReceiver()
         try await receiver.serving { url in
             // The API alone: the only delivery workers are the test's.
-            try await LiveServer.run(.apiOnly, configuration: Self.loopback) { server in
+            try await LiveServer.run(.api, configuration: Self.loopback) { server in
                 let devin = server.client("devin")
                 let (trip, _) = try await Self.start(devin, "trip")
                 let webhook = try await devin.registerWebhook(url: url.appendingPathComponent("hook").absoluteString, collaborationID: trip)
@@ -244,7 +244,7 @@ struct WebhookTests {
     func unreachable() async throws {
         let receiver = WebhookReceiver()
         try await receiver.serving { url in
-            try await LiveServer.run(.apiOnly, configuration: Self.loopback) { server in
+            try await LiveServer.run(.api, configuration: Self.loopback) { server in
                 let devin = server.client("devin")
                 let (trip, _) = try await Self.start(devin, "trip")
                 // Port 1 on loopback: nothing listens, the connection is refused.
