@@ -115,7 +115,7 @@ struct ClientTests {
     func pendingProof() async throws {
         var configuration = LedgerConfiguration.testing()
         configuration.verdictWait = .milliseconds(200)
-        try await LiveServer.run(.apiOnly, configuration: configuration) { server in
+        try await LiveServer.run(.api, configuration: configuration) { server in
             let devin = server.client("devin")
             let alice = server.client("alice")
             let id = try await devin.prepareCollaboration(
