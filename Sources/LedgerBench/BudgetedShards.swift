@@ -54,7 +54,13 @@ struct BudgetedShards {
         if let refusal = CPUGroup.refusal() { throw ValidationError(refusal) }
         let ledger = try ServeProcess.executable()
         CPUGroup.removeStale()
-        let logger = Logs.quiet()
+        // Errors only: a pool's first lease may come before its run loop, and PostgresNIO warns
+        // (and waits) where the bench prints its figures.
+        let logger = {
+            var logger = Logs.quiet()
+            logger.logLevel = .error
+            return logger
+        }()
         let most = counts.max() ?? 1
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-bench-shards-\(UUID().uuidString.prefix(8))")
         print(
@@ -203,14 +209,8 @@ struct BudgetedShards {
     ) async throws -> ([String: BudgetedOutcome], BudgetedOutcome.Idle) {
         let (serverGroups, postgresGroups) = (Array(machine.serverGroups.prefix(n)), Array(machine.postgresGroups.prefix(n)))
         func snapshot() -> BudgetedOutcome.Snapshot { .now(servers: serverGroups, postgres: postgresGroups, top: machine.topGroup) }
-        // A pool's first lease may come before its run loop: PostgresNIO warns, and waits.
-        let calm = {
-            var calm = logger
-            calm.logLevel = .error
-            return calm
-        }()
         func caughtUp() async throws {
-            for shard in shards { try await shard.withClient(logger: calm) { try await BenchCommands.caughtUp($0, logger: calm) } }
+            for shard in shards { try await shard.withClient(logger: logger) { try await BenchCommands.caughtUp($0, logger: logger) } }
         }
         // Group commits, from every server's /metrics: read outside the measured window.
         let names: Set<String> = ["ledger_append_group_appends_sum", "ledger_append_group_appends_count"]
@@ -236,7 +236,7 @@ struct BudgetedShards {
             let load = try await LoadProcess.run(plan) {
                 try await caughtUp()
                 let committed = await groups()
-                try await ShardStatements.reset(shards, logger: calm)
+                try await ShardStatements.reset(shards, logger: logger)
                 before = (snapshot(), committed)
             }
             let after = snapshot()
@@ -244,7 +244,7 @@ struct BudgetedShards {
             let perGroup = (committed.appends - before!.1.appends) / max(committed.groups - before!.1.groups, 1)
             var outcome = BudgetedOutcome(
                 shards: n, budget: budget, load: load, from: before!.0, to: after, appendsPerGroup: perGroup)
-            outcome.statements = try await ShardStatements.calls(shards, logger: calm).mapValues { $0 / Double(max(load.calls, 1)) }
+            outcome.statements = try await ShardStatements.calls(shards, logger: logger).mapValues { $0 / Double(max(load.calls, 1)) }
             measured[name] = outcome
         }
         try await caughtUp()
