@@ -78,6 +78,18 @@ let package = Package(
             dependencies: ["LedgerDomain", "TransparencyLog", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
+        // The verifiable index on PostgreSQL: the prefix tree's nodes by position and the log size
+        // they cover, written together in one transaction by the folder that reads the log's leaves.
+        .target(
+            name: "LedgerIndexStore",
+            dependencies: [
+                "LedgerIndex", "LedgerPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The SQL, shipped as resources: numbered migrations (sql) and one file per function (functions).
         .target(
             name: "LedgerMigrations",
@@ -318,7 +330,7 @@ let package = Package(
                 "LedgerWitness",
                 "LedgerDomain", "LedgerWire", "TransparencyLog", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog",
                 "LedgerApp", "LedgerReadModel", "LedgerProjections", "LedgerClient", "LedgerDeviceSimulator", "LedgerTelemetry",
-                "LedgerTokens", "LedgerBackup",
+                "LedgerTokens", "LedgerBackup", "LedgerIndexStore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -471,6 +483,18 @@ let package = Package(
             dependencies: [
                 "LedgerIndex", "LedgerDomain", "LedgerDeviceSimulator", "TransparencyLog",
                 .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The index on a real PostgreSQL: roots equal to the in-memory index's after every batch,
+        // a batch cut short leaving the previous size and root, folders racing, least privilege.
+        .testTarget(
+            name: "LedgerIndexStoreTests",
+            dependencies: [
+                "LedgerIndexStore", "LedgerIndex", "LedgerStore", "LedgerPostgres", "LedgerTestSupport", "LedgerDomain",
+                "LedgerDeviceSimulator",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,0 +1,37 @@
+import LedgerIndex
+import LedgerPostgres
+import Logging
+import PostgresNIO
+
+/// Reads of the stored index, each in one snapshot: the covered size, its root and the nodes
+/// that make it, as one commit of the folder left them, never a mix of two.
+public struct IndexReader: Sendable {
+    let client: PostgresClient
+    let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// The state the last committed fold left.
+    public func state() async throws -> IndexState {
+        try await client.withConnection { try await IndexTables.state(on: $0, logger: logger) }
+    }
+
+    /// Runs `body` on the state and the tree of one snapshot (a read-only, repeatable-read
+    /// transaction): `tree.root()` there is `state.root` unless the nodes were changed by hand.
+    /// The tree must not be used after `body` returns.
+    public func read<T: Sendable>(_ body: (IndexState, PrefixTree<PostgresNodeStore>) async throws -> T) async throws -> T {
+        try await client.transaction(logger: logger) { connection in
+            try await connection.queryUnlessClosed("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", logger: logger)
+            let state = try await IndexTables.state(on: connection, logger: logger)
+            return try await body(state, PrefixTree(store: PostgresNodeStore(connection: connection, logger: logger)))
+        }
+    }
+
+    /// The disk the index's tables take now, indexes included.
+    public func diskBytes() async throws -> Int64 {
+        try await client.withConnection { try await IndexTables.diskBytes(on: $0, logger: logger) }
+    }
+}
