@@ -48,11 +48,10 @@ extension LedgerProcess {
                 }
                 // Every shard that answers joins before the server listens, as one database is
                 // checked before it serves; the others are refused until they join (`ShardJoin`).
-                // A try that outlasts 10 s (a migration waiting on a lock) goes on meanwhile.
+                // A shard that refuses is known at once; one silent, or whose checks outlast 60 s (a
+                // migration waiting on a lock), joins when its try ends (`ShardJoin.starting`).
                 await withTaskGroup(of: Void.self) { group in
-                    for join in joins {
-                        group.addTask { _ = try? await withDeadline(.seconds(10), "shard \(join.index)'s checks") { await join.attempt() } }
-                    }
+                    for join in joins { group.addTask { await join.starting(patience: .seconds(60)) } }
                 }
                 let front = Front(map: map, top: top, settings: settings, joins: joins, logs: logs)
                 return try await body(clients[0]) { onRunning in

@@ -14,7 +14,7 @@ import Synchronization
 /// connections to back off from when the shard comes (its checks use connections of their own).
 /// Once joined it stays joined, and an outage after is its availability's (`DatabaseAvailability`).
 ///
-/// `serve` tries every shard once before it listens (`attempt`, for at most 10 s), so that a start
+/// `serve` tries every shard once before it listens (`attempt`, waited for at most 60 s), so that a start
 /// with every shard up serves them all at once, as one database does; a shard that does not answer
 /// then (or whose connections fail) is tried each second until a new connection answers, and one
 /// whose check fails (a move cut short, its schema behind) is tried again after a pause that grows
@@ -61,8 +61,11 @@ public final class ShardJoin: Sendable {
 
     enum Outcome: Equatable {
         case joined
-        /// No working new connection: the server refuses it or is silent.
+        /// The server refuses a new connection.
         case unreachable
+        /// A new connection stays silent past reach's 5 s (a hung server, or a machine too loaded
+        /// to tell), the checks' connections fail, or another try runs.
+        case silent
         /// The server answers, and the shard's checks fail (logged, with why).
         case refused
     }
@@ -72,16 +75,18 @@ public final class ShardJoin: Sendable {
         let running = state.withLock { state -> Outcome? in
             switch state {
             case .joined: return .joined
-            case .joining: return .unreachable
+            case .joining: return .silent
             case .waiting:
                 state = .joining
                 return nil
             }
         }
         if let running { return running }
-        guard await reach() == .answers else {
+        switch await reach() {
+        case .answers: break
+        case let found:
             state.withLock { $0 = .waiting }
-            return .unreachable
+            return found == .silent ? .silent : .unreachable
         }
         do {
             let source = try await check()
@@ -90,14 +95,29 @@ public final class ShardJoin: Sendable {
             return .joined
         } catch {
             state.withLock { $0 = .waiting }
-            // Its connections failing is the server going (or not yet back), not its checks.
+            // Its connections failing just after one answered is the server going, or a machine too
+            // loaded to connect in time, not its checks; a try cancelled (the process stopping) is
+            // no verdict either.
             let failure = (error as? DatabaseFailure)?.error ?? (error as? PSQLError)
-            if failure?.meansDatabaseUnavailable == true { return .unreachable }
+            if failure?.meansDatabaseUnavailable == true || error is CancellationError || Task.isCancelled { return .silent }
             logger.error(
                 "shard not joined: its requests are refused with 503 until its checks pass (tried again, at most 30 s apart)",
                 metadata: ["error": "\(DatabaseFailure.describe(error))"])
             return .refused
         }
+    }
+
+    /// The try `serve` makes before it listens: again while the server is silent (a loaded machine
+    /// may take seconds to answer a new connection), until it joins, refuses, fails its checks, or
+    /// `patience` runs out. The try under way then goes on, and the shard joins when it ends.
+    func starting(patience: Duration) async {
+        let until = ContinuousClock.now + patience
+        let tries = Task {
+            while await attempt() == .silent && ContinuousClock.now < until {
+                try? await Task.sleep(for: .milliseconds(500))
+            }
+        }
+        _ = try? await withDeadline(patience, "shard \(index)'s checks") { await tries.value }
     }
 
     /// Tries until the shard joins (true), or graceful shutdown or cancellation (false).
@@ -107,7 +127,7 @@ public final class ShardJoin: Sendable {
             let wait: Duration
             switch await attempt() {
             case .joined: return true
-            case .unreachable: wait = .seconds(1)
+            case .unreachable, .silent: wait = .seconds(1)
             case .refused: (wait, pause) = (pause, min(pause * 2, .seconds(30)))
             }
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: wait) }

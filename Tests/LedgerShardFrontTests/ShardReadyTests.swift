@@ -13,7 +13,7 @@ struct ShardReadyTests {
         try await ShardCutShortTests.ask(shards, .get, "/ready")
     }
 
-    @Test("/ready: 200 while one shard is ready, whether another refuses, hangs or is down; else a shard's refusal")
+    @Test("/ready: 200 while one shard is ready, another refusing, hung or down; else a shard's refusal")
     func ready() async throws {
         let shards = [FakeShard(holding: [], next: 1), FakeShard(holding: [], next: 1)]
         #expect(try await Self.ready(shards).status == .ok)
