@@ -9,7 +9,7 @@ enum Tokens {
     static func claims(_ configuration: LedgerConfiguration) -> TokenAuthority.Claims {
         TokenAuthority.Claims(
             issuer: configuration.jwtIssuer, audience: configuration.jwtAudience, account: configuration.jwtAccountClaim,
-            roles: configuration.jwtRolesClaim)
+            roles: configuration.jwtRolesClaim, rolesSeparator: configuration.jwtRolesSeparator)
     }
 
     /// The authority, and whether its secret was generated here (then a development token is printed).

@@ -33,6 +33,9 @@ public struct LedgerConfiguration: Sendable {
     public var jwtAudience: String?
     public var jwtAccountClaim: String
     public var jwtRolesClaim: String
+    /// The one character between the roles of a roles claim written as one string; nil: only an
+    /// array holds roles.
+    public var jwtRolesSeparator: Character?
     // The console's sign-in through an identity provider (OpenID Connect)
     /// The provider's issuer; nil: the console takes a pasted token.
     public var oidcIssuer: String?
@@ -85,6 +88,7 @@ public struct LedgerConfiguration: Sendable {
         jwtAudience = value(.jwtAudience)
         jwtAccountClaim = value(.jwtAccountClaim)!
         jwtRolesClaim = value(.jwtRolesClaim)!
+        jwtRolesSeparator = value(.jwtRolesSeparator)?.first
         oidcIssuer = value(.oidcIssuer)
         oidcClientID = value(.oidcClientID)
         oidcScope = value(.oidcScope)!

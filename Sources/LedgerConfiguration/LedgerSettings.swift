@@ -4,7 +4,8 @@
 public enum LedgerSettings {
     public static let all: [Setting] = [
         .host, .port, .dataDir, .databaseURL, .readDatabaseURL, .shardCluster, .jwtSecret, .jwksURL, .jwksFile, .jwtIssuer, .jwtAudience,
-        .jwtAccountClaim, .jwtRolesClaim, .oidcIssuer, .oidcClientID, .oidcScope, .oidcResource, .publicBaseURL, .bodyLimit, .challengeTTL,
+        .jwtAccountClaim, .jwtRolesClaim, .jwtRolesSeparator, .oidcIssuer, .oidcClientID, .oidcScope, .oidcResource, .publicBaseURL,
+        .bodyLimit, .challengeTTL,
         .verdictWait, .readWait, .shutdownDrain,
         .verifierGroup, .webhooksAllowHTTP, .webhooksAllowPrivate, .logLevel, .logFormat, .pgBin, .signingKeyFile, .logOrigin,
         .witnessPolicy, .checkpointFile, .publicEntries, .logKey, .url,
@@ -27,8 +28,11 @@ public enum LedgerSettings {
     /// Settings that are valid alone but not together. An identity provider's keys
     /// (`LEDGER_JWKS_URL`, `LEDGER_JWKS_FILE`) need the audience its tokens for this ledger carry:
     /// without it, a token the provider issued for any other application would be accepted. The
-    /// console's sign-in through a provider (`LEDGER_OIDC_ISSUER`) needs its client id, and the
-    /// provider's keys: with the development secret alone every token it brings back is refused.
+    /// console's sign-in through a provider (`LEDGER_OIDC_ISSUER`) needs its client id, the
+    /// provider's keys (with the development secret alone every token it brings back is refused)
+    /// and the issuer its access tokens carry (`LEDGER_JWT_ISSUER`: a provider's keys may sign for
+    /// others too); and the console's client id must not be the ledger's audience, or the ID
+    /// tokens the provider issues the console would carry the audience the ledger checks.
     static func requirements(_ environment: [String: String]) -> [String] {
         func isSet(_ setting: Setting) -> Bool {
             environment[setting.variable].map { !$0.allSatisfy(\.isWhitespace) } ?? false
@@ -48,6 +52,17 @@ public enum LedgerSettings {
         if isSet(.oidcIssuer), !isSet(.jwksURL), !isSet(.jwksFile) {
             problems.append(
                 "LEDGER_OIDC_ISSUER is set but neither LEDGER_JWKS_URL nor LEDGER_JWKS_FILE: set LEDGER_JWKS_URL to the provider's jwks_uri, or the ledger refuses every token the console brings back from it"
+            )
+        }
+        if isSet(.oidcIssuer), !isSet(.jwtIssuer) {
+            problems.append(
+                "LEDGER_OIDC_ISSUER is set but LEDGER_JWT_ISSUER is not: set LEDGER_JWT_ISSUER to the iss of the access tokens the provider issues the console (usually LEDGER_OIDC_ISSUER itself), so the ledger takes that issuer's tokens alone (a provider's keys may sign for other issuers too: Entra ID's sign every tenant's)"
+            )
+        }
+        // Compared as written: the token authority compares a token's aud with the setting so.
+        if let client = Setting.oidcClientID.value(in: environment), client == Setting.jwtAudience.value(in: environment) {
+            problems.append(
+                "LEDGER_OIDC_CLIENT_ID and LEDGER_JWT_AUDIENCE are both '\(client)': the ID tokens the provider issues the console carry that audience too, so they could pass for access tokens. Register the ledger's API with the provider separately, with an audience of its own (Entra ID: a second app registration that exposes a scope), set LEDGER_JWT_AUDIENCE to that audience, and have the console ask for it (LEDGER_OIDC_SCOPE, or LEDGER_OIDC_RESOURCE)"
             )
         }
         if let scope = Setting.oidcScope.value(in: environment), !scope.split(separator: " ").contains("openid") {
@@ -86,7 +101,9 @@ extension Setting {
         "the identity provider's keys (JWKS): RS256, ES256 and EdDSA tokens instead of HS256; fetched at start and on an unknown `kid`, at most once a minute",
         .httpURL)
     public static let jwksFile = Setting("LEDGER_JWKS_FILE", "the same keys from a file, read at start", .text)
-    public static let jwtIssuer = Setting("LEDGER_JWT_ISSUER", unset: "unset: not checked", "the `iss` every token must carry", .text)
+    public static let jwtIssuer = Setting(
+        "LEDGER_JWT_ISSUER", unset: "unset: not checked",
+        "the `iss` every token must carry; required with `LEDGER_OIDC_ISSUER` (every role refuses to start without it)", .text)
     public static let jwtAudience = Setting(
         "LEDGER_JWT_AUDIENCE", unset: "unset: not checked (HS256 only)",
         "an `aud` every token must carry; required with `LEDGER_JWKS_URL` or `LEDGER_JWKS_FILE` (every role refuses to start without it)",
@@ -94,8 +111,12 @@ extension Setting {
     public static let jwtAccountClaim = Setting("LEDGER_JWT_ACCOUNT_CLAIM", default: "sub", "the claim that holds the account", .text)
     public static let jwtRolesClaim = Setting(
         "LEDGER_JWT_ROLES_CLAIM", default: "roles",
-        "the claim that holds the roles (an array, or one string of roles separated by spaces or commas; `auditor` reads the audit, `privacy` erases and exports personal data)",
+        "the claim that holds the roles (an array of strings, or one string with `LEDGER_JWT_ROLES_SEPARATOR`; `auditor` reads the audit, `privacy` erases and exports personal data)",
         .text)
+    public static let jwtRolesSeparator = Setting(
+        "LEDGER_JWT_ROLES_SEPARATOR", unset: "unset: an array only",
+        "for providers that write the roles claim as one string (glewlwyd: `,`): the one character between its roles, each taken exactly as written (nothing trimmed); unset, a string claim gives no role",
+        .character)
     public static let oidcIssuer = Setting(
         "LEDGER_OIDC_ISSUER", unset: "unset: the console takes a pasted token",
         "the identity provider the console signs in through (OpenID Connect, code flow with PKCE): its issuer, whose `/.well-known/openid-configuration` the page reads; with `LEDGER_OIDC_CLIENT_ID` and the provider's keys (`LEDGER_JWKS_URL`)",

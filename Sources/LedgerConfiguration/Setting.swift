@@ -20,6 +20,8 @@ public struct Setting: Sendable {
         case databaseURL
         /// At least this many bytes.
         case secret(minimumBytes: Int)
+        /// Exactly one character, neither a letter nor a digit (a separator).
+        case character
     }
 
     public let flag: String?
@@ -94,6 +96,10 @@ public struct Setting: Sendable {
             // The value itself is not repeated: it is a secret.
             guard value.utf8.count >= minimum else {
                 return "\(variable) is \(value.utf8.count) bytes long; it must be at least \(minimum)"
+            }
+        case .character:
+            guard value.count == 1, let character = value.first, !character.isLetter, !character.isNumber else {
+                return refused + "one character other than a letter or a digit"
             }
         }
         return nil

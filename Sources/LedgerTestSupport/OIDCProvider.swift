@@ -18,16 +18,26 @@ public struct OIDCProvider: Sendable {
     /// Each user's password.
     public let passwords: [String: String]
 
-    /// The ledger's token checking for this provider's tokens: its keys, issuer and audience.
+    /// glewlwyd writes a user's roles as one string, joined with this (`LEDGER_JWT_ROLES_SEPARATOR`).
+    public static let rolesSeparator: Character = ","
+
+    /// The ledger's token checking for this provider's tokens: its keys, issuer and audience, and
+    /// its roles claim split on `rolesSeparator`.
     public func authority() async throws -> TokenAuthority {
-        try TokenAuthority(provider: try await JWKSKeys(.url(jwksURL)), claims: .init(issuer: issuer, audience: audience))
+        try TokenAuthority(
+            provider: try await JWKSKeys(.url(jwksURL)),
+            claims: .init(issuer: issuer, audience: audience, rolesSeparator: Self.rolesSeparator))
     }
 
-    /// `configuration` with the console's sign-in through this provider.
+    /// `configuration` with the console's sign-in through this provider, and the token settings
+    /// that `authority()` checks with.
     public func configure(_ configuration: inout LedgerConfiguration) {
         configuration.oidcIssuer = issuer
         configuration.oidcClientID = clientID
         configuration.oidcResource = audience
+        configuration.jwtIssuer = issuer
+        configuration.jwtAudience = audience
+        configuration.jwtRolesSeparator = Self.rolesSeparator
     }
 
     /// An access token for `user`, got as the console gets one, without a browser.

@@ -13,9 +13,17 @@ public struct TokenAuthority: Sendable {
         public var audience: String?
         public var account = "sub"
         public var roles = "roles"
+        /// The one character between the roles of a roles claim written as one string
+        /// (`LEDGER_JWT_ROLES_SEPARATOR`; glewlwyd joins a list with `,`); nil: only an array of
+        /// strings holds roles, and a string claim gives none.
+        public var rolesSeparator: Character?
 
-        public init(issuer: String? = nil, audience: String? = nil, account: String = "sub", roles: String = "roles") {
+        public init(
+            issuer: String? = nil, audience: String? = nil, account: String = "sub", roles: String = "roles",
+            rolesSeparator: Character? = nil
+        ) {
             (self.issuer, self.audience, self.account, self.roles) = (issuer, audience, account, roles)
+            self.rolesSeparator = rolesSeparator
         }
     }
 
@@ -98,6 +106,13 @@ public struct TokenAuthority: Sendable {
         return try await keys.sign(token)
     }
 
+    /// `values` signed as they are with the shared secret: tests' tokens of shapes the ledger never
+    /// issues (an ID token's claims, say). Refused without a secret, as `issue` is.
+    func sign(_ values: [String: JSONValue]) async throws -> String {
+        guard case .secret(let keys) = keys else { throw Refusal(reason: "only a shared secret signs here") }
+        return try await keys.sign(TokenClaims(values: values))
+    }
+
     /// The caller a token names, or a `Refusal` saying why not.
     public func verify(_ token: String) async throws -> Caller {
         let header = try Self.header(token)
@@ -126,8 +141,17 @@ public struct TokenAuthority: Sendable {
         return try caller(verified.values)
     }
 
+    /// The refusal of an OpenID Connect ID token: it carries a `nonce` (the console always sends
+    /// one, and the provider puts it in the ID token alone), and where the provider issues it with
+    /// this ledger's audience, issuer and keys it would otherwise pass for an access token.
+    static let idToken = Refusal(
+        reason:
+            "the token carries a nonce claim, so it is an OpenID Connect ID token (it says who signed in, not what they may do): send the access token the identity provider issued with it"
+    )
+
     /// Checks the claims of a token whose signature verified.
     func caller(_ values: [String: JSONValue], now: Date = Date()) throws -> Caller {
+        guard values["nonce"] == nil else { throw Self.idToken }
         guard case .number(let exp)? = values["exp"] else { throw Refusal(reason: "the token has no expiry (exp)") }
         guard now.timeIntervalSince1970 < exp + Self.leeway else { throw Refusal(reason: "the token expired") }
         if case .number(let nbf)? = values["nbf"], now.timeIntervalSince1970 + Self.leeway < nbf {
@@ -146,20 +170,22 @@ public struct TokenAuthority: Sendable {
         // Whatever claim holds it: an account that looks like a pseudonym would be matched to
         // that subject's events.
         guard !Caller.isReserved(account) else { throw Self.reserved }
-        return Caller(account: account, roles: Self.roles(values[claims.roles]))
+        return Caller(account: account, roles: Self.roles(values[claims.roles], separator: claims.rolesSeparator))
     }
 
-    /// The roles a claim holds: an array of strings, or one string of roles separated by spaces
-    /// or commas, as providers that put no arrays in a token write a list (glewlwyd joins a
-    /// user's roles with commas; OAuth's `scope` is space-separated). Anything else: none.
-    static func roles(_ claim: JSONValue?) -> Set<String> {
+    /// The roles a claim holds: the strings of an array; or, only where `separator` is set (for
+    /// providers that put no arrays in a token: glewlwyd joins a user's roles with commas), the
+    /// parts of one string between that character, each taken exactly as written (nothing
+    /// trimmed, never a substring search). Anything else, and a string without a separator: none.
+    static func roles(_ claim: JSONValue?, separator: Character?) -> Set<String> {
         switch claim {
         case .array(let list)?:
             var roles: Set<String> = []
             for case .string(let role) in list { roles.insert(role) }
             return roles
         case .string(let text)?:
-            return Set(text.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init))
+            guard let separator else { return [] }
+            return Set(text.split(separator: separator).map(String.init))
         default:
             return []
         }

@@ -37,6 +37,7 @@ struct ConfigurationTests {
         case .httpURL: "ftp://ledger.example.com"
         case .databaseURL: "mysql://ledger@db/ledger"
         case .secret: "short"
+        case .character: ", "
         }
     }
 

@@ -15,6 +15,7 @@ struct ConfigurationDefaultsTests {
         #expect(configuration.databaseURL == nil && !configuration.tokenKeysConfigured && !configuration.webhooksAllowHTTP)
         #expect(!configuration.webhooksAllowPrivate, "webhooks reach public addresses only unless allowed")
         #expect(configuration.jwtAccountClaim == "sub" && configuration.jwtRolesClaim == "roles" && configuration.logLevel == "info")
+        #expect(configuration.jwtRolesSeparator == nil, "a roles claim written as one string is read only on request")
         // Each default is the catalogue's: the table and the value cannot disagree.
         for setting in LedgerSettings.all where setting.defaultValue != nil {
             #expect(setting.problem(with: setting.defaultValue!) == nil, "\(setting.variable)")
@@ -65,6 +66,23 @@ struct ConfigurationDefaultsTests {
         #expect(configured.jwtAudience == "ledger-app" && configured.tokenKeysConfigured)
         // The shared secret needs no audience.
         #expect(try LedgerConfiguration(environment: ["LEDGER_JWT_SECRET": String(repeating: "k", count: 40)]).jwtAudience == nil)
+    }
+
+    /// `LEDGER_JWT_ROLES_SEPARATOR`: one character, which the token authority splits a string
+    /// roles claim on; anything longer, or a letter or digit (which would split role names), refuses to start.
+    @Test("the roles separator: one character other than a letter or digit, else refused, naming the value")
+    func rolesSeparator() throws {
+        for separator in [",", " ", ";", "|"] {
+            #expect(
+                try LedgerConfiguration(environment: ["LEDGER_JWT_ROLES_SEPARATOR": separator]).jwtRolesSeparator == Character(separator))
+        }
+        for separator in [", ", "a", "7", ",;"] {
+            #expect {
+                try LedgerConfiguration(environment: ["LEDGER_JWT_ROLES_SEPARATOR": separator])
+            } throws: { error in
+                "\(error)".contains("LEDGER_JWT_ROLES_SEPARATOR='\(separator)' is not one character other than a letter or a digit")
+            }
+        }
     }
 
     @Test("every malformed value is named at once, secrets and URLs without their value")

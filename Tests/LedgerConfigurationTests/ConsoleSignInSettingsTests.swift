@@ -8,6 +8,7 @@ struct ConsoleSignInSettingsTests {
     static let provider = [
         "LEDGER_OIDC_ISSUER": "https://idp.example/realms/acme", "LEDGER_OIDC_CLIENT_ID": "ledger-console",
         "LEDGER_JWKS_URL": "https://idp.example/realms/acme/certs", "LEDGER_JWT_AUDIENCE": "ledger",
+        "LEDGER_JWT_ISSUER": "https://idp.example/realms/acme",
     ]
 
     @Test("unset: no provider, scope openid; set: each lands in its field")
@@ -36,6 +37,24 @@ struct ConsoleSignInSettingsTests {
         var noOpenID = Self.provider
         noOpenID["LEDGER_OIDC_SCOPE"] = "profile openid-extra"
         cases.append((noOpenID, ["LEDGER_OIDC_SCOPE='profile openid-extra' lacks openid"]))
+        // The provider's keys may sign for other issuers: the access tokens' own must be named.
+        var noIssuer = Self.provider
+        noIssuer["LEDGER_JWT_ISSUER"] = nil
+        cases.append((noIssuer, ["LEDGER_OIDC_ISSUER is set but LEDGER_JWT_ISSUER is not: set LEDGER_JWT_ISSUER to the iss"]))
+        var blankIssuer = Self.provider
+        blankIssuer["LEDGER_JWT_ISSUER"] = " "
+        cases.append((blankIssuer, ["set LEDGER_JWT_ISSUER"]))
+        // The console's client id as the ledger's audience: its ID tokens would carry it too.
+        var sameAudience = Self.provider
+        sameAudience["LEDGER_JWT_AUDIENCE"] = "ledger-console"
+        cases.append(
+            (
+                sameAudience,
+                [
+                    "LEDGER_OIDC_CLIENT_ID and LEDGER_JWT_AUDIENCE are both 'ledger-console'",
+                    "Register the ledger's API with the provider separately, with an audience of its own",
+                ]
+            ))
         var notHTTP = Self.provider
         notHTTP["LEDGER_OIDC_ISSUER"] = "idp.example"
         cases.append((notHTTP, ["LEDGER_OIDC_ISSUER='idp.example' is not an http or https URL"]))

@@ -66,27 +66,64 @@ struct TokenAuthorityTests {
         }
     }
 
-    /// glewlwyd writes a user's roles as one comma-separated string (it puts no arrays in a
-    /// token), OAuth's `scope` is space-separated: both are read as lists; other shapes give none.
-    @Test("the roles claim: an array, or one string separated by commas or spaces; other shapes give no role")
+    /// A roles claim written as one string is read only where a separator is configured
+    /// (`LEDGER_JWT_ROLES_SEPARATOR`), split on that one character alone, each part taken exactly:
+    /// without one, only an array holds roles, as every provider but glewlwyd writes them.
+    @Test("the roles claim: an array; one string only with the configured separator, split exactly; other shapes give no role")
     func rolesClaimShapes() async throws {
-        let authority = try await TokenAuthority(secret: Self.secret)
         let exp = JSONValue.number(Date().timeIntervalSince1970 + 60)
-        let cases: [(JSONValue?, Set<String>)] = [
-            (.array([.string("auditor"), .string("privacy"), .number(1)]), ["auditor", "privacy"]),
-            (.string("auditor"), ["auditor"]),
-            (.string("auditor,privacy"), ["auditor", "privacy"]),
-            (.string("openid auditor"), ["openid", "auditor"]),
-            (.string(""), []), (.string(" , "), []),
-            (.number(1), []), (.object(["auditor": .bool(true)]), []), (nil, []),
+        let array = JSONValue.array([.string("auditor"), .string("privacy"), .number(1)])
+        let cases: [(Character?, JSONValue?, Set<String>)] = [
+            (nil, array, ["auditor", "privacy"]), (",", array, ["auditor", "privacy"]),
+            // No separator: a string gives no role, whatever it says.
+            (nil, .string("auditor"), []), (nil, .string("auditor,privacy"), []), (nil, .string("not auditor"), []),
+            (",", .string("auditor"), ["auditor"]), (",", .string("auditor,privacy"), ["auditor", "privacy"]),
+            // Only the separator splits: "not auditor" is one role, and nothing is trimmed.
+            (",", .string("not auditor"), ["not auditor"]), (",", .string("reader, auditor"), ["reader", " auditor"]),
+            (" ", .string("openid auditor"), ["openid", "auditor"]), (" ", .string("auditor,privacy"), ["auditor,privacy"]),
+            (",", .string(""), []), (",", .string(",,"), []),
+            (",", .number(1), []), (",", .object(["auditor": .bool(true)]), []), (",", nil, []),
         ]
-        for (claim, roles) in cases {
+        for (separator, claim, roles) in cases {
+            let authority = try await TokenAuthority(secret: Self.secret, claims: .init(rolesSeparator: separator))
             var values: [String: JSONValue] = ["sub": .string("alice"), "exp": exp]
             values["roles"] = claim
             let caller = try authority.caller(values)
-            #expect(caller.roles == roles, "\(String(describing: claim))")
+            #expect(caller.roles == roles, "separator \(String(describing: separator)), claim \(String(describing: claim))")
         }
         // "auditors" is not "auditor": the list is split, never searched for a substring.
-        #expect(try !authority.caller(["sub": .string("alice"), "exp": exp, "roles": .string("auditors,reader")]).isAuditor)
+        let commas = try await TokenAuthority(secret: Self.secret, claims: .init(rolesSeparator: ","))
+        #expect(try !commas.caller(["sub": .string("alice"), "exp": exp, "roles": .string("auditors,reader")]).isAuditor)
+    }
+
+    /// An ID token has the audience, issuer and keys of the access tokens where the console's client
+    /// id is the ledger's audience, and a roles claim too: its nonce gives it away, whatever else
+    /// it carries, and the 401 says which token to send instead.
+    @Test("a token with a nonce claim (an OpenID Connect ID token) is refused, saying to send the access token")
+    func idTokenRefused() async throws {
+        let authority = try await TokenAuthority(secret: Self.secret, claims: .init(audience: "ledger-console"))
+        let exp = JSONValue.number(Date().timeIntervalSince1970 + 60)
+        let claims: [String: JSONValue] = [
+            "sub": .string("alice"), "exp": exp, "aud": .string("ledger-console"), "roles": .array([.string("auditor")]),
+        ]
+        #expect(try authority.caller(claims).isAuditor)
+        for nonce in [JSONValue.string("n-0S6_WzA2Mj"), .string(""), .null] {
+            var idToken = claims
+            idToken["nonce"] = nonce
+            #expect(throws: TokenAuthority.Refusal.self) { try authority.caller(idToken) }
+        }
+        // Signed with the deployment's own key, verified end to end: the refusal is the 401's reason.
+        var signed = claims
+        signed["nonce"] = .string("n-0S6_WzA2Mj")
+        let token = try await authority.sign(signed)
+        #expect(try await authority.verify(try await authority.sign(claims)).isAuditor)
+        do {
+            _ = try await authority.verify(token)
+            Issue.record("an ID token was accepted as an access token")
+        } catch let refusal as TokenAuthority.Refusal {
+            #expect(refusal.code == .invalidToken)
+            #expect(
+                refusal.reason.contains("nonce") && refusal.reason.contains("ID token") && refusal.reason.contains("send the access token"))
+        }
     }
 }
