@@ -31,11 +31,13 @@ struct ConsoleProvider: Sendable {
         self.origin = "\(scheme)://\(bracketed.lowercased())" + (url.port.map { ":\($0)" } ?? "")
     }
 
-    /// The console's policy: nothing from elsewhere, and only this ledger and the provider's origin
-    /// to fetch from (`nil`: no provider, this ledger alone); never framed.
+    /// The console's policy, with a provider or without (the pasted token): nothing from
+    /// elsewhere, and only this ledger and the provider's origin to fetch from (`nil`: no provider,
+    /// this ledger alone); no `<base>` to move where relative addresses lead, forms sent to this
+    /// ledger only; never framed.
     static func contentSecurityPolicy(_ provider: ConsoleProvider?) -> String {
-        guard let provider else { return "default-src 'self'; frame-ancestors 'none'" }
-        return "default-src 'self'; connect-src 'self' \(provider.origin); frame-ancestors 'none'"
+        let connect = provider.map { "connect-src 'self' \($0.origin); " } ?? ""
+        return "default-src 'self'; \(connect)base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
     }
 
     /// `GET /console/provider.json`: `{"provider": null}` without one, so the page offers the

@@ -28,7 +28,7 @@ struct ConsoleProviderTests {
         return try #require(ConsoleProvider(configuration))
     }
 
-    @Test("without a provider: provider.json is null, and the policy allows this ledger alone")
+    @Test("without a provider: provider.json is null, and the policy allows this ledger alone, no base, forms to itself")
     func none() async throws {
         #expect(ConsoleProvider(LedgerConfiguration()) == nil)
         try await Self.console(nil) { client in
@@ -38,7 +38,8 @@ struct ConsoleProviderTests {
             for uri in ["/console", "/console/console.js", "/console/provider.json"] {
                 let response = try await client.execute(uri: uri, method: .get)
                 #expect(
-                    response.headers[HTTPField.Name("Content-Security-Policy")!] == "default-src 'self'; frame-ancestors 'none'", "\(uri)")
+                    response.headers[HTTPField.Name("Content-Security-Policy")!]
+                        == "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'", "\(uri)")
             }
         }
     }
@@ -52,7 +53,8 @@ struct ConsoleProviderTests {
                 String(buffer: document.body)
                     == #"{"provider":{"clientId":"ledger-console","issuer":"http://127.0.0.1:4593/api/oidc","resource":"https://ledger.example.com/","scope":"openid"}}"#
             )
-            let policy = "default-src 'self'; connect-src 'self' http://127.0.0.1:4593; frame-ancestors 'none'"
+            let policy =
+                "default-src 'self'; connect-src 'self' http://127.0.0.1:4593; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
             for uri in ["/console", "/console/oidc.js", "/console/signin.js", "/console/provider.json", "/favicon.ico"] {
                 let response = try await client.execute(uri: uri, method: .get)
                 #expect(response.status == .ok && response.headers[HTTPField.Name("Content-Security-Policy")!] == policy, "\(uri)")

@@ -11,12 +11,18 @@ import Testing
 /// it and which takes only the provider's tokens (its JWKS, issuer and audience), driven in
 /// Chromium by Console/test_signin.py. Screenshots go to .build/console-signin-screenshots (the
 /// provider's login and end-session pages, the console signed in, renewed and refusing).
+/// The ledger checks the provider's tokens as `LEDGER_JWT_ROLES_SEPARATOR=,` would have it:
+/// glewlwyd writes the roles claim as one comma-separated string (`OIDCProvider.authority`).
 @Suite("Console sign-in")
 struct ConsoleSignInTests {
-    /// Access tokens of 40 s: the console renews 15 s early, so the expiry step waits about 25 s.
+    /// Access tokens of 40 s: the console renews 15 s early, so each expiry step waits about 25 s,
+    /// and the ledger's refusal of an expired one (30 s of leeway) comes about 70 s after its issue.
+    /// Under 75 s, so the page renews twice within a minute.
     static let tokenLifetime = 40
 
-    @Test("via glewlwyd in Chromium: code + PKCE sign-in, list, expiry renewed, sign-out, non-auditor refused")
+    @Test(
+        "via glewlwyd in Chromium: forged answers refused, code + PKCE sign-in, list, expiry renewed (before a call, after a 401, within a minute), sign-out, non-auditor refused"
+    )
     func throughProvider() async throws {
         guard let python = ProcessRunner.which("python3") else { throw ScenarioError("python3 is not installed") }
         // The ledger's port first: the provider redirects to its /console.
@@ -37,14 +43,15 @@ struct ConsoleSignInTests {
                     "LEDGER_URL": server.baseURL.absoluteString, "PROVIDER_ISSUER": provider.issuer,
                     "PROVIDER_AUDIENCE": provider.audience, "PROVIDER_LOG": provider.folder.appendingPathComponent("glewlwyd.log").path,
                     "AUDITOR_PASSWORD": provider.passwords["auditor"]!, "READER_PASSWORD": provider.passwords["reader"]!,
-                    "READER_TOKEN": try await provider.token("reader"), "COLLABORATION_ID": started.identifier,
+                    "PROVIDER_DIR": provider.folder.path, "COLLABORATION_ID": started.identifier,
                     "TOKEN_LIFETIME": String(Self.tokenLifetime),
                     "SCREENSHOT_DIR": Repository.root.appendingPathComponent(".build/console-signin-screenshots").path,
                 ]) { $1 }
                 let script = Repository.root.appendingPathComponent("Tests/LedgerAPITests/Console/test_signin.py").path
                 let run = try await ProcessRunner.run(python, [script], environment: environment)
                 #expect(run.status == 0, "\(run.output)\nglewlwyd's log ends: \(provider.log().suffix(3000))")
-                #expect(run.output.contains("ok - 5 "), "\(run.output)")
+                // Every step ran: the last one is 8 (the browser's console and localStorage).
+                #expect(run.output.contains("ok - 8 "), "\(run.output)")
             }
         }
     }

@@ -13,7 +13,15 @@ export function setToken(t, expiresAt = null) {
     if (expiresAt) sessionStorage.setItem(EXPIRES_KEY, String(expiresAt)); else sessionStorage.removeItem(EXPIRES_KEY);
   } catch { /* storage off: nothing kept */ }
 }
-// Drops everything the console keeps in this tab (the sign-in's keys all begin so).
+// Drops the access token and its expiry, nothing else: after a 401, a provider's sign-in keeps its
+// ID token (the hint a renewal sends) and its renewal marker (oidc.js).
+export function dropAccessToken() {
+  try {
+    sessionStorage.removeItem(TOKEN_KEY);
+    sessionStorage.removeItem(EXPIRES_KEY);
+  } catch { /* ignore */ }
+}
+// Drops everything the console keeps in this tab (the sign-in's keys all begin so): signing out.
 export function dropToken() {
   try {
     for (const k of Object.keys(sessionStorage)) if (k.startsWith('participant-ledger.console.')) sessionStorage.removeItem(k);

@@ -10,7 +10,7 @@
 //   audit.js, health.js: the views
 // Modules run once, deferred, in strict mode: this file routes by the address's hash.
 import { $ } from './dom.js';
-import { getToken, dropToken, whenExpired } from './api.js';
+import { getToken, whenExpired } from './api.js';
 import { whenSignedOut, say, report } from './ui.js';
 import { showSignIn } from './signin.js';
 import { loadProvider, isReturn, isSignOutReturn, finishSignIn, renew, signOut, issuerHost } from './oidc.js';
@@ -42,11 +42,12 @@ function route() {
   location.replace('#/collaborations');
 }
 
-// A 401 from any read: the token is gone (ui.js dropped it); sign in again, then back here. With
-// a provider, a token the ledger found expired goes back through the provider instead.
+// A 401 from any read: the access token is gone (ui.js dropped it); sign in again, then back here.
+// With a provider, a token the ledger found expired goes back through the provider instead (with
+// the ID token as the hint, which ui.js kept), unless renew() finds the clocks disagree.
 whenSignedOut((message) => {
   if (provider && /expired/.test(message)) {
-    try { renew(provider).catch((e) => showSignIn(e.message, route, provider)); return; } catch (e) { message = e.message; }
+    try { renew(provider, { refused: true }).catch((e) => showSignIn(e.message, route, provider)); return; } catch (e) { message = e.message; }
   }
   showSignIn(message, route, provider);
 });
@@ -59,8 +60,14 @@ $('signout').addEventListener('click', async () => {
 // The skip link focuses <main> without touching the hash (the hash is the route).
 document.querySelector('.skip-link').addEventListener('click', (ev) => { ev.preventDefault(); $('main').focus(); });
 
+// The address's query (the provider's answer: a code and state; or the end-session's return), read
+// and removed from the address before anything is awaited: whatever follows, even the ledger
+// failing to say which provider, no code stays in the address bar or the tab's history.
+const query = new URLSearchParams(location.search);
+if (location.search) history.replaceState(null, '', location.pathname + location.hash);
+
 // Where the ledger names an identity provider: an expired token goes back through it before a
-// call, and the address may be its answer. Any other query (the end-session's return) is dropped.
+// call, and the query may be its answer; any other query is ignored.
 let unknown = null;   // why the page cannot tell how to sign in
 try { provider = await loadProvider(); } catch (e) { unknown = e; }
 if (provider) whenExpired(() => renew(provider));
@@ -68,19 +75,18 @@ window.addEventListener('hashchange', route);
 if (unknown) {
   $('nav').hidden = true;
   report(unknown);
-} else if (provider && isReturn()) {
+} else if (provider && isReturn(query)) {
   $('nav').hidden = true;
   say('Signing in…');
   try {
-    await finishSignIn(provider);
+    await finishSignIn(provider, query);
     route();
     say('Signed in.');
   } catch (e) {
     showSignIn(e.message, route, provider);
   }
 } else {
-  const signedOut = provider && isSignOutReturn();
-  if (location.search) history.replaceState(null, '', location.pathname + location.hash);
+  const signedOut = provider && isSignOutReturn(query);
   route();
   if (signedOut) say(`Signed out, here and at ${issuerHost(provider)}.`);
 }

@@ -1,12 +1,13 @@
 // The frame every view shares: the status and error regions, starting a view, sections and
 // paged tables. Views never import each other; console.js routes between them.
 import { $, el, clear, setState } from './dom.js';
-import { ApiError, dropToken } from './api.js';
+import { ApiError, dropAccessToken } from './api.js';
 
 let viewSeq = 0;                       // bumped per view: results for an older view are dropped
 let signedOut = () => {};              // what a 401 leads to (console.js: the sign-in view)
 
-// console.js sets what happens when the API answers 401: the token is dropped, then this runs
+// console.js sets what happens when the API answers 401: the access token is dropped (only it: a
+// provider's ID token and renewal marker stay, for the renewal that may follow), then this runs
 // with the message to show.
 export function whenSignedOut(handler) { signedOut = handler; }
 
@@ -21,7 +22,7 @@ export function describe(err) {
 
 // Shows an error in the alert region (once per message) and in the section that failed.
 export function report(err, section) {
-  if (err instanceof ApiError && err.status === 401) { dropToken(); signedOut(describe(err)); return; }
+  if (err instanceof ApiError && err.status === 401) { dropAccessToken(); signedOut(describe(err)); return; }
   const text = describe(err);
   const box = $('error');
   if (![...box.children].some((p) => p.textContent === text)) box.append(el('p', {}, text));

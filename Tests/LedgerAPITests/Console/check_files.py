@@ -7,6 +7,10 @@ from selenium.webdriver.common.by import By
 from browser import fetch, passed
 from console_env import CONSOLE_URL, LEDGER_URL
 
+# The policy without an identity provider (a pasted token): this ledger alone, no <base>, forms
+# sent to the ledger only, never framed.
+POLICY = "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
 
 def check_files(driver):
     """The page's icon and every module it loaded: served with their types and the policy; other
@@ -26,7 +30,7 @@ def check_files(driver):
         status, headers, body = fetch(path)
         assert status == 200 and headers.get("Content-Type", "").startswith("text/javascript"), \
             f"GET {path}: {status} {headers.get('Content-Type')}"
-        assert "default-src 'self'" in headers.get("Content-Security-Policy", "") and headers.get("X-Content-Type-Options") == "nosniff", \
+        assert headers.get("Content-Security-Policy") == POLICY and headers.get("X-Content-Type-Options") == "nosniff", \
             f"GET {path} lacks the console's security headers: {dict(headers)}"
     # Only the folder's files by name: the page only at /console, nothing else, nothing outside.
     for path in ("/console/console.html", "/console/no-such-module.js", "/console/.hidden"):

@@ -11,8 +11,8 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 
 def start_chromium(binary, chromedriver, download_dir=None):
-    """Headless Chromium at 1280×900 with the browser's console log kept; downloads into
-    download_dir when one is given."""
+    """Headless Chromium at 1280×900 with the browser's console log and network events kept
+    (get_log("browser"), get_log("performance")); downloads into download_dir when one is given."""
     options = Options()
     options.binary_location = binary
     for arg in ("--headless=new", "--no-sandbox", "--window-size=1280,900", "--disable-dev-shm-usage", "--disable-gpu"):
@@ -24,7 +24,9 @@ def start_chromium(binary, chromedriver, download_dir=None):
             "download.directory_upgrade": True,
             "safebrowsing.enabled": True,
         })
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    # The browser's console log, and its network events (the sign-in test reads which requests the
+    # tab sent the identity provider).
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
     driver = webdriver.Chrome(service=Service(executable_path=chromedriver), options=options)
     if download_dir:
         # Headless downloads into download_dir: the prefs suffice on recent versions; the CDP call
