@@ -28,7 +28,7 @@ struct ConsoleProviderTests {
         return try #require(ConsoleProvider(configuration))
     }
 
-    @Test("without a provider: provider.json is null, and the policy allows this ledger alone, no base, forms to itself")
+    @Test("without a provider: provider.json is null; the policy allows this ledger alone, no base, own forms")
     func none() async throws {
         #expect(ConsoleProvider(LedgerConfiguration()) == nil)
         try await Self.console(nil) { client in

@@ -20,9 +20,9 @@ struct ConsoleSignInTests {
     /// Under 75 s, so the page renews twice within a minute.
     static let tokenLifetime = 40
 
-    @Test(
-        "via glewlwyd in Chromium: forged answers refused, code + PKCE sign-in, list, expiry renewed (before a call, after a 401, within a minute), sign-out, non-auditor refused"
-    )
+    /// Forged answers refused; code + PKCE sign-in; the list; expiry renewed before a call, after a
+    /// 401 and within a minute; sign-out; a non-auditor refused.
+    @Test("via glewlwyd in Chromium: forged answers refused, sign-in, renewals, sign-out, non-auditor refused")
     func throughProvider() async throws {
         guard let python = ProcessRunner.which("python3") else { throw ScenarioError("python3 is not installed") }
         // The ledger's port first: the provider redirects to its /console.

@@ -69,7 +69,7 @@ struct TokenAuthorityTests {
     /// A roles claim written as one string is read only where a separator is configured
     /// (`LEDGER_JWT_ROLES_SEPARATOR`), split on that one character alone, each part taken exactly:
     /// without one, only an array holds roles, as every provider but glewlwyd writes them.
-    @Test("the roles claim: an array; one string only with the configured separator, split exactly; other shapes give no role")
+    @Test("the roles claim: an array, or one string split exactly on the configured separator; else no role")
     func rolesClaimShapes() async throws {
         let exp = JSONValue.number(Date().timeIntervalSince1970 + 60)
         let array = JSONValue.array([.string("auditor"), .string("privacy"), .number(1)])
