@@ -29,6 +29,19 @@ struct PrefixProofTests {
         (try? proof.verify(key: key, root: root)) == nil
     }
 
+    /// Why `proof` shows nothing of `key` under `root`; nil if it verifies.
+    static func refusal(_ proof: PrefixProof, key: Hash256, root: Hash256) -> PrefixProof.Refused? {
+        do {
+            _ = try proof.verify(key: key, root: root)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// `hash` with bit 0 set to `bit`.
+    static func withBit0(_ hash: Hash256, _ bit: UInt8) -> Hash256 { hash.bit(0) == bit ? hash : flip(hash, bit: 0) }
+
     @Test("a changed value, any changed sibling, or a key that is not the proof's is refused")
     func tampering() async throws {
         var f = try await Self.fixture()
@@ -98,6 +111,53 @@ struct PrefixProofTests {
         #expect(Self.refused(PrefixProof(terminal: .found(value: value), siblings: [.zero]), key: key, root: lopsided))
         let emptyUnder = TestHash.parent(.zero, .zero)
         #expect(Self.refused(PrefixProof(terminal: .empty, siblings: [.zero]), key: key, root: emptyUnder))
+    }
+
+    @Test("another key's leaf off the key's path, or the key's own, is refused by rule 2 though the hashes fold up")
+    func otherLeafRule() throws {
+        var random = SeededRandom(seed: 3)
+        let key = Self.withBit0(random.hash(), 0)
+        let (sibling, value) = (random.hash(), random.hash())  // the sibling is not zero: rule 3 holds
+        // A root `parent(leaf(other), s)`: the key's path goes left, where `other`'s bit 0 says it cannot sit.
+        let other = Self.withBit0(random.hash(), 1)
+        let offPath = PrefixProof(terminal: .otherLeaf(key: other, value: value), siblings: [sibling])
+        #expect(Self.refusal(offPath, key: key, root: TestHash.parent(TestHash.leaf(other, value), sibling))?.rule == .otherLeaf)
+        // The key's own leaf, passed off as another's.
+        let own = PrefixProof(terminal: .otherLeaf(key: key, value: value), siblings: [sibling])
+        #expect(Self.refusal(own, key: key, root: TestHash.parent(TestHash.leaf(key, value), sibling))?.rule == .otherLeaf)
+        // The same shape with a leaf that may sit there shows the key absent.
+        let near = Self.withBit0(random.hash(), 0)
+        let onPath = PrefixProof(terminal: .otherLeaf(key: near, value: value), siblings: [sibling])
+        #expect(try onPath.verify(key: key, root: TestHash.parent(TestHash.leaf(near, value), sibling)) == .absent)
+    }
+
+    @Test("a path of 257 levels is refused by rule 1, before any other rule or a bit past 255 is read")
+    func tooDeep() throws {
+        var random = SeededRandom(seed: 4)
+        let key = random.hash()
+        let siblings = (0..<257).map { _ in random.hash() }
+        // Rule 2 would refuse this one too (255 shared bits, under 257), naming itself.
+        let leaf = PrefixProof(terminal: .otherLeaf(key: Self.flip(key, bit: 255), value: random.hash()), siblings: siblings)
+        let refusal = Self.refusal(leaf, key: key, root: random.hash())
+        #expect(refusal?.rule == .depth, "\(String(describing: refusal))")
+        // Without rule 1 these would read bit 256 of the key and trap: asked only once it holds.
+        guard refusal?.rule == .depth else { return }
+        for terminal in [PrefixProof.Terminal.found(value: random.hash()), .empty] {
+            #expect(Self.refusal(PrefixProof(terminal: terminal, siblings: siblings), key: key, root: random.hash())?.rule == .depth)
+        }
+    }
+
+    @Test("a proof past 256 levels writes as depth 257 and no sibling, which reads back refused, at any depth")
+    func tooDeepAsBytes() throws {
+        let siblings = [Hash256](repeating: Hash256([UInt8](repeating: 1, count: 32))!, count: 257)
+        let bytes = PrefixProof(terminal: .empty, siblings: siblings).bytes
+        #expect(bytes == [3, 0x01, 0x01])
+        let read = #expect(throws: PrefixProof.Refused.self) { try PrefixProof(bytes: bytes) }
+        #expect(read?.rule == .depth)
+        // Without the cap, 65,536 siblings would trap on the u16: asked only once it holds.
+        guard bytes.count == 3 else { return }
+        let huge = PrefixProof(terminal: .found(value: .zero), siblings: [Hash256](repeating: siblings[0], count: 65_536))
+        #expect(huge.bytes == [1] + Hash256.zero.bytes + [0x01, 0x01])
     }
 
     @Test("the empty tree proves every key absent, and nothing present")
