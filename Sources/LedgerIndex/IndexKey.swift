@@ -1,6 +1,11 @@
 /// A key of the verifiable index (docs/TRUST.md, "The verifiable index"): a collaboration, whose
 /// value lists every event of its stream, or an identity's root hash, whose value lists every
 /// event naming it in any collaboration. Never an account, a pseudonym, a handle or a name.
+///
+/// Two keys are equal exactly when their hashes are: a collaboration id is compared as its UTF-8
+/// bytes, as `IndexHashing.keyHash` hashes it, never by Unicode canonical equivalence as
+/// `String`'s `==` compares (an id written with "é" and one written with "e" and U+0301 are two
+/// streams, so two keys). Compare the ids of two keys as `IndexKey`s, not as `String`s.
 public enum IndexKey: Hashable, Sendable, CustomStringConvertible {
     /// The collaboration id as its stream id holds it (`collaboration-<id>`), byte for byte.
     case collaboration(String)
@@ -9,6 +14,26 @@ public enum IndexKey: Hashable, Sendable, CustomStringConvertible {
 
     /// Where the key sits in the tree (`IndexHashing.keyHash`).
     public var hash: Hash256 { IndexHashing.keyHash(self) }
+
+    public static func == (a: IndexKey, b: IndexKey) -> Bool {
+        switch (a, b) {
+        case (.collaboration(let x), .collaboration(let y)): x.utf8.elementsEqual(y.utf8)
+        case (.identity(let x), .identity(let y)): x == y
+        case (.collaboration, .identity), (.identity, .collaboration): false
+        }
+    }
+
+    /// Over the bytes `==` compares, so equal keys hash alike.
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .collaboration(let id):
+            hasher.combine(0 as UInt8)
+            hasher.combine(Array(id.utf8))
+        case .identity(let rootHash):
+            hasher.combine(1 as UInt8)
+            hasher.combine(rootHash)
+        }
+    }
 
     public var description: String {
         switch self {
