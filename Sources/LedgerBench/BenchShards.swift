@@ -41,6 +41,8 @@ struct BenchShards: AsyncParsableCommand {
     @Option(help: "With --budget: the shard counts, each beside the least.") var counts = "1,2,3"
     @Option(help: "With --budget: clients a shard (the load grows with N).") var clientsPerShard = 16
     @Option(help: "With --budget: write the medians there as CSV, for scripts/plot-shards.") var csv: String?
+    @Flag(help: "With --budget: one `ledger serve` on the N shards in a group of N budgets, instead of N servers of one budget.")
+    var oneServer = false
 
     /// --counts as numbers.
     var shardCounts: [Int] { counts.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) } }
@@ -72,6 +74,7 @@ struct BenchShards: AsyncParsableCommand {
         if let budget {
             return try await BudgetedShards(
                 budget: budget, counts: shardCounts, rounds: rounds, seconds: seconds, clientsPerShard: clientsPerShard, csv: csv,
+                oneServer: oneServer,
                 binaries: Setting.pgBin.value()
             ).run()
         }

@@ -70,7 +70,11 @@ struct BudgetedOutcome: Sendable {
         }
     }
 
-    init(shards: Int, budget: Double, load: LoadProcess.Outcome, from a: Snapshot, to b: Snapshot, appendsPerGroup: Double) {
+    /// `serverBudget`: a server group's budget, where it is not `budget` (one server for N shards).
+    init(
+        shards: Int, budget: Double, serverBudget: Double? = nil, load: LoadProcess.Outcome, from a: Snapshot, to b: Snapshot,
+        appendsPerGroup: Double
+    ) {
         let machine = b.machine.since(a.machine)
         let wall = machine.seconds
         let calls = Double(max(load.calls, 1))
@@ -85,9 +89,9 @@ struct BudgetedOutcome: Sendable {
         (rate, p50, p99) = (load.rate, load.p50, load.p99)
         serverPerCall = servers.reduce(0, +) * 1000 / calls
         postgresPerCall = postgres.reduce(0, +) * 1000 / calls
-        serverUsed = (servers.max() ?? 0) / wall / budget
+        serverUsed = (servers.max() ?? 0) / wall / (serverBudget ?? budget)
         postgresUsed = (postgres.max() ?? 0) / wall / budget
-        serverLeast = (servers.min() ?? 0) / wall / budget
+        serverLeast = (servers.min() ?? 0) / wall / (serverBudget ?? budget)
         postgresLeast = (postgres.min() ?? 0) / wall / budget
         serverThrottled = throttled(a.servers, b.servers)
         postgresThrottled = throttled(a.postgres, b.postgres)

@@ -23,6 +23,9 @@ struct BudgetedShards {
     var seconds: Double
     var clientsPerShard: Int
     var csv: String?
+    /// One `ledger serve` on the N shards, in a group of N budgets, instead of N servers of one
+    /// each: the same CPU, without servers that each follow every shard.
+    var oneServer = false
     /// The PostgreSQL binaries to prefer (`LEDGER_PG_BIN`).
     var binaries: String?
 
@@ -66,7 +69,8 @@ struct BudgetedShards {
         print(
             """
             ledger bench shards --budget \(budget): \(counts.map(String.init).joined(separator: ", ")) shards, each its own PostgreSQL \
-            cluster, and as many `ledger serve`; each cluster and each server in a cgroup v1 group of \(budget) core \
+            cluster, and \(oneServer ? "one `ledger serve` in a group of N budgets" : "as many `ledger serve`"); each cluster \
+            and each server in a cgroup v1 group of \(budget) core \
             (cpu.cfs_quota_us \(Int((budget * Double(CPUGroup.period)).rounded())) per cpu.cfs_period_us \(CPUGroup.period)); \
             \(2 * most) groups at most on \(CPUTime.cores) cores. \(clientsPerShard) clients a shard from one load process, \
             spread over the servers; \(rounds) rounds of \(seconds) s a phase. The top database (map and top log) is on a \
@@ -186,7 +190,8 @@ struct BudgetedShards {
             var settings = machine.settings
             settings["LEDGER_DATABASE_URL"] = top.url(revealPassword: true)
             settings["LEDGER_SHARD_CLUSTER"] = cluster
-            for k in 0..<n {
+            if oneServer { try machine.serverGroups[0].hold(to: budget * Double(n)) }
+            for k in 0..<(oneServer ? 1 : n) {
                 let folder = machine.folder.appendingPathComponent("serve-\(tag)-\(k)")
                 servers.append(
                     try await ServeProcess.start(machine.ledger, in: machine.serverGroups[k], settings: settings, folder: folder))
@@ -207,7 +212,7 @@ struct BudgetedShards {
     func phases(
         _ n: Int, tag: String, servers: [ServeProcess], shards: [DatabaseSettings], _ machine: Machine, logger: Logger
     ) async throws -> ([String: BudgetedOutcome], BudgetedOutcome.Idle) {
-        let (serverGroups, postgresGroups) = (Array(machine.serverGroups.prefix(n)), Array(machine.postgresGroups.prefix(n)))
+        let (serverGroups, postgresGroups) = (Array(machine.serverGroups.prefix(servers.count)), Array(machine.postgresGroups.prefix(n)))
         func snapshot() -> BudgetedOutcome.Snapshot { .now(servers: serverGroups, postgres: postgresGroups, top: machine.topGroup) }
         func caughtUp() async throws {
             for shard in shards { try await shard.withClient(logger: logger) { try await BenchCommands.caughtUp($0, logger: logger) } }
@@ -243,7 +248,8 @@ struct BudgetedShards {
             let committed = await groups()
             let perGroup = (committed.appends - before!.1.appends) / max(committed.groups - before!.1.groups, 1)
             var outcome = BudgetedOutcome(
-                shards: n, budget: budget, load: load, from: before!.0, to: after, appendsPerGroup: perGroup)
+                shards: n, budget: budget, serverBudget: budget * Double(n) / Double(servers.count), load: load, from: before!.0,
+                to: after, appendsPerGroup: perGroup)
             outcome.statements = try await ShardStatements.calls(shards, logger: logger).mapValues { $0 / Double(max(load.calls, 1)) }
             measured[name] = outcome
         }

@@ -67,6 +67,11 @@ struct CPUGroup: Sendable {
         return group
     }
 
+    /// Sets the group's quota to `cores` (its `budget` says what it was made with).
+    func hold(to cores: Double) throws {
+        try Self.write("\(Int((cores * Double(Self.period)).rounded()))", to: cpuPath + "/cpu.cfs_quota_us")
+    }
+
     /// Moves `pid` (its whole thread group) into the group.
     func add(_ pid: pid_t) throws {
         for folder in folders { try Self.write("\(pid)", to: folder + "/cgroup.procs") }
