@@ -330,7 +330,7 @@ let package = Package(
                 "LedgerWitness",
                 "LedgerDomain", "LedgerWire", "TransparencyLog", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog",
                 "LedgerApp", "LedgerReadModel", "LedgerProjections", "LedgerClient", "LedgerDeviceSimulator", "LedgerTelemetry",
-                "LedgerTokens", "LedgerBackup", "LedgerIndexStore",
+                "LedgerTokens", "LedgerBackup", "LedgerIndex", "LedgerIndexStore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
