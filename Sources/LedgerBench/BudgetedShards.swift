@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LedgerConfiguration
 import LedgerPostgres
 import LedgerStore
 import LedgerTelemetry
@@ -184,12 +185,12 @@ struct BudgetedShards {
             var arguments = ["shards", "init", "--cluster", cluster, "--partitions", "1024"]
             for shard in shards { arguments += ["--shard", "host=\(shard.host) port=\(shard.port) dbname=\(shard.database)"] }
             var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LEDGER_") }
-            environment["LEDGER_DATABASE_URL"] = top.url(revealPassword: true)
-            environment["LEDGER_LOG_LEVEL"] = "warning"
+            environment[Setting.databaseURL.variable] = top.url(revealPassword: true)
+            environment[Setting.logLevel.variable] = "warning"
             try await ProcessRunner.check(machine.ledger, arguments, environment: environment)
             var settings = machine.settings
-            settings["LEDGER_DATABASE_URL"] = top.url(revealPassword: true)
-            settings["LEDGER_SHARD_CLUSTER"] = cluster
+            settings[Setting.databaseURL.variable] = top.url(revealPassword: true)
+            settings[Setting.shardCluster.variable] = cluster
             if oneServer { try machine.serverGroups[0].hold(to: budget * Double(n)) }
             for k in 0..<(oneServer ? 1 : n) {
                 let folder = machine.folder.appendingPathComponent("serve-\(tag)-\(k)")

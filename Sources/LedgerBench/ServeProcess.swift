@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LedgerConfiguration
 import LedgerPostgres
 
 #if canImport(FoundationNetworking)
@@ -37,9 +38,9 @@ struct ServeProcess: Sendable {
         let port = try EmbeddedPostgres.freePort()
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LEDGER_") }
         environment.merge(settings) { $1 }
-        environment["LEDGER_HOST"] = "127.0.0.1"
-        environment["LEDGER_PORT"] = "\(port)"
-        environment["LEDGER_DATA_DIR"] = folder.path
+        environment[Setting.host.variable] = "127.0.0.1"
+        environment[Setting.port.variable] = "\(port)"
+        environment[Setting.dataDir.variable] = folder.path
         let log = folder.appendingPathComponent("serve.log").path
         let (executable, arguments) = group.wrapping(ledger, ["serve"])
         let pid = try ProcessRunner.launch(executable, arguments, environment: environment, outputPath: log)
