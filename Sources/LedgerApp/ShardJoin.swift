@@ -40,8 +40,6 @@ public final class ShardJoin: Sendable {
         var logger = logger
         logger[metadataKey: "shard"] = "\(index)"
         (self.index, self.reach, self.check, self.logger) = (index, reach, check, logger)
-        // Its availability records the gauge once joined; until then it is down.
-        Gauge(label: "ledger_shard_available", dimensions: [("shard", "\(index)")]).record(0)
     }
 
     public var isJoined: Bool {
@@ -145,6 +143,8 @@ public final class ShardJoin: Sendable {
 
         func run() async throws {
             if !join.isJoined {
+                // Down until it joins; its availability records the gauge from then on.
+                Gauge(label: "ledger_shard_available", dimensions: [("shard", "\(join.index)")]).record(0)
                 join.logger.warning(
                     "shard waits to join: its requests are refused with 503 until its database answers and passes its checks")
                 guard await join.joined() else { return }
