@@ -119,7 +119,10 @@ struct PrefixTreeTests {
         let tree = PrefixTree(store: store)
         _ = try await tree.update(pairs.keys) { key, _ in pairs[key]! }
         let (position, _) = try #require(await store.all.first { if case .leaf = $0.value { true } else { false } })
-        let stranger = random.hash()
+        // Off the position's path by construction: the leaf taken first varies from run to run
+        // (a dictionary's order), and a stranger on its path would sit there legitimately.
+        var stranger = random.hash()
+        while position.isOnPath(of: stranger) { stranger = random.hash() }
         await store.overwrite(position, with: .leaf(key: stranger, value: random.hash()))
         await #expect(throws: IndexCorruption.self) {
             _ = try await tree.update(pairs.keys) { _, current in current! }
