@@ -113,7 +113,7 @@ struct PrefixProofTests {
         #expect(Self.refused(PrefixProof(terminal: .empty, siblings: [.zero]), key: key, root: emptyUnder))
     }
 
-    @Test("another key's leaf off the key's path, or the key's own, is refused by rule 2 though the hashes fold up")
+    @Test("another key's leaf off the key's path, or the key's own, is refused by rule 2 though hashes fold")
     func otherLeafRule() throws {
         var random = SeededRandom(seed: 3)
         let key = Self.withBit0(random.hash(), 0)
