@@ -170,6 +170,8 @@ struct ReplicationGateTests {
     /// The disaster drill's async mode found it: a checkpoint sent to the witnesses before the
     /// backup had its record, every node lost, and the restored log (events intact, record gone)
     /// could never sign again: a witness's size was above every checkpoint the database knew.
+    /// Waits of 90 s: beside every other suite, a checkpoint's way to a witness through the
+    /// replication gate took over 30 s in two whole runs (it takes about 2 s alone).
     @Test("a checkpoint goes to witnesses only once a backup has its record: signed, held, then cosigned")
     func sentOnceRecorded() async throws {
         let signer = try NoteSigner(name: "gate.test/ledger")
@@ -179,7 +181,7 @@ struct ReplicationGateTests {
         try await Self.withStandby(synchronous: false, signer: signer, witnesses: policy) { stage in
             let store = EventStore(client: stage.owner, logger: Self.logger)
             let first = try await stage.appendEven(store)
-            try await waitUntil(timeout: .seconds(30), "cosigned \(first)") { try await w1.size(signer.name) == first }
+            try await waitUntil(timeout: .seconds(90), "cosigned \(first)") { try await w1.size(signer.name) == first }
             // A backup's slot (no receiver): it has flushed what is in the WAL now, and no more.
             try await stage.owner.query("SELECT pg_create_physical_replication_slot('ledger_backup_recorded', true)")
             let head = try await stage.appendEven(store, at: first + 10)
@@ -187,7 +189,7 @@ struct ReplicationGateTests {
             // Its events flushed by the backup (as pg_receivewal's reports move the slot): signed,
             // but the row recording that signature is past what the backup has.
             try await stage.owner.query("SELECT pg_replication_slot_advance('ledger_backup_recorded', pg_current_wal_flush_lsn())")
-            try await waitUntil(timeout: .seconds(30), "a signed checkpoint of \(head)") {
+            try await waitUntil(timeout: .seconds(90), "a signed checkpoint of \(head)") {
                 try await stage.owner.query("SELECT count(*) FROM ledger_checkpoints WHERE tree_size = \(head)").decode(Int64.self).reduce(
                     0, +) == 1
             }
@@ -197,7 +199,7 @@ struct ReplicationGateTests {
                 try await Task.sleep(for: .milliseconds(100))
             }
             try await stage.owner.query("SELECT pg_replication_slot_advance('ledger_backup_recorded', pg_current_wal_flush_lsn())")
-            try await waitUntil(timeout: .seconds(30), "cosigned \(head)") { try await w1.size(signer.name) == head }
+            try await waitUntil(timeout: .seconds(90), "cosigned \(head)") { try await w1.size(signer.name) == head }
             try await stage.owner.query("SELECT pg_drop_replication_slot('ledger_backup_recorded')")
         }
         await w1.stop()
