@@ -14,10 +14,11 @@ import Synchronization
 /// connections to back off from when the shard comes (its checks use connections of their own).
 /// Once joined it stays joined, and an outage after is its availability's (`DatabaseAvailability`).
 ///
-/// `serve` tries every shard once before it listens (`attempt`, waited for at most 60 s), so that a start
-/// with every shard up serves them all at once, as one database does; a shard that does not answer
-/// then (or whose connections fail) is tried each second until a new connection answers, and one
-/// whose check fails (a move cut short, its schema behind) is tried again after a pause that grows
+/// `serve` tries every shard before it listens (`starting`), so that a start with every shard up
+/// serves them all at once, as one database does: one whose server refuses is passed over at once;
+/// one silent (a hung server, or a machine too loaded to answer) is tried again for up to 60 s.
+/// After that a shard that does not answer is tried each second until a new connection answers,
+/// and one whose checks fail (a move cut short, its schema behind) again after a pause that grows
 /// to 30 s, its reason logged each time.
 public final class ShardJoin: Sendable {
     enum State {
