@@ -114,7 +114,7 @@ extension LedgerProcess {
             // (`ShardMetrics`); one database's carry none.
             var named = logger
             if front != nil { named[metadataKey: "shard"] = "\(index)" }
-            let reach = front.map { Self.reach($0.settings[index], logger: logger) }
+            let reach = front.map { $0.joins[index].reach }  // the one its join asks
             let reachable = reach.map { reach in { @Sendable in await reach() == .answers } }
             let availability = reach.map { DatabaseAvailability(client: client, shard: "\(index)", reach: $0, logger: logger) }
             // On shards the watchdog and availability probe the pool once the shard joins (`ShardJoin`).
