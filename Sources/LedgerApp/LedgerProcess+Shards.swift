@@ -152,11 +152,15 @@ extension LedgerProcess {
     /// its requests at once on a refusal, and its watchdog restarts nothing unless it answers (a
     /// pool that hangs while the server refuses or is silent is no wedge, and a restart would stop
     /// every other shard's service for nothing).
+    ///
+    /// The connect's own timeout lies past the deadline: a connection too slow to open (a hung
+    /// server, or a machine stalled for seconds) is silence, a miss, never a refusal. With the two
+    /// equal, a stall of the whole machine once refused a sound shard at once.
     static func reach(_ settings: DatabaseSettings, logger: Logger) -> @Sendable () async -> Reach {
         {
             do {
                 try await withDeadline(.seconds(5), "a new connection to the shard") {
-                    try await settings.answerOnce(connectTimeout: .seconds(5), logger: logger)
+                    try await settings.answerOnce(connectTimeout: .seconds(30), logger: logger)
                 }
                 return .answers
             } catch is DeadlineExceeded {
