@@ -78,15 +78,17 @@ let package = Package(
             dependencies: ["LedgerDomain", "TransparencyLog", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
-        // The verifiable index on PostgreSQL: the prefix tree's nodes by position and the log size
-        // they cover, written together in one transaction by the folder that reads the log's leaves.
+        // The verifiable index on PostgreSQL: the prefix tree's nodes by position and revision, each
+        // key's list, and the log size they cover, written together in one transaction by the folder
+        // that reads the log's leaves; the recorder keeps revisions and records them in the log.
         .target(
             name: "LedgerIndexStore",
             dependencies: [
-                "LedgerIndex", "LedgerPostgres",
+                "LedgerIndex", "LedgerPostgres", "LedgerStore", "LedgerDomain",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -15,10 +15,22 @@ public struct LogIndex<Store: IndexNodeStore>: Sendable {
 
     public init(store: Store) { tree = PrefixTree(store: store) }
 
+    /// What `fold` did: the root after it, and each key's new entries in log order (the
+    /// positions a lookup lists, which a store keeps beside the nodes).
+    public struct Folded: Sendable {
+        public let root: Hash256
+        public let entries: [Hash256: [IndexValue.Entry]]
+    }
+
     /// Folds `leaves`, the log's leaves at positions `first`, `first + 1`, …, into the index and
     /// answers its root then. Each key a leaf yields has its value extended by (position, the
     /// leaf's hash), in log order.
     public func append(_ leaves: some Collection<[UInt8]>, from first: Int64) async throws -> Hash256 {
+        try await fold(leaves, from: first).root
+    }
+
+    /// `append`, answering the entries it added too.
+    public func fold(_ leaves: some Collection<[UInt8]>, from first: Int64) async throws -> Folded {
         guard first >= 1 else { throw Refused(description: "positions start at 1, not \(first)") }
         guard Int64(leaves.count) - 1 <= Int64.max - first else {
             throw Refused(description: "\(leaves.count) leaves from position \(first) run past the largest position")
@@ -31,9 +43,10 @@ public struct LogIndex<Store: IndexNodeStore>: Sendable {
             let entry = IndexValue.Entry(position: first + Int64(offset), leafHash: Hash256(digest: MerkleTree.leafHash(leaf)))!
             for key in keys { entries[key.hash, default: []].append(entry) }
         }
-        guard !entries.isEmpty else { return try await tree.root() }
-        return try await tree.update(entries.keys) { key, current in
+        guard !entries.isEmpty else { return Folded(root: try await tree.root(), entries: [:]) }
+        let root = try await tree.update(entries.keys) { key, current in
             IndexValue.extend(current ?? .zero, with: entries[key] ?? [])
         }
+        return Folded(root: root, entries: entries)
     }
 }

@@ -4,8 +4,8 @@ import Logging
 import PostgresNIO
 
 /// Folds the log into the stored index, a batch at a time: reads the leaves after the covered
-/// size N, folds them into the tree (`LogIndex`) and writes the changed nodes and the new N in
-/// one transaction. A batch that fails anywhere (an error, a lost connection, a crash) leaves
+/// size N, folds them into the tree (`LogIndex`) and writes the changed nodes, each key's new
+/// positions and the new N in one transaction. A batch that fails anywhere (an error, a lost connection, a crash) leaves
 /// the previous N and the nodes that make its root; the next fold starts from there.
 ///
 /// **One writer.** The transaction begins by locking the one state row, `FOR UPDATE SKIP
@@ -52,14 +52,15 @@ public struct IndexFolder: Sendable {
     /// Folds the next batch of at most `batchSize` leaves, in one transaction.
     public func fold() async throws -> Outcome {
         try await client.transaction(logger: logger) { connection in
-            guard let previous = try await IndexTables.lockState(on: connection, logger: logger) else { return .busy }
+            guard let (previous, kept) = try await IndexTables.lockState(on: connection, logger: logger) else { return .busy }
             let leaves = try await IndexTables.leaves(after: previous.logSize, limit: batchSize, on: connection, logger: logger)
             guard !leaves.isEmpty else { return .upToDate(previous) }
             let through = previous.logSize + Int64(leaves.count)
-            let index = LogIndex(store: PostgresNodeStore(connection: connection, logger: logger))
-            let root = try await index.append(leaves, from: previous.logSize + 1)
+            let store = PostgresNodeStore(connection: connection, logger: logger, writes: .init(revision: through, kept: kept))
+            let folded = try await LogIndex(store: store).fold(leaves, from: previous.logSize + 1)
+            try await IndexTables.post(folded.entries, on: connection, logger: logger)
             try await hooks.afterNodes?(previous.logSize + 1, through)
-            let next = IndexState(logSize: through, root: root)
+            let next = IndexState(logSize: through, root: folded.root)
             try await IndexTables.advance(from: previous, to: next, on: connection, logger: logger)
             return .folded(from: previous.logSize, state: next)
         }

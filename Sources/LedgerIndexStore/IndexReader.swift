@@ -30,6 +30,23 @@ public struct IndexReader: Sendable {
         }
     }
 
+    /// `key`'s proof under the kept revision `revision` and the positions listed for it up to
+    /// its size, in one snapshot: the tree as the fold through `revision` left it. Refused
+    /// unless `revision` is kept (at or below the kept size): one never kept reads nodes that
+    /// later folds rewrote.
+    public func lookup(_ key: IndexKey, revision: Int64) async throws -> (proof: PrefixProof, positions: [Int64]) {
+        try await client.transaction(logger: logger) { connection in
+            try await connection.queryUnlessClosed("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", logger: logger)
+            let kept = try await IndexTables.keptSize(on: connection, logger: logger)
+            guard revision <= kept else {
+                throw IndexStoreError("revision \(revision) is not kept: the index keeps revisions up to \(kept)")
+            }
+            let tree = PrefixTree(store: PostgresNodeStore(connection: connection, logger: logger, revision: revision))
+            let proof = try await tree.proof(for: key.hash)
+            return (proof, try await IndexTables.positions(of: key.hash, through: revision, on: connection, logger: logger))
+        }
+    }
+
     /// The disk the index's tables take now, indexes included.
     public func diskBytes() async throws -> Int64 {
         try await client.withConnection { try await IndexTables.diskBytes(on: $0, logger: logger) }

@@ -4,13 +4,15 @@ import Logging
 import NIOCore
 import PostgresNIO
 
-/// Every statement the stored index runs (Migrations/sql/0035_verifiable_index.sql), each on the
-/// connection of the caller's transaction: the callers (`IndexFolder`, `IndexReader`) decide
-/// what runs together.
+/// Every statement the stored index runs (Migrations/sql/0035_verifiable_index.sql and
+/// 0036_index_revisions.sql), each on the connection of the caller's transaction: the callers
+/// (`IndexFolder`, `IndexReader`, `IndexRecorder`) decide what runs together.
 enum IndexTables {
-    /// The nodes at `positions`, in one query; positions with no node are left out.
+    /// The nodes at `positions` in the tree of revision `revision` (each position's row with the
+    /// largest `log_size` at or below it; nil: the newest rows), in one query; positions with no
+    /// node are left out.
     static func nodes(
-        at positions: Set<NodePosition>, on connection: PostgresConnection, logger: Logger
+        at positions: Set<NodePosition>, revision: Int64?, on connection: PostgresConnection, logger: Logger
     ) async throws -> [NodePosition: IndexNode] {
         guard !positions.isEmpty else { return [:] }
         var depths: [Int16] = []
@@ -23,9 +25,13 @@ enum IndexTables {
         }
         let rows = try await connection.queryUnlessClosed(
             """
-            SELECT n.depth, n.prefix, n.leaf_key, n.digest
+            SELECT p.depth, p.prefix, n.leaf_key, n.digest
             FROM unnest(\(depths)::int2[], \(prefixes)::bytea[]) AS p(depth, prefix)
-            JOIN ledger_index_nodes n ON n.depth = p.depth AND n.prefix = p.prefix
+            CROSS JOIN LATERAL (
+                SELECT leaf_key, digest FROM ledger_index_nodes n
+                WHERE n.depth = p.depth AND n.prefix = p.prefix AND n.log_size <= \(revision ?? Int64.max)
+                ORDER BY n.log_size DESC LIMIT 1
+            ) n
             """, logger: logger)
         var found: [NodePosition: IndexNode] = [:]
         found.reserveCapacity(positions.count / 4)
@@ -43,9 +49,14 @@ enum IndexTables {
         return found
     }
 
-    /// Puts each node at its position, in one statement: an insert, or an update of the node
-    /// there. Inside the caller's transaction, so the nodes commit with the state or not at all.
-    static func store(_ nodes: [NodePosition: IndexNode], on connection: PostgresConnection, logger: Logger) async throws {
+    /// Puts each node at its position as the fold through `revision` leaves it, in one
+    /// statement: over the position's row newer than `kept` (one no kept revision reads; there
+    /// is at most one, as every fold after `kept` rewrites it in place), else as a new row. So
+    /// the rows at or below `kept` never change. Inside the caller's transaction, so the nodes
+    /// commit with the state or not at all.
+    static func store(
+        _ nodes: [NodePosition: IndexNode], revision: Int64, kept: Int64, on connection: PostgresConnection, logger: Logger
+    ) async throws {
         guard !nodes.isEmpty else { return }
         var depths: [Int16] = []
         var prefixes: [ByteBuffer] = []
@@ -67,36 +78,48 @@ enum IndexTables {
         }
         try await connection.queryUnlessClosed(
             """
-            INSERT INTO ledger_index_nodes (depth, prefix, leaf_key, digest)
-            SELECT n.depth, n.prefix, NULLIF(n.leaf_key, ''::bytea), n.digest
-            FROM unnest(\(depths)::int2[], \(prefixes)::bytea[], \(keys)::bytea[], \(digests)::bytea[]) AS n(depth, prefix, leaf_key, digest)
-            ON CONFLICT (depth, prefix) DO UPDATE SET leaf_key = excluded.leaf_key, digest = excluded.digest
+            WITH n AS (
+                SELECT depth, prefix, NULLIF(leaf_key, ''::bytea) AS leaf_key, digest
+                FROM unnest(\(depths)::int2[], \(prefixes)::bytea[], \(keys)::bytea[], \(digests)::bytea[]) AS n(depth, prefix, leaf_key, digest)
+            ), moved AS (
+                UPDATE ledger_index_nodes t SET log_size = \(revision), leaf_key = n.leaf_key, digest = n.digest
+                FROM n WHERE t.depth = n.depth AND t.prefix = n.prefix AND t.log_size > \(kept)
+                RETURNING t.depth, t.prefix
+            )
+            INSERT INTO ledger_index_nodes (depth, prefix, log_size, leaf_key, digest)
+            SELECT n.depth, n.prefix, \(revision), n.leaf_key, n.digest FROM n
+            WHERE NOT EXISTS (SELECT 1 FROM moved m WHERE m.depth = n.depth AND m.prefix = n.prefix)
             """, logger: logger)
     }
 
-    /// The state row, locked for this transaction; nil while another transaction holds it (a
-    /// folder at work), without waiting for it.
-    static func lockState(on connection: PostgresConnection, logger: Logger) async throws -> IndexState? {
+    /// The state row, locked for this transaction, with the kept size; nil while another
+    /// transaction holds it (a folder or the recorder at work), without waiting for it.
+    static func lockState(on connection: PostgresConnection, logger: Logger) async throws -> (state: IndexState, kept: Int64)? {
         try await state(on: connection, logger: logger, suffix: "FOR UPDATE SKIP LOCKED", missingIsBusy: true)
     }
 
     /// The state row as this transaction's snapshot sees it.
     static func state(on connection: PostgresConnection, logger: Logger) async throws -> IndexState {
         // Never nil: a missing row throws.
-        try await state(on: connection, logger: logger, suffix: "", missingIsBusy: false)!
+        try await state(on: connection, logger: logger, suffix: "", missingIsBusy: false)!.state
     }
 
     private static func state(
         on connection: PostgresConnection, logger: Logger, suffix: String, missingIsBusy: Bool
-    ) async throws -> IndexState? {
+    ) async throws -> (state: IndexState, kept: Int64)? {
         let rows = try await connection.queryUnlessClosed(
-            "SELECT log_size, root FROM ledger_index_state \(unescaped: suffix)", logger: logger)
-        for try await (size, root) in rows.decode((Int64, ByteBuffer).self) {
+            "SELECT log_size, root, kept_size FROM ledger_index_state \(unescaped: suffix)", logger: logger)
+        for try await (size, root, kept) in rows.decode((Int64, ByteBuffer, Int64).self) {
             guard let root = Hash256(Array(buffer: root)) else { throw IndexStoreError("a root of another size in ledger_index_state") }
-            return IndexState(logSize: size, root: root)
+            return (IndexState(logSize: size, root: root), kept)
         }
         if missingIsBusy, try await stateRowExists(on: connection, logger: logger) { return nil }
         throw IndexStoreError("ledger_index_state has no row: run migrations")
+    }
+
+    /// The newest kept revision's size (0: none kept).
+    static func keptSize(on connection: PostgresConnection, logger: Logger) async throws -> Int64 {
+        try await state(on: connection, logger: logger, suffix: "", missingIsBusy: false)!.kept
     }
 
     private static func stateRowExists(on connection: PostgresConnection, logger: Logger) async throws -> Bool {
@@ -118,31 +141,16 @@ enum IndexTables {
         guard updated == 1 else { throw IndexStoreError("ledger_index_state moved from \(previous) while its lock was held") }
     }
 
-    /// The log's leaves (`ledger_leaf`, the bytes the log hashes and its tiles serve) after
-    /// position `after`, at most `limit`, in position order. Throws unless they are exactly the
-    /// positions `after + 1`, `after + 2`, …: the log has no holes.
-    static func leaves(after: Int64, limit: Int, on connection: PostgresConnection, logger: Logger) async throws -> [[UInt8]] {
+    /// Keeps the revision `state` (the row's, locked by the caller): from now on no fold
+    /// rewrites a node row at or below its size.
+    static func keep(_ state: IndexState, on connection: PostgresConnection, logger: Logger) async throws {
         let rows = try await connection.queryUnlessClosed(
             """
-            SELECT e.position,
-                   ledger_leaf(e.position, e.stream_id, e.version, e.event_id, e.event_type, e.data::text, e.metadata::text, e.recorded_at)
-            FROM ledger_events e WHERE e.position > \(after) ORDER BY e.position LIMIT \(limit)
+            UPDATE ledger_index_state SET kept_size = log_size
+            WHERE log_size = \(state.logSize) AND root = \(ByteBuffer(bytes: state.root.bytes)) RETURNING log_size
             """, logger: logger)
-        var leaves: [[UInt8]] = []
-        for try await (position, leaf) in rows.decode((Int64, ByteBuffer).self) {
-            guard position == after + Int64(leaves.count) + 1 else {
-                throw IndexStoreError("the log has position \(position) where \(after + Int64(leaves.count) + 1) should be")
-            }
-            leaves.append(Array(buffer: leaf))
-        }
-        return leaves
-    }
-
-    /// The disk the index's tables take, their indexes and TOAST included (`pg_total_relation_size`).
-    static func diskBytes(on connection: PostgresConnection, logger: Logger) async throws -> Int64 {
-        let rows = try await connection.queryUnlessClosed(
-            "SELECT pg_total_relation_size('ledger_index_nodes') + pg_total_relation_size('ledger_index_state')", logger: logger)
-        for try await bytes in rows.decode(Int64.self) { return bytes }
-        return 0
+        var updated = 0
+        for try await _ in rows { updated += 1 }
+        guard updated == 1 else { throw IndexStoreError("ledger_index_state moved from \(state) while its lock was held") }
     }
 }

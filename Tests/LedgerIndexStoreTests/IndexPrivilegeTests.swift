@@ -31,6 +31,8 @@ struct IndexPrivilegeTests {
                     "TRUNCATE ledger_index_state",
                     "INSERT INTO ledger_index_state (only_row, log_size, root) SELECT false, log_size, root FROM ledger_index_state",
                     "ALTER TABLE ledger_index_nodes DISABLE TRIGGER ALL", "DROP TABLE ledger_index_nodes",
+                    "DELETE FROM ledger_index_postings", "UPDATE ledger_index_postings SET position = position + 1",
+                    "TRUNCATE ledger_index_postings",
                 ] {
                     // insufficient_privilege: refused for want of a right, not for a bad statement.
                     let error = await #expect(throws: PSQLError.self, "\(statement.sql)") { try await app.query(statement) }
@@ -51,8 +53,15 @@ struct IndexPrivilegeTests {
             let before = try await reader.state()
             #expect(before.logSize > 0)
             let key = IndexKey.collaboration("written-in-a-snapshot").hash
-            let error = await #expect(throws: PSQLError.self) {
+            // A reader's store writes nothing, and its snapshot is read-only besides.
+            await #expect(throws: IndexStoreError.self) {
                 try await reader.read { _, tree in try await tree.update([key]) { _, _ in .zero } }
+            }
+            let error = await #expect(throws: PSQLError.self) {
+                try await client.transaction(logger: Self.logger) { connection in
+                    try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", logger: Self.logger)
+                    try await connection.query("UPDATE ledger_index_state SET kept_size = kept_size", logger: Self.logger)
+                }
             }
             // read_only_sql_transaction
             #expect(error?.serverInfo?[.sqlState] == "25006", "\(String(reflecting: error))")
