@@ -75,7 +75,7 @@ let package = Package(
         // value chains, the Merkle prefix tree and its proofs over a small node store protocol.
         .target(
             name: "LedgerIndex",
-            dependencies: ["LedgerDomain", "TransparencyLog", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["LedgerDomain", "LedgerWire", "TransparencyLog", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         // The verifiable index on PostgreSQL: the prefix tree's nodes by position and revision, each
@@ -273,6 +273,7 @@ let package = Package(
             dependencies: [
                 "LedgerDomain", "LedgerWire", "TransparencyLog", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog",
                 "LedgerReadModel", "LedgerVerifier", "LedgerWebhooks", "LedgerFeed", "LedgerTelemetry", "LedgerTokens", "LedgerConsole",
+                "LedgerIndex", "LedgerIndexStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -314,7 +315,7 @@ let package = Package(
             dependencies: [
                 "LedgerAPI", "LedgerFeed", "LedgerDomain", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog",
                 "LedgerVerifier", "LedgerProjections", "LedgerWebhooks", "TransparencyLog", "LedgerTokens", "LedgerShards",
-                "LedgerShardFront",
+                "LedgerShardFront", "LedgerIndexStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -358,7 +359,7 @@ let package = Package(
             dependencies: [
                 "LedgerDomain", "LedgerWire", "TransparencyLog", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog",
                 "LedgerBackup", "LedgerApp", "LedgerReadModel", "LedgerProjections", "LedgerClient",
-                "LedgerDeviceSimulator", "LedgerWitness", "LedgerTelemetry", "LedgerTokens", "LedgerShards",
+                "LedgerDeviceSimulator", "LedgerWitness", "LedgerTelemetry", "LedgerTokens", "LedgerShards", "LedgerIndex",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -643,7 +644,7 @@ let package = Package(
                 "LedgerAPI", "LedgerStore", "LedgerPostgres", "LedgerConfiguration", "LedgerLog", "LedgerVerifier", "LedgerProjections",
                 "LedgerTokens",
                 "LedgerReadModel", "LedgerTestSupport", "LedgerDomain", "LedgerWire", "TransparencyLog", "LedgerDeviceSimulator",
-                "LedgerClient", "LedgerWebhooks", "LedgerConsole", "LedgerFeed", "LedgerApp",
+                "LedgerClient", "LedgerWebhooks", "LedgerConsole", "LedgerFeed", "LedgerApp", "LedgerIndex",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -4,6 +4,7 @@ import LedgerConfiguration
 import LedgerConsole
 import LedgerDomain
 import LedgerFeed
+import LedgerIndexStore
 import LedgerLog
 import LedgerPostgres
 import LedgerReadModel
@@ -78,6 +79,11 @@ public func buildRouter(
     LogController(
         tree: tree, store: store, collaborations: collaborations, subjects: Subjects(store: store), latestCheckpoint: latest,
         client: client, logger: logger, evidenceQuery: evidenceQuery
+    )
+    .addRoutes(to: v1)
+    LookupController(
+        index: IndexReader(client: client, logger: logger), tree: tree, store: store, collaborations: collaborations,
+        subjects: Subjects(store: store), latestCheckpoint: latest
     )
     .addRoutes(to: v1)
     TileController(tiles: TileStore(tree: tree, latest: latest), latest: latest, publicEntries: configuration.publicEntries)

@@ -4,6 +4,7 @@ import LedgerAPI
 import LedgerConfiguration
 import LedgerDomain
 import LedgerFeed
+import LedgerIndexStore
 import LedgerLog
 import LedgerPostgres
 import LedgerProjections
@@ -26,7 +27,7 @@ import TransparencyLog
 public enum RoleServices {
     /// What `serve` runs on one store beside its API and checkpointer: a verifier worker for the
     /// requests `ledger api` instances store, the projectors, the expiry service, a webhook
-    /// delivery worker, and their LISTEN hubs (`workers`); the proof path deciding in this process
+    /// delivery worker, the index recorder (`LEDGER_INDEX`), and their LISTEN hubs (`workers`); the proof path deciding in this process
     /// (`proofs`), and the hub of appended events the API's feed and the checkpointer wake on.
     struct StoreServices {
         let workers: [any Service]
@@ -53,7 +54,9 @@ public enum RoleServices {
             self.proofs = ProofService(
                 requests: proofRequests(client, configuration, logger), store: store, engine: engine, verdicts: nil,
                 verdictWait: configuration.verdictWait)
-            self.workers = [requests, events, windows, worker, projector, expiry, deliverer]
+            self.workers =
+                [requests, events, windows, worker, projector, expiry, deliverer]
+                + (configuration.index ? [IndexRecorder(client: client, events: store, logger: logger)] : [])
         }
     }
 

@@ -2,13 +2,15 @@ import ArgumentParser
 import Foundation
 import LedgerConfiguration
 import LedgerDomain
+import LedgerIndex
 import LedgerWire
 import TransparencyLog
 
 extension Audit {
     /// Offline: no database, no network. The file is what `GET /v1/audit/evidence/{position}`
     /// answers: the JSON document, or with `?format=tlog-proof` a C2SP tlog-proof (told apart by
-    /// its first line, whatever the file's name).
+    /// its first line, whatever the file's name); or what `GET /v1/audit/lookup` answers (JSON
+    /// with a `record`).
     struct VerifyEvidence: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "verify",
@@ -25,6 +27,10 @@ extension Audit {
             help:
                 "With a tlog-proof: the JSON evidence of the same event, whose openings of personal values are checked against the commitments in the proof's entry."
         ) var openings: String?
+        @Option(
+            help:
+                "With a lookup answer: the position the answer must be complete through (its index revision covers 1 … at least this)."
+        ) var through: Int64?
         @Option(
             help:
                 "On shards, with a tlog-proof of the event (its shard's level): the top level's tlog-proof of the same event (&level=top), checked with --key, the deployment's, and --policy's witnesses."
@@ -53,6 +59,9 @@ extension Audit {
                     "--top is for a shard's tlog-proof, with --key: the deployment's key (the shard's is derived from it)")
             }
             let verifier = try keyText.map { try NoteVerifier($0) }
+            if !isProof, let lookup = try? JSONDecoder().decode(IndexLookup.self, from: contents), let verifier {
+                return try verifyLookup(lookup, key: verifier)
+            }
             do {
                 let witnesses = try policy.map { try WitnessPolicy(String(contentsOfFile: $0, encoding: .utf8)) }
                 let report: EvidenceVerifier.Report
@@ -75,6 +84,24 @@ extension Audit {
                         + (report.deviceProofChecked ? "; the device's proof verifies" : "")
                         + (report.openingsChecked > 0 ? "; \(report.openingsChecked) personal value(s) open their commitments" : "")
                         + (report.cosigners.map { "; cosigned by \($0.joined(separator: ", "))" } ?? ""))
+            } catch {
+                print("audit verify: FAILED: \(error)")
+                throw ExitCode(2)
+            }
+        }
+
+        /// A lookup answer (`GET /v1/audit/lookup`): every link of its chain, then the policy's
+        /// quorum on its checkpoint; prints the positions.
+        func verifyLookup(_ lookup: IndexLookup, key: NoteVerifier) throws {
+            do {
+                let report = try LookupVerifier.verify(lookup, key: key, through: through)
+                let cosigners = try policy.map { try WitnessPolicy(String(contentsOfFile: $0, encoding: .utf8)).verify(lookup.checkpoint) }
+                let listed = report.positions.isEmpty ? "no event" : "\(report.positions.count) event(s)"
+                print(
+                    "audit verify: OK, \(report.key): \(listed) among positions 1 … \(report.revisionSize), and no other "
+                        + "(the index revision recorded at position \(report.recordPosition), in the log of \(report.treeSize) events signed by \(key.name))"
+                        + (cosigners.map { "; cosigned by \($0.cosigners.joined(separator: ", "))" } ?? ""))
+                for position in report.positions { print(position) }
             } catch {
                 print("audit verify: FAILED: \(error)")
                 throw ExitCode(2)

@@ -56,6 +56,8 @@ public struct LedgerConfiguration: Sendable {
     public var checkpointFile: String?
     /// Entry bundles under /tlog without a token.
     public var publicEntries: Bool
+    /// `serve` keeps the verifiable index and records its revisions (`LEDGER_INDEX`).
+    public var index: Bool
     /// The ledger `ledger demo` drives; nil: one in the process.
     public var url: String?
 
@@ -101,6 +103,7 @@ public struct LedgerConfiguration: Sendable {
         witnessPolicy = value(.witnessPolicy)
         checkpointFile = value(.checkpointFile)
         publicEntries = Setting.yesNo(value(.publicEntries)!)!
+        index = Setting.yesNo(value(.index)!)!
         url = value(.url)
     }
 

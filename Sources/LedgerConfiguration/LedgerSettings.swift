@@ -8,7 +8,7 @@ public enum LedgerSettings {
         .bodyLimit, .challengeTTL,
         .verdictWait, .readWait, .shutdownDrain,
         .verifierGroup, .webhooksAllowHTTP, .webhooksAllowPrivate, .logLevel, .logFormat, .pgBin, .signingKeyFile, .logOrigin,
-        .witnessPolicy, .checkpointFile, .publicEntries, .logKey, .url,
+        .witnessPolicy, .checkpointFile, .publicEntries, .index, .logKey, .url,
     ]
 
     public struct Malformed: Error, CustomStringConvertible {
@@ -179,6 +179,10 @@ extension Setting {
         .text)
     public static let publicEntries = Setting(
         "LEDGER_PUBLIC_ENTRIES", default: "no", "`yes`: `/tlog/tile/entries/…` needs no token; otherwise an auditor's", .yesNo)
+    public static let index = Setting(
+        "LEDGER_INDEX", default: "yes",
+        "`yes`: `serve` folds the log into the verifiable index and records a revision in the log about once a second while it grows (`GET /v1/audit/lookup`)",
+        .yesNo)
     public static let logKey = Setting(
         flag: "--key", "LEDGER_LOG_KEY", "verifier key for `log verify --checkpoint` and `audit verify`", .text)
     public static let url = Setting(

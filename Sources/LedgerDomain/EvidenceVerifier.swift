@@ -71,7 +71,9 @@ public enum EvidenceVerifier {
     }
 
     /// `inclusion` proves `leaf`, the entry at `position`, in `checkpoint`'s tree.
-    static func checkInclusion(_ inclusion: InclusionProof, of leaf: [UInt8], at position: Int64, in checkpoint: Checkpoint, what: String)
+    public static func checkInclusion(
+        _ inclusion: InclusionProof, of leaf: [UInt8], at position: Int64, in checkpoint: Checkpoint, what: String
+    )
         throws
     {
         guard inclusion.position == position, inclusion.leafIndex == position - 1 else {

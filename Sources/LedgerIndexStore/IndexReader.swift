@@ -30,6 +30,12 @@ public struct IndexReader: Sendable {
         }
     }
 
+    /// The newest revision recorded at or below position `through` (a checkpoint of that size
+    /// covers its record), with the record's position; nil when none is.
+    public func recorded(through: Int64) async throws -> (position: Int64, revision: IndexRevision)? {
+        try await client.withConnection { try await IndexTables.recorded(through: through, on: $0, logger: logger) }
+    }
+
     /// `key`'s proof under the kept revision `revision` and the positions listed for it up to
     /// its size, in one snapshot: the tree as the fold through `revision` left it. Refused
     /// unless `revision` is kept (at or below the kept size): one never kept reads nodes that

@@ -71,6 +71,23 @@ extension IndexTables {
         return false
     }
 
+    /// The newest revision record at or below position `through` (one a checkpoint of that size
+    /// covers), with its position; nil when none is. By version, newest first, on the stream's
+    /// unique (stream_id, version) index: a stream's versions rise with its positions.
+    static func recorded(
+        through: Int64, on connection: PostgresConnection, logger: Logger
+    ) async throws -> (position: Int64, revision: IndexRevision)? {
+        let rows = try await connection.queryUnlessClosed(
+            """
+            SELECT position, event_type, data::text FROM ledger_events
+            WHERE stream_id = \(IndexRevision.stream) AND position <= \(through) ORDER BY version DESC LIMIT 1
+            """, logger: logger)
+        for try await (position, type, data) in rows.decode((Int64, String, String).self) {
+            return (position, try IndexRevision(streamId: IndexRevision.stream, type: type, data: data))
+        }
+        return nil
+    }
+
     /// The disk the index's tables take, their indexes and TOAST included (`pg_total_relation_size`).
     static func diskBytes(on connection: PostgresConnection, logger: Logger) async throws -> Int64 {
         let rows = try await connection.queryUnlessClosed(

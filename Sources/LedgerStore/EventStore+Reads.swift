@@ -39,6 +39,17 @@ extension EventStore {
             """, logger: logger, Self.decodeEvents)
     }
 
+    /// The events at `positions`, in position order; a position the log does not hold is left out.
+    public func read(positions: [Int64]) async throws -> [RecordedEvent] {
+        guard !positions.isEmpty else { return [] }
+        return try await client.queryUnlessClosed(
+            """
+            SELECT position, stream_id, version, event_id, event_type, data::text, metadata::text,
+                   (extract(epoch FROM recorded_at) * 1000000)::int8, hash
+            FROM ledger_events WHERE position = ANY(\(positions)) ORDER BY position
+            """, logger: logger, Self.decodeEvents)
+    }
+
     public func head() async throws -> LogHead {
         try await client.queryUnlessClosed("SELECT position, hash FROM ledger_head", logger: logger) { rows in
             for try await (position, hash) in rows.decode((Int64, ByteBuffer).self) {

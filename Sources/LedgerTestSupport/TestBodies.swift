@@ -23,14 +23,16 @@ public let startBody = #"""
 
 extension LedgerConfiguration {
     /// Defaults, with port 0, reads waiting up to 20 s for the projector (a test machine running
-    /// every suite at once may lag far more than the 2 s a production read waits), and webhooks
-    /// to plain http (receivers on loopback).
+    /// every suite at once may lag far more than the 2 s a production read waits), webhooks
+    /// to plain http (receivers on loopback), and no index recorder.
     public static func testing(_ change: (inout LedgerConfiguration) -> Void = { _ in }) -> LedgerConfiguration {
         var configuration = LedgerConfiguration()
         configuration.port = 0
         configuration.readWait = .seconds(20)
         configuration.webhooksAllowHTTP = true
         configuration.webhooksAllowPrivate = true  // the tests' receivers listen on loopback
+        // Off: a record a second would join every test's log; the index's own tests turn it on.
+        configuration.index = false
         change(&configuration)
         return configuration
     }

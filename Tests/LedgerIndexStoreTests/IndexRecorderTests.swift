@@ -38,7 +38,7 @@ struct IndexRecorderTests {
         }
     }
 
-    @Test("a lookup under a recorded revision equals a full scan, proven under its root after the index moved on")
+    @Test("a lookup under a recorded revision equals a full scan, proven under its root after the index moves")
     func lookupsUnderRecordedRevisions() async throws {
         try await withTestStore { store, client, _ in
             var events = SimulatedEvents(seed: 31)

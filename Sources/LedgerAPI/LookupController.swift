@@ -1,0 +1,96 @@
+import Foundation
+import Hummingbird
+import LedgerDomain
+import LedgerIndex
+import LedgerIndexStore
+import LedgerLog
+import LedgerStore
+import LedgerWire
+import TransparencyLog
+
+/// `GET /v1/audit/lookup?collaboration=ID` or `?identity=ROOTHASH` (docs/TRUST.md, "The
+/// verifiable index", "Lookups"): every event naming the key among the positions the newest
+/// recorded revision under the published checkpoint covers, and no other, with the chain that
+/// proves it (`IndexLookup`; `LookupVerifier` checks it offline).
+///
+/// A collaboration's lookup is for an auditor or its owner; an identity's, for an auditor (it
+/// spans collaborations). An auditor asking for a key no event names gets a proof of absence, as
+/// any other answer; an owner asking for a collaboration that is not theirs, or that does not
+/// exist, is refused alike, so the refusal says nothing of others' collaborations.
+struct LookupController: Sendable {
+    let index: IndexReader
+    let tree: LogTree
+    let store: EventStore
+    let collaborations: CollaborationStreams
+    let subjects: Subjects
+    let latestCheckpoint: LatestCheckpoint
+
+    func addRoutes(to group: RouterGroup<LedgerRequestContext>) {
+        group.get("audit/lookup", use: lookup)
+    }
+
+    @Sendable func lookup(_ request: Request, context: LedgerRequestContext) async throws -> IndexLookup {
+        let caller = try context.requireCaller()
+        let (collaboration, identity) = (try Query.text(request, "collaboration"), try Query.text(request, "identity"))
+        let key: IndexKey
+        switch (collaboration, identity) {
+        case (let id?, nil):
+            guard !id.isEmpty else { throw Self.invalid("collaboration must not be empty") }
+            key = .collaboration(id)
+            if !caller.isAuditor { try await requireOwner(caller, of: id) }
+        case (nil, let text?):
+            guard let bytes = Base64.decode(text), let root = Hash256(bytes), root.base64 == text else {
+                throw Self.invalid("identity must be a root hash: the standard padded base64 of 32 bytes")
+            }
+            guard caller.isAuditor else { throw DomainError(.notAuditor, "an identity's lookup spans collaborations: it is for auditors") }
+            key = .identity(root)
+        default:
+            throw Self.invalid("give collaboration=ID or identity=ROOTHASH, one of the two")
+        }
+        guard let checkpoint = try await latestCheckpoint.get() else {
+            throw DomainError(.noCheckpoint, "no checkpoint has been signed yet")
+        }
+        guard let (recordPosition, revision) = try await index.recorded(through: checkpoint.size) else {
+            throw DomainError(
+                .notCheckpointed,
+                "no index revision is recorded under the published checkpoint yet: the index records one within about a second of an append (LEDGER_INDEX=yes); retry shortly",
+                retryAfter: 1)
+        }
+        let (proof, positions) = try await index.lookup(key, revision: revision.logSize)
+        let events = try await store.read(positions: positions + [recordPosition])
+        guard events.map(\.position) == positions + [recordPosition] else {
+            throw DomainError(.internalError, "the log does not hold every position the index lists")
+        }
+        var entries: [IndexLookup.Entry] = []
+        for event in events { entries.append(try await entry(EventLeaf.bytes(event), at: event.position, size: checkpoint.size)) }
+        return IndexLookup(
+            collaboration: collaboration, identity: identity, positions: positions,
+            revision: .init(logSize: revision.logSize, root: revision.root.base64), checkpoint: checkpoint.note,
+            record: entries.removeLast(), proof: Base64.encode(proof.bytes), events: entries)
+    }
+
+    private func entry(_ leaf: [UInt8], at position: Int64, size: Int64) async throws -> IndexLookup.Entry {
+        let (leafHash, hashes) = try await tree.inclusionProof(position: position, size: size)
+        return .init(
+            leaf: Base64.encode(leaf), inclusion: InclusionProof(position: position, size: size, leafHash: leafHash, hashes: hashes))
+    }
+
+    /// Refused unless `caller` owns collaboration `id` (named by pseudonym, or by account before
+    /// pseudonyms); a collaboration that does not exist is refused the same way.
+    private func requireOwner(_ caller: Caller, of id: String) async throws {
+        let names = [caller.account, try await subjects.existing(caller.account)].compactMap { $0 }
+        let owner: String?
+        do {
+            owner = try await collaborations.current(id).state.owner
+        } catch let error as DomainError where error.code == .notFound {
+            owner = nil
+        }
+        guard let owner, names.contains(owner) else {
+            throw DomainError(.notOwnerOrAuditor, "a collaboration's lookup is for auditors and its owner")
+        }
+    }
+
+    static func invalid(_ message: String) -> DomainError { DomainError.invalid(message, code: .invalidQuery) }
+}
+
+extension IndexLookup: ResponseEncodable {}

@@ -1,0 +1,116 @@
+import LedgerDomain
+import LedgerWire
+import TransparencyLog
+
+/// Checks a lookup answer (`IndexLookup`) offline, trusting nothing but the log's verifier key
+/// (docs/TRUST.md, "The verifiable index", "Lookups"). One chain, each link refused by name:
+/// 1. the checkpoint is signed with `key`;
+/// 2. the revision record is the leaf of an `IndexRevisionRecorded` event of `ledger-index`,
+///    written exactly as specified, included under the checkpoint, at a position past its size;
+/// 3. the key is the one asked, and the listing verifies under the record's revision
+///    (`KeyListing.verify`): the proof, rising positions, leaves naming the key, the chain;
+/// 4. each listed leaf is included under the checkpoint at its position;
+/// 5. `revision` and `positions` are what the record and the listing say;
+/// 6. with `through`, the revision covers that position (a members-at-P answer from an older
+///    revision could miss an event between the two).
+public enum LookupVerifier {
+    public struct Report: Sendable, Equatable {
+        public var key: IndexKey
+        public var positions: [Int64]
+        /// The revision's size: the answer is complete over positions 1 … this.
+        public var revisionSize: Int64
+        public var recordPosition: Int64
+        public var treeSize: Int64
+    }
+
+    public struct Failure: Error, Equatable, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// The key an answer names; refused unless exactly one of the two is given, an identity as
+    /// the canonical base64 of 32 bytes.
+    public static func key(of lookup: IndexLookup) throws(Failure) -> IndexKey {
+        switch (lookup.collaboration, lookup.identity) {
+        case (let id?, nil): return .collaboration(id)
+        case (nil, let text?):
+            guard let bytes = Base64.decode(text), let root = Hash256(bytes), root.base64 == text else {
+                throw Failure(description: "key: identity \(text) is not the standard base64 of a 32-byte root hash")
+            }
+            return .identity(root)
+        default: throw Failure(description: "key: an answer names one collaboration or one identity")
+        }
+    }
+
+    public static func verify(
+        _ lookup: IndexLookup, key verifier: NoteVerifier, asked: IndexKey? = nil, through: Int64? = nil
+    ) throws(Failure) -> Report {
+        do {
+            return try check(lookup, key: verifier, asked: asked, through: through)
+        } catch let failure as Failure {
+            throw failure
+        } catch {
+            throw Failure(description: "\(error)")
+        }
+    }
+
+    private static func check(_ lookup: IndexLookup, key verifier: NoteVerifier, asked: IndexKey?, through: Int64?) throws -> Report {
+        let checkpoint: Checkpoint
+        do {
+            checkpoint = try Checkpoint.open(lookup.checkpoint, verifier: verifier)
+        } catch {
+            throw Failure(description: "checkpoint: \(error)")
+        }
+        let key = try key(of: lookup)
+        if let asked, asked != key { throw Failure(description: "key: the answer is for \(key), not \(asked)") }
+        // The record.
+        let recordLeaf = try leaf(lookup.record, what: "record")
+        let recordPosition = lookup.record.inclusion.position
+        try EvidenceVerifier.checkInclusion(lookup.record.inclusion, of: recordLeaf, at: recordPosition, in: checkpoint, what: "record")
+        guard let event = EventLeaf.event(from: recordLeaf) else { throw Failure(description: "record: the leaf is not an event's") }
+        guard event.position == recordPosition else {
+            throw Failure(description: "record: the leaf holds position \(event.position), not \(recordPosition)")
+        }
+        let revision: IndexRevision
+        do {
+            revision = try IndexRevision(streamId: event.streamId, type: event.type, data: event.data)
+        } catch {
+            throw Failure(description: "record: \(error)")
+        }
+        guard revision.logSize < recordPosition else {
+            throw Failure(description: "record: a revision of \(revision.logSize) recorded at position \(recordPosition), not after it")
+        }
+        guard lookup.revision == IndexLookup.Revision(logSize: revision.logSize, root: revision.root.base64) else {
+            throw Failure(
+                description: "revision: the answer says \(lookup.revision.logSize) events, the record it proves says \(revision.logSize)")
+        }
+        // The listing, and each listed leaf in the log.
+        guard let proofBytes = Base64.decode(lookup.proof) else { throw Failure(description: "proof: not standard base64") }
+        var listed: [KeyListing.Listed] = []
+        for (offset, entry) in lookup.events.enumerated() {
+            let bytes = try leaf(entry, what: "event \(offset + 1)")
+            try EvidenceVerifier.checkInclusion(
+                entry.inclusion, of: bytes, at: entry.inclusion.position, in: checkpoint, what: "event \(offset + 1)")
+            listed.append(.init(position: entry.inclusion.position, leaf: bytes))
+        }
+        let positions: [Int64]
+        do {
+            positions = try KeyListing(revision: revision, proof: try PrefixProof(bytes: proofBytes), listed: listed).verify(key: key)
+        } catch {
+            throw Failure(description: "listing: \(error)")
+        }
+        guard lookup.positions == positions else {
+            throw Failure(description: "positions: the answer says \(lookup.positions.count), the proof shows \(positions.count)")
+        }
+        if let through, revision.logSize < through {
+            throw Failure(
+                description: "revision: it covers positions 1 … \(revision.logSize), not \(through): an event after it would be missing")
+        }
+        return Report(
+            key: key, positions: positions, revisionSize: revision.logSize, recordPosition: recordPosition, treeSize: checkpoint.size)
+    }
+
+    private static func leaf(_ entry: IndexLookup.Entry, what: String) throws -> [UInt8] {
+        guard let bytes = Base64.decode(entry.leaf) else { throw Failure(description: "\(what): the leaf is not standard base64") }
+        return bytes
+    }
+}

@@ -1,0 +1,47 @@
+/// `GET /v1/audit/lookup?collaboration=ID` or `?identity=ROOTHASH`: every event that names the key
+/// among the log's first `revision.logSize`, and no other, with one chain of proof that a
+/// stranger checks offline (docs/TRUST.md, "The verifiable index", "Lookups"): the signed
+/// `checkpoint`; the revision `record` (an `IndexRevisionRecorded` event) included under it; the
+/// key's `proof` (docs/TRUST.md's bytes, base64) under the record's root; and each listed event's
+/// leaf included under the same checkpoint. `positions` and `revision` say in plain figures what
+/// the proof shows, and a verifier refuses them unless they are exactly that.
+public struct IndexLookup: Codable, Sendable, Equatable {
+    /// A leaf of the log (base64 of its bytes, as the tiles serve it) and its inclusion proof
+    /// under the answer's checkpoint.
+    public struct Entry: Codable, Sendable, Equatable {
+        public var leaf: String
+        public var inclusion: InclusionProof
+
+        public init(leaf: String, inclusion: InclusionProof) {
+            (self.leaf, self.inclusion) = (leaf, inclusion)
+        }
+    }
+
+    /// The revision the record holds: the index root over the log's positions 1 … `logSize`.
+    public struct Revision: Codable, Sendable, Equatable {
+        public var logSize: Int64
+        public var root: String
+
+        public init(logSize: Int64, root: String) {
+            (self.logSize, self.root) = (logSize, root)
+        }
+    }
+
+    /// The key asked: a collaboration id, or an identity's root hash (standard base64); one of the two.
+    public var collaboration: String?
+    public var identity: String?
+    public var positions: [Int64]
+    public var revision: Revision
+    public var checkpoint: String
+    public var record: Entry
+    public var proof: String
+    public var events: [Entry]
+
+    public init(
+        collaboration: String?, identity: String?, positions: [Int64], revision: Revision, checkpoint: String, record: Entry,
+        proof: String, events: [Entry]
+    ) {
+        (self.collaboration, self.identity, self.positions, self.revision) = (collaboration, identity, positions, revision)
+        (self.checkpoint, self.record, self.proof, self.events) = (checkpoint, record, proof, events)
+    }
+}
