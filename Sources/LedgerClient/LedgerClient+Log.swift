@@ -36,6 +36,18 @@ extension LedgerClient {
         try await send("GET", "/v1/audit/evidence/\(position)")
     }
 
+    /// Every event that names collaboration `id`, and no other, proven through the verifiable
+    /// index (auditors, and its owner); `LookupVerifier.verify(_:key:)` checks it offline.
+    public func lookup(collaboration id: String) async throws -> IndexLookup {
+        try await send("GET", "/v1/audit/lookup", query: ["collaboration": id])
+    }
+
+    /// Every event that names the identity `rootHash` (32 bytes) in any collaboration, and no
+    /// other, proven (auditors).
+    public func lookup(identity rootHash: [UInt8]) async throws -> IndexLookup {
+        try await send("GET", "/v1/audit/lookup", query: ["identity": Data(rootHash).base64EncodedString()])
+    }
+
     /// On shards: the evidence of the event at `position` of shard `shard` through both levels
     /// (`Evidence.top`: its shard's checkpoint in the top log); `EvidenceVerifier.verify(_:key:)`
     /// checks both with the deployment's key.

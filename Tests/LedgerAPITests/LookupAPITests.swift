@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import LedgerClient
 import LedgerConfiguration
 import LedgerDeviceSimulator
 import LedgerDomain
@@ -74,6 +75,14 @@ struct LookupAPITests {
                 #expect(report.positions == (try await Self.scan(api, asked, through: report.revisionSize)), "\(query)")
                 #expect(report.positions.isEmpty == (query == "collaboration=no-such-collaboration"), "\(query)")
                 #expect(report.recordPosition > report.revisionSize && report.treeSize >= report.recordPosition)
+            }
+            // The SDK asks the same, for a collaboration and an identity.
+            let sdk = api.client("auditor", roles: ["auditor"])
+            for (lookup, asked) in [
+                (try await sdk.lookup(collaboration: id), IndexKey.collaboration(id)),
+                (try await sdk.lookup(identity: alice.hash.bytes), .identity(alice.hash)),
+            ] {
+                #expect(try LookupVerifier.verify(lookup, key: key, asked: asked, through: grant).positions.count >= 2)
             }
             // The owner asks for their collaboration; no one else, not even of one that does not exist.
             #expect(try await api.call(.get, "/v1/audit/lookup?collaboration=\(id)", as: "devin").status == .ok)
