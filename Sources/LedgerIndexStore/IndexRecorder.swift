@@ -41,6 +41,8 @@ public struct IndexRecorder: Service {
     public func run() async throws {
         let clock = ContinuousClock()
         var recorded = clock.now - recordEvery
+        // While rounds fail (a database down), one line at first and then one every 30 s, not five a second.
+        var failing: ContinuousClock.Instant?
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
                 _ = try await folder.catchUp()
@@ -48,9 +50,15 @@ public struct IndexRecorder: Service {
                     recorded = clock.now
                     try await record()
                 }
+                if failing != nil { logger.info("index: folding and recording again") }
+                failing = nil
             } catch {
-                logger.warning(
-                    "index: not folded or not recorded; trying again", metadata: ["error": "\(DatabaseFailure.describe(error))"])
+                if failing.map({ clock.now - $0 >= .seconds(30) }) ?? true {
+                    failing = clock.now
+                    logger.warning(
+                        "index: the log is not folded into the index, or its revision not recorded; trying again every \(interval)",
+                        metadata: ["error": "\(DatabaseFailure.describe(error))"])
+                }
             }
             try? await Task.sleep(for: interval)
         }

@@ -17,6 +17,16 @@ import NIOHTTP1
 public enum TestHTTP {
     public static let deadline: TimeAmount = .seconds(60)
 
+    /// The tests' client: the shared one's settings, but idle connections closed after 20 s, well
+    /// before the server's 60 s. The shared client keeps them 600 s, so a connection idle past a
+    /// minute (a test building its data through SQL meanwhile) could be taken from the pool just
+    /// as the server closed it: the request failed with "connection reset by peer".
+    static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration.singletonConfiguration
+        configuration.connectionPool = .init(idleTimeout: .seconds(20))
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
+
     public static func data(from url: URL) async throws -> (Data, HTTPURLResponse) {
         try await data(for: URLRequest(url: url))
     }
@@ -51,7 +61,7 @@ public enum TestHTTP {
         let (_, outgoing) = try converted(request)
         let response: HTTPClientResponse
         do {
-            response = try await HTTPClient.shared.execute(outgoing, timeout: streamDeadline)
+            response = try await client.execute(outgoing, timeout: streamDeadline)
         } catch is CancellationError {
             throw CancellationError()
         } catch {
@@ -74,7 +84,7 @@ public enum TestHTTP {
     /// throws it, so the SDK retries the same failures (`LedgerClient.isRetryable`).
     static func exchange(_ request: HTTPClientRequest) async throws -> (HTTPClientResponse, ByteBuffer) {
         do {
-            let response = try await HTTPClient.shared.execute(request, timeout: deadline)
+            let response = try await client.execute(request, timeout: deadline)
             return (response, try await response.body.collect(upTo: 256 << 20))
         } catch let error as HTTPClientError where error == .deadlineExceeded {
             throw URLError(.timedOut, userInfo: [NSUnderlyingErrorKey: error])
