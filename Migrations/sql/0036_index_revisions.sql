@@ -21,7 +21,7 @@ CREATE TABLE ledger_index_nodes (
     PRIMARY KEY (depth, prefix, log_size),
     -- A parent at depth 256 would have no children.
     CHECK (leaf_key IS NOT NULL OR depth < 256)
-) WITH (fillfactor = 80);
+);
 
 -- The newest revision whose nodes are kept: the recorder sets it to log_size, under the state
 -- row's lock, before it records that revision in the log.

@@ -56,7 +56,12 @@ struct LookupController: Sendable {
                 "no index revision is recorded under the published checkpoint yet: the index records one within about a second of an append (LEDGER_INDEX=yes); retry shortly",
                 retryAfter: 1)
         }
-        let (proof, positions) = try await index.lookup(key, revision: revision.logSize)
+        let (proof, positions) = try await index.lookup(key, revision: revision)
+        guard positions.count <= Self.maxListed else {
+            throw DomainError.invalid(
+                "\(key) is named by \(positions.count) events, more than the \(Self.maxListed) one lookup lists; ask for a collaboration or an identity with fewer",
+                code: .invalidQuery)
+        }
         let events = try await store.read(positions: positions + [recordPosition])
         guard events.map(\.position) == positions + [recordPosition] else {
             throw DomainError(.internalError, "the log does not hold every position the index lists")
@@ -89,6 +94,10 @@ struct LookupController: Sendable {
             throw DomainError(.notOwnerOrAuditor, "a collaboration's lookup is for auditors and its owner")
         }
     }
+
+    /// The most events one answer lists (each with its leaf and inclusion proof, about 1 KB):
+    /// a bound on what one request makes the server read and send.
+    static let maxListed = 10_000
 
     static func invalid(_ message: String) -> DomainError { DomainError.invalid(message, code: .invalidQuery) }
 }

@@ -104,14 +104,43 @@ struct Audit: AsyncParsableCommand {
     }
 
     struct Members: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "A collaboration's members now, or as they stood at a time.")
-        @Argument(help: "Collaboration id.") var collaboration: String
-        @Option(help: "RFC 3339 time to travel to.") var asOf: String?
+        static let configuration = CommandConfiguration(
+            abstract: "A collaboration's members now, or as they stood at a time; with --url, verified from the ledger's proofs alone.",
+            discussion: """
+                From the database's views by default. With --url, --token-file and --key: the collaboration's \
+                lookup (GET /v1/audit/lookup) checked link by link against the log's key, its events folded \
+                with the domain's rules, as they stood at --position (default: the answer's revision); \
+                nothing is taken from the ledger's views. Exits 2 naming the link that does not hold.
+                """)
+        @Argument(help: "Collaboration id.") var collaboration: String?
+        @Option(name: .customLong("collaboration"), help: "Collaboration id (as the argument).") var named: String?
+        @Option(help: "RFC 3339 time to travel to (from the views).") var asOf: String?
+        @Option(help: "Verified: the ledger's base URL, e.g. http://127.0.0.1:8080.") var url: String?
+        @Option(help: "Verified: a file holding an auditor's or the owner's bearer token.") var tokenFile: String?
+        @Option(help: ArgumentHelp(Setting.logKey.help("Verified: the log's verifier key (name+id+key)"))) var key: String?
+        @Option(help: "Verified: the position to fold up to (the answer must be complete through it).") var position: Int64?
         @OptionGroup var database: DatabaseOptions
 
+        func validate() throws {
+            guard (collaboration == nil) != (named == nil) else {
+                throw ValidationError("name the collaboration once: ID or --collaboration ID")
+            }
+            guard url != nil || (tokenFile == nil && position == nil) else {
+                throw ValidationError("--token-file and --position are for a verified answer: give --url too")
+            }
+            guard url == nil || asOf == nil else { throw ValidationError("--as-of reads the views; a verified answer takes --position") }
+            if let position, position < 1 { throw ValidationError("--position must be 1 or more") }
+        }
+
         func run() async throws {
+            if let url {
+                return try await VerifiedMembersCommand(
+                    url: url, tokenFile: tokenFile, key: try key ?? loadConfiguration().logKey, collaboration: (collaboration ?? named)!,
+                    position: position
+                ).run()
+            }
             let time = try asOf.map(Audit.parseTime)
-            let collaboration = collaboration
+            let collaboration = (collaboration ?? named)!
             let members = try await Audit.withService(database) { service in
                 var members = try await service.members(collaboration, caller: .operatorAuditor, asOf: time, limit: PageCursors.maxLimit)
                 while let cursor = members.nextCursor {

@@ -31,6 +31,9 @@ extension Audit {
             help:
                 "With a lookup answer: the position the answer must be complete through (its index revision covers 1 … at least this)."
         ) var through: Int64?
+        @Option(help: "With a lookup answer: the collaboration asked about (the answer must be its).") var collaboration: String?
+        @Option(help: "With a lookup answer: the identity asked about, a root hash in base64 (the answer must be its).") var identity:
+            String?
         @Option(
             help:
                 "On shards, with a tlog-proof of the event (its shard's level): the top level's tlog-proof of the same event (&level=top), checked with --key, the deployment's, and --policy's witnesses."
@@ -59,9 +62,12 @@ extension Audit {
                     "--top is for a shard's tlog-proof, with --key: the deployment's key (the shard's is derived from it)")
             }
             let verifier = try keyText.map { try NoteVerifier($0) }
-            if !isProof, let lookup = try? JSONDecoder().decode(IndexLookup.self, from: contents), let verifier {
-                return try verifyLookup(lookup, key: verifier)
+            // A lookup answer is the JSON object with a `record`; anything else is evidence.
+            let isLookup = !isProof && ((try? JSONDecoder().decode(JSONValue.self, from: contents))?["record"] != nil)
+            guard isLookup || (through == nil && collaboration == nil && identity == nil) else {
+                throw ValidationError("--through, --collaboration and --identity are for a lookup answer (GET /v1/audit/lookup)")
             }
+            if isLookup, let verifier { return try verifyLookup(contents, key: verifier) }
             do {
                 let witnesses = try policy.map { try WitnessPolicy(String(contentsOfFile: $0, encoding: .utf8)) }
                 let report: EvidenceVerifier.Report
@@ -92,9 +98,22 @@ extension Audit {
 
         /// A lookup answer (`GET /v1/audit/lookup`): every link of its chain, then the policy's
         /// quorum on its checkpoint; prints the positions.
-        func verifyLookup(_ lookup: IndexLookup, key: NoteVerifier) throws {
+        func verifyLookup(_ contents: Data, key: NoteVerifier) throws {
+            // The key asked, never only the one the answer names: a look-alike key's honest
+            // absence (another collaboration, an id in another Unicode form) would pass.
+            let asked: IndexKey
+            switch (collaboration, identity) {
+            case (let id?, nil): asked = .collaboration(id)
+            case (nil, let text?):
+                guard let bytes = Base64.decode(text), let root = Hash256(bytes), root.base64 == text else {
+                    throw ValidationError("--identity must be a root hash: the standard padded base64 of 32 bytes")
+                }
+                asked = .identity(root)
+            default: throw ValidationError("a lookup answer is checked for the key asked: give --collaboration ID or --identity ROOTHASH")
+            }
             do {
-                let report = try LookupVerifier.verify(lookup, key: key, through: through)
+                let lookup = try JSONDecoder().decode(IndexLookup.self, from: contents)
+                let report = try LookupVerifier.verify(lookup, key: key, asked: asked, through: through)
                 let cosigners = try policy.map { try WitnessPolicy(String(contentsOfFile: $0, encoding: .utf8)).verify(lookup.checkpoint) }
                 let listed = report.positions.isEmpty ? "no event" : "\(report.positions.count) event(s)"
                 print(

@@ -37,7 +37,7 @@ extension LedgerClient {
     }
 
     /// Every event that names collaboration `id`, and no other, proven through the verifiable
-    /// index (auditors, and its owner); `LookupVerifier.verify(_:key:)` checks it offline.
+    /// index (auditors, and its owner); `LookupVerifier.verify(_:key:asked:)` checks it offline.
     public func lookup(collaboration id: String) async throws -> IndexLookup {
         try await send("GET", "/v1/audit/lookup", query: ["collaboration": id])
     }

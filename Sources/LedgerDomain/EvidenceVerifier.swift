@@ -76,7 +76,8 @@ public enum EvidenceVerifier {
     )
         throws
     {
-        guard inclusion.position == position, inclusion.leafIndex == position - 1 else {
+        // `position` first: `position - 1` of a position from a document could overflow.
+        guard position >= 1, inclusion.position == position, inclusion.leafIndex == position - 1 else {
             throw Failure("\(what): the proof is for position \(inclusion.position), leaf \(inclusion.leafIndex), not the entry's")
         }
         guard inclusion.treeSize == checkpoint.size else {

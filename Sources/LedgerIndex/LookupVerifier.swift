@@ -41,8 +41,11 @@ public enum LookupVerifier {
         }
     }
 
+    /// `asked` is the key the caller asked about, never only the one the answer names: an honest
+    /// answer for a look-alike key (another collaboration, an id in another Unicode form) would
+    /// otherwise pass as the asked key's.
     public static func verify(
-        _ lookup: IndexLookup, key verifier: NoteVerifier, asked: IndexKey? = nil, through: Int64? = nil
+        _ lookup: IndexLookup, key verifier: NoteVerifier, asked: IndexKey, through: Int64? = nil
     ) throws(Failure) -> Report {
         do {
             return try check(lookup, key: verifier, asked: asked, through: through)
@@ -53,7 +56,7 @@ public enum LookupVerifier {
         }
     }
 
-    private static func check(_ lookup: IndexLookup, key verifier: NoteVerifier, asked: IndexKey?, through: Int64?) throws -> Report {
+    private static func check(_ lookup: IndexLookup, key verifier: NoteVerifier, asked: IndexKey, through: Int64?) throws -> Report {
         let checkpoint: Checkpoint
         do {
             checkpoint = try Checkpoint.open(lookup.checkpoint, verifier: verifier)
@@ -61,7 +64,7 @@ public enum LookupVerifier {
             throw Failure(description: "checkpoint: \(error)")
         }
         let key = try key(of: lookup)
-        if let asked, asked != key { throw Failure(description: "key: the answer is for \(key), not \(asked)") }
+        guard asked == key else { throw Failure(description: "key: the answer is for \(key), not \(asked)") }
         // The record.
         let recordLeaf = try leaf(lookup.record, what: "record")
         let recordPosition = lookup.record.inclusion.position

@@ -66,15 +66,18 @@ public struct IndexFolder: Sendable {
         }
     }
 
-    /// Folds batches until the index covers the log as it was when the last batch read it, or
-    /// another folder holds the state row; answers the last outcome (`.upToDate` or `.busy`)
+    /// Folds batches until the index covers the log as it was when the last batch read it,
+    /// another folder holds the state row, or `deadline` has passed (under steady appends a
+    /// batch nearly always finds a new leaf, so a caller with other work bounds the round);
+    /// answers the last outcome (`.upToDate`, `.busy`, or the last `.folded` at the deadline)
     /// and how many batches were committed.
-    public func catchUp() async throws -> (outcome: Outcome, batches: Int) {
+    public func catchUp(until deadline: ContinuousClock.Instant? = nil) async throws -> (outcome: Outcome, batches: Int) {
         var batches = 0
         while true {
             let outcome = try await fold()
             guard case .folded = outcome else { return (outcome, batches) }
             batches += 1
+            if let deadline, ContinuousClock.now >= deadline { return (outcome, batches) }
         }
     }
 }

@@ -37,19 +37,23 @@ public struct IndexReader: Sendable {
     }
 
     /// `key`'s proof under the kept revision `revision` and the positions listed for it up to
-    /// its size, in one snapshot: the tree as the fold through `revision` left it. Refused
-    /// unless `revision` is kept (at or below the kept size): one never kept reads nodes that
-    /// later folds rewrote.
-    public func lookup(_ key: IndexKey, revision: Int64) async throws -> (proof: PrefixProof, positions: [Int64]) {
+    /// its size, in one snapshot: the tree as the fold through its size left it. Refused unless
+    /// the nodes there make the revision's root: a size past the kept one, or one never kept
+    /// (folds after it rewrote its rows), or nodes changed by hand, never answer a proof that
+    /// would not verify.
+    public func lookup(_ key: IndexKey, revision: IndexRevision) async throws -> (proof: PrefixProof, positions: [Int64]) {
         try await client.transaction(logger: logger) { connection in
             try await connection.queryUnlessClosed("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", logger: logger)
             let kept = try await IndexTables.keptSize(on: connection, logger: logger)
-            guard revision <= kept else {
-                throw IndexStoreError("revision \(revision) is not kept: the index keeps revisions up to \(kept)")
+            guard revision.logSize <= kept else {
+                throw IndexStoreError("revision \(revision.logSize) is not kept: the index keeps revisions up to \(kept)")
             }
-            let tree = PrefixTree(store: PostgresNodeStore(connection: connection, logger: logger, revision: revision))
+            let tree = PrefixTree(store: PostgresNodeStore(connection: connection, logger: logger, revision: revision.logSize))
+            guard try await tree.root() == revision.root else {
+                throw IndexStoreError("the index's nodes at \(revision.logSize) do not make the root recorded for it: not a kept revision")
+            }
             let proof = try await tree.proof(for: key.hash)
-            return (proof, try await IndexTables.positions(of: key.hash, through: revision, on: connection, logger: logger))
+            return (proof, try await IndexTables.positions(of: key.hash, through: revision.logSize, on: connection, logger: logger))
         }
     }
 

@@ -45,7 +45,8 @@ public struct IndexRecorder: Service {
         var failing: ContinuousClock.Instant?
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
-                _ = try await folder.catchUp()
+                // Bounded by the record's time: under steady appends a fold nearly always finds more.
+                _ = try await folder.catchUp(until: recorded + recordEvery)
                 if clock.now - recorded >= recordEvery {
                     recorded = clock.now
                     try await record()

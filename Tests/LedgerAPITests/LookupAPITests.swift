@@ -110,17 +110,58 @@ struct LookupAPITests {
             try JSONEncoder().encode(lookup).write(to: file)
             let environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LEDGER_") }
             let output = try await ProcessRunner.run(
-                ledgerBinary(), ["audit", "verify", file.path, "--key", key.text], environment: environment)
+                ledgerBinary(), ["audit", "verify", file.path, "--key", key.text, "--collaboration", id], environment: environment)
             #expect(output.status == 0 && output.output.contains("and no other"), "\(output.output)")
+            // The key asked is required, and must be the answer's.
+            for extra in [[], ["--collaboration", "no-such-collaboration"]] {
+                let asked = try await ProcessRunner.run(
+                    ledgerBinary(), ["audit", "verify", file.path, "--key", key.text] + extra, environment: environment)
+                #expect(asked.status != 0, "\(extra): \(asked.output)")
+            }
             #expect(output.output.split(separator: "\n").dropFirst().map { Int64($0) } == lookup.positions.map { $0 }, "\(output.output)")
             var dropped = lookup
             dropped.events.removeLast()
             dropped.positions.removeLast()
             try JSONEncoder().encode(dropped).write(to: file)
             let refused = try await ProcessRunner.run(
-                ledgerBinary(), ["audit", "verify", file.path, "--key", key.text], environment: environment)
+                ledgerBinary(), ["audit", "verify", file.path, "--key", key.text, "--collaboration", id], environment: environment)
             #expect(refused.status != 0 && refused.output.contains("FAILED: listing"), "\(refused.output)")
             #expect(try await api.eventCount() >= events)
+        }
+    }
+
+    @Test("members folded from a verified lookup equal the served members at each position of the collaboration")
+    func verifiedMembers() async throws {
+        try await LiveServer.run(configuration: Self.configuration, signer: try NoteSigner(name: "lookup.test/ledger")) { api in
+            let (id, _, key, _) = try await LogAPITests.grantedLog(api)
+            // More history: carol invited with a window, then removed; dana invited.
+            let (carol, dana) = (SimulatedPerson(collaborationId: id, devices: 1), SimulatedPerson(collaborationId: id, devices: 1))
+            for body in [
+                #"{"added":[{"rootHash":"\#(carol.rootHash)","notAfter":"2099-01-01T00:00:00Z"}]}"#, #"{"removed":["\#(carol.rootHash)"]}"#,
+                #"{"added":["\#(dana.rootHash)"]}"#,
+            ] {
+                let r = try await api.call(.post, "/v1/collaborations/\(id)/participants", as: "devin", json: body)
+                #expect(r.status == .ok, "\(r.raw)")
+            }
+            let last = try await api.call(.get, "/v1/collaborations/\(id)/history", as: "devin").body["events"]!.array.last!["position"]!
+                .int!
+            let lookup = try await Self.lookup(api, "collaboration=\(id)", through: last, key: key)
+            #expect(lookup.positions.count >= 5)
+            for position in lookup.positions {
+                let (_, state) = try VerifiedMembers.fold(lookup, key: key, collaboration: id, at: position)
+                var folded: [String: String] = [:]
+                for (hash, identity) in state?.identities ?? [:] where identity.status != .removed {
+                    folded[hash] = identity.status.rawValue
+                }
+                let served = try await api.call(.get, "/v1/collaborations/\(id)/members?atPosition=\(position)", as: "devin")
+                var members: [String: String] = [:]
+                for member in served.body["members"]?.array ?? [] { members[member["rootHash"]!.string!] = member["state"]!.string! }
+                #expect(folded == members, "at \(position): \(served.raw)")
+            }
+            // A position past the answer's revision is refused: an event after it could be missing.
+            #expect(throws: LookupVerifier.Failure.self) {
+                try VerifiedMembers.fold(lookup, key: key, collaboration: id, at: lookup.revision.logSize + 1)
+            }
         }
     }
 
@@ -166,6 +207,8 @@ struct LookupAPITests {
             refused("the record's inclusion under another tree", at: "record") { $0.record.inclusion.treeSize = first.size }
             refused("another event passed off as the record", at: "record") { $0.record = $0.events[0] }
             refused("another key asked", at: "key") { $0.collaboration = "no-such-collaboration" }
+            refused("a position that would overflow", at: "event 1") { $0.events[0].inclusion.position = .min }
+            refused("a record position that would overflow", at: "record") { $0.record.inclusion.position = .min }
             // The record under an older checkpoint than its own: its inclusion cannot hold there.
             let older = try await api.call(.get, "/v1/log/checkpoint?size=\(first.size)", as: "eve").raw
             refused("the record under an older checkpoint", at: "record") { $0.checkpoint = older }

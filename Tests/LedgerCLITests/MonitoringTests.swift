@@ -4,6 +4,7 @@ import LedgerDeviceSimulator
 import LedgerPostgres
 import LedgerTestSupport
 import Logging
+import Synchronization
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -88,12 +89,20 @@ struct MonitoringTests {
             defer { poolTask.cancel() }
 
             try await TestPrometheus.run(scraping: server.baseURL) { prometheus in
-                try await waitUntil(
-                    timeout: .seconds(60), interval: .milliseconds(250), "Prometheus scrapes every metric the rules and the dashboard read"
-                ) {
-                    var missing: [String] = []
-                    for name in names where try await prometheus.query("count({__name__=\"\(name)\"})").isEmpty { missing.append(name) }
-                    return missing.isEmpty
+                let unscraped = Mutex<[String]>([])
+                do {
+                    try await waitUntil(
+                        timeout: .seconds(90), interval: .milliseconds(250),
+                        "Prometheus scrapes every metric the rules and the dashboard read"
+                    ) {
+                        var missing: [String] = []
+                        for name in names where try await prometheus.query("count({__name__=\"\(name)\"})").isEmpty { missing.append(name) }
+                        unscraped.withLock { $0 = missing }
+                        return missing.isEmpty
+                    }
+                } catch {
+                    Issue.record("never scraped: \(unscraped.withLock { $0 })")
+                    throw error
                 }
                 try await waitUntil(timeout: .seconds(30), interval: .milliseconds(250), "every alert rule evaluated") {
                     let rules = try await prometheus.rules()

@@ -23,7 +23,7 @@ struct IndexRecorderTests {
             for key in IndexMap.keys(leaf: leaf) { scan[key, default: []].append(Int64(offset + 1)) }
         }
         for key in Array(memory.keys) + [.collaboration("never-in-the-log")] {
-            let (proof, positions) = try await reader.lookup(key, revision: revision.logSize)
+            let (proof, positions) = try await reader.lookup(key, revision: revision)
             let listing = KeyListing(
                 revision: revision, proof: proof,
                 listed: positions.map { KeyListing.Listed(position: $0, leaf: memory.leaves[Int($0) - 1]) })
@@ -70,9 +70,16 @@ struct IndexRecorderTests {
                         == revision.root)
                 try await Self.expectLookups(IndexReader(client: client, logger: Self.logger), memory, revision: revision)
             }
-            // A revision never kept is refused, not answered from nodes later folds rewrote.
+            // A revision never kept is refused, not answered from nodes later folds rewrote: past
+            // the kept size, or below it (between two records, its rows rewritten by the folds after it).
             let reader = IndexReader(client: client, logger: Self.logger)
-            await #expect(throws: IndexStoreError.self) { try await reader.lookup(.collaboration("x"), revision: head) }
+            let unkept = try IndexRevision(logSize: head, root: try await memory.rebuild())
+            await #expect(throws: IndexStoreError.self) { try await reader.lookup(.collaboration("x"), revision: unkept) }
+            let between = (revisions[0].logSize + revisions[1].logSize) / 2
+            let betweenRoot = try await LogIndex(store: MemoryNodeStore()).append(memory.leaves.prefix(Int(between)), from: 1)
+            await #expect(throws: IndexStoreError.self) {
+                try await reader.lookup(.collaboration("x"), revision: try IndexRevision(logSize: between, root: betweenRoot))
+            }
         }
     }
 
