@@ -391,7 +391,7 @@ let package = Package(
         // Client SDK for apps: Foundation, the wire types and the log's math only, no server targets.
         .target(
             name: "LedgerClient",
-            dependencies: ["LedgerWire", "LedgerDomain", "TransparencyLog"],
+            dependencies: ["LedgerWire", "LedgerDomain", "TransparencyLog", "LedgerIndex"],
             swiftSettings: swiftSettings
         ),
         // Test support: a throwaway PostgreSQL cluster and per-test databases, the router harness,

@@ -116,7 +116,9 @@ extension LedgerProcess {
             if front != nil { named[metadataKey: "shard"] = "\(index)" }
             let reach = front.map { $0.joins[index].reach }  // the one its join asks
             let reachable = reach.map { reach in { @Sendable in await reach() == .answers } }
-            let availability = reach.map { DatabaseAvailability(client: client, shard: "\(index)", reach: $0, logger: logger) }
+            let availability = reach.map {
+                DatabaseAvailability(client: client, shard: "\(index)", misses: availabilityMisses, reach: $0, logger: logger)
+            }
             // On shards the watchdog and availability probe the pool once the shard joins (`ShardJoin`).
             let monitors: [any Service] =
                 [DatabaseWatchdog(client: client, logger: named, onWedged: onWedged, reachable: reachable)]
@@ -135,7 +137,8 @@ extension LedgerProcess {
             let reachable = { @Sendable in await reach() == .answers }
             var named = logger
             named[metadataKey: "shard"] = "top"
-            let availability = DatabaseAvailability(client: front.top, shard: "top", reach: reach, logger: logger)
+            let availability = DatabaseAvailability(
+                client: front.top, shard: "top", misses: availabilityMisses, reach: reach, logger: logger)
             always += [DatabaseWatchdog(client: front.top, logger: named, onWedged: onWedged, reachable: reachable), availability]
             cluster = .init(map: front.map, top: front.top, topAvailability: availability)
         }

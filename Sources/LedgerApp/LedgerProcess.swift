@@ -53,6 +53,10 @@ public struct LedgerProcess: Sendable {
     /// `serve`'s proof engines (tests set their settings and hooks).
     public var engine = RoleServices.Engine()
     public var maxConnections = 40
+    /// On shards: how many silent checks in a row say a shard down (`DatabaseAvailability`; a
+    /// refusal says it at once). Two in production; tests of other things on a machine that
+    /// stalls for seconds under every suite at once raise it.
+    public var availabilityMisses = 2
     /// The PL/Proxy cluster (`LEDGER_SHARD_CLUSTER`) whose shards hold the collaborations, defined
     /// in `database`; nil: `database` holds them all. `serve` only (docs/SCALING.md).
     public var shardCluster: String?

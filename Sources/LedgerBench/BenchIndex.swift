@@ -30,6 +30,8 @@ struct BenchIndex: AsyncParsableCommand {
     @OptionGroup var target: BenchTarget
     @Option(help: "Events in the log.") var events = 200_000
     @Option(help: "Leaves folded per transaction.") var batch = 5_000
+    @Option(help: "scripts/index-check, run over the log's leaves to check the recorded roots (empty: not run).")
+    var indexCheck = "scripts/index-check"
 
     func validate() throws {
         guard events >= 20_000, batch > 0 else { throw ValidationError("--events at least 20,000, --batch at least 1") }
@@ -68,6 +70,8 @@ struct BenchIndex: AsyncParsableCommand {
                     }
                     disk.append((covered, try await reader.diskBytes()))
                     print(String(format: "  index covers %lld events: %.1f MB on disk", covered, Double(disk.last!.bytes) / 1e6))
+                    // Kept and recorded (untimed), as `ledger serve` records revisions.
+                    _ = try await IndexRecorder(client: client, events: store, logger: quiet).record()
                 }
                 let rate = Double(head) / elapsed.seconds
                 let memory = try await Self.memoryRebuild(store, head: head, batch: batch)
@@ -88,8 +92,30 @@ struct BenchIndex: AsyncParsableCommand {
                     String(
                         format: "  index disk per million events       %10.0f MB        (%.1f MB at %lld, %.1f MB at %lld events)",
                         perMillion / 1e6, Double(disk[0].bytes) / 1e6, disk[0].covered, Double(disk[1].bytes) / 1e6, disk[1].covered))
+                if !indexCheck.isEmpty { try await Self.pythonCheck(client, script: indexCheck, logger: quiet) }
             }
         }
+    }
+
+    /// `scripts/index-check` (Python, from docs/TRUST.md alone) over every leaf of the log as
+    /// `ledger_leaf` writes it: it checks each recorded revision's root; prints what it said.
+    static func pythonCheck(_ client: PostgresClient, script: String, logger: Logger) async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("index-check-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: file) }
+        FileManager.default.createFile(atPath: file.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: file)
+        let rows = try await client.query(
+            """
+            SELECT ledger_leaf(position, stream_id, version, event_id, event_type, data::text, metadata::text, recorded_at)
+            FROM ledger_events ORDER BY position
+            """, logger: logger)
+        for try await leaf in rows.decode(Data.self) { try handle.write(contentsOf: Data((leaf.base64EncodedString() + "\n").utf8)) }
+        try handle.close()
+        let started = ContinuousClock.now
+        let run = try await ProcessRunner.run("/usr/bin/env", ["python3", script, file.path])
+        print(
+            String(format: "  scripts/index-check over the log's leaves (%.0f s): ", (ContinuousClock.now - started).seconds)
+                + run.output.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     /// Events per second of the same rebuild into a `MemoryNodeStore` (LedgerIndex alone, no

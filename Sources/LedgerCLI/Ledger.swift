@@ -12,7 +12,7 @@ struct Ledger: AsyncParsableCommand {
         subcommands: [
             Serve.self, API.self, Project.self, Verifier.self, Deliver.self, CheckpointerRole.self, Migrate.self, Backup.self, Restore.self,
             Projections.self, Audit.self, Log.self, Token.self, Feed.self, Privacy.self, Witness.self, SettingsCommand.self, Demo.self,
-            Shards.self,
+            Shards.self, IndexCommand.self,
         ]
     )
 

@@ -6,8 +6,10 @@ import LedgerDeviceSimulator
 import LedgerDomain
 import LedgerIndex
 import LedgerPostgres
+import LedgerStore
 import LedgerTestSupport
 import LedgerWire
+import Logging
 import PostgresNIO
 import Testing
 import TransparencyLog
@@ -162,6 +164,43 @@ struct LookupAPITests {
             #expect(throws: LookupVerifier.Failure.self) {
                 try VerifiedMembers.fold(lookup, key: key, collaboration: id, at: lookup.revision.logSize + 1)
             }
+        }
+    }
+
+    @Test("ledger index verify: recorded roots equal the index rebuilt from tiles; a forged one is named")
+    func indexVerify() async throws {
+        try await LiveServer.run(configuration: Self.configuration, signer: try NoteSigner(name: "lookup.test/ledger")) { api in
+            let (id, grant, key, _) = try await LogAPITests.grantedLog(api)
+            _ = try await Self.lookup(api, "collaboration=\(id)", through: grant, key: key)
+            let auditor = LedgerClient(baseURL: api.baseURL, transport: HTTPClientTransport()) {
+                try await api.token("auditor", roles: ["auditor"])
+            }
+            let verified = try await auditor.verifyIndex(key: key)
+            #expect(!verified.revisions.isEmpty && verified.revisions.last!.logSize >= grant)
+            let tokenFile = FileManager.default.temporaryDirectory.appendingPathComponent("auditor-\(UUID().uuidString.prefix(8))")
+            defer { try? FileManager.default.removeItem(at: tokenFile) }
+            try await api.token("auditor", roles: ["auditor"]).write(to: tokenFile, atomically: true, encoding: .utf8)
+            let environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LEDGER_") }
+            let output = try await ProcessRunner.run(
+                ledgerBinary(),
+                ["index", "verify", "--url", api.baseURL.absoluteString, "--key", key.text, "--token-file", tokenFile.path],
+                environment: environment)
+            #expect(output.status == 0 && output.output.contains("index verify: OK"), "\(output.output)")
+
+            // A record with another root, appended by hand past the recorder's: named once a checkpoint covers it.
+            let store = EventStore(client: api.db, logger: Logger(label: "test"))
+            let head = try await store.head().position
+            let state = try #require(try await store.streamState(IndexRevision.stream))
+            let forged = try IndexRevision(logSize: head, root: Hash256([UInt8](repeating: 1, count: 32))!)
+            let appended = try await store.append(
+                .init(
+                    streamId: IndexRevision.stream, expectedVersion: .exact(state.version),
+                    events: [NewEvent(type: IndexRevision.type, data: forged.data)], state: forged.data))
+            try await waitUntil(timeout: .seconds(30), "a published checkpoint covering the forged record") {
+                try await auditor.publishedCheckpoint(key: key).checkpoint.size >= appended.lastPosition
+            }
+            let failure = await #expect(throws: LogAuditFailure.self) { try await auditor.verifyIndex(key: key) }
+            #expect(failure?.description.contains("the index of the first \(head) leaves") == true, "\(String(describing: failure))")
         }
     }
 

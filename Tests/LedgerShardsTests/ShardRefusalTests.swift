@@ -33,7 +33,7 @@ struct ShardRefusalTests {
     func refusing() async throws {
         try await withOwnCluster(logger: LiveShards.logger) { ownOwner, own in
             let shards = [try await TestCluster.shared.makeDatabase(), ownOwner]
-            try await LiveShards.run(shards: shards) { live in
+            try await LiveShards.run(shards: shards, misses: 2) { live in
                 let devin = live.client("devin")
                 var on: [String?] = [nil, nil]
                 for n in 0..<64 where on.contains(nil) {
