@@ -33,9 +33,9 @@ struct ScheduledWindowTests {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 defer { group.cancelAll() }
                 let aliceSeen = TimeBoundAccessTests.listen(alice, after: started, in: &group)
-                // The start 45 s ahead: the checks below must all run before it, on a machine the whole suite
-                // loads (25 s was once too little, the suite having grown).
-                let start = TestWindows.kept(Date().addingTimeInterval(45))
+                // The start 90 s ahead: the checks below must all run before it, on a machine the whole suite
+                // loads (25 s, then 45 s, were once too little, the suite having grown).
+                let start = TestWindows.kept(Date().addingTimeInterval(90))
                 let moved = try await devin.updateParticipants(
                     windows: [IdentityWindow(rootHash: person.rootHashData, notBefore: start, notAfter: start.addingTimeInterval(3600))],
                     in: id)

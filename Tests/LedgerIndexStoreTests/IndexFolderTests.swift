@@ -16,11 +16,12 @@ struct IndexFolderTests {
     static let logger = Logger(label: "index-store-test")
 
     /// Checks the stored index against `memory` at the size it covers: the state, the root the
-    /// stored nodes make, every key's value and a proof of one present and one absent key.
+    /// stored nodes make, the values of 40 keys (the root's equality already covers every value;
+    /// these name a difference) and a proof of one present and one absent key.
     static func expectEqual(_ reader: IndexReader, _ memory: MemoryIndex, size: Int64, root: Hash256) async throws {
         let tree = PrefixTree(store: memory.memory)
         var values: [Hash256: Hash256?] = [:]
-        for key in memory.keys { values[key.hash] = try await tree.value(of: key.hash) }
+        for key in memory.keys.map(\.hash).sorted().prefix(40) { values[key] = try await tree.value(of: key) }
         let absent = IndexKey.collaboration("never-in-the-log").hash
         let present = values.first
         let (state, storedRoot, stored, proofs) = try await reader.read { state, tree in
