@@ -7,11 +7,13 @@
 
 DROP TABLE ledger_index_nodes;
 
--- A node at its position (0035: depth 0 … 256 and the first `depth` bits of its keys) as the
--- fold through `log_size` left it. A fold writes each node it changed at its own size, in
--- place over a row newer than the kept size (`ledger_index_state.kept_size`: no kept revision
--- reads it), else as a new row, so the rows at or below a kept size never change again. A leaf
--- holds its key hash (`leaf_key`) and the key's value (`digest`); a parent its hash.
+-- A node at its position (0035: depth 0 … 256 and the first `depth` bits of its keys), written
+-- by the fold through `log_size`, the first after the kept size (`ledger_index_state.kept_size`)
+-- to write it. Later folds rewrite it in place (its key untouched: a HOT update, fill factor 80)
+-- until a revision at or past them is kept; after that a fold adds a new row. So the rows at or
+-- below a kept size never change, and a kept revision reads, at each position, the row with the
+-- largest `log_size` at or below it. A leaf holds its key hash (`leaf_key`) and the key's value
+-- (`digest`); a parent its hash.
 CREATE TABLE ledger_index_nodes (
     depth    int2  NOT NULL CHECK (depth BETWEEN 0 AND 256),
     prefix   bytea NOT NULL CHECK (octet_length(prefix) = (depth + 7) / 8),
@@ -21,7 +23,7 @@ CREATE TABLE ledger_index_nodes (
     PRIMARY KEY (depth, prefix, log_size),
     -- A parent at depth 256 would have no children.
     CHECK (leaf_key IS NOT NULL OR depth < 256)
-);
+) WITH (fillfactor = 80);
 
 -- The newest revision whose nodes are kept: the recorder sets it to log_size, under the state
 -- row's lock, before it records that revision in the log.

@@ -51,9 +51,12 @@ enum IndexTables {
 
     /// Puts each node at its position as the fold through `revision` leaves it, in one
     /// statement: over the position's row newer than `kept` (one no kept revision reads; there
-    /// is at most one, as every fold after `kept` rewrites it in place), else as a new row. So
-    /// the rows at or below `kept` never change. Inside the caller's transaction, so the nodes
-    /// commit with the state or not at all.
+    /// is at most one, as every fold after `kept` rewrites it in place), else as a new row at
+    /// `revision`. A row rewritten in place keeps its `log_size`, the first fold after `kept` that
+    /// wrote the position, so the update changes no indexed column (a HOT update, no index entry
+    /// added) and the next kept revision, at or past every fold before it, reads the row as the
+    /// last of them left it. The rows at or below `kept` never change. Inside the caller's
+    /// transaction, so the nodes commit with the state or not at all.
     static func store(
         _ nodes: [NodePosition: IndexNode], revision: Int64, kept: Int64, on connection: PostgresConnection, logger: Logger
     ) async throws {
@@ -82,7 +85,7 @@ enum IndexTables {
                 SELECT depth, prefix, NULLIF(leaf_key, ''::bytea) AS leaf_key, digest
                 FROM unnest(\(depths)::int2[], \(prefixes)::bytea[], \(keys)::bytea[], \(digests)::bytea[]) AS n(depth, prefix, leaf_key, digest)
             ), moved AS (
-                UPDATE ledger_index_nodes t SET log_size = \(revision), leaf_key = n.leaf_key, digest = n.digest
+                UPDATE ledger_index_nodes t SET leaf_key = n.leaf_key, digest = n.digest
                 FROM n WHERE t.depth = n.depth AND t.prefix = n.prefix AND t.log_size > \(kept)
                 RETURNING t.depth, t.prefix
             )
