@@ -27,19 +27,30 @@ struct WitnessCommandTests {
         try signer.sign(Checkpoint(origin: origin, size: Int64(n), rootHash: root(n)).text)
     }
 
+    struct NeverListened: Error {}
+
     /// The witness process: started, and killed with SIGKILL.
     struct Running {
         let pid: pid_t
         let port: Int
 
+        /// A free port may be taken by another suite before the witness binds it: a witness that
+        /// exits before it listens is started again on another, up to three times.
         static func start(_ key: String, dataDir: String) async throws -> Running {
-            let port = try EmbeddedPostgres.freePort()
-            let pid = try ProcessRunner.launch(
-                ledgerBinary(),
-                ["witness", "serve", "--port", String(port), "--key", key, "--log", log.verifier.text, "--data-dir", dataDir],
-                outputPath: "/dev/null")
-            try await waitUntil(timeout: .seconds(30), "the witness listening") { await WitnessCommandTests.answersHealth(port: port) }
-            return Running(pid: pid, port: port)
+            for attempt in 1...3 {
+                let port = try EmbeddedPostgres.freePort()
+                let pid = try ProcessRunner.launch(
+                    ledgerBinary(),
+                    ["witness", "serve", "--port", String(port), "--key", key, "--log", log.verifier.text, "--data-dir", dataDir],
+                    outputPath: "/dev/null")
+                // 90 s: a debug `ledger` of some 100 MB starting beside the whole suite once took more than 30.
+                try await waitUntil(timeout: .seconds(90), "the witness listening or gone") {
+                    await WitnessCommandTests.answersHealth(port: port) || ProcessRunner.exitStatus(of: pid) != nil
+                }
+                if await WitnessCommandTests.answersHealth(port: port) { return Running(pid: pid, port: port) }
+                print("witness: attempt \(attempt) exited before it listened on \(port); starting it again on another port")
+            }
+            throw NeverListened()
         }
 
         func kill9() async {
