@@ -39,11 +39,11 @@ struct LookupController: Sendable {
             key = .collaboration(id)
             if !caller.isAuditor { try await requireOwner(caller, of: id) }
         case (nil, let text?):
-            guard let bytes = Base64.decode(text), let root = Hash256(bytes), root.base64 == text else {
+            guard let identity = IndexKey.identity(base64: text) else {
                 throw Self.invalid("identity must be a root hash: the standard padded base64 of 32 bytes")
             }
             guard caller.isAuditor else { throw DomainError(.notAuditor, "an identity's lookup spans collaborations: it is for auditors") }
-            key = .identity(root)
+            key = identity
         default:
             throw Self.invalid("give collaboration=ID or identity=ROOTHASH, one of the two")
         }

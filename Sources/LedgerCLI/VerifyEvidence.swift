@@ -105,10 +105,10 @@ extension Audit {
             switch (collaboration, identity) {
             case (let id?, nil): asked = .collaboration(id)
             case (nil, let text?):
-                guard let bytes = Base64.decode(text), let root = Hash256(bytes), root.base64 == text else {
+                guard let identity = IndexKey.identity(base64: text) else {
                     throw ValidationError("--identity must be a root hash: the standard padded base64 of 32 bytes")
                 }
-                asked = .identity(root)
+                asked = identity
             default: throw ValidationError("a lookup answer is checked for the key asked: give --collaboration ID or --identity ROOTHASH")
             }
             do {

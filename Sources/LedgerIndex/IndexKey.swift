@@ -1,3 +1,5 @@
+import TransparencyLog
+
 /// A key of the verifiable index (docs/TRUST.md, "The verifiable index"): a collaboration, whose
 /// value lists every event of its stream, or an identity's root hash, whose value lists every
 /// event naming it in any collaboration. Never an account, a pseudonym, a handle or a name.
@@ -11,6 +13,13 @@ public enum IndexKey: Hashable, Sendable, CustomStringConvertible {
     case collaboration(String)
     /// An identity's 32-byte root hash.
     case identity(Hash256)
+
+    /// The identity key of a root hash written as the canonical base64 of 32 bytes (standard,
+    /// padded, decoding to bytes that encode back to the same text); nil for any other text.
+    public static func identity(base64 text: String) -> IndexKey? {
+        guard let bytes = Base64.decode(text), let root = Hash256(bytes), root.base64 == text else { return nil }
+        return .identity(root)
+    }
 
     /// Where the key sits in the tree (`IndexHashing.keyHash`).
     public var hash: Hash256 { IndexHashing.keyHash(self) }

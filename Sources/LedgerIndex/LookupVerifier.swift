@@ -33,10 +33,10 @@ public enum LookupVerifier {
         switch (lookup.collaboration, lookup.identity) {
         case (let id?, nil): return .collaboration(id)
         case (nil, let text?):
-            guard let bytes = Base64.decode(text), let root = Hash256(bytes), root.base64 == text else {
+            guard let identity = IndexKey.identity(base64: text) else {
                 throw Failure(description: "key: identity \(text) is not the standard base64 of a 32-byte root hash")
             }
-            return .identity(root)
+            return identity
         default: throw Failure(description: "key: an answer names one collaboration or one identity")
         }
     }
