@@ -11,7 +11,8 @@ import TransparencyLog
 /// `GET /v1/audit/lookup?collaboration=ID` or `?identity=ROOTHASH` (docs/TRUST.md, "The
 /// verifiable index", "Lookups"): every event naming the key among the positions the newest
 /// recorded revision under the published checkpoint covers, and no other, with the chain that
-/// proves it (`IndexLookup`; `LookupVerifier` checks it offline).
+/// proves it (`IndexLookup`; `LookupVerifier` checks it offline). With `size=N`, under the signed
+/// checkpoint of size N instead (the shard front asks for the one the top log recorded).
 ///
 /// A collaboration's lookup is for an auditor or its owner; an identity's, for an auditor (it
 /// spans collaborations). An auditor asking for a key no event names gets a proof of absence, as
@@ -47,8 +48,18 @@ struct LookupController: Sendable {
         default:
             throw Self.invalid("give collaboration=ID or identity=ROOTHASH, one of the two")
         }
-        guard let checkpoint = try await latestCheckpoint.get() else {
-            throw DomainError(.noCheckpoint, "no checkpoint has been signed yet")
+        // `size`: under that signed checkpoint (on shards, the one the top log recorded); else the latest.
+        let checkpoint: LogTree.StoredCheckpoint
+        if let size = try Query.integer(request, "size", minimum: 1) {
+            guard let stored = try await tree.checkpoint(size: size) else {
+                throw DomainError(.notFound, "no checkpoint of size \(size) was signed")
+            }
+            checkpoint = stored
+        } else {
+            guard let latest = try await latestCheckpoint.get() else {
+                throw DomainError(.noCheckpoint, "no checkpoint has been signed yet")
+            }
+            checkpoint = latest
         }
         guard let (recordPosition, revision) = try await index.recorded(through: checkpoint.size) else {
             throw DomainError(

@@ -114,11 +114,15 @@ extension Audit {
             do {
                 let lookup = try JSONDecoder().decode(IndexLookup.self, from: contents)
                 let report = try LookupVerifier.verify(lookup, key: key, asked: asked, through: through)
-                let cosigners = try policy.map { try WitnessPolicy(String(contentsOfFile: $0, encoding: .utf8)).verify(lookup.checkpoint) }
+                // On shards the witnesses cosign the top log's checkpoint, the one auditors follow.
+                let cosigners = try policy.map {
+                    try WitnessPolicy(String(contentsOfFile: $0, encoding: .utf8)).verify(lookup.top?.checkpoint ?? lookup.checkpoint)
+                }
                 let listed = report.positions.isEmpty ? "no event" : "\(report.positions.count) event(s)"
                 print(
                     "audit verify: OK, \(report.key): \(listed) among positions 1 … \(report.revisionSize), and no other "
-                        + "(the index revision recorded at position \(report.recordPosition), in the log of \(report.treeSize) events signed by \(key.name))"
+                        + "(the index revision recorded at position \(report.recordPosition), in the log of \(report.treeSize) events signed by \(key.name)"
+                        + (report.shard.map { "/shard/\($0), whose checkpoint is in the top log of \(report.topTreeSize ?? 0) entries" } ?? "") + ")"
                         + (cosigners.map { "; cosigned by \($0.cosigners.joined(separator: ", "))" } ?? ""))
                 for position in report.positions { print(position) }
             } catch {

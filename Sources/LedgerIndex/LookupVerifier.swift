@@ -4,7 +4,9 @@ import TransparencyLog
 
 /// Checks a lookup answer (`IndexLookup`) offline, trusting nothing but the log's verifier key
 /// (docs/TRUST.md, "The verifiable index", "Lookups"). One chain, each link refused by name:
-/// 1. the checkpoint is signed with `key`;
+/// 1. the checkpoint is signed with `key`; on shards (`top`), `key` is the deployment's: the top
+///    log's checkpoint is signed with it, its entry records shard k's checkpoint, and that is the
+///    answer's, signed with the same key under shard k's origin (as an event's evidence);
 /// 2. the revision record is the leaf of an `IndexRevisionRecorded` event of `ledger-index`,
 ///    written exactly as specified, included under the checkpoint, at a position past its size;
 /// 3. the key is the one asked, and the listing verifies under the record's revision
@@ -21,6 +23,9 @@ public enum LookupVerifier {
         public var revisionSize: Int64
         public var recordPosition: Int64
         public var treeSize: Int64
+        /// On shards: the shard whose log and index the answer is of, and the top log's size.
+        public var shard: Int?
+        public var topTreeSize: Int64?
     }
 
     public struct Failure: Error, Equatable, CustomStringConvertible {
@@ -57,12 +62,7 @@ public enum LookupVerifier {
     }
 
     private static func check(_ lookup: IndexLookup, key verifier: NoteVerifier, asked: IndexKey, through: Int64?) throws -> Report {
-        let checkpoint: Checkpoint
-        do {
-            checkpoint = try Checkpoint.open(lookup.checkpoint, verifier: verifier)
-        } catch {
-            throw Failure(description: "checkpoint: \(error)")
-        }
+        let (checkpoint, top) = try openCheckpoint(lookup, key: verifier)
         let key = try key(of: lookup)
         guard asked == key else { throw Failure(description: "key: the answer is for \(key), not \(asked)") }
         // The record.
@@ -109,7 +109,38 @@ public enum LookupVerifier {
                 description: "revision: it covers positions 1 … \(revision.logSize), not \(through): an event after it would be missing")
         }
         return Report(
-            key: key, positions: positions, revisionSize: revision.logSize, recordPosition: recordPosition, treeSize: checkpoint.size)
+            key: key, positions: positions, revisionSize: revision.logSize, recordPosition: recordPosition, treeSize: checkpoint.size,
+            shard: top?.recorded.shard, topTreeSize: top?.treeSize)
+    }
+
+    /// The answer's checkpoint opened with `key`, or on shards with shard k's key once the top
+    /// level holds (`EvidenceVerifier.verifyTop`) and records exactly that checkpoint.
+    private static func openCheckpoint(
+        _ lookup: IndexLookup, key: NoteVerifier
+    ) throws -> (Checkpoint, top: (recorded: ShardCheckpointRecorded, treeSize: Int64)?) {
+        guard let level = lookup.top else {
+            do {
+                return (try Checkpoint.open(lookup.checkpoint, verifier: key), nil)
+            } catch {
+                throw Failure(description: "checkpoint: \(error)")
+            }
+        }
+        let top: (recorded: ShardCheckpointRecorded, treeSize: Int64)
+        do {
+            top = try EvidenceVerifier.verifyTop(level, key: key)
+        } catch {
+            throw Failure(description: "\(error)")
+        }
+        let checkpoint: Checkpoint
+        do {
+            checkpoint = try Checkpoint.open(lookup.checkpoint, verifier: try top.recorded.key(deployment: key))
+        } catch {
+            throw Failure(description: "checkpoint: \(error)")
+        }
+        guard top.recorded.records(checkpoint) else {
+            throw Failure(description: "top entry: it records another tree of shard \(top.recorded.shard) than the answer's checkpoint")
+        }
+        return (checkpoint, top)
     }
 
     private static func leaf(_ entry: IndexLookup.Entry, what: String) throws -> [UInt8] {

@@ -41,6 +41,9 @@ extension ShardRouter {
         /// The access audit of every shard, or of the one that holds the filter's collaboration
         /// (`ShardFanOut.auditAccess`).
         case accessAudit(only: Int?)
+        /// A collaboration's lookup, on its shard through both levels (`ShardFanOut.lookup`); nil:
+        /// no collaboration named (an identity's lookup spans shards: not served yet).
+        case lookup(shard: Int?)
         /// Shard k's own log: `/tlog/shard/{k}/rest` is its router's `/tlog/rest` (the path, without the query).
         case shardLog(Int, path: String)
         /// The top log (`topLog`): its tiles under `/tlog/`, its key, checkpoints and proofs under `/v1/log/`.
@@ -90,6 +93,9 @@ extension ShardRouter {
             case "audit" where method == .get && rest == ["audit", "access"]:
                 // One collaboration's audit is its shard's alone.
                 return .accessAudit(only: collaboration.map { shard(of: $0) })
+            case "audit" where method == .get && rest == ["audit", "lookup"]:
+                // A collaboration's events are its shard's alone, and so is their index.
+                return .lookup(shard: collaboration.map { shard(of: $0) })
             case "log" where method == .get && rest == ["log", "status"]:
                 return .logStatus
             case "log":

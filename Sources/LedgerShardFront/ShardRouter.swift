@@ -27,6 +27,8 @@ import LedgerWire
 ///   `shards` (`ShardFanOut.erasure`);
 /// - `GET /v1/audit/evidence/{position}?shard=k`: shard k's evidence under its checkpoint the top
 ///   log recorded, with that checkpoint's entry in the top log (`ShardFanOut.evidence`);
+/// - `GET /v1/audit/lookup?collaboration=ID`: its shard's lookup under its checkpoint the top log
+///   recorded, with that checkpoint's entry in the top log (`ShardFanOut.lookup`);
 /// - `GET /v1/privacy/export`: every shard, each one's export that holds something in `shards`
 ///   (`ShardFanOut.export`);
 /// - `GET /v1/collaborations`: every shard, shard after shard (`ShardFanOut.collaborations`);
@@ -173,6 +175,18 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
             guard topAvailable() else { throw Self.topUnavailable }
             return try await ShardFanOut.evidence(
                 request, context: context, form: form, shard: responder(index), index: index, top: topEvidence)
+        case .lookup(let index):
+            guard let index else {
+                throw DomainError(
+                    .notAcrossShards,
+                    "an identity's lookup spans shards, each with its own index, which this ledger does not serve yet: ask for a collaboration's")
+            }
+            guard request.uri.queryParameters["size"] == nil else {
+                throw DomainError.invalid(
+                    "on shards, a lookup is under the shard's checkpoint the top log recorded: leave out size", code: .invalidQuery)
+            }
+            guard topAvailable() else { throw Self.topUnavailable }
+            return try await ShardFanOut.lookup(request, context: context, shard: responder(index), index: index, top: topEvidence)
         case .export:
             return try await ShardFanOut.export(request, context: context, shards: everyShardAsked())
         case .erasure:

@@ -3,7 +3,8 @@
 /// stranger checks offline (docs/TRUST.md, "The verifiable index", "Lookups"): the signed
 /// `checkpoint`; the revision `record` (an `IndexRevisionRecorded` event) included under it; the
 /// key's `proof` (docs/TRUST.md's bytes, base64) under the record's root; and each listed event's
-/// leaf included under the same checkpoint. `positions` and `revision` say in plain figures what
+/// leaf included under the same checkpoint. On shards, `top` leads from the shard's checkpoint to
+/// the top log's, as an event's evidence does. `positions` and `revision` say in plain figures what
 /// the proof shows, and a verifier refuses them unless they are exactly that.
 public struct IndexLookup: Codable, Sendable, Equatable {
     /// A leaf of the log (base64 of its bytes, as the tiles serve it) and its inclusion proof
@@ -36,12 +37,15 @@ public struct IndexLookup: Codable, Sendable, Equatable {
     public var record: Entry
     public var proof: String
     public var events: [Entry]
+    /// On shards: `checkpoint` (the shard's) as an entry of the top log, as in an event's
+    /// evidence (absent on one database).
+    public var top: Evidence.TopLevel?
 
     public init(
         collaboration: String?, identity: String?, positions: [Int64], revision: Revision, checkpoint: String, record: Entry,
-        proof: String, events: [Entry]
+        proof: String, events: [Entry], top: Evidence.TopLevel? = nil
     ) {
         (self.collaboration, self.identity, self.positions, self.revision) = (collaboration, identity, positions, revision)
-        (self.checkpoint, self.record, self.proof, self.events) = (checkpoint, record, proof, events)
+        (self.checkpoint, self.record, self.proof, self.events, self.top) = (checkpoint, record, proof, events, top)
     }
 }

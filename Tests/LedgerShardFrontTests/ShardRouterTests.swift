@@ -47,6 +47,8 @@ struct ShardRouterTests {
         #expect(Self.to(.get, "/v1//accounts/me/collaborations/") == .myCollaborations)
         #expect(Self.to(.get, "/v1/audit//access/") == .accessAudit(only: nil))
         #expect(Self.to(.post, "/v1/audit/access") == .notAcrossShards)
+        #expect(Self.to(.get, "/v1/audit//lookup/") == .lookup(shard: nil))
+        #expect(Self.to(.post, "/v1/audit/lookup") == .notAcrossShards)
         #expect(Self.to(.get, "//v1/feed/") == .feed)
         #expect(Self.to(.post, "/v1//privacy/erasures/") == .erasure)
         #expect(Self.to(.get, "/v1//privacy/export/") == .export)
@@ -73,6 +75,7 @@ struct ShardRouterTests {
                 #expect(Self.to(.get, path) == .shard(shard), "\(path)")
             }
             #expect(Self.to(.get, "/v1/audit/access", collaboration: id.uppercased()) == .accessAudit(only: shard))
+            #expect(Self.to(.get, "/v1/audit/lookup", collaboration: id.uppercased()) == .lookup(shard: shard))
         }
         #expect(Self.to(.post, "/v1/challenges") == .bodyCollaboration)
         #expect(Self.to(.get, "/v1/challenges") == .noDatabase, "the router's 405, with no database")
