@@ -77,18 +77,16 @@ struct LookupController: Sendable {
         guard events.map(\.position) == positions + [recordPosition] else {
             throw DomainError(.internalError, "the log does not hold every position the index lists")
         }
-        var entries: [IndexLookup.Entry] = []
-        for event in events { entries.append(try await entry(EventLeaf.bytes(event), at: event.position, size: checkpoint.size)) }
+        let proofs = try await tree.inclusionProofs(positions: events.map(\.position), size: checkpoint.size)
+        var entries = zip(events, proofs).map { event, proof in
+            IndexLookup.Entry(
+                leaf: Base64.encode(EventLeaf.bytes(event)),
+                inclusion: InclusionProof(position: event.position, size: checkpoint.size, leafHash: proof.leafHash, hashes: proof.hashes))
+        }
         return IndexLookup(
             collaboration: collaboration, identity: identity, positions: positions,
             revision: .init(logSize: revision.logSize, root: revision.root.base64), checkpoint: checkpoint.note,
             record: entries.removeLast(), proof: Base64.encode(proof.bytes), events: entries)
-    }
-
-    private func entry(_ leaf: [UInt8], at position: Int64, size: Int64) async throws -> IndexLookup.Entry {
-        let (leafHash, hashes) = try await tree.inclusionProof(position: position, size: size)
-        return .init(
-            leaf: Base64.encode(leaf), inclusion: InclusionProof(position: position, size: size, leafHash: leafHash, hashes: hashes))
     }
 
     /// Refused unless `caller` owns collaboration `id` (named by pseudonym, or by account before

@@ -16,7 +16,7 @@ public struct Bench: AsyncParsableCommand {
         subcommands: [
             BenchAppend.self, BenchVerify.self, BenchReplay.self, BenchProofs.self, BenchFeed.self, BenchFeedClients.self,
             BenchReplica.self, BenchCommands.self, BenchShards.self, BenchLoad.self, BenchErase.self, BenchTiles.self, BenchExpiry.self,
-            BenchScale.self, BenchIndex.self, BenchIndexAppends.self,
+            BenchScale.self, BenchIndex.self, BenchIndexAppends.self, BenchLookup.self,
         ])
 }
 

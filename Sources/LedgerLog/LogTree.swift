@@ -39,9 +39,21 @@ public struct LogTree: Sendable {
 
     /// The leaf hash of the event at `position` and its inclusion proof in the tree of `size`.
     public func inclusionProof(position: Int64, size: Int64) async throws -> (leafHash: MerkleTree.Hash, hashes: [MerkleTree.Hash]) {
-        let leaf = position - 1
-        let all = try await hashes(of: [leaf..<position] + MerkleTree.inclusionRanges(leaf: leaf, size: size))
-        return (all[0], Array(all.dropFirst()))
+        try await inclusionProofs(positions: [position], size: size)[0]
+    }
+
+    /// The leaf hash and inclusion proof in the tree of `size` of each event at `positions`
+    /// (each from 1 to `size`), in their order; the nodes of them all read in one query.
+    public func inclusionProofs(
+        positions: [Int64], size: Int64
+    ) async throws -> [(leafHash: MerkleTree.Hash, hashes: [MerkleTree.Hash])] {
+        let ranges = positions.map { [($0 - 1)..<$0] + MerkleTree.inclusionRanges(leaf: $0 - 1, size: size) }
+        let all = try await hashes(of: ranges.flatMap { $0 })
+        var first = 0
+        return ranges.map { proof in
+            defer { first += proof.count }
+            return (all[first], Array(all[(first + 1)..<(first + proof.count)]))
+        }
     }
 
     public func consistencyProof(from: Int64, to: Int64) async throws -> [MerkleTree.Hash] {
