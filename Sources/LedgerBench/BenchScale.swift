@@ -16,15 +16,16 @@ struct BenchScale: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scale",
         abstract:
-            "One log grown to each size in turn (1M, 5M, 20M events): appends, starts, proofs, asOf pages, tiles, ack-to-checkpoint, the membership rebuild, backup and restore, and disk, at each size.",
+            "One log grown to each size in turn (1M, 5M, 20M events): appends, starts, proofs, asOf pages, tiles, ack-to-checkpoint, the index's lag and lookups, the membership rebuild, backup and restore, and disk, at each size.",
         discussion: """
             A ledger runs in this process (the services of `ledger serve`, checkpointer included) on a \
             throwaway embedded PostgreSQL or --database-url. The log grows by realistic collaborations \
             of about 30 events (starts, identities added and removed, grants, revocations, highlights) \
             appended by 8 writers, and at the first size one large collaboration beside them. Once the views and the tree \
-            have caught up and the database is vacuumed (untimed), each size measures: pgbench's \
+            and the index have caught up and the database is vacuumed (untimed), each size measures: pgbench's \
             single-row inserts at 16 clients (the rates' baseline); single appends at 16 writers and \
-            each one's acknowledgement to its first covering checkpoint; starts and proofs over HTTP \
+            each one's acknowledgement to its first covering checkpoint and index revision; lookups of \
+            collaborations drawn from the whole log (16 clients); starts and proofs over HTTP \
             (16 clients, load from a separate process); an asOf first page on the large collaboration; \
             full tiles and entry bundles; the membership rebuild beside the raw read of the log; a \
             base backup (pg_basebackup) and its restore (laid out, started, the log's head read back); \
@@ -124,6 +125,10 @@ struct BenchScale: AsyncParsableCommand {
         let settled = ContinuousClock.now
         try await BenchCommands.caughtUp(client, logger: logger, within: .seconds(3600))
         _ = try await LogTree(client: client, logger: logger).checkpoint(atLeast: head, within: .seconds(3600))
+        // The index too: its revisions recorded past the head (`ledger serve` records them).
+        try await LoadProcess.poll("an index revision covering \(head) recorded", within: .seconds(3600), every: .milliseconds(100)) {
+            try await BenchIndexAppends.recordedSize(store) >= head
+        }
         let caughtUp = ContinuousClock.now - settled
         // The WAL of the growth with the views' and the tree's for it, before the vacuum's own.
         let (lsnAfter, imagesAfter) = try await walWritten(client)

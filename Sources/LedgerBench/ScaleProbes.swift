@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import LedgerApp
 import LedgerBackup
+import LedgerDomain
+import LedgerIndexStore
 import LedgerLog
 import LedgerPostgres
 import LedgerProjections
@@ -40,6 +42,8 @@ struct ScaleProbes {
         let (lags, _) = try await BenchAppend.checkpointLags(
             client, store: store, acknowledged: acknowledged, within: .seconds(600))
         row.ackToCheckpointP99 = Stats.percentile(lags, 0.99)
+        row.indexLagP99 = try await indexLagP99(store, acknowledged: acknowledged)
+        row.lookupP99 = try await lookupP99(store, head: head)
         row.starts = try await load(.starts, account: "scale-starts-\(head)").rate
         row.proofsP99 = try await load(.proofs, account: "scale-proofs-\(head)").p99
         try await BenchCommands.caughtUp(client, logger: logger)
@@ -52,6 +56,7 @@ struct ScaleProbes {
         // keep them, not freshly compacted.
         let millions = Double(try await store.head().position) / 1_000_000
         row.disk = try await disk(client).mapValues { $0 / millions }
+        row.disk["index"] = Double(try await IndexReader(client: client, logger: logger).diskBytes()) / millions
         row.rawRead = try await BenchReplay.rawRead(client, logger: logger)
         let rebuilt = try await ProjectionRebuild(client: client, logger: logger).run(.membership)
         row.membershipRebuild = Double(rebuilt.events) / rebuilt.elapsed.seconds
@@ -66,6 +71,42 @@ struct ScaleProbes {
             row.pendingRestore = taken
         }
         return row
+    }
+
+    /// p99 (ms) of each append's acknowledgement to the first index revision recorded covering
+    /// it, once one covers the last (`BenchIndexAppends.lags`).
+    private func indexLagP99(_ store: EventStore, acknowledged: [(position: Int64, at: Date)]) async throws -> Double {
+        let last = acknowledged.map(\.position).max() ?? 0
+        try await LoadProcess.poll("an index revision covering \(last) recorded", within: .seconds(600), every: .milliseconds(50)) {
+            try await BenchIndexAppends.recordedSize(store) >= last
+        }
+        return Stats.percentile(try await BenchIndexAppends.lags(ledger.client, acknowledged: acknowledged), 0.99)
+    }
+
+    /// p99 (ms) of `GET /v1/audit/lookup?collaboration=` from 16 clients, 25 lookups each, every
+    /// one of a different collaboration, drawn from positions spread over the log.
+    private func lookupP99(_ store: EventStore, head: Int64) async throws -> Double {
+        let drawn = (0..<2_000).map { _ in Int64.random(in: 1...head) }
+        var ids: [String] = []
+        for event in try await store.read(positions: Array(Set(drawn)).sorted()) {
+            if let id = Streams.collaborationId(of: event.streamId), !ids.contains(id) { ids.append(id) }
+            if ids.count == 400 { break }
+        }
+        guard ids.count >= 16 else { throw ValidationError("fewer than 16 collaborations among 2,000 positions drawn") }
+        let each = ids.count / 16
+        let auditor = "Bearer " + (try await ledger.authority.issue(account: "scale-auditor", roles: ["auditor"]))
+        let (base, port) = (ledger.baseURL.absoluteString, ledger.baseURL.port ?? 80)
+        var transports: [NIOTransport] = []
+        for _ in 0..<16 { transports.append(try await NIOTransport.connect(host: "127.0.0.1", port: port)) }
+        let (connections, chosen) = (transports, ids)
+        let p99 = try await BenchVerify.timed(calls: Array(repeating: each, count: 16)) { c, n in
+            var request = URLRequest(url: URL(string: base + "/v1/audit/lookup?collaboration=" + chosen[c * each + n])!)
+            request.setValue(auditor, forHTTPHeaderField: "Authorization")
+            let (_, status) = try await connections[c].send(request)
+            guard status == 200 else { throw ValidationError("a lookup answered \(status)") }
+        }.p99
+        for transport in transports { await transport.close() }
+        return p99
     }
 
     /// One phase of `ledger-bench load` at 16 clients, each its own account, once the views

@@ -14,6 +14,10 @@ struct ScaleRow {
     var tileP99 = 0.0
     var bundleP99 = 0.0
     var ackToCheckpointP99 = 0.0
+    /// An append's acknowledgement to the first index revision recorded covering it (ms).
+    var indexLagP99 = 0.0
+    /// A collaboration's lookup with its proof, 16 clients, each a different collaboration (ms).
+    var lookupP99 = 0.0
     var rawRead = 0.0
     var membershipRebuild = 0.0
     var backupPerMillion = 0.0
@@ -45,6 +49,8 @@ struct ScaleRow {
             ("full tile p99 (ms), 16 clients", .latency, tileP99),
             ("full entry bundle p99 (ms), 16 clients", .latency, bundleP99),
             ("acknowledgement to checkpoint p99 (ms)", .latency, ackToCheckpointP99),
+            ("acknowledgement to index revision p99 (ms)", .latency, indexLagP99),
+            ("lookup with its proof p99 (ms), 16 clients", .latency, lookupP99),
             ("raw read of the log (events/s)", .context, rawRead),
             ("membership rebuild (events/s)", .rate, membershipRebuild),
             ("  the same, ×raw read", .rate, membershipRebuild / rawRead),
@@ -56,6 +62,7 @@ struct ScaleRow {
             ("disk: tree (MB per million)", .cost, (disk["tree"] ?? 0) / 1e6),
             ("disk: tree indexes (MB per million)", .cost, (disk["tree indexes"] ?? 0) / 1e6),
             ("disk: views (MB per million)", .cost, (disk["views"] ?? 0) / 1e6),
+            ("disk: verifiable index (MB per million)", .cost, (disk["index"] ?? 0) / 1e6),
             ("disk: whole database (MB per million)", .cost, (disk["database"] ?? 0) / 1e6),
             ("WAL written while growing (MB per million)", .cost, walPerMillion / 1e6),
         ]
