@@ -62,6 +62,10 @@ struct LookupController: Sendable {
             checkpoint = latest
         }
         guard let (recordPosition, revision) = try await index.recorded(through: checkpoint.size) else {
+            if request.uri.queryParameters["size"] != nil {
+                throw DomainError(
+                    .notFound, "no index revision is recorded under the checkpoint of size \(checkpoint.size): ask for a larger one, or without size")
+            }
             throw DomainError(
                 .notCheckpointed,
                 "no index revision is recorded under the published checkpoint yet: the index records one within about a second of an append (LEDGER_INDEX=yes); retry shortly",

@@ -31,25 +31,30 @@ struct BenchIndexAppends: AsyncParsableCommand {
     @Option(help: "Rounds (each an off and an on phase).") var rounds = 3
     @Option(help: "Seconds of each phase.") var seconds = 10.0
     @Option(help: "Writers.") var writers = 16
+    @Option(help: "Milliseconds between the recorder's folds (IndexRecorder's interval; it records about once a second).")
+    var foldEvery = 200
 
     func validate() throws {
-        guard rounds >= 1, seconds >= 1, writers >= 1 else { throw ValidationError("--rounds, --seconds and --writers at least 1") }
+        guard rounds >= 1, seconds >= 1, writers >= 1, (10...10_000).contains(foldEvery) else {
+            throw ValidationError("--rounds, --seconds and --writers at least 1; --fold-every 10 to 10,000 ms")
+        }
     }
 
     func run() async throws {
         let quiet = Logs.quiet()
-        let (rounds, seconds, writers) = (rounds, seconds, writers)
+        let (rounds, seconds, writers, interval) = (rounds, seconds, writers, Duration.milliseconds(foldEvery))
         try await target.run(logger: quiet) { settings in
             try await settings.withClient(logger: quiet, maxConnections: 40) { client in
                 let store = EventStore(client: client, logger: quiet)
                 print("ledger bench index-appends: \(rounds) rounds of \(Int(seconds)) s off and on, \(writers) writers")
+                print("  the recorder folds every \(interval), records about once a second")
                 var rates: [String: [Double]] = [:]
                 var acknowledged: [(position: Int64, at: Date)] = []
                 for round in 1...rounds {
                     for on in round % 2 == 1 ? [false, true] : [true, false] {
                         let (rate, acks) = try await Self.phase(
-                            client, store: store, recorder: on, writers: writers, tag: "r\(round)\(on ? "on" : "off")", seconds: seconds,
-                            logger: quiet)
+                            client, store: store, recorder: on ? interval : nil, writers: writers, tag: "r\(round)\(on ? "on" : "off")",
+                            seconds: seconds, logger: quiet)
                         rates[on ? "on" : "off", default: []].append(rate)
                         if on { acknowledged += acks }
                     }
@@ -71,14 +76,16 @@ struct BenchIndexAppends: AsyncParsableCommand {
         }
     }
 
-    /// One phase: the recorder caught up and running (or stopped) while `writers` append for `seconds`.
+    /// One phase: the recorder caught up and running, folding every `recorder` (nil: stopped),
+    /// while `writers` append for `seconds`.
     static func phase(
-        _ client: PostgresClient, store: EventStore, recorder on: Bool, writers: Int, tag: String, seconds: Double, logger: Logger
+        _ client: PostgresClient, store: EventStore, recorder interval: Duration?, writers: Int, tag: String, seconds: Double,
+        logger: Logger
     ) async throws -> (Double, [(position: Int64, at: Date)]) {
-        guard on else { return try await appends(store, writers: writers, tag: tag, seconds: seconds) }
+        guard let interval else { return try await appends(store, writers: writers, tag: tag, seconds: seconds) }
         _ = try await IndexFolder(client: client, logger: logger).catchUp()
         return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await IndexRecorder(client: client, events: store, logger: logger).run() }
+            group.addTask { try await IndexRecorder(client: client, events: store, interval: interval, logger: logger).run() }
             defer { group.cancelAll() }
             let measured = try await appends(store, writers: writers, tag: tag, seconds: seconds)
             // Running until a record covers the phase's last append, so every lag is the recorder's own.

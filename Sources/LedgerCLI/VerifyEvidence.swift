@@ -32,6 +32,7 @@ extension Audit {
                 "With a lookup answer: the position the answer must be complete through (its index revision covers 1 … at least this)."
         ) var through: Int64?
         @Option(help: "With a lookup answer: the collaboration asked about (the answer must be its).") var collaboration: String?
+        @Option(help: "With a lookup answer on shards: the shard that holds the collaboration (the answer must be its).") var shard: Int?
         @Option(help: "With a lookup answer: the identity asked about, a root hash in base64 (the answer must be its).") var identity:
             String?
         @Option(
@@ -64,8 +65,8 @@ extension Audit {
             let verifier = try keyText.map { try NoteVerifier($0) }
             // A lookup answer is the JSON object with a `record`; anything else is evidence.
             let isLookup = !isProof && ((try? JSONDecoder().decode(JSONValue.self, from: contents))?["record"] != nil)
-            guard isLookup || (through == nil && collaboration == nil && identity == nil) else {
-                throw ValidationError("--through, --collaboration and --identity are for a lookup answer (GET /v1/audit/lookup)")
+            guard isLookup || (through == nil && collaboration == nil && identity == nil && shard == nil) else {
+                throw ValidationError("--through, --collaboration, --identity and --shard are for a lookup answer (GET /v1/audit/lookup)")
             }
             if isLookup, let verifier { return try verifyLookup(contents, key: verifier) }
             do {
@@ -113,7 +114,7 @@ extension Audit {
             }
             do {
                 let lookup = try JSONDecoder().decode(IndexLookup.self, from: contents)
-                let report = try LookupVerifier.verify(lookup, key: key, asked: asked, through: through)
+                let report = try LookupVerifier.verify(lookup, key: key, asked: asked, through: through, shard: shard)
                 // On shards the witnesses cosign the top log's checkpoint, the one auditors follow.
                 let cosigners = try policy.map {
                     try WitnessPolicy(String(contentsOfFile: $0, encoding: .utf8)).verify(lookup.top?.checkpoint ?? lookup.checkpoint)

@@ -14,7 +14,10 @@ import TransparencyLog
 /// 4. each listed leaf is included under the checkpoint at its position;
 /// 5. `revision` and `positions` are what the record and the listing say;
 /// 6. with `through`, the revision covers that position (a members-at-P answer from an older
-///    revision could miss an event between the two).
+///    revision could miss an event between the two);
+/// 7. with `shard`, the answer is that shard's. Which shard holds a collaboration is the
+///    deployment's map, which no log records yet: without `shard`, an answer of another shard
+///    (an honest absence there) passes, so a caller who knows the shard names it.
 public enum LookupVerifier {
     public struct Report: Sendable, Equatable {
         public var key: IndexKey
@@ -50,10 +53,10 @@ public enum LookupVerifier {
     /// answer for a look-alike key (another collaboration, an id in another Unicode form) would
     /// otherwise pass as the asked key's.
     public static func verify(
-        _ lookup: IndexLookup, key verifier: NoteVerifier, asked: IndexKey, through: Int64? = nil
+        _ lookup: IndexLookup, key verifier: NoteVerifier, asked: IndexKey, through: Int64? = nil, shard: Int? = nil
     ) throws(Failure) -> Report {
         do {
-            return try check(lookup, key: verifier, asked: asked, through: through)
+            return try check(lookup, key: verifier, asked: asked, through: through, shard: shard)
         } catch let failure as Failure {
             throw failure
         } catch {
@@ -61,8 +64,13 @@ public enum LookupVerifier {
         }
     }
 
-    private static func check(_ lookup: IndexLookup, key verifier: NoteVerifier, asked: IndexKey, through: Int64?) throws -> Report {
+    private static func check(
+        _ lookup: IndexLookup, key verifier: NoteVerifier, asked: IndexKey, through: Int64?, shard: Int?
+    ) throws -> Report {
         let (checkpoint, top) = try openCheckpoint(lookup, key: verifier)
+        if let shard, top?.recorded.shard != shard {
+            throw Failure(description: "shard: the answer is \(top.map { "shard \($0.recorded.shard)'s" } ?? "no shard's"), not shard \(shard)'s")
+        }
         let key = try key(of: lookup)
         guard asked == key else { throw Failure(description: "key: the answer is for \(key), not \(asked)") }
         // The record.

@@ -177,6 +177,11 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
                 request, context: context, form: form, shard: responder(index), index: index, top: topEvidence)
         case .lookup(let index):
             guard let index else {
+                // Neither key: any shard's 400 says what a lookup takes.
+                if request.uri.queryParameters["identity"] == nil {
+                    guard let any = shards.indices.first(where: { available[$0]() }) else { throw Self.noShard }
+                    return try await send(request, context: context, to: any)
+                }
                 throw DomainError(
                     .notAcrossShards,
                     "an identity's lookup spans shards, each with its own index, which this ledger does not serve yet: ask for a collaboration's")

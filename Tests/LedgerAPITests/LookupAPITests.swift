@@ -101,12 +101,21 @@ struct LookupAPITests {
                 ("collaboration=", "must not be empty"), ("identity=abc", "32 bytes"),
                 ("identity=" + Base64.encode([UInt8](repeating: 1, count: 31)), "32 bytes"),
                 ("collaboration=" + String(repeating: "x", count: 300), "at most 256"),
+                ("collaboration=\(id)&size=0", "size"), ("collaboration=\(id)&size=x", "size"),
             ] {
                 let r = try await api.call(.get, "/v1/audit/lookup?\(query)", as: "auditor", roles: ["auditor"])
                 #expect(r.status == .badRequest && r.body["error"]?["message"]?.string?.contains(message) == true, "\(query): \(r.raw)")
             }
             // `ledger audit verify` prints the positions, or refuses.
             let lookup = try await Self.lookup(api, "collaboration=\(id)", through: grant, key: key)
+            // `size`: under that signed checkpoint; a size never signed, or one no revision is recorded under, 404.
+            let kept = try await api.call(
+                .get, "/v1/audit/lookup?collaboration=\(id)&size=\(lookup.record.inclusion.treeSize)", as: "auditor", roles: ["auditor"])
+            #expect(try JSONDecoder().decode(IndexLookup.self, from: Data(kept.raw.utf8)).revision == lookup.revision, "\(kept.raw)")
+            for size in [Int64(1), 1 << 40] {
+                let r = try await api.call(.get, "/v1/audit/lookup?collaboration=\(id)&size=\(size)", as: "auditor", roles: ["auditor"])
+                #expect(r.status == .notFound, "size \(size): \(r.raw)")
+            }
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("lookup-\(UUID().uuidString.prefix(8)).json")
             defer { try? FileManager.default.removeItem(at: file) }
             try JSONEncoder().encode(lookup).write(to: file)

@@ -33,9 +33,9 @@ struct ShardLookupTests {
         try await LiveShards.run(shards: shards, configuration: .testing { $0.index = true }, signer: signer) { live in
             let (devin, alice) = (live.client("devin"), live.client("alice"))
             var made: [(shard: Int, id: String)] = []
-            while Set(made.map(\.shard)).count < 2 {
+            for attempt in 0..<64 where Set(made.map(\.shard)).count < 2 {
                 let id = try await devin.prepareCollaboration(
-                    localIdentifier: "lk \(made.count)", title: "Lookup", initiator: Initiator(handle: "devin@example.com")
+                    localIdentifier: "lk \(attempt)", title: "Lookup", initiator: Initiator(handle: "devin@example.com")
                 ).identifier
                 if made.contains(where: { $0.shard == live.shard(of: id) }) { continue }
                 let (granted, removed) = (SimulatedPerson(collaborationId: id, devices: 1), SimulatedPerson(collaborationId: id, devices: 1))
@@ -47,12 +47,19 @@ struct ShardLookupTests {
                 }
                 made.append((live.shard(of: id), id))
             }
+            try #require(Set(made.map(\.shard)).count == 2, "a collaboration on each shard in 64 starts")
             var answers: [IndexLookup] = []
             for (shard, id) in made {
                 let positions = try await Self.scan(live, shard: shard, collaboration: id)
                 let lookup = try await Self.lookup(devin, id, through: positions.last!)
-                let report = try LookupVerifier.verify(lookup, key: signer.verifier, asked: .collaboration(id), through: positions.last!)
+                let report = try LookupVerifier.verify(
+                    lookup, key: signer.verifier, asked: .collaboration(id), through: positions.last!, shard: shard)
                 #expect(report.shard == shard && (report.topTreeSize ?? 0) >= 1)
+                // Another shard's answer for the collaboration (an honest absence there) is refused once the shard is named.
+                let other = #expect(throws: LookupVerifier.Failure.self) {
+                    try LookupVerifier.verify(lookup, key: signer.verifier, asked: .collaboration(id), shard: 1 - shard)
+                }
+                #expect(other?.description.hasPrefix("shard:") == true, "\(String(describing: other))")
                 #expect(report.positions == positions, "shard \(shard)")
                 try await Self.members(lookup, of: id, positions: positions, served: devin, key: signer.verifier)
                 try await Self.cli(lookup, id: id, shard: shard, live: live, key: signer.verifier)
@@ -62,6 +69,7 @@ struct ShardLookupTests {
             // An identity's lookup spans shards: not served; `size` is the front's to choose.
             let identity = "\(SimulatedPerson(collaborationId: made[0].id, devices: 1).rootHash)"
             for (query, status) in [
+                ("", 400),
                 ("identity=\(identity.addingPercentEncoding(withAllowedCharacters: CharacterSet.alphanumerics)!)", 501),
                 ("collaboration=\(made[0].id)&size=1", 400),
             ] {
@@ -118,9 +126,14 @@ struct ShardLookupTests {
         try await live.authority.issue(account: "devin", roles: []).write(to: token, atomically: true, encoding: .utf8)
         let environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LEDGER_") }
         let verified = try await ProcessRunner.run(
-            ledgerBinary(), ["audit", "verify", file.path, "--key", key.text, "--collaboration", id], environment: environment)
+            ledgerBinary(), ["audit", "verify", file.path, "--key", key.text, "--collaboration", id, "--shard", "\(shard)"],
+            environment: environment)
         #expect(verified.status == 0, "\(verified.output)")
         #expect(verified.output.contains("/shard/\(shard), whose checkpoint is in the top log"), "\(verified.output)")
+        let elsewhere = try await ProcessRunner.run(
+            ledgerBinary(), ["audit", "verify", file.path, "--key", key.text, "--collaboration", id, "--shard", "\(1 - shard)"],
+            environment: environment)
+        #expect(elsewhere.status != 0 && elsewhere.output.contains("FAILED: shard:"), "\(elsewhere.output)")
         let members = try await ProcessRunner.run(
             ledgerBinary(),
             ["audit", "members", id, "--url", live.baseURL.absoluteString, "--token-file", token.path, "--key", key.text],
