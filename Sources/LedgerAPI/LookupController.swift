@@ -64,7 +64,8 @@ struct LookupController: Sendable {
         guard let (recordPosition, revision) = try await index.recorded(through: checkpoint.size) else {
             if request.uri.queryParameters["size"] != nil {
                 throw DomainError(
-                    .notFound, "no index revision is recorded under the checkpoint of size \(checkpoint.size): ask for a larger one, or without size")
+                    .notFound,
+                    "no index revision is recorded under the checkpoint of size \(checkpoint.size): ask for a larger one, or without size")
             }
             throw DomainError(
                 .notCheckpointed,

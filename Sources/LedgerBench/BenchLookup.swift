@@ -60,7 +60,9 @@ struct BenchLookup: AsyncParsableCommand {
                 let client = LedgerClient(baseURL: ledger.baseURL, token: auditor)
                 let deadline = ContinuousClock.now + .seconds(120)
                 while try await client.lookup(collaboration: id).revision.logSize < last {
-                    guard ContinuousClock.now < deadline else { throw ValidationError("no revision covering \(last) recorded within 120 s") }
+                    guard ContinuousClock.now < deadline else {
+                        throw ValidationError("no revision covering \(last) recorded within 120 s")
+                    }
                     try await Task.sleep(for: .milliseconds(100))
                 }
                 let timed = try await Self.timed(ledger, id: id, token: auditor, calls: calls)

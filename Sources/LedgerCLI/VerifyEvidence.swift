@@ -123,7 +123,8 @@ extension Audit {
                 print(
                     "audit verify: OK, \(report.key): \(listed) among positions 1 … \(report.revisionSize), and no other "
                         + "(the index revision recorded at position \(report.recordPosition), in the log of \(report.treeSize) events signed by \(key.name)"
-                        + (report.shard.map { "/shard/\($0), whose checkpoint is in the top log of \(report.topTreeSize ?? 0) entries" } ?? "") + ")"
+                        + (report.shard.map { "/shard/\($0), whose checkpoint is in the top log of \(report.topTreeSize ?? 0) entries" }
+                            ?? "") + ")"
                         + (cosigners.map { "; cosigned by \($0.cosigners.joined(separator: ", "))" } ?? ""))
                 for position in report.positions { print(position) }
             } catch {

@@ -8,7 +8,8 @@ extension EvidenceVerifier {
     /// stream `shard-k`, k the level's shard) and proved in that checkpoint. What the entry
     /// records (the shard's origin, tree size and root) is what the evidence's own checkpoint
     /// must then be.
-    public static func verifyTop(_ top: Evidence.TopLevel, key: NoteVerifier) throws -> (recorded: ShardCheckpointRecorded, treeSize: Int64) {
+    public static func verifyTop(_ top: Evidence.TopLevel, key: NoteVerifier) throws -> (recorded: ShardCheckpointRecorded, treeSize: Int64)
+    {
         let checkpoint: Checkpoint
         do {
             checkpoint = try Checkpoint.open(top.checkpoint, verifier: key)

@@ -69,7 +69,8 @@ public enum LookupVerifier {
     ) throws -> Report {
         let (checkpoint, top) = try openCheckpoint(lookup, key: verifier)
         if let shard, top?.recorded.shard != shard {
-            throw Failure(description: "shard: the answer is \(top.map { "shard \($0.recorded.shard)'s" } ?? "no shard's"), not shard \(shard)'s")
+            throw Failure(
+                description: "shard: the answer is \(top.map { "shard \($0.recorded.shard)'s" } ?? "no shard's"), not shard \(shard)'s")
         }
         let key = try key(of: lookup)
         guard asked == key else { throw Failure(description: "key: the answer is for \(key), not \(asked)") }

@@ -1,7 +1,7 @@
 import Foundation
-import LedgerDomain
 import Hummingbird
 import LedgerAPI
+import LedgerDomain
 import LedgerWire
 
 extension ShardFanOut {

@@ -184,7 +184,8 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
                 }
                 throw DomainError(
                     .notAcrossShards,
-                    "an identity's lookup spans shards, each with its own index, which this ledger does not serve yet: ask for a collaboration's")
+                    "an identity's lookup spans shards, each with its own index, which this ledger does not serve yet: ask for a collaboration's"
+                )
             }
             guard request.uri.queryParameters["size"] == nil else {
                 throw DomainError.invalid(

@@ -20,7 +20,8 @@ import TransparencyLog
 struct SimulatedLookupTests {
     @Test("every lookup equals a scan, and verified members equal the projection's at each position", arguments: [5 as UInt64, 6])
     func simulated(seed: UInt64) async throws {
-        try await LiveServer.run(configuration: LookupAPITests.configuration, signer: try NoteSigner(name: "simulated.test/ledger")) { api in
+        try await LiveServer.run(configuration: LookupAPITests.configuration, signer: try NoteSigner(name: "simulated.test/ledger")) {
+            api in
             // One collaboration through the API, its grant's account erased: its lookup still lists every event.
             let (granted, _, key, _) = try await LogAPITests.grantedLog(api)
             let erased = try await api.call(

@@ -38,7 +38,9 @@ struct ShardLookupTests {
                     localIdentifier: "lk \(attempt)", title: "Lookup", initiator: Initiator(handle: "devin@example.com")
                 ).identifier
                 if made.contains(where: { $0.shard == live.shard(of: id) }) { continue }
-                let (granted, removed) = (SimulatedPerson(collaborationId: id, devices: 1), SimulatedPerson(collaborationId: id, devices: 1))
+                let (granted, removed) = (
+                    SimulatedPerson(collaborationId: id, devices: 1), SimulatedPerson(collaborationId: id, devices: 1)
+                )
                 _ = try await devin.updateParticipants(added: [granted.rootHashData, removed.rootHashData], in: id)
                 _ = try await devin.updateParticipants(removed: [removed.rootHashData], in: id)
                 guard case .granted = try await verify(alice, granted, in: id) else {
@@ -94,7 +96,8 @@ struct ShardLookupTests {
     /// The lookup, once its shard recorded a revision covering `through` and the top log recorded
     /// and signed a checkpoint covering the record (each within seconds; 503 until then).
     static func lookup(_ client: LedgerClient, _ id: String, through: Int64) async throws -> IndexLookup {
-        try await waitUntil(timeout: .seconds(90), interval: .milliseconds(200), "a lookup of \(id) covering \(through) under the top log") {
+        try await waitUntil(timeout: .seconds(90), interval: .milliseconds(200), "a lookup of \(id) covering \(through) under the top log")
+        {
             do {
                 return try await client.lookup(collaboration: id).revision.logSize >= through
             } catch let error as LedgerError where error.code == "not_checkpointed" {
