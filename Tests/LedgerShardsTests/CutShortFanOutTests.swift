@@ -27,13 +27,17 @@ struct CutShortFanOutTests {
             let shards = [try await TestCluster.shared.makeDatabase(), ownOwner]
             try await LiveShards.run(shards: shards, configuration: configuration) { live in
                 // Seen by this server's router: a read of shard 1 answered (404, an id no one started)
-                // or refused at once (503). `/metrics`' gauge is the test process's, every server's.
+                // or refused by the router itself (503 naming the shard, which only a shard seen down
+                // gets: a read that reached shard 1 as it went away fails with the shard's own 503
+                // before the router has seen it down). `/metrics`' gauge is the test process's.
                 var unknown = UUID().uuidString.lowercased()
                 while live.shard(of: unknown) != 1 { unknown = UUID().uuidString.lowercased() }
                 let read = try await live.request("GET", "v1/collaborations/\(unknown)", as: "watcher")
                 @Sendable func seen(_ up: Bool) async throws {
                     try await waitUntil(timeout: .seconds(120), interval: .milliseconds(200), "shard 1 seen \(up ? "up" : "down")") {
-                        (try? await TestHTTP.data(for: read).1.statusCode) == (up ? 404 : 503)
+                        guard let (body, response) = try? await TestHTTP.data(for: read) else { return false }
+                        if up { return response.statusCode == 404 }
+                        return response.statusCode == 503 && String(decoding: body, as: UTF8.self).contains("shard 1, which holds this")
                     }
                 }
                 try await seen(true)
