@@ -95,7 +95,17 @@ struct VerifiableLogTests {
                     try MerkleProof.verifyInclusion(
                         leafIndex: position - 1, treeSize: checkpoint.size, leafHash: leafHash, proof: path, root: checkpoint.rootHash)
                 }
+                // Many proofs read at once (a lookup's): each the one read alone, in the order asked, repeats kept.
+                let asked = (0..<60).map { _ in Int64.random(in: 1...checkpoint.size) } + [checkpoint.size, 1, checkpoint.size]
+                let batched = try await tree.inclusionProofs(positions: asked, size: checkpoint.size)
+                #expect(batched.count == asked.count)
+                for (position, proof) in zip(asked, batched) {
+                    let alone = try await tree.inclusionProof(position: position, size: checkpoint.size)
+                    #expect(proof.leafHash == alone.leafHash && proof.hashes == alone.hashes, "\(position) of \(checkpoint.size)")
+                    #expect(proof.leafHash == leaves[Int(position) - 1])
+                }
             }
+            #expect(try await tree.inclusionProofs(positions: [], size: checkpoints[0].size).isEmpty)
             for (old, new) in zip(checkpoints, checkpoints.dropFirst()) + [
                 (checkpoints[0], checkpoints[5]), (checkpoints[2], checkpoints[4]),
             ] {
