@@ -50,7 +50,8 @@ struct LookupController: Sendable {
         }
         // `size`: under that signed checkpoint (on shards, the one the top log recorded); else the latest.
         let checkpoint: LogTree.StoredCheckpoint
-        if let size = try Query.integer(request, "size", minimum: 1) {
+        let size = try Query.integer(request, "size", minimum: 1)
+        if let size {
             guard let stored = try await tree.checkpoint(size: size) else {
                 throw DomainError(.notFound, "no checkpoint of size \(size) was signed")
             }
@@ -62,7 +63,7 @@ struct LookupController: Sendable {
             checkpoint = latest
         }
         guard let (recordPosition, revision) = try await index.recorded(through: checkpoint.size) else {
-            if request.uri.queryParameters["size"] != nil {
+            if size != nil {
                 throw DomainError(
                     .notFound,
                     "no index revision is recorded under the checkpoint of size \(checkpoint.size): ask for a larger one, or without size")

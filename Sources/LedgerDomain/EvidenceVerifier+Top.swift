@@ -3,13 +3,32 @@ import LedgerWire
 import TransparencyLog
 
 extension EvidenceVerifier {
+    /// `note`, the checkpoint a proof (of `what`: "evidence", "answer") leads to, opened with
+    /// `key`; on shards (`top`), `key` is the deployment's: the top level must hold (`verifyTop`),
+    /// and `note` must open with shard k's key (the same key under the shard's origin) and be the
+    /// tree the top entry records.
+    public static func openCheckpoint(
+        _ note: String, top level: Evidence.TopLevel?, key: NoteVerifier, of what: String
+    ) throws -> (checkpoint: Checkpoint, top: (recorded: ShardCheckpointRecorded, treeSize: Int64)?) {
+        let top = try level.map { try verifyTop($0, key: key) }
+        let checkpoint: Checkpoint
+        do {
+            checkpoint = try Checkpoint.open(note, verifier: try top.map { try $0.recorded.key(deployment: key) } ?? key)
+        } catch {
+            throw Failure("checkpoint: \(error)")
+        }
+        if let recorded = top?.recorded, !recorded.records(checkpoint) {
+            throw Failure("top: the top log's entry records another tree of shard \(recorded.shard) than the \(what)'s checkpoint")
+        }
+        return (checkpoint, top)
+    }
+
     /// The top level of evidence on shards: the top log's checkpoint signed with `key` (the
     /// deployment's), its entry rebuilt from the event it is (a `ShardCheckpointRecorded` of the
     /// stream `shard-k`, k the level's shard) and proved in that checkpoint. What the entry
     /// records (the shard's origin, tree size and root) is what the evidence's own checkpoint
     /// must then be.
-    public static func verifyTop(_ top: Evidence.TopLevel, key: NoteVerifier) throws -> (recorded: ShardCheckpointRecorded, treeSize: Int64)
-    {
+    static func verifyTop(_ top: Evidence.TopLevel, key: NoteVerifier) throws -> (recorded: ShardCheckpointRecorded, treeSize: Int64) {
         let checkpoint: Checkpoint
         do {
             checkpoint = try Checkpoint.open(top.checkpoint, verifier: key)

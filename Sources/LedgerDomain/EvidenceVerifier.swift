@@ -32,19 +32,7 @@ public enum EvidenceVerifier {
     /// the same key under the shard's origin (`ShardCheckpointRecorded.origin`), so no list of
     /// shards or of their keys needs trusting.
     public static func verify(_ evidence: Evidence, key: NoteVerifier) throws -> Report {
-        let top = try evidence.top.map { try verifyTop($0, key: key) }
-        let checkpointKey = try top.map { try $0.recorded.key(deployment: key) } ?? key
-        let checkpoint: Checkpoint
-        do {
-            checkpoint = try Checkpoint.open(evidence.checkpoint, verifier: checkpointKey)
-        } catch {
-            throw Failure("checkpoint: \(error)")
-        }
-        if let recorded = top?.recorded {
-            guard recorded.records(checkpoint) else {
-                throw Failure("top: the top log's entry records another tree of shard \(recorded.shard) than the evidence's checkpoint")
-            }
-        }
+        let (checkpoint, top) = try openCheckpoint(evidence.checkpoint, top: evidence.top, key: key, of: "evidence")
         let e = evidence.event
         let leaf = try leafBytes(e, what: "event")
         guard Base64.decode(evidence.leaf) == leaf else {

@@ -67,7 +67,7 @@ public enum LookupVerifier {
     private static func check(
         _ lookup: IndexLookup, key verifier: NoteVerifier, asked: IndexKey, through: Int64?, shard: Int?
     ) throws -> Report {
-        let (checkpoint, top) = try openCheckpoint(lookup, key: verifier)
+        let (checkpoint, top) = try EvidenceVerifier.openCheckpoint(lookup.checkpoint, top: lookup.top, key: verifier, of: "answer")
         if let shard, top?.recorded.shard != shard {
             throw Failure(
                 description: "shard: the answer is \(top.map { "shard \($0.recorded.shard)'s" } ?? "no shard's"), not shard \(shard)'s")
@@ -120,36 +120,6 @@ public enum LookupVerifier {
         return Report(
             key: key, positions: positions, revisionSize: revision.logSize, recordPosition: recordPosition, treeSize: checkpoint.size,
             shard: top?.recorded.shard, topTreeSize: top?.treeSize)
-    }
-
-    /// The answer's checkpoint opened with `key`, or on shards with shard k's key once the top
-    /// level holds (`EvidenceVerifier.verifyTop`) and records exactly that checkpoint.
-    private static func openCheckpoint(
-        _ lookup: IndexLookup, key: NoteVerifier
-    ) throws -> (Checkpoint, top: (recorded: ShardCheckpointRecorded, treeSize: Int64)?) {
-        guard let level = lookup.top else {
-            do {
-                return (try Checkpoint.open(lookup.checkpoint, verifier: key), nil)
-            } catch {
-                throw Failure(description: "checkpoint: \(error)")
-            }
-        }
-        let top: (recorded: ShardCheckpointRecorded, treeSize: Int64)
-        do {
-            top = try EvidenceVerifier.verifyTop(level, key: key)
-        } catch {
-            throw Failure(description: "\(error)")
-        }
-        let checkpoint: Checkpoint
-        do {
-            checkpoint = try Checkpoint.open(lookup.checkpoint, verifier: try top.recorded.key(deployment: key))
-        } catch {
-            throw Failure(description: "checkpoint: \(error)")
-        }
-        guard top.recorded.records(checkpoint) else {
-            throw Failure(description: "top entry: it records another tree of shard \(top.recorded.shard) than the answer's checkpoint")
-        }
-        return (checkpoint, top)
     }
 
     private static func leaf(_ entry: IndexLookup.Entry, what: String) throws -> [UInt8] {
