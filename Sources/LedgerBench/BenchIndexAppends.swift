@@ -89,13 +89,15 @@ struct BenchIndexAppends: AsyncParsableCommand {
             defer { group.cancelAll() }
             let measured = try await appends(store, writers: writers, tag: tag, seconds: seconds)
             // Running until a record covers the phase's last append, so every lag is the recorder's own.
-            let last = measured.1.map(\.position).max() ?? 0
-            let deadline = ContinuousClock.now + .seconds(60)
-            while try await recordedSize(store) < last {
-                guard ContinuousClock.now < deadline else { throw ValidationError("no revision covering \(last) recorded within 60 s") }
-                try await Task.sleep(for: .milliseconds(20))
-            }
+            try await recorded(store, covering: measured.1.map(\.position).max() ?? 0, within: .seconds(60))
             return measured
+        }
+    }
+
+    /// Waits until a recorded revision covers `position` (polling every 20 ms); throws after `limit`.
+    static func recorded(_ store: EventStore, covering position: Int64, within limit: Duration) async throws {
+        try await LoadProcess.poll("an index revision covering \(position) recorded", within: limit, every: .milliseconds(20)) {
+            try await recordedSize(store) >= position
         }
     }
 

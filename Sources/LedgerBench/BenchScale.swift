@@ -126,9 +126,7 @@ struct BenchScale: AsyncParsableCommand {
         try await BenchCommands.caughtUp(client, logger: logger, within: .seconds(3600))
         _ = try await LogTree(client: client, logger: logger).checkpoint(atLeast: head, within: .seconds(3600))
         // The index too: its revisions recorded past the head (`ledger serve` records them).
-        try await LoadProcess.poll("an index revision covering \(head) recorded", within: .seconds(3600), every: .milliseconds(100)) {
-            try await BenchIndexAppends.recordedSize(store) >= head
-        }
+        try await BenchIndexAppends.recorded(store, covering: head, within: .seconds(3600))
         let caughtUp = ContinuousClock.now - settled
         // The WAL of the growth with the views' and the tree's for it, before the vacuum's own.
         let (lsnAfter, imagesAfter) = try await walWritten(client)

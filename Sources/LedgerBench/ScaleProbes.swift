@@ -76,10 +76,7 @@ struct ScaleProbes {
     /// p99 (ms) of each append's acknowledgement to the first index revision recorded covering
     /// it, once one covers the last (`BenchIndexAppends.lags`).
     private func indexLagP99(_ store: EventStore, acknowledged: [(position: Int64, at: Date)]) async throws -> Double {
-        let last = acknowledged.map(\.position).max() ?? 0
-        try await LoadProcess.poll("an index revision covering \(last) recorded", within: .seconds(600), every: .milliseconds(50)) {
-            try await BenchIndexAppends.recordedSize(store) >= last
-        }
+        try await BenchIndexAppends.recorded(store, covering: acknowledged.map(\.position).max() ?? 0, within: .seconds(600))
         return Stats.percentile(try await BenchIndexAppends.lags(ledger.client, acknowledged: acknowledged), 0.99)
     }
 
