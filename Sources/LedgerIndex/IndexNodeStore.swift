@@ -1,7 +1,7 @@
 /// Where the prefix tree's nodes live, by position (`MemoryNodeStore` here; PostgreSQL later).
 ///
-/// `PrefixTree` asks for the paths of a batch of keys in a few calls to `nodes(at:)` (one per
-/// 32 levels a path runs) and writes every node a batch changed in one call to `store(_:)`.
+/// `PrefixTree` asks for the paths of a batch of keys in a few calls to `nodes(at:)` (one for
+/// the first 16 levels, one per 8 more the longest paths run) and writes every node a batch changed in one call to `store(_:)`.
 /// Positions are never emptied: once a node is at a position, one is there for good (a split
 /// leaf's position holds a parent from then on), so a store needs no deletes.
 ///
