@@ -57,7 +57,10 @@ extension Reads {
     /// identities held are counted over its grants (an identity's first grant since it was
     /// last revoked or expired: +1), revocations and expiries (-1), and a notice marks 0 -> 1
     /// and 1 -> 0.
-    /// In log order, a page at a time; the first page pins the views' position.
+    /// In log order, a page at a time; the first page pins the views' position. A page reads at
+    /// most a page of each kind and names the accounts of those alone (`ledger_account`): had
+    /// every notice of the collaboration been named before the page was cut, a page would cost
+    /// as much as the collaboration's whole history (`ledger-bench commands`, read-your-writes).
     public func highlights(
         _ id: String, caller: Caller, limit: Int = PageCursors.defaultLimit, cursor: String? = nil
     ) async throws -> Highlights {
@@ -78,17 +81,21 @@ extension Reads {
             held AS (
                 SELECT position, account, at, step, sum(step) OVER (PARTITION BY account ORDER BY position) AS identities
                 FROM changes WHERE step <> 0)
-            SELECT * FROM (
-                SELECT position, kind, trigger, mentioned_root_hash, ledger_account(account), (extract(epoch FROM at) * 1000000)::int8
-                FROM proj_highlights
-                WHERE collaboration_id = \(row.id) AND (kind <> 'mention' OR mentioned_root_hash = \(mine))
+            SELECT n.position, n.kind, n.trigger, n.mentioned, ledger_account(n.account), (extract(epoch FROM n.at) * 1000000)::int8
+            FROM (
+                (SELECT position, kind, trigger, mentioned_root_hash AS mentioned, account, at
+                 FROM proj_highlights
+                 WHERE collaboration_id = \(row.id) AND (kind <> 'mention' OR mentioned_root_hash = \(mine))
+                       AND position > \(after) AND position <= \(pinned)
+                 ORDER BY position LIMIT \(Int64(limit + 1)))
                 UNION ALL
-                SELECT position, 'membership', CASE step WHEN 1 THEN 'addedCollaborator' ELSE 'removedCollaborator' END,
-                       NULL, ledger_account(account), (extract(epoch FROM at) * 1000000)::int8
-                FROM held WHERE (step = 1 AND identities = 1) OR (step = -1 AND identities = 0)
+                (SELECT position, 'membership', CASE step WHEN 1 THEN 'addedCollaborator' ELSE 'removedCollaborator' END,
+                        NULL, account, at
+                 FROM held WHERE ((step = 1 AND identities = 1) OR (step = -1 AND identities = 0))
+                       AND position > \(after) AND position <= \(pinned)
+                 ORDER BY position LIMIT \(Int64(limit + 1)))
             ) n
-            WHERE position > \(after) AND position <= \(pinned)
-            ORDER BY 1 LIMIT \(Int64(limit + 1))
+            ORDER BY n.position LIMIT \(Int64(limit + 1))
             """, logger: logger
         ) { rows in
             var notices: [Highlights.Notice] = []

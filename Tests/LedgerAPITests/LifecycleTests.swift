@@ -242,6 +242,7 @@ struct LifecycleTests {
             try await api.call(
                 .post, "/v1/collaborations/\(id)/participants", as: "devin", json: #"{"added":["\#(bob.rootHash)","\#(carol.rootHash)"]}"#)
             for device in 0..<3 { #expect(try await api.verify(id, bob, as: "bob", device: device).status == .ok) }
+            try await api.call(.post, "/v1/collaborations/\(id)/highlights", as: "devin", json: #"{"kind":"change","trigger":"edit"}"#)
             #expect(try await api.verify(id, carol, as: "carol").status == .ok)
             try await api.call(.post, "/v1/collaborations/\(id)/participants", as: "devin", json: #"{"removed":["\#(bob.rootHash)"]}"#)
             try await api.call(.post, "/v1/collaborations/\(id)/participants", as: "devin", json: #"{"added":["\#(bob.rootHash)"]}"#)
@@ -254,6 +255,22 @@ struct LifecycleTests {
                 "\($0["trigger"]!.string!) \($0["accountId"]!.string!)"
             }
             #expect(membership == ["addedCollaborator bob", "addedCollaborator carol", "removedCollaborator bob", "addedCollaborator bob"])
+            #expect(notices.contains { $0["kind"]?.string == "change" })
+            // Pages of one and of two, each kind cut at its own page: the same notices in the same order.
+            for limit in [1, 2] {
+                var paged: [JSONValue] = []
+                var cursor: String?
+                repeat {
+                    let resume = cursor?.addingPercentEncoding(withAllowedCharacters: .alphanumerics).map { "&cursor=\($0)" }
+                    let query = "limit=\(limit)" + (resume ?? "&minPosition=\(last)")
+                    let page = try await api.call(.get, "/v1/collaborations/\(id)/highlights?\(query)", as: "carol").body
+                    let items = page["highlights"]!.array
+                    #expect(items.count <= limit)
+                    paged += items
+                    cursor = page["nextCursor"]?.string
+                } while cursor != nil && paged.count <= notices.count
+                #expect(paged == notices, "pages of \(limit)")
+            }
         }
     }
 }
