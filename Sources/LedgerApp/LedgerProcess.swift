@@ -165,7 +165,7 @@ public struct LedgerProcess: Sendable {
         case .verifier:
             role = RoleServices.verifier(client: client, configuration: configuration, logger: logger)
         case .project:
-            role = RoleServices.projector(client: client, store: store, logger: logger)
+            role = RoleServices.projector(client: client, store: store, configuration: configuration, logger: logger)
         case .deliver:
             role = RoleServices.deliverer(
                 client: client, store: store, configuration: configuration, deliveries: deliveries, logger: logger)

@@ -82,7 +82,8 @@ extension RoleServices {
             let local = StoreServices(
                 client: shard.client, store: shard.store, configuration: configuration, deliveries: delivering, engine: engine,
                 logger: logger)
-            let feed = FeedTail(store: shard.store, events: local.events, logger: logger, holds: holds)
+            let feed = FeedTail(
+                store: shard.store, events: local.events, logger: logger, followInterval: configuration.followInterval, holds: holds)
             let router = buildRouter(
                 client: shard.client, store: shard.store, authority: authority, configuration: configuration, proofs: local.proofs,
                 feed: feed, readiness: readiness, standby: cluster == nil ? standby : nil, holds: holds,

@@ -45,7 +45,7 @@ public enum RoleServices {
             let worker = VerifierWorker(
                 engine: engine, requests: proofRequests(client, configuration, logger), wake: requests, logger: logger)
             let events = NotificationHub(client: client, channel: EventStore.channel, logger: logger)
-            let projector = ProjectorWorker(client: client, events: events, logger: logger)
+            let projector = ProjectorWorker(client: client, events: events, logger: logger, gather: configuration.followInterval)
             let windows = NotificationHub(client: client, channel: ExpiryService.channel, logger: logger)
             let expiry = ExpiryService(client: client, store: store, wake: windows, logger: logger)
             let deliverer = WebhookDeliverer(
@@ -101,9 +101,11 @@ public enum RoleServices {
 
     /// `ledger project`: a projector worker (leases keep one owner per projection), the expiry
     /// service (one instance holds its lease), and their LISTENs.
-    public static func projector(client: PostgresClient, store: EventStore, logger: Logger) -> [any Service] {
+    public static func projector(
+        client: PostgresClient, store: EventStore, configuration: LedgerConfiguration, logger: Logger
+    ) -> [any Service] {
         let events = NotificationHub(client: client, channel: EventStore.channel, logger: logger)
-        let worker = ProjectorWorker(client: client, events: events, logger: logger)
+        let worker = ProjectorWorker(client: client, events: events, logger: logger, gather: configuration.followInterval)
         let windows = NotificationHub(client: client, channel: ExpiryService.channel, logger: logger)
         logger.info("projector worker running", metadata: ["id": "\(worker.id)"])
         return [events, windows, worker, ExpiryService(client: client, store: store, wake: windows, logger: logger)]
@@ -154,6 +156,7 @@ public enum RoleServices {
     static func deliverySettings(_ settings: WebhookDeliverer.Settings, _ configuration: LedgerConfiguration) -> WebhookDeliverer.Settings {
         var settings = settings
         settings.allowPrivate = configuration.webhooksAllowPrivate
+        settings.followInterval = configuration.followInterval
         return settings
     }
 
@@ -166,7 +169,7 @@ public enum RoleServices {
         proofs: ProofService, events: NotificationHub, standby: PostgresClient?, logger: Logger,
         onRunning: @escaping @Sendable (Int) async -> Void
     ) -> (feed: FeedTail, app: any Service, readiness: Readiness) {
-        let feed = FeedTail(store: store, events: events, logger: logger)
+        let feed = FeedTail(store: store, events: events, logger: logger, followInterval: configuration.followInterval)
         let readiness = Readiness(drain: configuration.shutdownDrain)
         let router = buildRouter(
             client: client, store: store, authority: authority, configuration: configuration, proofs: proofs, feed: feed,

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LedgerApp
+import LedgerConfiguration
 import LedgerDomain
 import LedgerPostgres
 import LedgerProjections
@@ -37,13 +38,20 @@ struct BenchCommands: AsyncParsableCommand {
     @OptionGroup var target: BenchTarget
     @Option(help: "Rounds; medians are reported.") var rounds = 3
     @Option(help: "Seconds per phase.") var seconds = 3.0
+    @Option(help: "LEDGER_FOLLOW_INTERVAL of the ledger under test, in seconds (default: the setting's default).")
+    var followInterval: Double?
+
+    func validate() throws {
+        if let followInterval, !(0...1).contains(followInterval) { throw ValidationError("--follow-interval is 0 to 1 seconds") }
+    }
 
     /// The phases, in order: (name in the summary, load phase, clients).
     static let phases: [(String, LoadPlan.Phase, Int)] = [
         ("HTTP floor: GET /health, 16 clients", .health, 16),
         ("a command's exchange, 16 clients", .exchange, 16), ("starts, 16 clients", .starts, 16),
         ("highlights, 16 clients", .highlights, 16), ("participant adds, 16 clients", .adds, 16),
-        ("proofs, 16 clients", .proofs, 16), ("proofs, 1 client", .proofs, 1),
+        ("proofs, 16 clients", .proofs, 16), ("starts, 1 client", .starts, 1), ("proofs, 1 client", .proofs, 1),
+        ("read-your-writes, 1 client", .readback, 1),
     ]
 
     func run() async throws {
@@ -53,8 +61,12 @@ struct BenchCommands: AsyncParsableCommand {
         var floors: [String: [Double]] = [:]
         var outcomes: [String: [LoadProcess.Outcome]] = [:]
         let (rounds, seconds) = (rounds, seconds)
-        try await target.run(logger: quiet) { settings in
-            (floors, outcomes) = try await LocalLedger.run(settings, logger: quiet, maxConnections: 60) { ledger in
+        var configuration = LedgerConfiguration()
+        if let followInterval { configuration.followInterval = .milliseconds(Int64(followInterval * 1000)) }
+        print("  the ledger's LEDGER_FOLLOW_INTERVAL: \(configuration.followInterval)")
+        try await target.run(logger: quiet) { [configuration] settings in
+            (floors, outcomes) = try await LocalLedger.run(settings, logger: quiet, configuration: configuration, maxConnections: 60) {
+                ledger in
                 var floors: [String: [Double]] = [:]
                 var outcomes: [String: [LoadProcess.Outcome]] = [:]
                 try await Pgbench.createTable(ledger.client)
@@ -200,11 +212,11 @@ struct BenchCommands: AsyncParsableCommand {
             let baseline = clients == 1 ? pg1 : pg16
             var ratios = String(format: "×pgbench@%d %.2f", clients, rate / baseline)
             switch phase {
-            case .health, .exchange: ratios = ""
-            case .proofs where clients == 16: ratios += String(format: "   ×floor %.2f", rate / proofFloor)
+            case .health, .exchange, .readback: ratios = ""
+            case _ where clients == 1: break  // the floors are 16 clients'
+            case .proofs: ratios += String(format: "   ×floor %.2f", rate / proofFloor)
             case .starts, .highlights, .adds:
                 ratios += String(format: "   ×floor %.2f   ×floor with read %.2f", rate / commandFloor, rate / withRead)
-            case .proofs: break
             }
             print(
                 String(
@@ -213,6 +225,17 @@ struct BenchCommands: AsyncParsableCommand {
                     Stats.median(runs.map(\.p99)), machine.isEmpty ? "?" : String(format: "%.2f ms", Stats.median(machine)),
                     Stats.median(runs.map(\.server)), postgres.isEmpty ? "?" : String(format: "%.2f", Stats.median(postgres)),
                     Stats.median(runs.map(\.load)), ratios))
+        }
+        // Issue 68: an event alone should cost about what it costs in company.
+        func machine(_ name: String) -> Double? {
+            let runs = outcomes[name]?.compactMap(\.machine) ?? []
+            return runs.isEmpty ? nil : Stats.median(runs)
+        }
+        for (kind, one, sixteen) in [
+            ("starts", "starts, 1 client", "starts, 16 clients"), ("proofs", "proofs, 1 client", "proofs, 16 clients"),
+        ] {
+            guard let one = machine(one), let sixteen = machine(sixteen) else { continue }
+            print(String(format: "  machine CPU per call, 1 client ÷ 16 clients: %@ %.2f (target 1.5)", kind, one / sixteen))
         }
     }
 }

@@ -91,6 +91,12 @@ struct BenchLoad: AsyncParsableCommand {
         case .highlights:
             let owned = try await startEach(clients)
             return { c, _ in _ = try await clients[c].postHighlight(.change, trigger: "edit", in: owned[c]) }
+        case .readback:
+            let owned = try await startEach(clients)
+            return { c, _ in
+                let position = try await clients[c].postHighlight(.change, trigger: "edit", in: owned[c])
+                _ = try await clients[c].highlights(in: owned[c], minPosition: position, limit: 1)
+            }
         case .adds:
             let owned = try await startEach(clients)
             return { c, _ in
@@ -141,7 +147,9 @@ struct BenchLoad: AsyncParsableCommand {
 /// What one load process is asked to do: a phase's calls from one client per token, for
 /// `seconds`. Each token is its own account.
 struct LoadPlan: Codable, Sendable {
-    enum Phase: String, Codable, Sendable, CaseIterable { case health, exchange, starts, highlights, adds, proofs }
+    /// `readback`: a highlight, then a read of the highlights that waits for it (`minPosition`):
+    /// read-your-writes, which the projector's steps (`LEDGER_FOLLOW_INTERVAL`) pace.
+    enum Phase: String, Codable, Sendable, CaseIterable { case health, exchange, starts, highlights, readback, adds, proofs }
 
     var baseURL: String
     var phase: Phase

@@ -13,6 +13,8 @@ public struct LedgerConfiguration: Sendable {
     public var verdictWait: Duration
     public var readWait: Duration
     public var shutdownDrain: Duration
+    /// `LEDGER_FOLLOW_INTERVAL`: the least time between two steps of a worker that follows the log.
+    public var followInterval: Duration
     public var webhooksAllowHTTP: Bool
     /// `LEDGER_WEBHOOKS_ALLOW_PRIVATE`: webhooks may reach non-public addresses (development, tests).
     public var webhooksAllowPrivate: Bool
@@ -75,6 +77,7 @@ public struct LedgerConfiguration: Sendable {
         verdictWait = seconds(.verdictWait)
         readWait = seconds(.readWait)
         shutdownDrain = seconds(.shutdownDrain)
+        followInterval = seconds(.followInterval)
         webhooksAllowHTTP = Setting.yesNo(value(.webhooksAllowHTTP)!)!
         webhooksAllowPrivate = Setting.yesNo(value(.webhooksAllowPrivate)!)!
         verifierGroup = Int(value(.verifierGroup)!)!

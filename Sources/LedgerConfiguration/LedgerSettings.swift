@@ -6,7 +6,7 @@ public enum LedgerSettings {
         .host, .port, .dataDir, .databaseURL, .readDatabaseURL, .shardCluster, .jwtSecret, .jwksURL, .jwksFile, .jwtIssuer, .jwtAudience,
         .jwtAccountClaim, .jwtRolesClaim, .jwtRolesSeparator, .oidcIssuer, .oidcClientID, .oidcScope, .oidcResource, .publicBaseURL,
         .bodyLimit, .challengeTTL,
-        .verdictWait, .readWait, .shutdownDrain,
+        .verdictWait, .readWait, .shutdownDrain, .followInterval,
         .verifierGroup, .webhooksAllowHTTP, .webhooksAllowPrivate, .logLevel, .logFormat, .pgBin, .signingKeyFile, .logOrigin,
         .witnessPolicy, .checkpointFile, .publicEntries, .index, .logKey, .url,
     ]
@@ -147,6 +147,10 @@ extension Setting {
         "LEDGER_SHUTDOWN_DRAIN", default: "0",
         "seconds after SIGTERM during which `/ready` answers 503 and everything else is still served (your load balancer's time to notice)",
         .seconds(0...20))
+    public static let followInterval = Setting(
+        "LEDGER_FOLLOW_INTERVAL", default: "0.005",
+        "seconds between two steps of a worker that follows the log (projectors, the change feed's tail, webhook deliveries) while events keep coming: a step takes every event since the last, and the first event after a quiet interval is taken at once; longer costs less CPU per event at low load, and a read's `minPosition`, the feed and webhooks wait up to this much longer",
+        .seconds(0...1))
     public static let verifierGroup = Setting(
         flag: "--verifier-concurrency", "LEDGER_VERIFIER_CONCURRENCY", default: "64",
         "proofs decided in one group (one commit), by the API of `ledger serve` or a verifier worker", .count(1...256))

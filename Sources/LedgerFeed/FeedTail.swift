@@ -23,6 +23,9 @@ public final class FeedTail: Service, Sendable {
     /// How often every live client is woken to send a keep-alive comment if it is idle: one
     /// timer for all of them, not one per connection.
     let keepAlive: Duration
+    /// The least time between two reads of the log's tail while events keep coming
+    /// (`LEDGER_FOLLOW_INTERVAL`): one read takes every event since the last.
+    let followInterval: Duration
     /// The collaborations whose events this log's feed sends: every one, but on a shard a partition
     /// moved to or from, whose log holds the other shard's past too, which that shard's feed sends
     /// (docs/SCALING.md, "Adding a shard"; commands are routed, so what comes later is its own).
@@ -47,9 +50,11 @@ public final class FeedTail: Service, Sendable {
 
     public init(
         store: EventStore, events: NotificationHub, logger: Logger, capacity: Int = 4096, queueLimit: Int = 1 << 20,
-        keepAlive: Duration = .seconds(15), holds: @escaping @Sendable (String) -> Bool = { _ in true }
+        keepAlive: Duration = .seconds(15), followInterval: Duration = .milliseconds(5),
+        holds: @escaping @Sendable (String) -> Bool = { _ in true }
     ) {
         self.keepAlive = keepAlive
+        self.followInterval = followInterval
         self.holds = holds
         self.store = store
         self.events = events
@@ -77,7 +82,7 @@ public final class FeedTail: Service, Sendable {
     /// Reads the log's new events as they are appended and publishes them, while it has
     /// subscribers.
     func follow() async {
-        let wake = events.register()
+        let wake = events.register(spacing: followInterval)
         defer { wake.cancel() }
         while !Task.isCancelled {
             guard let (from, generation) = state.withLock({ state in state.head.map { ($0, state.generation) } }) else {

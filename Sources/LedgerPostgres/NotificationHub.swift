@@ -22,6 +22,16 @@ public final class NotificationHub: Service, Sendable {
         let signal: Signal
         /// Set for `registerCollecting()`: the payloads received and not yet taken.
         let inbox: Inbox?
+        /// Set for `register(spacing:)`: when its last wait returned.
+        let spaced: Spacing?
+    }
+
+    /// A subscription's least time between two returns of `wait`, and when the last one returned.
+    final class Spacing: Sendable {
+        let interval: Duration
+        let last = Mutex<ContinuousClock.Instant?>(nil)
+
+        init(_ interval: Duration) { self.interval = interval }
     }
 
     /// Payloads kept for a collecting subscription: distinct, at most `limit` (more are dropped,
@@ -72,19 +82,28 @@ public final class NotificationHub: Service, Sendable {
 
     /// A signal raised by the next notification with this payload (any payload if nil).
     public func register(payload: String? = nil) -> Subscription {
-        register(Registration(payload: payload, signal: Signal(), inbox: nil))
+        register(Registration(payload: payload, signal: Signal(), inbox: nil, spaced: nil))
+    }
+
+    /// A signal raised by any notification, whose `wait` returns at most once per `spacing`
+    /// while notifications keep coming: a notification after a quiet `spacing` returns at once,
+    /// later ones wait out the rest of it, and however many came meanwhile, one return answers
+    /// them all. For a worker that follows the log, so it takes one step for the events of an
+    /// interval under load and one per event only when they are rare (`LEDGER_FOLLOW_INTERVAL`).
+    public func register(spacing: Duration) -> Subscription {
+        register(Registration(payload: nil, signal: Signal(), inbox: nil, spaced: spacing > .zero ? Spacing(spacing) : nil))
     }
 
     /// A signal raised by every notification, which also keeps their non-empty payloads for
     /// `Subscription.take()`.
     public func registerCollecting() -> Subscription {
-        register(Registration(payload: nil, signal: Signal(), inbox: Inbox()))
+        register(Registration(payload: nil, signal: Signal(), inbox: Inbox(), spaced: nil))
     }
 
     private func register(_ registration: Registration) -> Subscription {
         let id = nextId.wrappingAdd(1, ordering: .relaxed).oldValue
         waiters.withLock { $0[id] = registration }
-        return Subscription(hub: self, id: id, signal: registration.signal, inbox: registration.inbox)
+        return Subscription(hub: self, id: id, signal: registration.signal, inbox: registration.inbox, spaced: registration.spaced)
     }
 
     fileprivate func unregister(_ id: Int) {
@@ -109,6 +128,7 @@ public final class NotificationHub: Service, Sendable {
         let id: Int
         let signal: Signal
         let inbox: Inbox?
+        let spaced: Spacing?
 
         /// The payloads received since the last call (a collecting subscription's; otherwise none).
         public func take() -> Set<String> {
@@ -119,10 +139,17 @@ public final class NotificationHub: Service, Sendable {
         }
 
         /// Waits for the notification, at most `timeout` on the hub's clock; true if it came. Consumes it, so the
-        /// next call waits for the next one.
+        /// next call waits for the next one. A spaced subscription's (`register(spacing:)`) that
+        /// came sooner than its spacing after the last return first waits out the rest of it.
         @discardableResult
         public func wait(timeout: Duration) async -> Bool {
-            await signal.wait(timeout: timeout, clock: hub.clock)
+            let came = await signal.wait(timeout: timeout, clock: hub.clock)
+            guard let spaced else { return came }
+            if came, let last = spaced.last.withLock({ $0 }), ContinuousClock.now < last + spaced.interval {
+                try? await Task.sleep(until: last + spaced.interval, clock: .continuous)
+            }
+            spaced.last.withLock { $0 = ContinuousClock.now }
+            return came
         }
 
         public func cancel() { hub.unregister(id) }

@@ -21,12 +21,14 @@ import ServiceLifecycle
 /// cannot be applied; the events before it are applied, and the projection stops with that
 /// position and error in `ledger_projections` (status, metrics) instead of skipping it.
 ///
-/// **Batches under load.** After a step that applied events the worker waits `gather` before
-/// the next, so a busy log is projected a batch of events at a time rather than the few that
-/// arrived during the last step: a step's fixed cost (its transaction, the leases, each
-/// projection's function and checkpoint) had been 0.4 ms of the machine's CPU per command
-/// (docs/BENCHMARKS.md, issue 47). A quiet log's event is projected as soon as it is
-/// notified; the wait only follows a step that found work.
+/// **Batches under load.** Steps are at least `gather` apart while events keep coming
+/// (`LEDGER_FOLLOW_INTERVAL`): after a step that applied events the worker waits `gather`
+/// before the next, and a notification sooner than `gather` after the last one it woke for
+/// waits out the rest (`NotificationHub.register(spacing:)`). So a busy log is projected a batch
+/// of events at a time rather than the few that arrived during the last step: a step's fixed
+/// cost (its transaction, the leases, each projection's function and checkpoint) had been
+/// 0.4 ms of the machine's CPU per command (docs/BENCHMARKS.md, issue 47). The first event
+/// after a quiet `gather` is projected as soon as it is notified.
 public struct ProjectorWorker: Service {
     public let id: String
     let client: PostgresClient
@@ -73,7 +75,7 @@ public struct ProjectorWorker: Service {
     }
 
     public func run() async throws {
-        let wake = events.register()
+        let wake = events.register(spacing: gather)
         defer { wake.cancel() }
         try await cancelWhenGracefulShutdown {
             var reported = ContinuousClock.now - .seconds(10)

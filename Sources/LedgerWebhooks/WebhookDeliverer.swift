@@ -39,8 +39,11 @@ public struct WebhookDeliverer: Service {
         public var firstRetry: Duration = .seconds(1)
         public var longestRetry: Duration = .seconds(600)
         public var disableAfter: Duration = .seconds(86_400)
-        /// How often an idle lane looks for due retries (new events wake it at once).
+        /// How often an idle lane looks for due retries (new events wake it, at most once per
+        /// `followInterval`).
         public var pollInterval: Duration = .seconds(1)
+        /// The least time between two wakes by new events (`LEDGER_FOLLOW_INTERVAL`).
+        public var followInterval: Duration = .milliseconds(5)
         /// Events read from the log at a time.
         public var batchSize = 200
         /// `LEDGER_WEBHOOKS_ALLOW_PRIVATE`: deliveries may go to loopback, private and other
@@ -99,7 +102,7 @@ public struct WebhookDeliverer: Service {
     /// may find another. With no webhook registered it ignores new events and looks again every
     /// `pollInterval`: an idle deliverer costs one query a poll, none per append.
     func lead(_ others: [Signal]) async {
-        let wake = events.register()
+        let wake = events.register(spacing: settings.followInterval)
         defer { wake.cancel() }
         let leases = WebhookLease.Queries(client: client, logger: logger, worker: id, settings: settings)
         while !Task.isCancelled {

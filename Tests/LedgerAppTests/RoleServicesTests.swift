@@ -66,7 +66,10 @@ struct RoleServicesTests {
         }
         let roles: [(String, [String])] = [
             ("VerifierWorker", Self.names(RoleServices.verifier(client: Self.client, configuration: configuration, logger: Self.logger))),
-            ("ProjectorWorker", Self.names(RoleServices.projector(client: Self.client, store: store, logger: Self.logger))),
+            (
+                "ProjectorWorker",
+                Self.names(RoleServices.projector(client: Self.client, store: store, configuration: configuration, logger: Self.logger))
+            ),
             (
                 "WebhookDeliverer",
                 Self.names(RoleServices.deliverer(client: Self.client, store: store, configuration: configuration, logger: Self.logger))
