@@ -149,7 +149,7 @@ extension Setting {
         .seconds(0...20))
     public static let followInterval = Setting(
         "LEDGER_FOLLOW_INTERVAL", default: "0.005",
-        "seconds between two steps of a worker that follows the log (projectors, the change feed's tail, webhook deliveries) while events keep coming: a step takes every event since the last, and the first event after a quiet interval is taken at once; longer costs less CPU per event at low load, and a read's `minPosition`, the feed and webhooks wait up to this much longer",
+        "seconds between two steps of a worker that follows the log (projectors, the change feed's tail, webhook deliveries) while events keep coming: a step takes every event since the last, and the first event after a quiet interval is taken at once; longer costs less CPU per event while events come faster than the interval, and a read's `minPosition`, the feed and webhooks wait up to this much longer",
         .seconds(0...1))
     public static let verifierGroup = Setting(
         flag: "--verifier-concurrency", "LEDGER_VERIFIER_CONCURRENCY", default: "64",

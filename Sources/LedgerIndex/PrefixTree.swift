@@ -16,8 +16,9 @@ public struct PrefixTree<Store: IndexNodeStore>: Sendable {
     /// How many levels of every path the first read asks for, and each later read of the paths
     /// still pending. A key's path ends near depth log2(keys) + 1 (17 for 65,000 keys, 22 for
     /// two million), and each level asked past its end is a lookup that finds nothing: a first
-    /// window of 32 asked about four times the positions a 100,000-event log needs, 16 and 8 ask
-    /// at most 8 levels past any path's end (`ledger-bench index`).
+    /// window of 32 asked about four times the positions a 100,000-event log needs; with 16 and
+    /// 8, a path that ends in the first window is asked at most 15 levels past its end, and one
+    /// that ends further down at most 7 (`ledger-bench index`).
     static var firstLevels: Int { 16 }
     static var laterLevels: Int { 8 }
 

@@ -60,8 +60,8 @@ public final class NotificationHub: Service, Sendable {
                 do {
                     try await self.client.withConnection { connection in
                         try await connection.listen(on: self.channel) { notifications in
-                            self.connected.store(true, ordering: .relaxed)
                             self.broadcast(nil)  // anything sent while disconnected: re-check
+                            self.connected.store(true, ordering: .relaxed)
                             for try await notification in notifications {
                                 self.broadcast(notification.payload)
                             }
@@ -139,14 +139,21 @@ public final class NotificationHub: Service, Sendable {
         }
 
         /// Waits for the notification, at most `timeout` on the hub's clock; true if it came. Consumes it, so the
-        /// next call waits for the next one. A spaced subscription's (`register(spacing:)`) that
-        /// came sooner than its spacing after the last return first waits out the rest of it.
+        /// next call waits for the next one.
+        ///
+        /// A spaced subscription's (`register(spacing:)`) notification that came sooner than its
+        /// spacing after the last one it returned for first waits out the rest of it (so a wait
+        /// can take up to `timeout` plus the spacing), and the notifications that come during
+        /// that rest are consumed with it: the caller reads the log after this returns, which
+        /// covers them. A timeout is not a wake: the first notification after a quiet spacing
+        /// returns at once however recently a wait timed out.
         @discardableResult
         public func wait(timeout: Duration) async -> Bool {
             let came = await signal.wait(timeout: timeout, clock: hub.clock)
-            guard let spaced else { return came }
-            if came, let last = spaced.last.withLock({ $0 }), ContinuousClock.now < last + spaced.interval {
+            guard let spaced, came else { return came }
+            if let last = spaced.last.withLock({ $0 }), ContinuousClock.now < last + spaced.interval {
                 try? await Task.sleep(until: last + spaced.interval, clock: .continuous)
+                signal.lower()
             }
             spaced.last.withLock { $0 = ContinuousClock.now }
             return came

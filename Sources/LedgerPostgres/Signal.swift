@@ -11,6 +11,11 @@ package final class Signal: Sendable {
 
     package init() {}
 
+    /// Lowers the flag if raised: a raise before this call wakes no later wait.
+    package func lower() {
+        state.withLock { $0.raised = false }
+    }
+
     package func raise() {
         let waiter: CheckedContinuation<Bool, Never>? = state.withLock { state in
             if let waiter = state.waiter {

@@ -21,10 +21,10 @@ import ServiceLifecycle
 /// cannot be applied; the events before it are applied, and the projection stops with that
 /// position and error in `ledger_projections` (status, metrics) instead of skipping it.
 ///
-/// **Batches under load.** Steps are at least `gather` apart while events keep coming
-/// (`LEDGER_FOLLOW_INTERVAL`): after a step that applied events the worker waits `gather`
-/// before the next, and a notification sooner than `gather` after the last one it woke for
-/// waits out the rest (`NotificationHub.register(spacing:)`). So a busy log is projected a batch
+/// **Batches under load.** After a step that applied events the worker waits `gather`
+/// (`LEDGER_FOLLOW_INTERVAL`) before the next; when it waits for a notification instead, one that
+/// comes sooner than `gather` after the last it woke for waits out the rest
+/// (`NotificationHub.register(spacing:)`). So a busy log is projected a batch
 /// of events at a time rather than the few that arrived during the last step: a step's fixed
 /// cost (its transaction, the leases, each projection's function and checkpoint) had been
 /// 0.4 ms of the machine's CPU per command (docs/BENCHMARKS.md, issue 47). The first event

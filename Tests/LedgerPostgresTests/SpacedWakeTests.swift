@@ -16,33 +16,45 @@ struct SpacedWakeTests {
             let hub = NotificationHub(client: client, channel: "spaced_test", logger: logger)
             try await withBackground({ try? await hub.run() }, logger: logger) {
                 try await waitUntil(timeout: .seconds(30), "LISTEN up") { hub.isListening }
-                let spacing = Duration.seconds(2)
+                let spacing = Duration.seconds(1)
                 let spaced = hub.register(spacing: spacing)
                 let seen = hub.registerCollecting()
                 defer { (spaced.cancel(), seen.cancel()) }
-                func notify(_ payload: String) async throws { try await client.query("SELECT pg_notify('spaced_test', \(payload))") }
-
-                // Quiet so far: the first notification returns well inside the spacing.
-                let first = ContinuousClock.now
-                try await notify("0")
-                #expect(await spaced.wait(timeout: .seconds(30)))
-                let woke = ContinuousClock.now
-                #expect(woke - first < spacing, "the first wake waited: \(woke - first)")
-
-                // Five more at once: the next wake comes no sooner than the spacing after the last.
-                for n in 1...5 { try await notify("\(n)") }
                 let received = Mutex<Set<String>>([])
-                try await waitUntil(timeout: .seconds(30), "the five notifications received") {
-                    let taken = seen.take()
-                    return received.withLock { received in
-                        received.formUnion(taken)
-                        return received.isSuperset(of: ["1", "2", "3", "4", "5"])
+                /// Sends `payloads`, each its own notification, and waits until the hub has them all.
+                func notify(_ payloads: [String]) async throws {
+                    for payload in payloads { try await client.query("SELECT pg_notify('spaced_test', \(payload))") }
+                    try await waitUntil(timeout: .seconds(30), "notifications \(payloads) received") {
+                        let taken = seen.take()
+                        return received.withLock { received in
+                            received.formUnion(taken)
+                            return received.isSuperset(of: payloads)
+                        }
                     }
                 }
+
+                // Woken once: the spacing runs from here.
+                try await notify(["0"])
                 #expect(await spaced.wait(timeout: .seconds(30)))
-                #expect(ContinuousClock.now - woke >= spacing, "woken again after \(ContinuousClock.now - woke)")
-                // One wake answered all five: nothing is left to wake for.
-                #expect(await spaced.wait(timeout: .milliseconds(300)) == false)
+                let woke = ContinuousClock.now
+
+                // Five more at once: the next wake comes no sooner than the spacing after the
+                // last (less the instant between that wake's return and `woke`).
+                try await notify(["1", "2", "3", "4", "5"])
+                #expect(await spaced.wait(timeout: .seconds(30)))
+                let again = ContinuousClock.now
+                #expect(again - woke >= spacing - .milliseconds(50), "woken again after \(again - woke)")
+
+                // One wake answered all five, and a quiet spacing (waited out as a timeout, which
+                // is not a wake) passes with nothing to wake for.
+                #expect(await spaced.wait(timeout: spacing + .milliseconds(100)) == false)
+
+                // After it, a notification wakes at once: well inside the spacing (had the timeout
+                // counted as a wake, this one would wait out most of a spacing from it).
+                let sent = ContinuousClock.now
+                try await notify(["6"])
+                #expect(await spaced.wait(timeout: .seconds(30)))
+                #expect(ContinuousClock.now - sent < spacing / 2, "the wake after a quiet spacing waited \(ContinuousClock.now - sent)")
             }
         }
     }
