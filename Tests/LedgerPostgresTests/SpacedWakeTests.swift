@@ -9,7 +9,7 @@ import Testing
 /// log take one step for the events of an interval (`LEDGER_FOLLOW_INTERVAL`).
 @Suite("Spaced wakes")
 struct SpacedWakeTests {
-    @Test("after a quiet spell a notification wakes at once; sooner ones wait out the spacing, and one wake answers them all")
+    @Test("a wake after quiet comes at once; sooner ones wait out the spacing, one wake for all")
     func spacedWakes() async throws {
         try await withTestStore { _, client, _ in
             let logger = Logger(label: "test")
