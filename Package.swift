@@ -517,7 +517,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LedgerConfigurationTests",
-            dependencies: ["LedgerConfiguration"],
+            dependencies: ["LedgerConfiguration", "LedgerPostgres"],
             swiftSettings: swiftSettings
         ),
         // The repository's own rules, read from its files, pure: every test's name fits on a line.

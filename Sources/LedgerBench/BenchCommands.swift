@@ -39,11 +39,7 @@ struct BenchCommands: AsyncParsableCommand {
     @Option(help: "Rounds; medians are reported.") var rounds = 3
     @Option(help: "Seconds per phase.") var seconds = 3.0
     @Option(help: "LEDGER_FOLLOW_INTERVAL of the ledger under test, in seconds (default: the setting's default).")
-    var followInterval: Double?
-
-    func validate() throws {
-        if let followInterval, !(0...1).contains(followInterval) { throw ValidationError("--follow-interval is 0 to 1 seconds") }
-    }
+    var followInterval: String?
 
     /// The phases, in order: (name in the summary, load phase, clients).
     static let phases: [(String, LoadPlan.Phase, Int)] = [
@@ -61,8 +57,8 @@ struct BenchCommands: AsyncParsableCommand {
         var floors: [String: [Double]] = [:]
         var outcomes: [String: [LoadProcess.Outcome]] = [:]
         let (rounds, seconds) = (rounds, seconds)
-        var configuration = LedgerConfiguration()
-        if let followInterval { configuration.followInterval = .milliseconds(Int64(followInterval * 1000)) }
+        // Read as the setting is, so its range and parsing are the setting's own.
+        let configuration = try LedgerConfiguration(environment: followInterval.map { [Setting.followInterval.variable: $0] } ?? [:])
         print("  the ledger's LEDGER_FOLLOW_INTERVAL: \(configuration.followInterval)")
         try await target.run(logger: quiet) { [configuration] settings in
             (floors, outcomes) = try await LocalLedger.run(settings, logger: quiet, configuration: configuration, maxConnections: 60) {

@@ -50,7 +50,7 @@ public final class FeedTail: Service, Sendable {
 
     public init(
         store: EventStore, events: NotificationHub, logger: Logger, capacity: Int = 4096, queueLimit: Int = 1 << 20,
-        keepAlive: Duration = .seconds(15), followInterval: Duration = .milliseconds(5),
+        keepAlive: Duration = .seconds(15), followInterval: Duration = NotificationHub.followInterval,
         holds: @escaping @Sendable (String) -> Bool = { _ in true }
     ) {
         self.keepAlive = keepAlive

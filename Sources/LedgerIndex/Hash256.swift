@@ -7,7 +7,7 @@ import TransparencyLog
 /// one by one was a fold's largest cost after allocation (`ledger-bench index`, "in memory").
 public struct Hash256: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// Four big-endian 64-bit words: bits 0 ... 63 (the first byte's most significant first) in `.0`.
-    public typealias Words = (UInt64, UInt64, UInt64, UInt64)
+    typealias Words = (UInt64, UInt64, UInt64, UInt64)
 
     public let bytes: [UInt8]
     /// `bytes` as four words.

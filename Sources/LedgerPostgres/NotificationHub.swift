@@ -85,6 +85,11 @@ public final class NotificationHub: Service, Sendable {
         register(Registration(payload: payload, signal: Signal(), inbox: nil, spaced: nil))
     }
 
+    /// The spacing of a worker that follows the log when nothing sets one: `LEDGER_FOLLOW_INTERVAL`'s
+    /// default, for the projector, the feed's tail and the webhook deliverer made without a
+    /// configuration (the services `ledger serve` runs pass the setting's value).
+    public static let followInterval: Duration = .milliseconds(5)
+
     /// A signal raised by any notification, whose `wait` returns at most once per `spacing`
     /// while notifications keep coming: a notification after a quiet `spacing` returns at once,
     /// later ones wait out the rest of it, and however many came meanwhile, one return answers

@@ -60,7 +60,7 @@ public struct ProjectorWorker: Service {
     public init(
         client: PostgresClient, events: NotificationHub, logger: Logger, id: String = "projector-\(UUID().uuidString.prefix(8))",
         projections: [Projection] = Projection.allCases, batchSize: Int64 = 5_000, leaseDuration: Duration = .seconds(5),
-        pollInterval: Duration = .seconds(1), gather: Duration = .milliseconds(5), hooks: Hooks = Hooks()
+        pollInterval: Duration = .seconds(1), gather: Duration = NotificationHub.followInterval, hooks: Hooks = Hooks()
     ) {
         self.hooks = hooks
         self.id = id

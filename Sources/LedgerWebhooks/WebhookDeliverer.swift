@@ -43,7 +43,7 @@ public struct WebhookDeliverer: Service {
         /// `followInterval`).
         public var pollInterval: Duration = .seconds(1)
         /// The least time between two wakes by new events (`LEDGER_FOLLOW_INTERVAL`).
-        public var followInterval: Duration = .milliseconds(5)
+        public var followInterval: Duration = NotificationHub.followInterval
         /// Events read from the log at a time.
         public var batchSize = 200
         /// `LEDGER_WEBHOOKS_ALLOW_PRIVATE`: deliveries may go to loopback, private and other

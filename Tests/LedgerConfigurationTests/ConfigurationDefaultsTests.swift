@@ -1,5 +1,6 @@
 import Foundation
 import LedgerConfiguration
+import LedgerPostgres
 import Testing
 
 /// Every setting read once into one typed value: defaults written once, malformed values named.
@@ -16,6 +17,7 @@ struct ConfigurationDefaultsTests {
         #expect(!configuration.webhooksAllowPrivate, "webhooks reach public addresses only unless allowed")
         #expect(configuration.jwtAccountClaim == "sub" && configuration.jwtRolesClaim == "roles" && configuration.logLevel == "info")
         #expect(configuration.jwtRolesSeparator == nil, "a roles claim written as one string is read only on request")
+        #expect(configuration.followInterval == NotificationHub.followInterval, "the workers' own default is the setting's")
         // Each default is the catalogue's: the table and the value cannot disagree.
         for setting in LedgerSettings.all where setting.defaultValue != nil {
             #expect(setting.problem(with: setting.defaultValue!) == nil, "\(setting.variable)")
