@@ -15,7 +15,7 @@ struct BenchAppend: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "append",
         abstract:
-            "Append throughput (1 and 16 writers, batches of 100) next to pgbench single-row inserts on an equivalent table, with the checkpointer signing as in `ledger serve`; the lag from an append's acknowledgement to the first checkpoint covering it."
+            "Append throughput (1 and 16 writers, batches of 100) next to pgbench single-row inserts on an equivalent table and the log's floor (pgbench locking a head row, inserting an event chained to it and its stream's row, moving the head: one statement on copies of the log's tables), with the checkpointer signing as in `ledger serve`; the lag from an append's acknowledgement to the first checkpoint covering it."
     )
 
     @OptionGroup var target: BenchTarget
@@ -67,6 +67,7 @@ struct BenchAppend: AsyncParsableCommand {
 
     private func measurePhases(_ client: PostgresClient, _ settings: DatabaseSettings, pgbench: String, logger: Logger) async throws {
         try await Pgbench.createTable(client)
+        try await Pgbench.createLogFloorTables(client)
         let store = EventStore(client: client, logger: logger)
         var results: [String: [Double]] = [:]
         var cpu: [String: [CPUTime.PerOperation]] = [:]
@@ -85,6 +86,7 @@ struct BenchAppend: AsyncParsableCommand {
             }
             results["pgbench-1", default: []].append(try await Pgbench.rate(pgbench, settings, clients: 1, seconds: seconds))
             results["pgbench-16", default: []].append(try await Pgbench.rate(pgbench, settings, clients: 16, seconds: seconds))
+            results["floor-1", default: []].append(try await Pgbench.logFloorRate(pgbench, settings, client, seconds: seconds))
             print("  round \(round): " + results.keys.sorted().map { "\($0)=\(Int(results[$0]!.last!))" }.joined(separator: " "))
         }
         let m = results.mapValues(Stats.median)
@@ -96,6 +98,11 @@ struct BenchAppend: AsyncParsableCommand {
         print(
             "  single-event appends, 16 writers   \(Stats.format(m["single-16"]!))   pgbench 16 clients \(Stats.format(m["pgbench-16"]!))   ratio \(String(format: "%.2f", m["single-16"]! / m["pgbench-16"]!))"
         )
+        // What a hash-chained append costs before anything of ours (`Pgbench.Script.logFloor`).
+        print(
+            String(
+                format: "  the log's floor, pgbench  1 client  %8.0f tx/s   ×pgbench %.2f   single-event appends ÷ it %.2f", m["floor-1"]!,
+                m["floor-1"]! / m["pgbench-1"]!, m["single-1"]! / m["floor-1"]!))
         print("  batched appends (100/append, \(batchWriters) writers) \(Stats.format(m["batch-100"]!))")
         print("  CPU per event, medians (machine: all processes, PostgreSQL's included; process: this one):")
         for (name, _, _, _) in phases {

@@ -40,6 +40,14 @@ struct BenchCommands: AsyncParsableCommand {
     @Option(help: "Seconds per phase.") var seconds = 3.0
     @Option(help: "LEDGER_FOLLOW_INTERVAL of the ledger under test, in seconds (default: the setting's default).")
     var followInterval: String?
+    @Option(
+        name: .customLong("phases"),
+        help: "Only these phases, by load name (health and exchange always run: the floors need them), e.g. adds,proofs.")
+    var onlyPhases: String?
+    @Flag(
+        help:
+            "Print each phase's top statements per call (pg_stat_statements; the server given by --database-url must preload it).")
+    var statements = false
 
     /// The phases, in order: (name in the summary, load phase, clients).
     static let phases: [(String, LoadPlan.Phase, Int)] = [
@@ -60,7 +68,10 @@ struct BenchCommands: AsyncParsableCommand {
         // Read as the setting is, so its range and parsing are the setting's own.
         let configuration = try LedgerConfiguration(environment: followInterval.map { [Setting.followInterval.variable: $0] } ?? [:])
         print("  the ledger's LEDGER_FOLLOW_INTERVAL: \(configuration.followInterval)")
+        let chosen = try Self.chosen(onlyPhases)
+        let statements = statements
         try await target.run(logger: quiet) { [configuration] settings in
+            if statements { try await ShardStatements.install(settings, logger: quiet) }
             (floors, outcomes) = try await LocalLedger.run(settings, logger: quiet, configuration: configuration, maxConnections: 60) {
                 ledger in
                 var floors: [String: [Double]] = [:]
@@ -80,7 +91,7 @@ struct BenchCommands: AsyncParsableCommand {
                     ) { w in _ = try await subjects.pseudonym(for: "floor-\(round)-\(w)") }
                     floors["read-append-16", default: []].append(readAppend)
                     floors["pgbench-read-16", default: []].append(
-                        try await Pgbench.rate(pgbench, settings, clients: 16, seconds: seconds, read: true))
+                        try await Pgbench.rate(pgbench, settings, clients: 16, seconds: seconds, script: .readInsert))
                     floors["ecdsa", default: []].append(BenchVerify.rawVerifyRate(seconds: 1))
                     let commands = CollaborationCommands(store: store, publicBaseURL: "https://bench.example")
                     let (startRate, startCPU) = try await Self.inProcessStarts(commands, clients: 16, tag: "r\(round)", seconds: seconds)
@@ -89,7 +100,7 @@ struct BenchCommands: AsyncParsableCommand {
                     try await Self.caughtUp(ledger.client, logger: quiet)
                     var line =
                         "  round \(round): pgbench \(Int(floors["pgbench-1"]!.last!))/\(Int(floors["pgbench-16"]!.last!)), append \(Int(append))"
-                    for (name, phase, clients) in Self.phases {
+                    for (name, phase, clients) in Self.phases where chosen.contains(phase) {
                         var tokens: [String] = []
                         for c in 0..<clients {
                             tokens.append(try await ledger.authority.issue(account: "\(phase)-\(clients)-\(round)-\(c)"))
@@ -99,8 +110,15 @@ struct BenchCommands: AsyncParsableCommand {
                         let outcome = try await LoadProcess.run(
                             LoadPlan(
                                 baseURL: ledger.baseURL.absoluteString, phase: phase, seconds: seconds, tokens: tokens, ownerToken: owner)
-                        ) { try await Self.caughtUp(ledger.client, logger: quiet) }
+                        ) {
+                            try await Self.caughtUp(ledger.client, logger: quiet)
+                            if statements { try await ShardStatements.reset([settings], logger: quiet) }
+                        }
                         outcomes[name, default: []].append(outcome)
+                        if statements {
+                            let costs = try await ShardStatements.costs([settings], logger: quiet)
+                            Self.printStatements(name, calls: outcome.calls, costs)
+                        }
                         line += ", \(phase)@\(clients) \(Int(outcome.rate))"
                     }
                     print(line)
@@ -109,6 +127,31 @@ struct BenchCommands: AsyncParsableCommand {
             }
         }
         Self.summarise(rounds: rounds, floors: floors.mapValues(Stats.median), outcomes: outcomes)
+    }
+
+    /// A phase's statements by time, per call of the phase (`--statements`): where its
+    /// PostgreSQL time goes, the projectors' and checkpointer's steps included.
+    static func printStatements(_ phase: String, calls: Int, _ costs: [String: (calls: Double, milliseconds: Double)]) {
+        let n = Double(max(calls, 1))
+        let total = costs.values.reduce(0) { $0 + $1.milliseconds } / n
+        print(String(format: "    %@: %d calls, PostgreSQL statement time %.3f ms a call", phase, calls, total))
+        for (query, cost) in costs.sorted(by: { $0.value.milliseconds > $1.value.milliseconds }).prefix(12) {
+            print(String(format: "      %7.3f ms %6.2f× %@", cost.milliseconds / n, cost.calls / n, String(query.prefix(110))))
+        }
+    }
+
+    /// The load phases `--phases` names (all when nil), with the two the floors need.
+    static func chosen(_ list: String?) throws -> Set<LoadPlan.Phase> {
+        guard let list else { return Set(LoadPlan.Phase.allCases) }
+        var chosen: Set<LoadPlan.Phase> = [.health, .exchange]
+        for name in list.split(separator: ",") {
+            guard let phase = LoadPlan.Phase(rawValue: String(name)) else {
+                throw ValidationError(
+                    "--phases: no phase \(name); the phases are \(LoadPlan.Phase.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            chosen.insert(phase)
+        }
+        return chosen
     }
 
     /// Waits (`within` at most) until every projection has folded the log's head, so the work an
@@ -201,7 +244,7 @@ struct BenchCommands: AsyncParsableCommand {
         print(
             "  phase (load from its own process)       rate   p50/p99 ms   CPU per call in ms: machine (server, PostgreSQL, load)   ratios")
         for (name, phase, clients) in phases {
-            let runs = outcomes[name]!
+            guard let runs = outcomes[name] else { continue }
             let rate = Stats.median(runs.map(\.rate))
             let machine = runs.compactMap(\.machine)
             let postgres = runs.compactMap(\.postgres)

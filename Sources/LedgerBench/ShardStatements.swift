@@ -30,20 +30,28 @@ enum ShardStatements {
     /// Each statement's calls since the last reset in the shards' databases, summed over shards,
     /// keyed by its normalised text on one line.
     static func calls(_ shards: [DatabaseSettings], logger: Logger) async throws -> [String: Double] {
-        var calls: [String: Double] = [:]
+        try await costs(shards, logger: logger).mapValues(\.calls)
+    }
+
+    /// Each statement's calls and execution time in milliseconds since the last reset, summed
+    /// over shards, keyed by its normalised text on one line.
+    static func costs(_ shards: [DatabaseSettings], logger: Logger) async throws -> [String: (calls: Double, milliseconds: Double)] {
+        var costs: [String: (calls: Double, milliseconds: Double)] = [:]
         for shard in shards {
             try await PostgresAdmin.withConnection(shard.with(database: "postgres"), logger: logger) { connection in
                 let rows = try await connection.query(
                     """
-                    SELECT s.query, s.calls FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+                    SELECT s.query, s.calls, s.total_exec_time FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
                     WHERE d.datname = \(shard.database)
                     """, logger: logger)
-                for try await (query, count) in rows.decode((String, Int64).self) {
-                    calls[oneLine(query), default: 0] += Double(count)
+                for try await (query, count, time) in rows.decode((String, Int64, Double).self) {
+                    let line = oneLine(query)
+                    let sum = costs[line] ?? (0, 0)
+                    costs[line] = (sum.calls + Double(count), sum.milliseconds + time)
                 }
             }
         }
-        return calls
+        return costs
     }
 
     /// The statement's text with its whitespace runs as one space.
