@@ -6,7 +6,8 @@ import PostgresNIO
 /// What the servers asked of the shards' PostgreSQL during a phase, statement by statement
 /// (`pg_stat_statements`, loaded into each shard's cluster at its start): which statements a
 /// command costs more of on N shards than on one is where N servers on N shards pay for each
-/// other (every server follows every shard).
+/// other (every server follows every shard). `ledger-bench commands --statements` reads one
+/// cluster's the same way, to take a command apart.
 enum ShardStatements {
     /// The clusters' extra server settings: the module loaded, top-level statements counted.
     static let serverSettings = ["shared_preload_libraries": "pg_stat_statements", "pg_stat_statements.max": "2000"]
