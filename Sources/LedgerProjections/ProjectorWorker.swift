@@ -10,7 +10,7 @@ import ServiceLifecycle
 ///
 /// **Exactly once.** A batch is one transaction: lock the projection's row, check this
 /// worker still owns it, apply the range (position, to] with the projection's SQL function,
-/// move the checkpoint to `to`, renew the lease, commit. A crash anywhere rolls the whole
+/// move the checkpoint to `to`, renew the lease (one statement, `ledger_project_step`), commit. A crash anywhere rolls the whole
 /// batch back, so an event is neither skipped nor applied twice.
 ///
 /// **One owner.** A worker leases a projection for `leaseDuration` and renews it with each
@@ -43,7 +43,8 @@ public struct ProjectorWorker: Service {
 
     /// Test seams.
     public struct Hooks: Sendable {
-        /// Inside the batch transaction, after the range was applied, before the checkpoint moves.
+        /// Inside the batch transaction, after the range was applied and its checkpoint moved,
+        /// before the commit.
         public var afterApply: (@Sendable (Projection, Int64, Int64) async throws -> Void)?
         /// After a batch committed: (worker, projection, from, to).
         public var committed: (@Sendable (String, Projection, Int64, Int64) -> Void)?
@@ -150,40 +151,25 @@ public struct ProjectorWorker: Service {
         }
     }
 
-    /// One batch transaction: the leases taken or renewed (the rows locked, so a worker whose
-    /// lease another took meanwhile applies nothing), then each leased projection's range
-    /// (checkpoint, min(checkpoint + limit, head)] applied and its checkpoint moved. True if it
-    /// applied events.
+    /// One batch transaction: `ledger_project_step` (Migrations/functions) takes or renews the
+    /// leases (the rows locked, so a worker whose lease another took meanwhile applies nothing),
+    /// applies each leased projection's range (checkpoint, min(checkpoint + limit, head)] and
+    /// moves its checkpoint, in one statement; then the commit. Three round trips a step however
+    /// many projections it applies (there were seven for three). True if it applied events.
     func applyRange(_ projections: [Projection], limit: Int64) async throws -> Bool {
         let started = ContinuousClock.now
         let applied = try await client.transaction(logger: logger) { connection -> [(Projection, Int64, Int64)] in
-            // The commit need not wait for its WAL flush (`synchronous_commit` off for this
-            // transaction): views and checkpoints are derived, and a crash that loses the commit
-            // loses both together, so the batch is applied again, once. It saves a flush per batch.
             let rows = try await connection.queryUnlessClosed(
                 """
-                UPDATE ledger_projections SET owner = \(id), lease_until = now() + \(Self.interval(leaseDuration))::interval
-                WHERE name = ANY(\(projections.map(\.rawValue))) AND status = 'running'
-                  AND (owner IS NULL OR owner = \(id) OR lease_until < now())
-                RETURNING name, position, (SELECT h.position FROM ledger_head h), set_config('synchronous_commit', 'off', true)
+                SELECT projection, from_position, to_position
+                FROM ledger_project_step(\(id), \(Self.interval(leaseDuration))::interval, \(projections.map(\.rawValue)), \(limit))
                 """, logger: logger)
             var ranges: [(Projection, Int64, Int64)] = []
-            for try await (name, position, head, _) in rows.decode((String, Int64, Int64, String).self) {
-                guard let projection = Projection(rawValue: name), head > position else { continue }
-                ranges.append((projection, position, min(head, position + limit)))
+            for try await (name, from, to) in rows.decode((String, Int64, Int64).self) {
+                guard let projection = Projection(rawValue: name) else { continue }
+                ranges.append((projection, from, to))
             }
-            ranges.sort { $0.0.rawValue < $1.0.rawValue }
-            for (projection, from, to) in ranges {
-                try await projection.apply(from: from, to: to, on: connection, logger: logger)
-                try await hooks.afterApply?(projection, from, to)
-            }
-            if !ranges.isEmpty {
-                try await connection.queryUnlessClosed(
-                    """
-                    UPDATE ledger_projections p SET position = r.position, updated_at = now()
-                    FROM unnest(\(ranges.map(\.0.rawValue)), \(ranges.map(\.2))) AS r(name, position) WHERE p.name = r.name
-                    """, logger: logger)
-            }
+            for (projection, from, to) in ranges { try await hooks.afterApply?(projection, from, to) }
             return ranges
         }
         for (projection, from, to) in applied {

@@ -37,7 +37,8 @@ struct VerifiableLogTests {
     {
         let tree = LogTree(client: client, logger: logger)
         let head = try await store.head().position
-        try await waitUntil(timeout: .seconds(30), "a checkpoint of size \(head)") {
+        // Generous: the whole suite runs at once, and this test took 110–175 s there.
+        try await waitUntil(timeout: .seconds(120), "a checkpoint of size \(head)") {
             try await tree.latestCheckpoint()?.size == head
         }
         return try Checkpoint.open(try #require(try await tree.latestCheckpoint()).note, verifier: verifier)
@@ -142,7 +143,7 @@ struct VerifiableLogTests {
                 try await Self.withCheckpointer(client, signer: b) {
                     for _ in 0..<5 {
                         try await Self.append(store, count: 50)
-                        _ = try await waitUntil(timeout: .seconds(30), "a checkpoint") {
+                        _ = try await waitUntil(timeout: .seconds(120), "a checkpoint") {
                             try await LogTree(client: client, logger: Self.logger).latestCheckpoint()?.size == store.head().position
                         }
                     }
