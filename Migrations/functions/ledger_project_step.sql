@@ -27,7 +27,9 @@ BEGIN
         projection := leased.name;
         from_position := leased.position;
         to_position := least(head, leased.position + p_limit);
-        -- No ELSE: a projection this function does not know fails the step (CASE_NOT_FOUND).
+        -- The projections of `Projection.apply` (Sources/LedgerProjections/Projections.swift): the
+        -- two name the same functions, and change together. No ELSE: a projection this function
+        -- does not know fails the step (CASE_NOT_FOUND), and stops it as poison would, visibly.
         CASE leased.name
             WHEN 'collaborations' THEN PERFORM ledger_project_collaborations(from_position, to_position);
             WHEN 'membership' THEN PERFORM ledger_project_membership(from_position, to_position);

@@ -144,8 +144,8 @@ struct BenchCommands: AsyncParsableCommand {
     static func chosen(_ list: String?) throws -> Set<LoadPlan.Phase> {
         guard let list else { return Set(LoadPlan.Phase.allCases) }
         var chosen: Set<LoadPlan.Phase> = [.health, .exchange]
-        for name in list.split(separator: ",") {
-            guard let phase = LoadPlan.Phase(rawValue: String(name)) else {
+        for name in list.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+            guard let phase = LoadPlan.Phase(rawValue: name) else {
                 throw ValidationError(
                     "--phases: no phase \(name); the phases are \(LoadPlan.Phase.allCases.map(\.rawValue).joined(separator: ", "))")
             }

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import LedgerPostgres
 import Logging
@@ -12,10 +13,17 @@ enum ShardStatements {
     /// The clusters' extra server settings: the module loaded, top-level statements counted.
     static let serverSettings = ["shared_preload_libraries": "pg_stat_statements", "pg_stat_statements.max": "2000"]
 
-    /// The extension in the cluster's maintenance database (`postgres`), where it is read from.
+    /// The extension in the cluster's maintenance database (`postgres`), where it is read from;
+    /// refused at once when the server does not preload the module (it would count nothing).
     static func install(_ cluster: DatabaseSettings, logger: Logger) async throws {
-        try await PostgresAdmin.withConnection(cluster.with(database: "postgres"), logger: logger) {
-            _ = try await $0.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements", logger: logger)
+        try await PostgresAdmin.withConnection(cluster.with(database: "postgres"), logger: logger) { connection in
+            let rows = try await connection.query("SELECT current_setting('shared_preload_libraries')", logger: logger)
+            for try await preloaded in rows.decode(String.self) where !preloaded.contains("pg_stat_statements") {
+                throw ValidationError(
+                    "\(cluster.host):\(cluster.port) does not preload pg_stat_statements: start it with shared_preload_libraries=pg_stat_statements"
+                )
+            }
+            _ = try await connection.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements", logger: logger)
         }
     }
 

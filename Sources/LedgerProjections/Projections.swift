@@ -11,7 +11,8 @@ import PostgresNIO
 public enum Projection: String, CaseIterable, Sendable {
     case collaborations, membership, highlights
 
-    /// `SELECT ledger_project_<name>($from, $to)`.
+    /// `SELECT ledger_project_<name>($from, $to)`, for rebuilds; a worker's step calls the same
+    /// functions from `ledger_project_step` (Migrations/functions), whose list changes with this one.
     func apply(from: Int64, to: Int64, on connection: PostgresConnection, logger: Logger) async throws {
         let query: PostgresQuery =
             switch self {

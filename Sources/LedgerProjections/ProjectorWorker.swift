@@ -43,8 +43,8 @@ public struct ProjectorWorker: Service {
 
     /// Test seams.
     public struct Hooks: Sendable {
-        /// Inside the batch transaction, after the range was applied and its checkpoint moved,
-        /// before the commit.
+        /// Inside the batch transaction, after every range of the step was applied and its
+        /// checkpoint moved, before the commit; once for each range.
         public var afterApply: (@Sendable (Projection, Int64, Int64) async throws -> Void)?
         /// After a batch committed: (worker, projection, from, to).
         public var committed: (@Sendable (String, Projection, Int64, Int64) -> Void)?

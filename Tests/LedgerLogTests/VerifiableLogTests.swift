@@ -37,7 +37,7 @@ struct VerifiableLogTests {
     {
         let tree = LogTree(client: client, logger: logger)
         let head = try await store.head().position
-        // Generous: the whole suite runs at once, and this test took 110–175 s there.
+        // Generous: the whole suite runs at once, and the tests that wait here took 110–175 s there.
         try await waitUntil(timeout: .seconds(120), "a checkpoint of size \(head)") {
             try await tree.latestCheckpoint()?.size == head
         }
