@@ -10,8 +10,8 @@ import ServiceLifecycle
 ///
 /// **Exactly once.** A batch is one transaction: lock the projection's row, check this
 /// worker still owns it, apply the range (position, to] with the projection's SQL function,
-/// move the checkpoint to `to`, renew the lease (one statement, `ledger_project_step`), commit. A crash anywhere rolls the whole
-/// batch back, so an event is neither skipped nor applied twice.
+/// move the checkpoint to `to`, renew the lease (one statement, `ledger_project_step`), commit.
+/// A crash anywhere rolls the whole batch back, so an event is neither skipped nor applied twice.
 ///
 /// **One owner.** A worker leases a projection for `leaseDuration` and renews it with each
 /// batch (and while idle); another takes over only after the lease has expired. The owner
@@ -161,8 +161,8 @@ public struct ProjectorWorker: Service {
         let applied = try await client.transaction(logger: logger) { connection -> [(Projection, Int64, Int64)] in
             let rows = try await connection.queryUnlessClosed(
                 """
-                SELECT projection, from_position, to_position
-                FROM ledger_project_step(\(id), \(Self.interval(leaseDuration))::interval, \(projections.map(\.rawValue)), \(limit))
+                SELECT projection, from_position, to_position FROM ledger_project_step(
+                    \(id), \(Self.interval(leaseDuration))::interval, \(projections.map(\.rawValue)), \(limit))
                 """, logger: logger)
             var ranges: [(Projection, Int64, Int64)] = []
             for try await (name, from, to) in rows.decode((String, Int64, Int64).self) {
