@@ -1,5 +1,7 @@
 -- Appends a group of requests in one transaction, each at its own expected version.
--- Locking the head row first serialises appenders, so commit order is position order.
+-- Locking the head row first serialises appenders, so commit order is position order; the
+-- events' time is taken under that lock, never below the previous append's (the head keeps it),
+-- so times rise along the log (docs/TRUST.md, "Members at a time").
 -- Arguments are parallel arrays per request (stream, expected version: -1 any, 0 no
 -- stream, n exact; inline state or '' to keep it; number of events) and flat arrays of
 -- events. One row per request: outcome 'ok' | 'duplicate' | 'conflict' | 'mismatch'.
@@ -21,7 +23,7 @@ AS $$
 DECLARE
     head_pos int8;
     head_hash bytea;
-    at timestamptz := date_trunc('microseconds', clock_timestamp());
+    at timestamptz;
     offs int := 0;
     n int;
     i int;
@@ -45,7 +47,10 @@ DECLARE
     r_hashes bytea[] := '{}';
     r_index int[] := '{}';
 BEGIN
-    SELECT h.position, h.hash INTO head_pos, head_hash FROM ledger_head h FOR UPDATE;
+    SELECT h.position, h.hash, h.recorded_at INTO head_pos, head_hash, at FROM ledger_head h FOR UPDATE;
+    -- The clock read once the lock is held: in the locking statement itself it is read as the
+    -- row is scanned, before the wait.
+    at := greatest(date_trunc('microseconds', clock_timestamp()), at);
     SELECT coalesce(array_agg(s.stream_id), '{}'), coalesce(array_agg(s.version), '{}'),
            coalesce(array_agg(coalesce(s.state::text, '')), '{}'), coalesce(array_agg(s.position), '{}')
         INTO s_names, s_versions, s_states, s_positions
@@ -134,7 +139,7 @@ BEGIN
             WHERE x.name = ANY (r_streams)
             ON CONFLICT (stream_id) DO UPDATE
                 SET version = excluded.version, state = COALESCE(excluded.state, s.state), position = excluded.position;
-        UPDATE ledger_head SET position = head_pos, hash = head_hash;
+        UPDATE ledger_head SET position = head_pos, hash = head_hash, recorded_at = at;
         PERFORM pg_notify('ledger_events', head_pos::text);
     END IF;
 END;

@@ -19,14 +19,17 @@ SECURITY DEFINER SET search_path FROM CURRENT
 AS $$
 DECLARE
     head_pos int8;
-    -- Same instant as ledger_append takes: before the head lock.
-    at timestamptz := date_trunc('microseconds', clock_timestamp());
+    -- As ledger_append takes it: under the head lock, never below the previous append's.
+    at timestamptz;
     s_names text[];
     s_versions int8[];
     slot int;
     cur int8;
 BEGIN
-    SELECT h.position, h.hash INTO head_pos, head_hash FROM ledger_head h FOR UPDATE;
+    SELECT h.position, h.hash, h.recorded_at INTO head_pos, head_hash, at FROM ledger_head h FOR UPDATE;
+    -- The clock read once the lock is held: in the locking statement itself it is read as the
+    -- row is scanned, before the wait.
+    at := greatest(date_trunc('microseconds', clock_timestamp()), at);
     IF EXISTS (SELECT 1 FROM ledger_events e WHERE e.event_id = ANY (p_first_ids)) THEN
         RAISE EXCEPTION 'a retried append: use ledger_append' USING ERRCODE = 'unique_violation';
     END IF;

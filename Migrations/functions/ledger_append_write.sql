@@ -15,7 +15,9 @@ DECLARE
     n int := cardinality(p_positions);
 BEGIN
     -- The head must be where the plan left it (same transaction, still locked): a check, not a race.
-    UPDATE ledger_head SET position = p_positions[n], hash = p_hashes[n] WHERE position = p_positions[1] - 1;
+    UPDATE ledger_head SET position = p_positions[n], hash = p_hashes[n],
+        recorded_at = timestamptz 'epoch' + p_at_micros * interval '1 microsecond'
+        WHERE position = p_positions[1] - 1;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'ledger_append_write: the head is not at position %', p_positions[1] - 1;
     END IF;

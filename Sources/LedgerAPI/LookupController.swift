@@ -12,7 +12,9 @@ import TransparencyLog
 /// verifiable index", "Lookups"): every event naming the key among the positions the newest
 /// recorded revision under the published checkpoint covers, and no other, with the chain that
 /// proves it (`IndexLookup`; `LookupVerifier` checks it offline). With `size=N`, under the signed
-/// checkpoint of size N instead (the shard front asks for the one the top log recorded).
+/// checkpoint of size N instead (the shard front asks for the one the top log recorded). With
+/// `at=T` (RFC 3339), the answer also carries the log's first leaf recorded after T under that
+/// checkpoint (`firstAfter`), so a verifier folds exactly the events recorded at or before T.
 ///
 /// A collaboration's lookup is for an auditor or its owner; an identity's, for an auditor (it
 /// spans collaborations). An auditor asking for a key no event names gets a proof of absence, as
@@ -51,6 +53,7 @@ struct LookupController: Sendable {
         // `size`: under that signed checkpoint (on shards, the one the top log recorded); else the latest.
         let checkpoint: LogTree.StoredCheckpoint
         let size = try Query.integer(request, "size", minimum: 1)
+        let at = try Query.micros(request, "at")
         if let size {
             guard let stored = try await tree.checkpoint(size: size) else {
                 throw DomainError(.notFound, "no checkpoint of size \(size) was signed")
@@ -74,25 +77,38 @@ struct LookupController: Sendable {
                 retryAfter: 1)
         }
         let (proof, positions) = try await index.lookup(key, revision: revision)
+        // `at`: the first position recorded after it, if the checkpoint holds one.
+        var firstAfter: Int64?
+        if let at {
+            firstAfter = try await store.firstPosition(recordedAfter: at, through: checkpoint.size)
+        }
         guard positions.count <= Self.maxListed else {
             throw DomainError.invalid(
                 "\(key) is named by \(positions.count) events, more than the \(Self.maxListed) one lookup lists; ask for a collaboration or an identity with fewer",
                 code: .invalidQuery)
         }
-        let events = try await store.read(positions: positions + [recordPosition])
-        guard events.map(\.position) == positions + [recordPosition] else {
+        // Read in position order; the record and the first leaf after T are picked out by position.
+        let wanted = Set(positions + [recordPosition] + (firstAfter.map { [$0] } ?? []))
+        let events = try await store.read(positions: wanted.sorted())
+        guard events.map(\.position) == wanted.sorted() else {
             throw DomainError(.internalError, "the log does not hold every position the index lists")
         }
         let proofs = try await tree.inclusionProofs(positions: events.map(\.position), size: checkpoint.size)
-        var entries = zip(events, proofs).map { event, proof in
-            IndexLookup.Entry(
-                leaf: Base64.encode(EventLeaf.bytes(event)),
-                inclusion: InclusionProof(position: event.position, size: checkpoint.size, leafHash: proof.leafHash, hashes: proof.hashes))
-        }
+        let entries = Dictionary(
+            uniqueKeysWithValues: zip(events, proofs).map { event, proof in
+                (
+                    event.position,
+                    IndexLookup.Entry(
+                        leaf: Base64.encode(EventLeaf.bytes(event)),
+                        inclusion: InclusionProof(
+                            position: event.position, size: checkpoint.size, leafHash: proof.leafHash, hashes: proof.hashes))
+                )
+            })
         return IndexLookup(
             collaboration: collaboration, identity: identity, positions: positions,
             revision: .init(logSize: revision.logSize, root: revision.root.base64), checkpoint: checkpoint.note,
-            record: entries.removeLast(), proof: Base64.encode(proof.bytes), events: entries)
+            record: entries[recordPosition]!, proof: Base64.encode(proof.bytes), events: positions.map { entries[$0]! },
+            firstAfter: firstAfter.map { entries[$0]! })
     }
 
     /// Refused unless `caller` owns collaboration `id` (named by pseudonym, or by account before

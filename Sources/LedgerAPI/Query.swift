@@ -46,6 +46,16 @@ public enum Query {
     }
 
     public static func time(_ request: Request, _ name: String) throws -> Date? {
+        try instant(request, name).map(RFC3339.date)
+    }
+
+    /// The time `name` gives in whole microseconds, a finer fraction cut toward the past: the
+    /// log's own unit, so "recorded at or before it" compares exactly.
+    public static func micros(_ request: Request, _ name: String) throws -> Int64? {
+        try instant(request, name).map(RFC3339.micros)
+    }
+
+    private static func instant(_ request: Request, _ name: String) throws -> (seconds: Int64, nanos: Int64)? {
         guard let raw = request.uri.queryParameters[name[...]] else { return nil }
         // Read exactly, as bodies are (RFC3339: the proleptic Gregorian calendar, a leap second,
         // up to nine fractional digits; a formatter read years before 1582 in the Julian
@@ -53,6 +63,6 @@ public enum Query {
         guard let instant = RFC3339.instant(String(raw)), instant.seconds >= -62_135_596_800, instant.seconds < 253_402_300_800 else {
             throw DomainError.invalid("\(name) must be an RFC 3339 time (years 1 to 9999)", code: .invalidQuery)
         }
-        return RFC3339.date(instant)
+        return instant
     }
 }

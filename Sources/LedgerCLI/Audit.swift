@@ -31,6 +31,15 @@ struct Audit: AsyncParsableCommand {
         throw ValidationError("\(text) is not an RFC 3339 time, e.g. 2026-11-21T10:00:00Z")
     }
 
+    /// `text` in whole microseconds (a finer fraction cut toward the past), read exactly: the
+    /// log's own unit, for comparing with the times its leaves hold.
+    static func parseMicros(_ text: String) throws -> Int64 {
+        guard let instant = RFC3339.instant(text) else {
+            throw ValidationError("\(text) is not an RFC 3339 time, e.g. 2026-11-21T10:00:00Z")
+        }
+        return RFC3339.micros(instant)
+    }
+
     static func time(_ date: Date) -> String { APIJSON.time(date) }
 
     struct History: AsyncParsableCommand {
@@ -109,12 +118,15 @@ struct Audit: AsyncParsableCommand {
             discussion: """
                 From the database's views by default. With --url, --token-file and --key: the collaboration's \
                 lookup (GET /v1/audit/lookup) checked link by link against the log's key, its events folded \
-                with the domain's rules, as they stood at --position (default: the answer's revision); \
-                nothing is taken from the ledger's views. Exits 2 naming the link that does not hold.
+                with the domain's rules, as they stood at --position (default: the answer's revision) or \
+                at --at, a time (the events recorded by then, each identity's state read as of it); nothing \
+                is taken from the ledger's views. Exits 2 naming the link that does not hold.
                 """)
         @Argument(help: "Collaboration id.") var collaboration: String?
         @Option(name: .customLong("collaboration"), help: "Collaboration id (as the argument).") var named: String?
-        @Option(help: "RFC 3339 time to travel to (from the views).") var asOf: String?
+        @Option(
+            name: [.customLong("at"), .customLong("as-of")],
+            help: "RFC 3339 time: members as they stood then (from the views; verified with --url).") var asOf: String?
         @Option(help: "Verified: the ledger's base URL, e.g. http://127.0.0.1:8080.") var url: String?
         @Option(help: "Verified: a file holding an auditor's or the owner's bearer token.") var tokenFile: String?
         @Option(help: ArgumentHelp(Setting.logKey.help("Verified: the log's verifier key (name+id+key)"))) var key: String?
@@ -128,7 +140,7 @@ struct Audit: AsyncParsableCommand {
             guard url != nil || (tokenFile == nil && position == nil) else {
                 throw ValidationError("--token-file and --position are for a verified answer: give --url too")
             }
-            guard url == nil || asOf == nil else { throw ValidationError("--as-of reads the views; a verified answer takes --position") }
+            guard position == nil || asOf == nil else { throw ValidationError("give --at or --position, not both") }
             if let position, position < 1 { throw ValidationError("--position must be 1 or more") }
         }
 
@@ -136,7 +148,7 @@ struct Audit: AsyncParsableCommand {
             if let url {
                 return try await VerifiedMembersCommand(
                     url: url, tokenFile: tokenFile, key: try key ?? loadConfiguration().logKey, collaboration: (collaboration ?? named)!,
-                    position: position
+                    position: position, at: try asOf.map(Audit.parseMicros)
                 ).run()
             }
             let time = try asOf.map(Audit.parseTime)

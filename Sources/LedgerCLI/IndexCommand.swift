@@ -41,7 +41,8 @@ struct IndexCommand: AsyncParsableCommand {
                 print(
                     "index verify: OK, \(verified.revisions.count) recorded index revision(s) equal the index rebuilt from the "
                         + "\(verified.checkpoint.checkpoint.size) leaves of the published tree"
-                        + (verified.revisions.last.map { ", the last over \($0.logSize) events" } ?? ""))
+                        + (verified.revisions.last.map { ", the last over \($0.logSize) events" } ?? "")
+                        + "; the leaves' times rise from position \(verified.timesRiseFrom)")
             } catch {
                 print("index verify: FAILED: \(error)")
                 throw ExitCode(2)

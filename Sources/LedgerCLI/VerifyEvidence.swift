@@ -31,6 +31,10 @@ extension Audit {
             help:
                 "With a lookup answer: the position the answer must be complete through (its index revision covers 1 … at least this)."
         ) var through: Int64?
+        @Option(
+            help:
+                "With a lookup answer asked with at=T: that RFC 3339 time; the answer must show the first event recorded after it, and only the positions recorded by then are printed."
+        ) var at: String?
         @Option(help: "With a lookup answer: the collaboration asked about (the answer must be its).") var collaboration: String?
         @Option(help: "With a lookup answer on shards: the shard that holds the collaboration (the answer must be its).") var shard: Int?
         @Option(help: "With a lookup answer: the identity asked about, a root hash in base64 (the answer must be its).") var identity:
@@ -65,8 +69,9 @@ extension Audit {
             let verifier = try keyText.map { try NoteVerifier($0) }
             // A lookup answer is the JSON object with a `record`; anything else is evidence.
             let isLookup = !isProof && ((try? JSONDecoder().decode(JSONValue.self, from: contents))?["record"] != nil)
-            guard isLookup || (through == nil && collaboration == nil && identity == nil && shard == nil) else {
-                throw ValidationError("--through, --collaboration, --identity and --shard are for a lookup answer (GET /v1/audit/lookup)")
+            guard isLookup || (through == nil && at == nil && collaboration == nil && identity == nil && shard == nil) else {
+                throw ValidationError(
+                    "--through, --at, --collaboration, --identity and --shard are for a lookup answer (GET /v1/audit/lookup)")
             }
             if isLookup, let verifier { return try verifyLookup(contents, key: verifier) }
             do {
@@ -112,9 +117,10 @@ extension Audit {
                 asked = identity
             default: throw ValidationError("a lookup answer is checked for the key asked: give --collaboration ID or --identity ROOTHASH")
             }
+            let micros = try at.map(Audit.parseMicros)
             do {
                 let lookup = try JSONDecoder().decode(IndexLookup.self, from: contents)
-                let report = try LookupVerifier.verify(lookup, key: key, asked: asked, through: through, shard: shard)
+                let report = try LookupVerifier.verify(lookup, key: key, asked: asked, through: through, at: micros, shard: shard)
                 // On shards the witnesses cosign the top log's checkpoint, the one auditors follow.
                 let cosigners = try policy.map {
                     try WitnessPolicy(String(contentsOfFile: $0, encoding: .utf8)).verify(lookup.top?.checkpoint ?? lookup.checkpoint)
@@ -125,8 +131,9 @@ extension Audit {
                         + "(the index revision recorded at position \(report.recordPosition), in the log of \(report.treeSize) events signed by \(key.name)"
                         + (report.shard.map { "/shard/\($0), whose checkpoint is in the top log of \(report.topTreeSize ?? 0) entries" }
                             ?? "") + ")"
-                        + (cosigners.map { "; cosigned by \($0.cosigners.joined(separator: ", "))" } ?? ""))
-                for position in report.positions { print(position) }
+                        + (cosigners.map { "; cosigned by \($0.cosigners.joined(separator: ", "))" } ?? "")
+                        + (report.recordedThrough.map { "; recorded by \(at ?? ""): positions 1 … \($0)" } ?? ""))
+                for position in report.positions where position <= report.recordedThrough ?? .max { print(position) }
             } catch {
                 print("audit verify: FAILED: \(error)")
                 throw ExitCode(2)

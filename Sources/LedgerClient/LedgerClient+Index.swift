@@ -1,6 +1,7 @@
 import Foundation
 import LedgerDomain
 import LedgerIndex
+import LedgerWire
 import TransparencyLog
 
 /// What `verifyIndex` checked: the published tree whose leaves it read, and every index revision
@@ -8,14 +9,31 @@ import TransparencyLog
 public struct VerifiedIndex: Sendable, Equatable {
     public var checkpoint: VerifiedCheckpoint
     public var revisions: [IndexRevision]
+    /// The first position from which the leaves' times never fall (1 when none does): an answer
+    /// bounded at a time (`firstAfter`) is complete when its bound is at or past it. Logs older
+    /// than the rule (migration 0037) may fall before it, by an append's duration.
+    public var timesRiseFrom: Int64
 }
 
 extension LedgerClient {
+    /// Collaboration `id`'s members as the events recorded at or before `time` left them, checked
+    /// offline against `key` (`VerifiedMembers.fold(_:key:collaboration:recordedBy:)`): nothing is
+    /// taken from the ledger's views. Read each identity as of `time` with
+    /// `VerifiedMembers.status(_:at:)`. Throws `LookupVerifier.Failure` naming the link that does
+    /// not hold, among them a log that has recorded nothing after `time` yet.
+    public func verifiedMembers(
+        collaboration id: String, key: NoteVerifier, at time: Date
+    ) async throws -> (report: LookupVerifier.Report, state: CollaborationState?) {
+        let lookup = try await lookup(collaboration: id, at: time)
+        return try VerifiedMembers.fold(lookup, key: key, collaboration: id, recordedBy: RFC3339.micros(time))
+    }
+
     /// From the public tiles alone (docs/TRUST.md, "The verifiable index"): every leaf of the
     /// published tree (its entry bundles, which need an auditor's token unless the log serves
     /// them publicly), checked against the checkpoint's root; then the index rebuilt from those
     /// leaves in memory (`LogIndex`, the map function of TRUST.md) and every
-    /// `IndexRevisionRecorded` among them compared with the index of the leaves it names. Throws
+    /// `IndexRevisionRecorded` among them compared with the index of the leaves it names, and the
+    /// leaves' times read for where they stop falling (`timesRiseFrom`). Throws
     /// `LogAuditFailure` naming the first that does not hold. Reads the bundles twice (the
     /// records first, then the fold up to each), so it holds the index, never the leaves.
     public func verifyIndex(key: NoteVerifier, policy: WitnessPolicy? = nil, publicEntries: Bool = false) async throws -> VerifiedIndex {
@@ -23,8 +41,14 @@ extension LedgerClient {
         let size = published.checkpoint.size
         var records: [IndexRevision] = []
         var frontier = MerkleFrontier()
+        var (timesRiseFrom, lastTime) = (Int64(1), Int64.min)
         try await forEachEntry(size: size, publicEntries: publicEntries) { position, leaf in
             _ = frontier.append(leafHash: MerkleTree.leafHash(leaf))
+            // Every leaf of this log is an event's (a leaf that is not yields no time to check).
+            if let time = EventLeaf.event(from: leaf)?.recordedAtMicros {
+                if time < lastTime { timesRiseFrom = position }
+                lastTime = time
+            }
             guard let event = EventLeaf.event(from: leaf), event.streamId.utf8.elementsEqual(IndexRevision.stream.utf8) else { return }
             let revision: IndexRevision
             do {
@@ -62,7 +86,7 @@ extension LedgerClient {
                 (folded, buffer) = (folded + Int64(buffer.count), [])
             }
         }
-        return VerifiedIndex(checkpoint: published, revisions: records)
+        return VerifiedIndex(checkpoint: published, revisions: records, timesRiseFrom: timesRiseFrom)
     }
 
     /// Each entry of the tree of `size` leaves, in order, with its position, bundle by bundle.

@@ -42,6 +42,16 @@ extension LedgerClient {
         try await send("GET", "/v1/audit/lookup", query: ["collaboration": id])
     }
 
+    /// The same, bounded at `time` (its microsecond, as the log records times): the answer also
+    /// carries the log's first leaf recorded after it (`firstAfter`), once the log has one, so
+    /// `verifiedMembers(collaboration:key:at:)` folds exactly the events recorded by then.
+    public func lookup(collaboration id: String, at time: Date) async throws -> IndexLookup {
+        guard let text = RFC3339.text(time) else {
+            throw LedgerError(status: 0, code: "invalid_time", message: "\(time) is outside the years 1 to 9999")
+        }
+        return try await send("GET", "/v1/audit/lookup", query: ["collaboration": id, "at": text])
+    }
+
     /// Every event that names the identity `rootHash` (32 bytes) in any collaboration, and no
     /// other, proven (auditors).
     public func lookup(identity rootHash: [UInt8]) async throws -> IndexLookup {

@@ -15,7 +15,11 @@ import TransparencyLog
 /// 5. `revision` and `positions` are what the record and the listing say;
 /// 6. with `through`, the revision covers that position (a members-at-P answer from an older
 ///    revision could miss an event between the two);
-/// 7. with `shard`, the answer is that shard's. Which shard holds a collaboration is the
+/// 7. with `at` (a time, microseconds since the epoch), the answer's `firstAfter` is a leaf
+///    included under the checkpoint and recorded after it, the revision covers every position
+///    before that leaf, and every listed event before it was recorded at or before `at` (after
+///    it, after): times rise along the log, so those are every event of the key up to `at`;
+/// 8. with `shard`, the answer is that shard's. Which shard holds a collaboration is the
 ///    deployment's map, which no log records yet: without `shard`, an answer of another shard
 ///    (an honest absence there) passes, so a caller who knows the shard names it.
 public enum LookupVerifier {
@@ -29,6 +33,9 @@ public enum LookupVerifier {
         /// On shards: the shard whose log and index the answer is of, and the top log's size.
         public var shard: Int?
         public var topTreeSize: Int64?
+        /// With `at`: the last position recorded at or before it (0: none), every listed one up
+        /// to it an event of the key recorded by then.
+        public var recordedThrough: Int64?
     }
 
     public struct Failure: Error, Equatable, CustomStringConvertible {
@@ -53,10 +60,11 @@ public enum LookupVerifier {
     /// answer for a look-alike key (another collaboration, an id in another Unicode form) would
     /// otherwise pass as the asked key's.
     public static func verify(
-        _ lookup: IndexLookup, key verifier: NoteVerifier, asked: IndexKey, through: Int64? = nil, shard: Int? = nil
+        _ lookup: IndexLookup, key verifier: NoteVerifier, asked: IndexKey, through: Int64? = nil, at: Int64? = nil,
+        shard: Int? = nil
     ) throws(Failure) -> Report {
         do {
-            return try check(lookup, key: verifier, asked: asked, through: through, shard: shard)
+            return try check(lookup, key: verifier, asked: asked, through: through, at: at, shard: shard)
         } catch let failure as Failure {
             throw failure
         } catch {
@@ -65,7 +73,7 @@ public enum LookupVerifier {
     }
 
     private static func check(
-        _ lookup: IndexLookup, key verifier: NoteVerifier, asked: IndexKey, through: Int64?, shard: Int?
+        _ lookup: IndexLookup, key verifier: NoteVerifier, asked: IndexKey, through: Int64?, at: Int64?, shard: Int?
     ) throws -> Report {
         let (checkpoint, top) = try EvidenceVerifier.openCheckpoint(lookup.checkpoint, top: lookup.top, key: verifier, of: "answer")
         if let shard, top?.recorded.shard != shard {
@@ -117,9 +125,54 @@ public enum LookupVerifier {
             throw Failure(
                 description: "revision: it covers positions 1 … \(revision.logSize), not \(through): an event after it would be missing")
         }
+        let recordedThrough = try at.map { try bound(lookup, at: $0, in: checkpoint, revision: revision, listed: listed) }
         return Report(
             key: key, positions: positions, revisionSize: revision.logSize, recordPosition: recordPosition, treeSize: checkpoint.size,
-            shard: top?.recorded.shard, topTreeSize: top?.treeSize)
+            shard: top?.recorded.shard, topTreeSize: top?.treeSize, recordedThrough: recordedThrough)
+    }
+
+    /// Link 7: the last position recorded at or before `at`, proven by the first leaf recorded
+    /// after it; the listed leaves (verified above) must agree that times rise.
+    private static func bound(
+        _ lookup: IndexLookup, at: Int64, in checkpoint: Checkpoint, revision: IndexRevision, listed: [KeyListing.Listed]
+    ) throws -> Int64 {
+        let time = RecordedTime.text(micros: at)
+        guard let entry = lookup.firstAfter else {
+            throw Failure(
+                description:
+                    "at: the log of \(checkpoint.size) events holds none recorded after \(time), so later events could still be recorded at or before it: ask again once the log has moved past it"
+            )
+        }
+        let bytes = try leaf(entry, what: "first after")
+        let boundary = entry.inclusion.position
+        try EvidenceVerifier.checkInclusion(entry.inclusion, of: bytes, at: boundary, in: checkpoint, what: "first after")
+        guard let event = EventLeaf.event(from: bytes), event.position == boundary else {
+            throw Failure(description: "first after: the leaf at \(boundary) is not the event at that position")
+        }
+        guard event.recordedAtMicros > at else {
+            throw Failure(
+                description:
+                    "first after: the leaf at \(boundary) was recorded at \(RecordedTime.text(micros: event.recordedAtMicros)), not after \(time)"
+            )
+        }
+        guard boundary - 1 <= revision.logSize else {
+            throw Failure(
+                description:
+                    "revision: it covers positions 1 … \(revision.logSize), not the \(boundary - 1) recorded at or before \(time): an event between would be missing"
+            )
+        }
+        for item in listed {
+            guard let recorded = EventLeaf.event(from: item.leaf)?.recordedAtMicros else {
+                throw Failure(description: "times: the leaf at \(item.position) is not an event's")
+            }
+            guard (item.position < boundary) == (recorded <= at) else {
+                throw Failure(
+                    description:
+                        "times: the event at \(item.position) was recorded at \(RecordedTime.text(micros: recorded)), but the first recorded after \(time) is at \(boundary): times do not rise"
+                )
+            }
+        }
+        return boundary - 1
     }
 
     private static func leaf(_ entry: IndexLookup.Entry, what: String) throws -> [UInt8] {

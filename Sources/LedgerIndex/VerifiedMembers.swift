@@ -18,7 +18,32 @@ public enum VerifiedMembers {
         _ lookup: IndexLookup, key: NoteVerifier, collaboration id: String, at position: Int64? = nil
     ) throws -> (report: LookupVerifier.Report, state: CollaborationState?) {
         let report = try LookupVerifier.verify(lookup, key: key, asked: .collaboration(id), through: position)
-        let through = position ?? report.revisionSize
+        return (report, try fold(lookup, through: position ?? report.revisionSize))
+    }
+
+    /// The members of collaboration `id` as the events recorded at or before `micros` (since the
+    /// epoch) left them: the answer must bound that time (`firstAfter`, `LookupVerifier`'s link 7).
+    /// `report.recordedThrough` is the last position folded. The states are the events'; as the
+    /// views' members at a time do, `status(_:at:)` reads each as of that moment.
+    public static func fold(
+        _ lookup: IndexLookup, key: NoteVerifier, collaboration id: String, recordedBy micros: Int64
+    ) throws -> (report: LookupVerifier.Report, state: CollaborationState?) {
+        let report = try LookupVerifier.verify(lookup, key: key, asked: .collaboration(id), at: micros)
+        return (report, try fold(lookup, through: report.recordedThrough ?? 0))
+    }
+
+    /// An identity's state as of `micros`, as `ledger_member_state` reads the views' (SPEC "A
+    /// window holds at both ends"): invited or granted with its window ended by then, `expired`
+    /// (its `AccessExpired` is appended at or after the end); granted with its window not yet
+    /// begun, `scheduled`; otherwise what the events say.
+    public static func status(_ identity: CollaborationState.Identity, at micros: Int64) -> String {
+        if identity.isCurrent, let end = identity.window.notAfterMicros, end <= micros { return "expired" }
+        if identity.status == .granted, let start = identity.window.notBeforeMicros, start > micros { return "scheduled" }
+        return identity.status.rawValue
+    }
+
+    /// The listed events up to `through` (verified), read back from their leaves and folded.
+    private static func fold(_ lookup: IndexLookup, through: Int64) throws -> CollaborationState? {
         var state: CollaborationState?
         for entry in lookup.events where entry.inclusion.position <= through {
             // Verified above: the leaf is included, and it names the collaboration.
@@ -40,6 +65,6 @@ public enum VerifiedMembers {
                 state?.apply(event)
             }
         }
-        return (report, state)
+        return state
     }
 }

@@ -50,6 +50,20 @@ extension EventStore {
             """, logger: logger, Self.decodeEvents)
     }
 
+    /// The first position among 1 … `size` whose event was recorded after `micros` (since the
+    /// epoch), or nil if none: exact because times rise along the log
+    /// (`ledger_first_recorded_after`, Migrations/functions), a binary search by position.
+    public func firstPosition(recordedAfter micros: Int64, through size: Int64) async throws -> Int64? {
+        try await client.queryUnlessClosed(
+            """
+            SELECT ledger_first_recorded_after(timestamptz 'epoch' + \(micros) * interval '1 microsecond', \(size))
+            """, logger: logger
+        ) { rows in
+            for try await position in rows.decode(Int64?.self) { return position }
+            return nil
+        }
+    }
+
     public func head() async throws -> LogHead {
         try await client.queryUnlessClosed("SELECT position, hash FROM ledger_head", logger: logger) { rows in
             for try await (position, hash) in rows.decode((Int64, ByteBuffer).self) {

@@ -5,7 +5,9 @@
 /// key's `proof` (docs/TRUST.md's bytes, base64) under the record's root; and each listed event's
 /// leaf included under the same checkpoint. On shards, `top` leads from the shard's checkpoint to
 /// the top log's, as an event's evidence does. `positions` and `revision` say in plain figures what
-/// the proof shows, and a verifier refuses them unless they are exactly that.
+/// the proof shows, and a verifier refuses them unless they are exactly that. With `at=T`,
+/// `firstAfter` bounds the answer in time: times rise along the log, so the listed events
+/// before it are every event of the key recorded at or before T.
 public struct IndexLookup: Codable, Sendable, Equatable {
     /// A leaf of the log (base64 of its bytes, as the tiles serve it) and its inclusion proof
     /// under the answer's checkpoint.
@@ -37,15 +39,19 @@ public struct IndexLookup: Codable, Sendable, Equatable {
     public var record: Entry
     public var proof: String
     public var events: [Entry]
+    /// With `at=T`: the log's first leaf recorded after T, included under the checkpoint;
+    /// absent when the checkpoint holds none (the log has recorded nothing after T yet).
+    public var firstAfter: Entry?
     /// On shards: `checkpoint` (the shard's) as an entry of the top log, as in an event's
     /// evidence (absent on one database).
     public var top: Evidence.TopLevel?
 
     public init(
         collaboration: String?, identity: String?, positions: [Int64], revision: Revision, checkpoint: String, record: Entry,
-        proof: String, events: [Entry], top: Evidence.TopLevel? = nil
+        proof: String, events: [Entry], firstAfter: Entry? = nil, top: Evidence.TopLevel? = nil
     ) {
         (self.collaboration, self.identity, self.positions, self.revision) = (collaboration, identity, positions, revision)
         (self.checkpoint, self.record, self.proof, self.events, self.top) = (checkpoint, record, proof, events, top)
+        self.firstAfter = firstAfter
     }
 }

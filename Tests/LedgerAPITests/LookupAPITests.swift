@@ -186,6 +186,7 @@ struct LookupAPITests {
             }
             let verified = try await auditor.verifyIndex(key: key)
             #expect(!verified.revisions.isEmpty && verified.revisions.last!.logSize >= grant)
+            #expect(verified.timesRiseFrom == 1, "a log written since times rise under the head's lock")
             let tokenFile = FileManager.default.temporaryDirectory.appendingPathComponent("auditor-\(UUID().uuidString.prefix(8))")
             defer { try? FileManager.default.removeItem(at: tokenFile) }
             try await api.token("auditor", roles: ["auditor"]).write(to: tokenFile, atomically: true, encoding: .utf8)
@@ -195,6 +196,7 @@ struct LookupAPITests {
                 ["index", "verify", "--url", api.baseURL.absoluteString, "--key", key.text, "--token-file", tokenFile.path],
                 environment: environment)
             #expect(output.status == 0 && output.output.contains("index verify: OK"), "\(output.output)")
+            #expect(output.output.contains("the leaves' times rise from position 1"), "\(output.output)")
 
             // A record with another root, appended by hand past the recorder's: named once a checkpoint covers it.
             let store = EventStore(client: api.db, logger: Logger(label: "test"))

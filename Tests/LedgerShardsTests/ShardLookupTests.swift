@@ -117,6 +117,17 @@ struct ShardLookupTests {
             for member in try await served.members(of: id, atPosition: position).members { members[member.rootHash] = member.state }
             #expect(folded == members, "at \(position)")
         }
+        // At the time of its last event, through both levels: once the shard's log has moved past
+        // it under a checkpoint the top log recorded, the events recorded by then are all of them.
+        let leaf = try #require(lookup.events.last.flatMap { Base64.decode($0.leaf) }.flatMap(EventLeaf.event(from:)))
+        let time = RecordedTime.date(micros: leaf.recordedAtMicros)
+        try await waitUntil(timeout: .seconds(90), interval: .milliseconds(200), "an answer bounded at \(leaf.recordedAtMicros)") {
+            (try? await served.verifiedMembers(collaboration: id, key: key, at: time)) != nil
+        }
+        let verified = try await served.verifiedMembers(collaboration: id, key: key, at: time)
+        #expect(verified.report.recordedThrough! >= positions.last!, "the last event's time bounds the collaboration's events")
+        #expect(verified.report.positions.filter { $0 <= verified.report.recordedThrough! } == positions)
+        #expect(verified.report.shard != nil && verified.state?.identities.count == 2)
     }
 
     /// `ledger audit verify` names the shard; `ledger audit members --url` prints the members.

@@ -113,6 +113,10 @@ struct OrderingTests {
             #expect(seen.count == writers * perWriter)
             #expect(seen.map(\.position) == Array(1...Int64(writers * perWriter)))
             #expect(Set(seen.map(\.eventId)).count == seen.count)
+            // Times rise along the log: each append takes its time under the head's lock.
+            for (earlier, later) in zip(seen, seen.dropFirst()) {
+                #expect(earlier.recordedAtMicros <= later.recordedAtMicros, "the time falls at \(later.position)")
+            }
             for w in 0..<writers {
                 let versions = seen.filter { $0.streamId == "writer-\(w)" }.map(\.version)
                 #expect(versions == Array(1...Int64(perWriter)))
