@@ -124,7 +124,8 @@ extension RoleServices {
                 makeCheckpointer(
                     top, signer: signer, witnesses: logs.topWitnesses, publishedFile: publishedFile, events: events, topLogger),
                 TopLogRecorder(
-                    top: EventStore(client: top, logger: topLogger), shards: trees, serving: shards.map { shard in { shard.serves } },
+                    top: EventStore(client: top, logger: topLogger), map: cluster.map.recorded, shards: trees,
+                    serving: shards.map { shard in { shard.serves } },
                     logger: topLogger),
             ]
         }
@@ -135,7 +136,8 @@ extension RoleServices {
             topLog: buildLogRouter(client: top, authority: authority, logger: topLogger).buildResponder(),
             available: shards.map { shard in { shard.serves } },
             topAvailable: { topAvailability.isAvailable },
-            topEvidence: { try await topEvidence.level(shard: $0, covering: $1) }, bodyLimit: bodyLimit,
+            topEvidence: { try await topEvidence.level(shard: $0, covering: $1) },
+            topEntry: { try await topEvidence.entry(at: $0, size: $1) }, bodyLimit: bodyLimit,
             sources: { shards.map { $0.join?.source } })
     }
 }

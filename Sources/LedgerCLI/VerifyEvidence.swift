@@ -67,12 +67,16 @@ extension Audit {
                     "--top is for a shard's tlog-proof, with --key: the deployment's key (the shard's is derived from it)")
             }
             let verifier = try keyText.map { try NoteVerifier($0) }
-            // A lookup answer is the JSON object with a `record`; anything else is evidence.
-            let isLookup = !isProof && ((try? JSONDecoder().decode(JSONValue.self, from: contents))?["record"] != nil)
+            // A lookup answer is the JSON object with a `record`, or (an identity's on shards) with
+            // `shards`; anything else is evidence.
+            let object = isProof ? nil : try? JSONDecoder().decode(JSONValue.self, from: contents)
+            let isSharded = object?["shards"] != nil && object?["identity"] != nil
+            let isLookup = object?["record"] != nil || isSharded
             guard isLookup || (through == nil && at == nil && collaboration == nil && identity == nil && shard == nil) else {
                 throw ValidationError(
                     "--through, --at, --collaboration, --identity and --shard are for a lookup answer (GET /v1/audit/lookup)")
             }
+            if isSharded, let verifier { return try verifyShardedLookup(contents, key: verifier) }
             if isLookup, let verifier { return try verifyLookup(contents, key: verifier) }
             do {
                 let witnesses = try policy.map { try WitnessPolicy(String(contentsOfFile: $0, encoding: .utf8)) }
@@ -134,6 +138,35 @@ extension Audit {
                         + (cosigners.map { "; cosigned by \($0.cosigners.joined(separator: ", "))" } ?? "")
                         + (report.recordedThrough.map { "; recorded by \(at ?? ""): positions 1 … \($0)" } ?? ""))
                 for position in report.positions where position <= report.recordedThrough ?? .max { print(position) }
+            } catch {
+                print("audit verify: FAILED: \(error)")
+                throw ExitCode(2)
+            }
+        }
+
+        /// An identity's lookup across shards: every shard's answer, under one partition map that
+        /// names exactly those shards; then the policy's quorum on each top checkpoint. Prints each
+        /// listed event as `shard position`.
+        func verifyShardedLookup(_ contents: Data, key: NoteVerifier) throws {
+            guard let text = identity, let asked = IndexKey.identity(base64: text), collaboration == nil, shard == nil, through == nil
+            else {
+                throw ValidationError(
+                    "an identity's lookup across shards is checked for the identity asked: give --identity ROOTHASH alone")
+            }
+            let micros = try at.map(Audit.parseMicros)
+            do {
+                let sharded = try JSONDecoder().decode(ShardedIndexLookup.self, from: contents)
+                let reports = try LookupVerifier.verify(sharded, key: key, asked: asked, at: micros)
+                let witnesses = try policy.map { try WitnessPolicy(String(contentsOfFile: $0, encoding: .utf8)) }
+                for answer in sharded.shards { _ = try witnesses?.verify(answer.top?.checkpoint ?? answer.checkpoint) }
+                let listed = reports.map { report in report.positions.filter { $0 <= report.recordedThrough ?? .max } }
+                print(
+                    "audit verify: OK, \(asked): \(listed.map(\.count).reduce(0, +)) event(s) on \(reports.count) shard(s), and no other "
+                        + "(every shard of the partition map, each complete through its index revision\(at.map { "; recorded by \($0)" } ?? ""), "
+                        + "signed by \(key.name)\(witnesses == nil ? "" : "; each top checkpoint cosigned as the policy asks"))")
+                for (report, positions) in zip(reports, listed) {
+                    for position in positions { print("\(report.shard ?? 0) \(position)") }
+                }
             } catch {
                 print("audit verify: FAILED: \(error)")
                 throw ExitCode(2)

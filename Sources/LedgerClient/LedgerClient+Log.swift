@@ -58,6 +58,12 @@ extension LedgerClient {
         try await send("GET", "/v1/audit/lookup", query: ["identity": Data(rootHash).base64EncodedString()])
     }
 
+    /// On shards: every shard's lookup of the identity `rootHash`, under one partition map
+    /// (auditors); `LookupVerifier.verify(_:key:asked:at:)` checks that they are every shard's.
+    public func shardedLookup(identity rootHash: [UInt8]) async throws -> ShardedIndexLookup {
+        try await send("GET", "/v1/audit/lookup", query: ["identity": Data(rootHash).base64EncodedString()])
+    }
+
     /// On shards: the evidence of the event at `position` of shard `shard` through both levels
     /// (`Evidence.top`: its shard's checkpoint in the top log); `EvidenceVerifier.verify(_:key:)`
     /// checks both with the deployment's key.

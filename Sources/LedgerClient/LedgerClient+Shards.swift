@@ -26,7 +26,9 @@ extension LedgerClient {
     /// Checks the shards' logs under the top log's published tree `top` (already verified, as
     /// `verifyPublishedTree` verifies it):
     /// - every entry of `top`, read from the top log's public entry bundles, gives its root;
-    /// - each is a `ShardCheckpointRecorded` of stream `shard-k`, its checkpoint signed with
+    /// - each is the partition map (`ShardMapRecorded` of stream `shard-map`, written as
+    ///   specified), or a `ShardCheckpointRecorded` of stream `shard-k` naming a map recorded
+    ///   before it, if it names one, and its checkpoint signed with
     ///   `key` under shard k's origin (`ShardCheckpointRecorded.origin`), its size and root the
     ///   checkpoint's;
     /// - each entry at its own position;
@@ -36,10 +38,20 @@ extension LedgerClient {
     /// Throws `LogAuditFailure` naming what does not hold.
     public func verifyShardLogs(top: Checkpoint, key: NoteVerifier) async throws -> [ShardLogCheck] {
         var recorded: [Int: [Checkpoint]] = [:]
+        var maps: Set<Int64> = []
         for (offset, leaf) in try await entries(of: top).enumerated() {
             let what = "top log entry \(offset + 1)"
             guard let event = EventLeaf.event(from: leaf), event.position == Int64(offset + 1) else {
                 throw LogAuditFailure("\(what) is not the event at its position")
+            }
+            if event.streamId == ShardMapRecorded.stream {
+                do {
+                    _ = try ShardMapRecorded.entry(type: event.type, streamId: event.streamId, data: event.data)
+                } catch {
+                    throw LogAuditFailure("\(what): \(error)")
+                }
+                maps.insert(event.position)
+                continue
             }
             let entry: ShardCheckpointRecorded
             do {
@@ -55,6 +67,9 @@ extension LedgerClient {
             }
             guard entry.records(checkpoint) else {
                 throw LogAuditFailure("\(what): the size and root it records are not its checkpoint's")
+            }
+            if let map = entry.map, !maps.contains(map) {
+                throw LogAuditFailure("\(what): it names the partition map at \(map), which is no map recorded before it")
             }
             recorded[entry.shard, default: []].append(checkpoint)
         }

@@ -15,9 +15,13 @@ public struct ShardCheckpointRecorded: Codable, Sendable, Equatable {
     public var rootHash: String
     /// The shard's signed checkpoint as it was published.
     public var checkpoint: String
+    /// The top log's position of the partition map in force when this was recorded
+    /// (`ShardMapRecorded`); absent in entries recorded before the map was.
+    public var map: Int64?
 
-    public init(shard: Int, origin: String, size: Int64, rootHash: String, checkpoint: String) {
+    public init(shard: Int, origin: String, size: Int64, rootHash: String, checkpoint: String, map: Int64? = nil) {
         (self.shard, self.origin, self.size, self.rootHash, self.checkpoint) = (shard, origin, size, rootHash, checkpoint)
+        self.map = map
     }
 
     /// Shard k's log's origin, and its checkpoint key's name: the deployment's origin (the top

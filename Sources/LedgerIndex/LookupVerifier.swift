@@ -19,9 +19,10 @@ import TransparencyLog
 ///    included under the checkpoint and recorded after it, the revision covers every position
 ///    before that leaf, and every listed event before it was recorded at or before `at` (after
 ///    it, after): times rise along the log, so those are every event of the key up to `at`;
-/// 8. with `shard`, the answer is that shard's. Which shard holds a collaboration is the
-///    deployment's map, which no log records yet: without `shard`, an answer of another shard
-///    (an honest absence there) passes, so a caller who knows the shard names it.
+/// 8. on shards, the partition map the top entry names (`map`, a `ShardMapRecorded` of the top
+///    log) is included under the top log's checkpoint and, for a collaboration, gives it the
+///    answer's shard: another shard's answer (an honest absence there) is refused; with `shard`,
+///    the answer must also be that shard's.
 public enum LookupVerifier {
     public struct Report: Sendable, Equatable {
         public var key: IndexKey
@@ -82,6 +83,7 @@ public enum LookupVerifier {
         }
         let key = try key(of: lookup)
         guard asked == key else { throw Failure(description: "key: the answer is for \(key), not \(asked)") }
+        if let recorded = top?.recorded { try checkMap(lookup, key: verifier, asked: asked, recorded: recorded) }
         // The record.
         let recordLeaf = try leaf(lookup.record, what: "record")
         let recordPosition = lookup.record.inclusion.position
@@ -173,6 +175,39 @@ public enum LookupVerifier {
             }
         }
         return boundary - 1
+    }
+
+    /// Link 8: the map the top entry names, included under the top log's checkpoint (verified
+    /// already, by `openCheckpoint`), and for a collaboration the answer's shard by that map.
+    private static func checkMap(_ lookup: IndexLookup, key: NoteVerifier, asked: IndexKey, recorded: ShardCheckpointRecorded) throws {
+        guard let position = recorded.map else {
+            throw Failure(
+                description:
+                    "map: the top log's entry for shard \(recorded.shard) names no partition map (it was recorded before maps were): ask again once the top log records the shard's checkpoint anew"
+            )
+        }
+        guard let entry = lookup.map, let top = lookup.top else { throw Failure(description: "map: the answer carries no partition map") }
+        guard entry.inclusion.position == position else {
+            throw Failure(description: "map: the answer's is at position \(entry.inclusion.position), not \(position) the top entry names")
+        }
+        let bytes = try leaf(entry, what: "map")
+        try EvidenceVerifier.checkInclusion(
+            entry.inclusion, of: bytes, at: position, in: try Checkpoint.open(top.checkpoint, verifier: key), what: "map")
+        guard let event = EventLeaf.event(from: bytes), event.position == position else {
+            throw Failure(description: "map: the leaf at \(position) is not the event at that position")
+        }
+        let map: ShardMapRecorded
+        do {
+            map = try ShardMapRecorded.entry(type: event.type, streamId: event.streamId, data: event.data)
+        } catch {
+            throw Failure(description: "map: \(error)")
+        }
+        if case .collaboration(let id) = asked, map.shard(of: id) != recorded.shard {
+            throw Failure(
+                description:
+                    "shard: the deployment's map (top log position \(position)) puts \(id) in partition \(ShardMapRecorded.partition(of: id, count: map.partitions.count)) on shard \(map.shard(of: id)), not shard \(recorded.shard) the answer is of"
+            )
+        }
     }
 
     private static func leaf(_ entry: IndexLookup.Entry, what: String) throws -> [UInt8] {

@@ -42,7 +42,7 @@ extension ShardRouter {
         /// (`ShardFanOut.auditAccess`).
         case accessAudit(only: Int?)
         /// A collaboration's lookup, on its shard through both levels (`ShardFanOut.lookup`); nil:
-        /// no collaboration named (an identity's lookup spans shards: not served yet).
+        /// no collaboration named (an identity's lookup, every shard's: `identityLookup`).
         case lookup(shard: Int?)
         /// Shard k's own log: `/tlog/shard/{k}/rest` is its router's `/tlog/rest` (the path, without the query).
         case shardLog(Int, path: String)

@@ -28,7 +28,8 @@ import LedgerWire
 /// - `GET /v1/audit/evidence/{position}?shard=k`: shard k's evidence under its checkpoint the top
 ///   log recorded, with that checkpoint's entry in the top log (`ShardFanOut.evidence`);
 /// - `GET /v1/audit/lookup?collaboration=ID`: its shard's lookup under its checkpoint the top log
-///   recorded, with that checkpoint's entry in the top log (`ShardFanOut.lookup`);
+///   recorded, with that checkpoint's entry in the top log and the partition map the entry names
+///   (`ShardFanOut.lookup`); `?identity=ROOTHASH`: every shard's, alike (`identityLookup`);
 /// - `GET /v1/privacy/export`: every shard, each one's export that holds something in `shards`
 ///   (`ShardFanOut.export`);
 /// - `GET /v1/collaborations`: every shard, shard after shard (`ShardFanOut.collaborations`);
@@ -64,6 +65,9 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
     let topAvailable: @Sendable () -> Bool
     /// The top level of an event's evidence: shard k's checkpoint covering a position, in the top log.
     let topEvidence: @Sendable (Int, Int64) async throws -> Evidence.TopLevel
+    /// The top log's entry at a position, included under its checkpoint of a size (the map a
+    /// recorded checkpoint names, for a lookup).
+    let topEntry: @Sendable (Int64, Int64) async throws -> IndexLookup.Entry
     let bodyLimit: Int
     /// The shard each shard was copied from when it was added (`ledger shards move`), if it was,
     /// as each shard's join found it (nil until it joins: its feed is refused until then).
@@ -74,13 +78,14 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
     public init(
         map: ShardMap, shards: [Shard], topLog: RouterResponder<LedgerRequestContext>, available: [@Sendable () -> Bool],
         topAvailable: @escaping @Sendable () -> Bool, topEvidence: @escaping @Sendable (Int, Int64) async throws -> Evidence.TopLevel,
-        bodyLimit: Int, sources: @escaping @Sendable () -> [Int?] = { [] }
+        topEntry: @escaping @Sendable (Int64, Int64) async throws -> IndexLookup.Entry, bodyLimit: Int,
+        sources: @escaping @Sendable () -> [Int?] = { [] }
     ) {
         precondition(shards.count == map.shards.count && available.count == shards.count, "one router per shard of the map")
         (self.map, self.shards, self.topLog, self.available, self.topAvailable, self.topEvidence, self.bodyLimit) = (
             map, shards, topLog, available, topAvailable, topEvidence, bodyLimit
         )
-        self.sources = sources
+        (self.topEntry, self.sources) = (topEntry, sources)
         single = false
     }
 
@@ -91,6 +96,7 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
             bodyLimit, { [] }
         )
         topEvidence = { _, _ in throw DomainError(.routeNotFound, "one database has no top log") }
+        topEntry = { _, _ in throw DomainError(.routeNotFound, "one database has no top log") }
         single = true
     }
 
@@ -182,17 +188,22 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
                     guard let any = shards.indices.first(where: { available[$0]() }) else { throw Self.noShard }
                     return try await send(request, context: context, to: any)
                 }
-                throw DomainError(
-                    .notAcrossShards,
-                    "an identity's lookup spans shards, each with its own index, which this ledger does not serve yet: ask for a collaboration's"
-                )
+                // An identity's lookup: every shard's, under one partition map.
+                guard request.uri.queryParameters["size"] == nil else {
+                    throw DomainError.invalid(
+                        "on shards, a lookup is under each shard's checkpoint the top log recorded: leave out size", code: .invalidQuery)
+                }
+                guard topAvailable() else { throw Self.topUnavailable }
+                return try await ShardFanOut.identityLookup(
+                    request, context: context, shards: shards.indices.map(responder), top: topEvidence, entry: topEntry)
             }
             guard request.uri.queryParameters["size"] == nil else {
                 throw DomainError.invalid(
                     "on shards, a lookup is under the shard's checkpoint the top log recorded: leave out size", code: .invalidQuery)
             }
             guard topAvailable() else { throw Self.topUnavailable }
-            return try await ShardFanOut.lookup(request, context: context, shard: responder(index), index: index, top: topEvidence)
+            return try await ShardFanOut.lookup(
+                request, context: context, shard: responder(index), index: index, top: topEvidence, entry: topEntry)
         case .export:
             return try await ShardFanOut.export(request, context: context, shards: everyShardAsked())
         case .erasure:

@@ -1,3 +1,5 @@
+import LedgerDomain
+
 /// Which shard holds a collaboration, by PL/Proxy's rule: a cluster has a power-of-two number of
 /// partitions, each naming the shard (a libpq connection string) that holds it, and an id lives
 /// in partition `hashtext(id) & (count - 1)`, what `RUN ON hashtext(id)` picks. Several partitions
@@ -36,8 +38,12 @@ public struct ShardMap: Sendable, Equatable {
     }
 
     /// The partition of `id` (a collaboration id).
-    public func partition(of id: String) -> Int {
-        Int(UInt32(bitPattern: PostgresHashText.hash(id)) & UInt32(partitions.count - 1))
+    public func partition(of id: String) -> Int { ShardMapRecorded.partition(of: id, count: partitions.count) }
+
+    /// The map as the top log records it: each partition's shard as its index in `shards`.
+    public var recorded: ShardMapRecorded {
+        let shards = self.shards
+        return ShardMapRecorded(partitions: partitions.map { shards.firstIndex(of: $0)! })
     }
 
     /// The shard that holds `id`.

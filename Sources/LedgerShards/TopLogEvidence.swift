@@ -35,6 +35,18 @@ public struct TopLogEvidence: Sendable {
         }
     }
 
+    /// The top log's entry at `position` (the partition map a recorded checkpoint names) with its
+    /// inclusion proof under the top log's checkpoint of `size`.
+    public func entry(at position: Int64, size: Int64) async throws -> IndexLookup.Entry {
+        guard let event = try await store.read(positions: [position]).first else {
+            throw DomainError(.internalError, "the top log holds no entry at \(position)")
+        }
+        let (leafHash, hashes) = try await tree.inclusionProof(position: position, size: size)
+        return IndexLookup.Entry(
+            leaf: Base64.encode(EventLeaf.bytes(event)),
+            inclusion: InclusionProof(position: position, size: size, leafHash: leafHash, hashes: hashes))
+    }
+
     func attempt(shard: Int, position: Int64) async throws -> Evidence.TopLevel? {
         let stream = TopLogRecorder.stream(shard)
         guard let state = try await store.streamState(stream), let json = state.state,

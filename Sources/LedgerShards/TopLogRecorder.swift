@@ -19,6 +19,12 @@ import TransparencyLog
 /// consistency proof read from the shard and checked here): a rewritten shard log is never
 /// recorded over, and is logged. Several `ledger serve` instances may record at once: an event id
 /// derives from (shard, size), and the stream's version orders them.
+///
+/// Before it records a checkpoint it records the partition map it serves (`ShardMapRecorded`,
+/// the stream `shard-map`) if the last one recorded is another, and each entry names the map's
+/// position (`ShardCheckpointRecorded.map`), a shard's last entry recorded again to name a
+/// newer map: so the top log says which shard held which partitions when, and a lookup proves
+/// its shard, and an identity's lookup every shard (docs/TRUST.md, "The verifiable index").
 public struct TopLogRecorder: Service {
     /// A recorded shard checkpoint: the event's data and the stream's state.
     public typealias Recorded = ShardCheckpointRecorded
@@ -31,6 +37,8 @@ public struct TopLogRecorder: Service {
     public static func stream(_ shard: Int) -> String { "shard-\(shard)" }
 
     let top: EventStore
+    /// The partition map served, by shard index.
+    let map: ShardMapRecorded
     /// Each shard's tree and checkpoint key, in the shard map's order.
     let shards: [(tree: LogTree, verifier: NoteVerifier)]
     /// Whether each shard serves now: one that does not is passed over (its pool would hold the
@@ -40,10 +48,10 @@ public struct TopLogRecorder: Service {
     let logger: Logger
 
     public init(
-        top: EventStore, shards: [(tree: LogTree, verifier: NoteVerifier)], serving: [@Sendable () -> Bool]? = nil,
-        interval: Duration = .milliseconds(500), logger: Logger
+        top: EventStore, map: ShardMapRecorded, shards: [(tree: LogTree, verifier: NoteVerifier)],
+        serving: [@Sendable () -> Bool]? = nil, interval: Duration = .milliseconds(500), logger: Logger
     ) {
-        (self.top, self.shards, self.interval, self.logger) = (top, shards, interval, logger)
+        (self.top, self.map, self.shards, self.interval, self.logger) = (top, map, shards, interval, logger)
         self.serving = serving ?? shards.map { _ in { true } }
         precondition(self.serving.count == shards.count, "one `serving` per shard")
     }
@@ -77,12 +85,14 @@ public struct TopLogRecorder: Service {
             )
             throw Refused(description: "shard \(index)'s published tree is not what the top log recorded, nor an extension of it")
         }
-        if let last, latest.size == last.size { return false }
+        // The same tree again only to name the map in force, for an entry recorded before it.
+        let mapPosition = try await recordMap()
+        if let last, latest.size == last.size, last.map == mapPosition { return false }
         let opened = try Checkpoint.open(latest.note, verifier: verifier)
         guard opened.size == latest.size, opened.rootHash == latest.rootHash else {
             throw Refused(description: "shard \(index)'s published note names another tree than the one it stored")
         }
-        if let last {
+        if let last, latest.size > last.size {
             guard let root = Base64.decode(last.rootHash) else {
                 throw Refused(description: "the recorded root of shard \(index) is not base64")
             }
@@ -97,15 +107,33 @@ public struct TopLogRecorder: Service {
             }
         }
         let recorded = Recorded(
-            shard: index, origin: opened.origin, size: opened.size, rootHash: Base64.encode(opened.rootHash), checkpoint: latest.note)
+            shard: index, origin: opened.origin, size: opened.size, rootHash: Base64.encode(opened.rootHash), checkpoint: latest.note,
+            map: mapPosition)
         let json = CanonicalJSON.encode(recorded)
         let event = NewEvent(
-            eventId: Identifiers.derivedUUID("shard-checkpoint\u{0}\(index)\u{0}\(opened.size)"), type: Self.eventType, data: json)
+            eventId: Identifiers.derivedUUID("shard-checkpoint\u{0}\(index)\u{0}\(opened.size)\u{0}\(mapPosition)"), type: Self.eventType,
+            data: json)
         do {
             _ = try await top.append(.init(streamId: stream, expectedVersion: .exact(state?.version ?? 0), events: [event], state: json))
         } catch let error as StoreError where error.isVersionConflict || error.isIdempotencyMismatch {
             return false  // another instance recorded first: the next round reads what it did
         }
         return true
+    }
+
+    /// The top log's position of the map served, recorded first if the last one recorded is
+    /// another (or none is). Instances serving one map agree on its event id, so a second append
+    /// of it is a duplicate; one serving another map conflicts, and the next round reads again.
+    func recordMap() async throws -> Int64 {
+        let json = CanonicalJSON.encode(map)
+        let state = try await top.streamState(ShardMapRecorded.stream)
+        if let state, state.state == json { return state.position }
+        let version = (state?.version ?? 0) + 1
+        let event = NewEvent(
+            eventId: Identifiers.derivedUUID("shard-map\u{0}\(version)\u{0}\(json)"), type: ShardMapRecorded.type, data: json)
+        let appended = try await top.append(
+            .init(streamId: ShardMapRecorded.stream, expectedVersion: .exact(version - 1), events: [event], state: json))
+        logger.notice("top log: the partition map recorded", metadata: ["position": "\(appended.lastPosition)", "map": "\(json)"])
+        return appended.lastPosition
     }
 }

@@ -45,13 +45,17 @@ public struct IndexLookup: Codable, Sendable, Equatable {
     /// On shards: `checkpoint` (the shard's) as an entry of the top log, as in an event's
     /// evidence (absent on one database).
     public var top: Evidence.TopLevel?
+    /// On shards: the partition map `top`'s entry names (a `ShardMapRecorded` event of the top
+    /// log), included under the top log's checkpoint, which proves the answer's shard is the one
+    /// the map gives the collaboration.
+    public var map: Entry?
 
     public init(
         collaboration: String?, identity: String?, positions: [Int64], revision: Revision, checkpoint: String, record: Entry,
-        proof: String, events: [Entry], firstAfter: Entry? = nil, top: Evidence.TopLevel? = nil
+        proof: String, events: [Entry], firstAfter: Entry? = nil, top: Evidence.TopLevel? = nil, map: Entry? = nil
     ) {
         (self.collaboration, self.identity, self.positions, self.revision) = (collaboration, identity, positions, revision)
         (self.checkpoint, self.record, self.proof, self.events, self.top) = (checkpoint, record, proof, events, top)
-        self.firstAfter = firstAfter
+        (self.firstAfter, self.map) = (firstAfter, map)
     }
 }

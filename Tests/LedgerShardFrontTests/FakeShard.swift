@@ -101,6 +101,6 @@ final class FakeShard: Sendable {
         ShardRouter(
             map: try ShardMap(partitions: shards.indices.map { "shard\($0)" }), shards: shards.map { $0.router() },
             topLog: Router(context: LedgerRequestContext.self).buildResponder(), available: shards.map(\.available), topAvailable: { true },
-            topEvidence: { _, _ in throw CancellationError() }, bodyLimit: 1 << 16)
+            topEvidence: { _, _ in throw CancellationError() }, topEntry: { _, _ in throw CancellationError() }, bodyLimit: 1 << 16)
     }
 }

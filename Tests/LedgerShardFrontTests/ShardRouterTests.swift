@@ -15,7 +15,7 @@ struct ShardRouterTests {
         map: map,
         shards: [Router(context: LedgerRequestContext.self).buildResponder(), Router(context: LedgerRequestContext.self).buildResponder()],
         topLog: Router(context: LedgerRequestContext.self).buildResponder(), available: [{ true }, { true }], topAvailable: { true },
-        topEvidence: { _, _ in throw CancellationError() }, bodyLimit: 1024)
+        topEvidence: { _, _ in throw CancellationError() }, topEntry: { _, _ in throw CancellationError() }, bodyLimit: 1024)
 
     static func to(_ method: HTTPRequest.Method, _ path: String, key: String? = nil, collaboration: String? = nil)
         -> ShardRouter<RouterResponder<LedgerRequestContext>>.Destination

@@ -25,7 +25,7 @@ struct ShardLookupTests {
     /// A collaboration on each shard with a grant, an invitation and a removal: its lookup lists
     /// exactly its shard's events of the collaboration, verifies through both levels, and the
     /// members folded from it equal the served members at each of its positions; a top level
-    /// removed, another shard's, or under another key, is refused; an identity's lookup is 501.
+    /// removed, another shard's, or under another key, is refused.
     @Test("each shard's collaboration lookup verifies through both levels and folds into the served members")
     func bothLevels() async throws {
         let signer = try NoteSigner(name: "lookup-shards.test/ledger")
@@ -57,6 +57,7 @@ struct ShardLookupTests {
                 let report = try LookupVerifier.verify(
                     lookup, key: signer.verifier, asked: .collaboration(id), through: positions.last!, shard: shard)
                 #expect(report.shard == shard && (report.topTreeSize ?? 0) >= 1)
+                #expect(lookup.map != nil, "the partition map the top entry names")
                 // Another shard's answer for the collaboration (an honest absence there) is refused once the shard is named.
                 let other = #expect(throws: LookupVerifier.Failure.self) {
                     try LookupVerifier.verify(lookup, key: signer.verifier, asked: .collaboration(id), shard: 1 - shard)
@@ -68,11 +69,17 @@ struct ShardLookupTests {
                 answers.append(lookup)
             }
             Self.refusals(answers, ids: made.map(\.id), key: signer.verifier)
-            // An identity's lookup spans shards: not served; `size` is the front's to choose.
+            // The top log records the map served, by shard index (never a connection string).
+            let maps = try await withClient(live.top) { client in
+                try await client.query("SELECT data::text FROM ledger_events WHERE stream_id = 'shard-map' ORDER BY position")
+                    .decode(String.self).reduce(into: [String]()) { $0.append($1) }
+            }
+            #expect(maps == [CanonicalJSON.encode(ShardMapRecorded(partitions: LiveShards.layout))], "\(maps)")
+            // `size` is the front's to choose, for a collaboration and for an identity.
             let identity = "\(SimulatedPerson(collaborationId: made[0].id, devices: 1).rootHash)"
             for (query, status) in [
                 ("", 400),
-                ("identity=\(identity.addingPercentEncoding(withAllowedCharacters: CharacterSet.alphanumerics)!)", 501),
+                ("identity=\(identity.addingPercentEncoding(withAllowedCharacters: CharacterSet.alphanumerics)!)&size=1", 400),
                 ("collaboration=\(made[0].id)&size=1", 400),
             ] {
                 let request = try await live.request("GET", "v1/audit/lookup?\(query)", as: "auditor", roles: ["auditor"])
@@ -156,9 +163,16 @@ struct ShardLookupTests {
         #expect(members.output.contains("granted") && members.output.contains("removed"), "\(members.output)")
     }
 
+    static func changed(_ lookup: IndexLookup, _ change: (inout IndexLookup) -> Void) -> IndexLookup {
+        var lookup = lookup
+        change(&lookup)
+        return lookup
+    }
+
     /// What no auditor may be shown as proved on shards: the answer without its top level (its
     /// checkpoint is the shard's, not signed under the deployment's origin), with the other
-    /// shard's top level, or with both levels checked against another deployment's key.
+    /// shard's top level, with both levels checked against another deployment's key, without
+    /// its partition map or with another entry for it, or the other shard's answer.
     static func refusals(_ answers: [IndexLookup], ids: [String], key: NoteVerifier) {
         for (n, lookup) in answers.enumerated() {
             var bare = lookup
@@ -169,6 +183,14 @@ struct ShardLookupTests {
                 ("no top level", bare, key, "checkpoint:"),
                 ("the other shard's top level", crossed, key, "checkpoint:"),
                 ("another deployment's key", lookup, (try? NoteSigner(name: key.name).verifier) ?? key, "top checkpoint:"),
+                ("no partition map", Self.changed(lookup) { $0.map = nil }, key, "map:"),
+                (
+                    "another top entry as the map",
+                    Self.changed(lookup) { $0.map = IndexLookup.Entry(leaf: $0.top!.leaf, inclusion: $0.top!.inclusion) }, key, "map:"
+                ),
+                ("the map's leaf swapped", Self.changed(lookup) { $0.map!.leaf = $0.top!.leaf }, key, "map:"),
+                // The other shard's answer, as an honest absence of this collaboration there would be.
+                ("the other shard's answer", Self.changed(answers[1 - n]) { $0.collaboration = ids[n] }, key, "shard:"),
             ]
             for (what, answer, verifier, link) in cases {
                 let failure = #expect(throws: LookupVerifier.Failure.self, "\(what)") {

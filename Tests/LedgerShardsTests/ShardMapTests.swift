@@ -1,3 +1,4 @@
+import LedgerDomain
 import Testing
 
 @testable import LedgerShards
@@ -28,6 +29,32 @@ struct ShardMapTests {
         #expect(used.count == 8)
         let single = try ShardMap(partitions: ["only"])
         #expect((0..<100).allSatisfy { single.shard(of: "c\($0)") == "only" })
+    }
+
+    @Test("the map the top log records: shard indexes that place every id where the map does; malformed ones refused")
+    func recordedMap() throws {
+        let map = try ShardMap(partitions: ["a", "b", "b", "a", "c", "a", "b", "a"])
+        let recorded = map.recorded
+        #expect(recorded.partitions == [0, 1, 1, 0, 2, 0, 1, 0])
+        for n in 0..<2_000 {
+            let id = "collaboration-\(n)"
+            #expect(map.shards[recorded.shard(of: id)] == map.shard(of: id), "\(id)")
+        }
+        let json = CanonicalJSON.encode(recorded)
+        #expect(json == #"{"partitions":[0,1,1,0,2,0,1,0]}"#)
+        #expect(try ShardMapRecorded.entry(type: ShardMapRecorded.type, streamId: ShardMapRecorded.stream, data: json) == recorded)
+        for (type, stream, data) in [
+            ("ShardCheckpointRecorded", ShardMapRecorded.stream, json), (ShardMapRecorded.type, "shard-0", json),
+            (ShardMapRecorded.type, ShardMapRecorded.stream, #"{"partitions":[0,1,1]}"#),
+            (ShardMapRecorded.type, ShardMapRecorded.stream, #"{"partitions":[]}"#),
+            (ShardMapRecorded.type, ShardMapRecorded.stream, #"{"partitions":[0,-1]}"#),
+            (ShardMapRecorded.type, ShardMapRecorded.stream, #"{"partitions":"0"}"#),
+            (ShardMapRecorded.type, ShardMapRecorded.stream, #"{"partitions":[0, 1]}"#),
+        ] {
+            #expect(throws: ShardMapRecorded.Refused.self, "\(type) \(stream) \(data)") {
+                try ShardMapRecorded.entry(type: type, streamId: stream, data: data)
+            }
+        }
     }
 
     @Test("PostgreSQL's hashtext on known values (from a PostgreSQL 15 server)")

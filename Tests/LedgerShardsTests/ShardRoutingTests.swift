@@ -1,4 +1,5 @@
 import Foundation
+import LedgerDomain
 import LedgerPostgres
 import LedgerTestSupport
 import Logging
