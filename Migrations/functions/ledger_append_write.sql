@@ -15,11 +15,12 @@ DECLARE
     n int := cardinality(p_positions);
 BEGIN
     -- The head must be where the plan left it (same transaction, still locked): a check, not a race.
+    -- Its time no earlier than the head's: times rise along the log.
     UPDATE ledger_head SET position = p_positions[n], hash = p_hashes[n],
         recorded_at = timestamptz 'epoch' + p_at_micros * interval '1 microsecond'
-        WHERE position = p_positions[1] - 1;
+        WHERE position = p_positions[1] - 1 AND recorded_at <= timestamptz 'epoch' + p_at_micros * interval '1 microsecond';
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'ledger_append_write: the head is not at position %', p_positions[1] - 1;
+        RAISE EXCEPTION 'ledger_append_write: the head is not at position %, or its time is later than the group''s', p_positions[1] - 1;
     END IF;
     INSERT INTO ledger_events (position, stream_id, version, event_id, event_type, data, metadata, recorded_at, hash)
         SELECT x.position, x.stream, x.version, x.id, x.type, x.data::json, x.metadata::json,

@@ -6,7 +6,8 @@ CREATE OR REPLACE FUNCTION ledger_first_recorded_after(p_at timestamptz, p_size 
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
     lo int8 := 1;
-    hi int8 := p_size + 1;
+    -- Never past the head: a position the log does not hold has no time to compare.
+    hi int8 := least(p_size, (SELECT h.position FROM ledger_head h)) + 1;
     mid int8;
 BEGIN
     -- Every position below lo was recorded at or before p_at; every one from hi on, after it.

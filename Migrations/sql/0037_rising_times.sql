@@ -7,4 +7,8 @@
 -- Positions recorded before this migration may fall by an append's duration; `ledger index
 -- verify` names the first position from which times rise.
 ALTER TABLE ledger_head ADD COLUMN recorded_at timestamptz NOT NULL DEFAULT '-infinity';
-UPDATE ledger_head SET recorded_at = coalesce((SELECT max(e.recorded_at) FROM ledger_events e), '-infinity');
+-- The latest time among the last 10,000 positions (the old rule reordered times only among
+-- appends waiting on the lock at once), read by the primary key, not a scan of the log while the
+-- head is locked.
+UPDATE ledger_head h SET recorded_at = coalesce(
+    (SELECT max(e.recorded_at) FROM ledger_events e WHERE e.position > h.position - 10000), '-infinity');

@@ -27,8 +27,8 @@ extension LedgerClient {
     /// `verifyPublishedTree` verifies it):
     /// - every entry of `top`, read from the top log's public entry bundles, gives its root;
     /// - each is the partition map (`ShardMapRecorded` of stream `shard-map`, written as
-    ///   specified), or a `ShardCheckpointRecorded` of stream `shard-k` naming a map recorded
-    ///   before it, if it names one, and its checkpoint signed with
+    ///   specified), or a `ShardCheckpointRecorded` of stream `shard-k` naming the last map
+    ///   recorded before it, if it names one, and its checkpoint signed with
     ///   `key` under shard k's origin (`ShardCheckpointRecorded.origin`), its size and root the
     ///   checkpoint's;
     /// - each entry at its own position;
@@ -38,7 +38,7 @@ extension LedgerClient {
     /// Throws `LogAuditFailure` naming what does not hold.
     public func verifyShardLogs(top: Checkpoint, key: NoteVerifier) async throws -> [ShardLogCheck] {
         var recorded: [Int: [Checkpoint]] = [:]
-        var maps: Set<Int64> = []
+        var lastMap: Int64?
         for (offset, leaf) in try await entries(of: top).enumerated() {
             let what = "top log entry \(offset + 1)"
             guard let event = EventLeaf.event(from: leaf), event.position == Int64(offset + 1) else {
@@ -50,7 +50,7 @@ extension LedgerClient {
                 } catch {
                     throw LogAuditFailure("\(what): \(error)")
                 }
-                maps.insert(event.position)
+                lastMap = event.position
                 continue
             }
             let entry: ShardCheckpointRecorded
@@ -68,8 +68,12 @@ extension LedgerClient {
             guard entry.records(checkpoint) else {
                 throw LogAuditFailure("\(what): the size and root it records are not its checkpoint's")
             }
-            if let map = entry.map, !maps.contains(map) {
-                throw LogAuditFailure("\(what): it names the partition map at \(map), which is no map recorded before it")
+            // The map in force: the last one recorded before the entry (moves are made offline,
+            // so no entry is recorded between a new map and the entries that name it).
+            if let map = entry.map, map != lastMap {
+                throw LogAuditFailure(
+                    "\(what): it names the partition map at \(map), not the last one recorded before it (\(lastMap.map { "at \($0)" } ?? "none"))"
+                )
             }
             recorded[entry.shard, default: []].append(checkpoint)
         }

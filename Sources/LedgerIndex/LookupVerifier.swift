@@ -16,9 +16,11 @@ import TransparencyLog
 /// 6. with `through`, the revision covers that position (a members-at-P answer from an older
 ///    revision could miss an event between the two);
 /// 7. with `at` (a time, microseconds since the epoch), the answer's `firstAfter` is a leaf
-///    included under the checkpoint and recorded after it, the revision covers every position
-///    before that leaf, and every listed event before it was recorded at or before `at` (after
-///    it, after): times rise along the log, so those are every event of the key up to `at`;
+///    included under the checkpoint and recorded after it, at or past `timesRiseFrom` (the first
+///    position from which the log's times rise, as `ledger index verify` finds it: 1 for a log
+///    begun with migration 0037), the revision covers every position before that leaf, and
+///    every listed event before it was recorded at or before `at` (after it, after): times rise
+///    along the log, so those are every event of the key up to `at`;
 /// 8. on shards, the partition map the top entry names (`map`, a `ShardMapRecorded` of the top
 ///    log) is included under the top log's checkpoint and, for a collaboration, gives it the
 ///    answer's shard: another shard's answer (an honest absence there) is refused; with `shard`,
@@ -62,10 +64,19 @@ public enum LookupVerifier {
     /// otherwise pass as the asked key's.
     public static func verify(
         _ lookup: IndexLookup, key verifier: NoteVerifier, asked: IndexKey, through: Int64? = nil, at: Int64? = nil,
-        shard: Int? = nil
+        shard: Int? = nil, timesRiseFrom: Int64 = 1
+    ) throws(Failure) -> Report {
+        try verify(lookup, key: verifier, asked: asked, through: through, at: at, shard: shard, timesRiseFrom: timesRiseFrom, part: false)
+    }
+
+    /// `part`: one shard's answer within an identity's answer across shards.
+    static func verify(
+        _ lookup: IndexLookup, key verifier: NoteVerifier, asked: IndexKey, through: Int64?, at: Int64?, shard: Int?,
+        timesRiseFrom: Int64, part: Bool
     ) throws(Failure) -> Report {
         do {
-            return try check(lookup, key: verifier, asked: asked, through: through, at: at, shard: shard)
+            return try check(
+                lookup, key: verifier, asked: asked, through: through, at: at, shard: shard, timesRiseFrom: timesRiseFrom, part: part)
         } catch let failure as Failure {
             throw failure
         } catch {
@@ -74,7 +85,8 @@ public enum LookupVerifier {
     }
 
     private static func check(
-        _ lookup: IndexLookup, key verifier: NoteVerifier, asked: IndexKey, through: Int64?, at: Int64?, shard: Int?
+        _ lookup: IndexLookup, key verifier: NoteVerifier, asked: IndexKey, through: Int64?, at: Int64?, shard: Int?,
+        timesRiseFrom: Int64, part: Bool
     ) throws -> Report {
         let (checkpoint, top) = try EvidenceVerifier.openCheckpoint(lookup.checkpoint, top: lookup.top, key: verifier, of: "answer")
         if let shard, top?.recorded.shard != shard {
@@ -83,7 +95,17 @@ public enum LookupVerifier {
         }
         let key = try key(of: lookup)
         guard asked == key else { throw Failure(description: "key: the answer is for \(key), not \(asked)") }
-        if let recorded = top?.recorded { try checkMap(lookup, key: verifier, asked: asked, recorded: recorded) }
+        if let recorded = top?.recorded {
+            try checkMap(lookup, key: verifier, asked: asked, recorded: recorded)
+            // One shard's answer for an identity is one shard's part: complete only with every
+            // shard's (`verify(_ sharded:…)`).
+            if case .identity = key, !part {
+                throw Failure(
+                    description:
+                        "key: an identity's answer on shards is shard \(recorded.shard)'s alone; check the answer of every shard (ShardedIndexLookup)"
+                )
+            }
+        }
         // The record.
         let recordLeaf = try leaf(lookup.record, what: "record")
         let recordPosition = lookup.record.inclusion.position
@@ -127,7 +149,9 @@ public enum LookupVerifier {
             throw Failure(
                 description: "revision: it covers positions 1 … \(revision.logSize), not \(through): an event after it would be missing")
         }
-        let recordedThrough = try at.map { try bound(lookup, at: $0, in: checkpoint, revision: revision, listed: listed) }
+        let recordedThrough = try at.map {
+            try bound(lookup, at: $0, in: checkpoint, revision: revision, listed: listed, timesRiseFrom: timesRiseFrom)
+        }
         return Report(
             key: key, positions: positions, revisionSize: revision.logSize, recordPosition: recordPosition, treeSize: checkpoint.size,
             shard: top?.recorded.shard, topTreeSize: top?.treeSize, recordedThrough: recordedThrough)
@@ -136,7 +160,8 @@ public enum LookupVerifier {
     /// Link 7: the last position recorded at or before `at`, proven by the first leaf recorded
     /// after it; the listed leaves (verified above) must agree that times rise.
     private static func bound(
-        _ lookup: IndexLookup, at: Int64, in checkpoint: Checkpoint, revision: IndexRevision, listed: [KeyListing.Listed]
+        _ lookup: IndexLookup, at: Int64, in checkpoint: Checkpoint, revision: IndexRevision, listed: [KeyListing.Listed],
+        timesRiseFrom: Int64
     ) throws -> Int64 {
         let time = RecordedTime.text(micros: at)
         guard let entry = lookup.firstAfter else {
@@ -155,6 +180,12 @@ public enum LookupVerifier {
             throw Failure(
                 description:
                     "first after: the leaf at \(boundary) was recorded at \(RecordedTime.text(micros: event.recordedAtMicros)), not after \(time)"
+            )
+        }
+        guard boundary >= timesRiseFrom else {
+            throw Failure(
+                description:
+                    "times: the first leaf recorded after \(time) is at \(boundary), before position \(timesRiseFrom) from which the log's times rise: earlier events may be out of their times' order"
             )
         }
         guard boundary - 1 <= revision.logSize else {

@@ -22,13 +22,15 @@ public enum VerifiedMembers {
     }
 
     /// The members of collaboration `id` as the events recorded at or before `micros` (since the
-    /// epoch) left them: the answer must bound that time (`firstAfter`, `LookupVerifier`'s link 7).
+    /// epoch) left them: the answer must bound that time (`firstAfter`, `LookupVerifier`'s link 7),
+    /// at or past `timesRiseFrom` (1 for a log begun with times that rise; `ledger index verify`
+    /// names it for an older one).
     /// `report.recordedThrough` is the last position folded. The states are the events'; as the
     /// views' members at a time do, `status(_:at:)` reads each as of that moment.
     public static func fold(
-        _ lookup: IndexLookup, key: NoteVerifier, collaboration id: String, recordedBy micros: Int64
+        _ lookup: IndexLookup, key: NoteVerifier, collaboration id: String, recordedBy micros: Int64, timesRiseFrom: Int64 = 1
     ) throws -> (report: LookupVerifier.Report, state: CollaborationState?) {
-        let report = try LookupVerifier.verify(lookup, key: key, asked: .collaboration(id), at: micros)
+        let report = try LookupVerifier.verify(lookup, key: key, asked: .collaboration(id), at: micros, timesRiseFrom: timesRiseFrom)
         return (report, try fold(lookup, through: report.recordedThrough ?? 0))
     }
 

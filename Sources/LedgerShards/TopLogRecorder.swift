@@ -18,13 +18,14 @@ import TransparencyLog
 /// names the size and root the shard stored, and if its tree extends the last one recorded (a
 /// consistency proof read from the shard and checked here): a rewritten shard log is never
 /// recorded over, and is logged. Several `ledger serve` instances may record at once: an event id
-/// derives from (shard, size), and the stream's version orders them.
+/// derives from (shard, size, map), and the stream's version orders them.
 ///
-/// Before it records a checkpoint it records the partition map it serves (`ShardMapRecorded`,
-/// the stream `shard-map`) if the last one recorded is another, and each entry names the map's
-/// position (`ShardCheckpointRecorded.map`), a shard's last entry recorded again to name a
-/// newer map: so the top log says which shard held which partitions when, and a lookup proves
-/// its shard, and an identity's lookup every shard (docs/TRUST.md, "The verifiable index").
+/// As it starts it records the partition map it serves (`ShardMapRecorded`, the stream
+/// `shard-map`) if the last one recorded is another, and each entry names the map's position
+/// (`ShardCheckpointRecorded.map`), a shard's last entry recorded again to name a newer map. An
+/// instance that finds a map it does not serve recorded later (another started since, after a
+/// move) stops recording. So the top log says which shard held which partitions when,
+/// a lookup proves its shard, and an identity's lookup every shard (docs/TRUST.md).
 public struct TopLogRecorder: Service {
     /// A recorded shard checkpoint: the event's data and the stream's state.
     public typealias Recorded = ShardCheckpointRecorded
@@ -57,7 +58,19 @@ public struct TopLogRecorder: Service {
     }
 
     public func run() async throws {
+        // The map served, recorded once as this instance starts if the last recorded is another
+        // (the first start on shards, the start after `ledger shards move`); never again after,
+        // so two instances serving two maps cannot overwrite each other's in turn.
+        var started = false
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            if !started {
+                do {
+                    _ = try await recordMap()
+                    started = true
+                } catch {
+                    logger.warning("top log: the partition map not recorded", metadata: ["error": "\(DatabaseFailure.describe(error))"])
+                }
+            }
             for index in shards.indices where serving[index]() {
                 do {
                     try await record(index)
@@ -86,7 +99,7 @@ public struct TopLogRecorder: Service {
             throw Refused(description: "shard \(index)'s published tree is not what the top log recorded, nor an extension of it")
         }
         // The same tree again only to name the map in force, for an entry recorded before it.
-        let mapPosition = try await recordMap()
+        let mapPosition = try await mapInForce()
         if let last, latest.size == last.size, last.map == mapPosition { return false }
         let opened = try Checkpoint.open(latest.note, verifier: verifier)
         guard opened.size == latest.size, opened.rootHash == latest.rootHash else {
@@ -121,9 +134,24 @@ public struct TopLogRecorder: Service {
         return true
     }
 
+    /// The top log's position of the map served, recorded first if none is; refused if the last
+    /// one recorded is another: an instance started later (after `ledger shards move`) serves a
+    /// newer map, and this one's is stale.
+    func mapInForce() async throws -> Int64 {
+        let state = try await top.streamState(ShardMapRecorded.stream)
+        if let state, state.state == CanonicalJSON.encode(map) { return state.position }
+        guard state == nil else {
+            logger.critical(
+                "top log: the partition map recorded last is not the one this instance serves (another started since with a newer one, after `ledger shards move`?): not recording; restart this instance"
+            )
+            throw Refused(description: "the top log's partition map is not the one this instance serves: restart it")
+        }
+        return try await recordMap()
+    }
+
     /// The top log's position of the map served, recorded first if the last one recorded is
     /// another (or none is). Instances serving one map agree on its event id, so a second append
-    /// of it is a duplicate; one serving another map conflicts, and the next round reads again.
+    /// of it is a duplicate; one serving another map conflicts, and reads again next time.
     func recordMap() async throws -> Int64 {
         let json = CanonicalJSON.encode(map)
         let state = try await top.streamState(ShardMapRecorded.stream)

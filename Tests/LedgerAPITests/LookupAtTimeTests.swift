@@ -58,9 +58,7 @@ struct LookupAtTimeTests {
                 for (hash, identity) in state?.identities ?? [:] where identity.status != .removed {
                     folded[hash] = VerifiedMembers.status(identity, at: micros)
                 }
-                // Every listed event up to the bound, and none after, was recorded by then.
-                let listed = zip(lookup.positions, Self.times(lookup))
-                #expect(listed.allSatisfy { ($0.0 <= report.recordedThrough!) == ($0.1 <= micros) })
+                #expect(report.recordedThrough! < lookup.firstAfter!.inclusion.position)
                 let at = RecordedTime.text(micros: micros)
                 let served = try await api.call(.get, "/v1/collaborations/\(id)/members?asOf=\(at)", as: "devin")
                 var members: [String: String] = [:]
@@ -119,6 +117,12 @@ struct LookupAtTimeTests {
             refused("the bound's inclusion under another tree", at: "first after") { $0.firstAfter!.inclusion.treeSize -= 1 }
             // The same answer read for an earlier time: a listed event after it sits before the bound.
             refused("an answer for a later time", at: "times", time: times[0] - 1) { _ in }
+            // A bound before the position from which the log's times rise (a log older than the rule).
+            let early = #expect(throws: LookupVerifier.Failure.self) {
+                try LookupVerifier.verify(
+                    honest, key: key, asked: .collaboration(id), at: at, timesRiseFrom: honest.firstAfter!.inclusion.position + 1)
+            }
+            #expect(early?.description.hasPrefix("times") == true, "\(String(describing: early))")
             // A time past the revision's last event, under the checkpoint that holds its record:
             // the first leaf after it is past the record, and the revision misses what lies between.
             let record = honest.record

@@ -69,6 +69,14 @@ struct ShardIdentityLookupTests {
             let other = try await devin.lookup(collaboration: made[0].id)
             refused("a collaboration's answer among them", at: "answer 1: key") { $0.shards[0] = other }
             refused("an answer without its map", at: "answer 2: map") { $0.shards[1].map = nil }
+            refused("an answer's map swapped for another entry", at: "answer 2: map") {
+                $0.shards[1].map = $0.shards[0].top.map { IndexLookup.Entry(leaf: $0.leaf, inclusion: $0.inclusion) }
+            }
+            // One shard's answer alone is not an identity's answer.
+            let alone = #expect(throws: LookupVerifier.Failure.self) {
+                try LookupVerifier.verify(sharded.shards[0], key: signer.verifier, asked: asked)
+            }
+            #expect(alone?.description.hasPrefix("key: an identity's answer on shards") == true, "\(String(describing: alone))")
 
             // `ledger audit verify --identity` prints each listed event as `shard position`.
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("sharded-\(UUID().uuidString.prefix(8)).json")

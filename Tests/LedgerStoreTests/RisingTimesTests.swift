@@ -61,7 +61,7 @@ struct RisingTimesTests {
         }
     }
 
-    @Test("an append never records a time below the previous one's, even with the clock behind it")
+    @Test("an append never records a time below the previous one's, even with the clock behind it, on both paths")
     func neverBelowThePrevious() async throws {
         try await withTestStore { store, client, _ in
             _ = try await store.append(.init(streamId: "before", expectedVersion: .noStream, events: [event("Before")]))
@@ -71,6 +71,11 @@ struct RisingTimesTests {
                 .decode(Int64.self).reduce(0) { $1 }
             _ = try await store.append(.init(streamId: "after", expectedVersion: .noStream, events: [event("After")]))
             #expect(try await store.readStream("after").first?.recordedAtMicros == ahead)
+            // A large group too (ledger_append_plan), with the head's time ahead again.
+            try await client.query("UPDATE ledger_head SET recorded_at = recorded_at + interval '1 hour'")
+            _ = try await store.append(
+                .init(streamId: "large", expectedVersion: .noStream, events: (0..<250).map { event("Large", $0) }))
+            #expect(try await store.readStream("large").allSatisfy { $0.recordedAtMicros == ahead + 3_600_000_000 })
         }
     }
 
