@@ -13,6 +13,8 @@ import TransparencyLog
 /// recorded revision under the published checkpoint covers, and no other, with the chain that
 /// proves it (`IndexLookup`; `LookupVerifier` checks it offline). With `size=N`, under the signed
 /// checkpoint of size N instead (the shard front asks for the one the top log recorded). With
+/// `after=P`, the key's positions after P only, at most `maxListed` (a page; `next` names the
+/// `after` of the next one; `LedgerClient.lookup` merges the pages into one answer). With
 /// `at=T` (RFC 3339), the answer also carries the log's first leaf recorded after T under that
 /// checkpoint (`firstAfter`), so a verifier folds exactly the events recorded at or before T.
 ///
@@ -54,6 +56,7 @@ struct LookupController: Sendable {
         let checkpoint: LogTree.StoredCheckpoint
         let size = try Query.integer(request, "size", minimum: 1)
         let at = try Query.micros(request, "at")
+        let after = try Query.integer(request, "after", minimum: 0) ?? 0
         if let size {
             guard let stored = try await tree.checkpoint(size: size) else {
                 throw DomainError(.notFound, "no checkpoint of size \(size) was signed")
@@ -76,16 +79,15 @@ struct LookupController: Sendable {
                 "no index revision is recorded under the published checkpoint yet: the index records one within about a second of an append (LEDGER_INDEX=yes); retry shortly",
                 retryAfter: 1)
         }
-        let (proof, positions) = try await index.lookup(key, revision: revision)
+        let (proof, listed) = try await index.lookup(key, revision: revision)
+        // A page: the positions after `after`, at most `maxListed`; `next` asks for the rest.
+        let rest = listed.drop { $0 <= after }
+        let positions = Array(rest.prefix(Self.maxListed))
+        let next = rest.count > positions.count ? positions.last : nil
         // `at`: the first position recorded after it, if the checkpoint holds one.
         var firstAfter: Int64?
         if let at {
             firstAfter = try await store.firstPosition(recordedAfter: at, through: checkpoint.size)
-        }
-        guard positions.count <= Self.maxListed else {
-            throw DomainError.invalid(
-                "\(key) is named by \(positions.count) events, more than the \(Self.maxListed) one lookup lists; ask for a collaboration or an identity with fewer",
-                code: .invalidQuery)
         }
         // Read in position order; the record and the first leaf after T are picked out by position.
         let wanted = Set(positions + [recordPosition] + (firstAfter.map { [$0] } ?? []))
@@ -108,7 +110,7 @@ struct LookupController: Sendable {
             collaboration: collaboration, identity: identity, positions: positions,
             revision: .init(logSize: revision.logSize, root: revision.root.base64), checkpoint: checkpoint.note,
             record: entries[recordPosition]!, proof: Base64.encode(proof.bytes), events: positions.map { entries[$0]! },
-            firstAfter: firstAfter.map { entries[$0]! })
+            firstAfter: firstAfter.map { entries[$0]! }, next: next)
     }
 
     /// Refused unless `caller` owns collaboration `id` (named by pseudonym, or by account before
@@ -127,7 +129,8 @@ struct LookupController: Sendable {
     }
 
     /// The most events one answer lists (each with its leaf and inclusion proof, about 1 KB):
-    /// a bound on what one request makes the server read and send.
+    /// a bound on what one request makes the server read and send. A key named by more is
+    /// answered in pages (`after`, `next`), under one checkpoint (`size`).
     static let maxListed = 10_000
 
     static func invalid(_ message: String) -> DomainError { DomainError.invalid(message, code: .invalidQuery) }

@@ -39,7 +39,7 @@ extension LedgerClient {
     /// Every event that names collaboration `id`, and no other, proven through the verifiable
     /// index (auditors, and its owner); `LookupVerifier.verify(_:key:asked:)` checks it offline.
     public func lookup(collaboration id: String) async throws -> IndexLookup {
-        try await send("GET", "/v1/audit/lookup", query: ["collaboration": id])
+        try await pagedLookup(["collaboration": id])
     }
 
     /// The same, bounded at `time` (its microsecond, as the log records times): the answer also
@@ -49,13 +49,36 @@ extension LedgerClient {
         guard let text = RFC3339.text(time) else {
             throw LedgerError(status: 0, code: "invalid_time", message: "\(time) is outside the years 1 to 9999")
         }
-        return try await send("GET", "/v1/audit/lookup", query: ["collaboration": id, "at": text])
+        return try await pagedLookup(["collaboration": id, "at": text])
     }
 
     /// Every event that names the identity `rootHash` (32 bytes) in any collaboration, and no
     /// other, proven (auditors).
     public func lookup(identity rootHash: [UInt8]) async throws -> IndexLookup {
-        try await send("GET", "/v1/audit/lookup", query: ["identity": Data(rootHash).base64EncodedString()])
+        try await pagedLookup(["identity": Data(rootHash).base64EncodedString()])
+    }
+
+    /// A lookup's pages merged into one answer: the first as asked, each next one under its
+    /// checkpoint (`size`) after the previous page (`next`), each of the same revision and
+    /// proof. A key named by at most 10,000 events is one page.
+    func pagedLookup(_ query: [String: String?]) async throws -> IndexLookup {
+        var merged: IndexLookup = try await send("GET", "/v1/audit/lookup", query: query)
+        while let next = merged.next {
+            var asked = query
+            (asked["size"], asked["after"]) = (String(merged.record.inclusion.treeSize), String(next))
+            let page: IndexLookup = try await send("GET", "/v1/audit/lookup", query: asked)
+            guard page.record == merged.record, page.proof == merged.proof, page.checkpoint == merged.checkpoint,
+                let first = page.positions.first, first > next
+            else {
+                throw LedgerError(
+                    status: 200, code: "bad_response",
+                    message: "a page of the lookup is not under the first page's revision, or lists nothing after the last")
+            }
+            merged.events += page.events
+            merged.positions += page.positions
+            merged.next = page.next
+        }
+        return merged
     }
 
     /// On shards: every shard's lookup of the identity `rootHash`, under one partition map

@@ -95,6 +95,12 @@ public enum LookupVerifier {
         }
         let key = try key(of: lookup)
         guard asked == key else { throw Failure(description: "key: the answer is for \(key), not \(asked)") }
+        if let next = lookup.next {
+            throw Failure(
+                description:
+                    "page: the answer is one page of the key's list, whose next begins after \(next): merge every page (LedgerClient.lookup does) and check them as one"
+            )
+        }
         if let recorded = top?.recorded {
             try checkMap(lookup, key: verifier, asked: asked, recorded: recorded)
             // One shard's answer for an identity is one shard's part: complete only with every

@@ -182,6 +182,12 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
             return try await ShardFanOut.evidence(
                 request, context: context, form: form, shard: responder(index), index: index, top: topEvidence)
         case .lookup(let index):
+            // Pages are asked under one checkpoint (`size`), which on shards is the top log's to pick.
+            guard request.uri.queryParameters["after"] == nil else {
+                throw DomainError.invalid(
+                    "on shards, a lookup is not answered in pages yet: a key named by more than 10,000 events of one shard's log cannot be listed",
+                    code: .invalidQuery)
+            }
             guard let index else {
                 // Neither key: any shard's 400 says what a lookup takes.
                 if request.uri.queryParameters["identity"] == nil {

@@ -49,13 +49,19 @@ public struct IndexLookup: Codable, Sendable, Equatable {
     /// log), included under the top log's checkpoint, which proves the answer's shard is the one
     /// the map gives the collaboration.
     public var map: Entry?
+    /// A page of a key named by more events than one answer lists: the answer holds the positions
+    /// after the `after` asked, and `next` is the `after` of the next page, asked under the same
+    /// checkpoint (`size`). The pages merged (events and positions in order, `next` dropped)
+    /// verify as one answer; one page alone does not.
+    public var next: Int64?
 
     public init(
         collaboration: String?, identity: String?, positions: [Int64], revision: Revision, checkpoint: String, record: Entry,
-        proof: String, events: [Entry], firstAfter: Entry? = nil, top: Evidence.TopLevel? = nil, map: Entry? = nil
+        proof: String, events: [Entry], firstAfter: Entry? = nil, top: Evidence.TopLevel? = nil, map: Entry? = nil,
+        next: Int64? = nil
     ) {
         (self.collaboration, self.identity, self.positions, self.revision) = (collaboration, identity, positions, revision)
         (self.checkpoint, self.record, self.proof, self.events, self.top) = (checkpoint, record, proof, events, top)
-        (self.firstAfter, self.map) = (firstAfter, map)
+        (self.firstAfter, self.map, self.next) = (firstAfter, map, next)
     }
 }

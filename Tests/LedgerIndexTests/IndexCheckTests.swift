@@ -24,6 +24,15 @@ struct IndexCheckTests {
         let records = leaves.count(where: { IndexRevision.recorded(in: $0) != nil })
         #expect(records > 3)
         #expect(run.output.contains("OK: \(roots.count + records) roots agree over \(leaves.count) leaves"), "\(run.output)")
+        // Where the leaves' times stop falling, as `LedgerClient.verifyIndex` reads it: this log's
+        // inner positions (its times) are not its places, so it is past 1.
+        var (riseFrom, last) = (1, Int64.min)
+        for (place, leaf) in leaves.enumerated() {
+            guard let time = EventLeaf.event(from: leaf)?.recordedAtMicros else { continue }
+            if time < last { riseFrom = place + 1 }
+            last = time
+        }
+        #expect(riseFrom > 1 && run.output.contains("times rise from position \(riseFrom)\n"), "\(riseFrom): \(run.output)")
     }
 
     @Test("a given root that is not the index's is named, and exits 1")

@@ -31,7 +31,7 @@ struct ShardMapTests {
         #expect((0..<100).allSatisfy { single.shard(of: "c\($0)") == "only" })
     }
 
-    @Test("the map the top log records: shard indexes that place every id where the map does; malformed ones refused")
+    @Test("the map the top log records: shard indexes placing every id as the map does; malformed refused")
     func recordedMap() throws {
         let map = try ShardMap(partitions: ["a", "b", "b", "a", "c", "a", "b", "a"])
         let recorded = map.recorded

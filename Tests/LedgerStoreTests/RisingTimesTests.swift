@@ -61,7 +61,7 @@ struct RisingTimesTests {
         }
     }
 
-    @Test("an append never records a time below the previous one's, even with the clock behind it, on both paths")
+    @Test("an append never records a time below the previous one's, the clock behind it, on both paths")
     func neverBelowThePrevious() async throws {
         try await withTestStore { store, client, _ in
             _ = try await store.append(.init(streamId: "before", expectedVersion: .noStream, events: [event("Before")]))
