@@ -25,11 +25,11 @@ struct ShardRefusalTests {
     }
 
     /// Shard 1 refuses each way in turn, on one ledger. While it does: shard 0's reads answer 200,
-    /// shard 1's answer 200 or 503 (with Retry-After) within 5 s each, 503 at least once (the
+    /// shard 1's answer 200 or 503 (with Retry-After) within 8 s each, 503 at least once (the
     /// watch ends after three), `/ready` answers 200, and no request answers 500; then shard 1
     /// serves again. A hung server refuses nothing: it is told from a machine too loaded to
     /// answer only by two silent checks (about 12 s), so its bound is 20 s, watched for 30 s.
-    @Test("one shard refusing each way: its requests 503 within 5 s (hung: 20 s), the other's 200, /ready 200")
+    @Test("one shard refusing each way: its requests 503 within 8 s (hung: 20 s), the other's 200, /ready 200")
     func refusing() async throws {
         try await withOwnCluster(logger: LiveShards.logger) { ownOwner, own in
             let shards = [try await TestCluster.shared.makeDatabase(), ownOwner]
@@ -52,8 +52,12 @@ struct ShardRefusalTests {
                 for refusal in Refusal.allCases {
                     try await Self.apply(refusal, own: own, owner: ownOwner, login: live.login.name)
                     var refused = 0
+                    // A refusal is seen by the next probe and its reach (up to about 5 s on the server);
+                    // with every suite at once on two cores the client's own scheduling has added
+                    // 1.5 s to that (5.98 s seen, the server's log saying 4.46 s). 8 s still tells a
+                    // refusal from the pool's one-minute hold, which is what this bounds.
                     let (bound, watched): (Duration, Duration) =
-                        refusal == .hung ? (.seconds(20), .seconds(30)) : (.seconds(5), .seconds(12))
+                        refusal == .hung ? (.seconds(20), .seconds(30)) : (.seconds(8), .seconds(12))
                     let until = ContinuousClock.now + watched
                     while ContinuousClock.now < until && refused < 3 {
                         #expect(try await Self.get(live, "v1/collaborations/\(serving)/members").status == 200, "\(refusal.rawValue)")
