@@ -90,21 +90,15 @@ struct LookupController: Sendable {
             firstAfter = try await store.firstPosition(recordedAfter: at, through: checkpoint.size)
         }
         // Read in position order; the record and the first leaf after T are picked out by position.
-        let wanted = Set(positions + [recordPosition] + (firstAfter.map { [$0] } ?? []))
-        let events = try await store.read(positions: wanted.sorted())
-        guard events.map(\.position) == wanted.sorted() else {
+        let wanted = Set(positions + [recordPosition] + (firstAfter.map { [$0] } ?? [])).sorted()
+        let events = try await store.read(positions: wanted)
+        guard events.map(\.position) == wanted else {
             throw DomainError(.internalError, "the log does not hold every position the index lists")
         }
         let proofs = try await tree.inclusionProofs(positions: events.map(\.position), size: checkpoint.size)
         let entries = Dictionary(
             uniqueKeysWithValues: zip(events, proofs).map { event, proof in
-                (
-                    event.position,
-                    IndexLookup.Entry(
-                        leaf: Base64.encode(EventLeaf.bytes(event)),
-                        inclusion: InclusionProof(
-                            position: event.position, size: checkpoint.size, leafHash: proof.leafHash, hashes: proof.hashes))
-                )
+                (event.position, IndexLookup.Entry(event, size: checkpoint.size, leafHash: proof.leafHash, hashes: proof.hashes))
             })
         return IndexLookup(
             collaboration: collaboration, identity: identity, positions: positions,

@@ -45,11 +45,10 @@ extension LedgerClient {
         try await forEachEntry(size: size, publicEntries: publicEntries) { position, leaf in
             _ = frontier.append(leafHash: MerkleTree.leafHash(leaf))
             // Every leaf of this log is an event's (a leaf that is not yields no time to check).
-            if let time = EventLeaf.event(from: leaf)?.recordedAtMicros {
-                if time < lastTime { timesRiseFrom = position }
-                lastTime = time
-            }
-            guard let event = EventLeaf.event(from: leaf), event.streamId.utf8.elementsEqual(IndexRevision.stream.utf8) else { return }
+            guard let event = EventLeaf.event(from: leaf) else { return }
+            if event.recordedAtMicros < lastTime { timesRiseFrom = position }
+            lastTime = event.recordedAtMicros
+            guard event.streamId.utf8.elementsEqual(IndexRevision.stream.utf8) else { return }
             let revision: IndexRevision
             do {
                 revision = try IndexRevision(streamId: event.streamId, type: event.type, data: event.data)

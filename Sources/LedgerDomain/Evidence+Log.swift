@@ -22,3 +22,12 @@ extension InclusionProof {
             hashes: hashes.map(Base64.encode))
     }
 }
+
+extension IndexLookup.Entry {
+    /// `event`'s leaf, as the tiles serve it, with its inclusion proof in the tree of `size`.
+    public init(_ event: RecordedEvent, size: Int64, leafHash: [UInt8], hashes: [[UInt8]]) {
+        self.init(
+            leaf: Base64.encode(EventLeaf.bytes(event)),
+            inclusion: InclusionProof(position: event.position, size: size, leafHash: leafHash, hashes: hashes))
+    }
+}

@@ -42,9 +42,7 @@ public struct TopLogEvidence: Sendable {
             throw DomainError(.internalError, "the top log holds no entry at \(position)")
         }
         let (leafHash, hashes) = try await tree.inclusionProof(position: position, size: size)
-        return IndexLookup.Entry(
-            leaf: Base64.encode(EventLeaf.bytes(event)),
-            inclusion: InclusionProof(position: position, size: size, leafHash: leafHash, hashes: hashes))
+        return IndexLookup.Entry(event, size: size, leafHash: leafHash, hashes: hashes)
     }
 
     func attempt(shard: Int, position: Int64) async throws -> Evidence.TopLevel? {
