@@ -18,8 +18,7 @@ BEGIN
     FOR leased IN
         WITH l AS (
             UPDATE ledger_projections p SET owner = p_owner, lease_until = now() + p_lease
-            WHERE p.name = ANY (p_names) AND p.status = 'running'
-              AND (p.owner IS NULL OR p.owner = p_owner OR p.lease_until < now())
+            WHERE p.name = ANY (p_names) AND ledger_may_lease(p.status, p.owner, p.lease_until, p_owner)
             RETURNING p.name, p.position)
         SELECT l.name, l.position FROM l ORDER BY l.name
     LOOP

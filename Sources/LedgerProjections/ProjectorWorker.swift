@@ -189,16 +189,15 @@ public struct ProjectorWorker: Service {
                 guard try await applyRange([projection], limit: 1) else { return }
             } catch let failure as PSQLError where failure.isDataError {
                 let message = failure.serverInfo?[.message] ?? "\(failure)"
-                // The lease is taken in the same statement, as a step takes it: the failed step's
-                // rollback undid its own take, so a worker that had not committed a step on this
-                // projection yet (fresh, or one that took over) would otherwise record no stop.
+                // The lease is taken in the same statement, by the step's rule (`ledger_may_lease`):
+                // the failed step's rollback undid its own take, so a worker that had not committed
+                // a step on this projection yet (fresh, or one that took over) would record no stop.
                 let stopped = try await client.queryUnlessClosed(
                     """
                     UPDATE ledger_projections
                     SET status = 'stopped', error = \(message), error_position = position + 1, updated_at = now(),
                         owner = \(id), lease_until = now() + \(Self.interval(leaseDuration))::interval
-                    WHERE name = \(projection.rawValue) AND status = 'running'
-                      AND (owner IS NULL OR owner = \(id) OR lease_until < now())
+                    WHERE name = \(projection.rawValue) AND ledger_may_lease(status, owner, lease_until, \(id))
                     RETURNING error_position
                     """, logger: logger
                 ) { rows in
