@@ -24,15 +24,7 @@ struct LookupPagingTests {
             let collaboration = simulator.collaboration(events: 10_100)
             try #require(collaboration.events.count > 10_000)
             let store = EventStore(client: api.db, logger: Logger(label: "paging"))
-            var (version, last) = (Int64(0), Int64(0))
-            for chunk in stride(from: 0, to: collaboration.events.count, by: 1_000) {
-                let events = collaboration.events[chunk..<min(chunk + 1_000, collaboration.events.count)]
-                let appended = try await store.append(
-                    .init(
-                        streamId: Streams.collaboration(collaboration.id), expectedVersion: .exact(version),
-                        events: events.map { $0.newEvent(metadata: EventMetadata(actor: "sim")) }))
-                (version, last) = (appended.version, appended.lastPosition)
-            }
+            let last = try await append(collaboration, to: store, chunk: 1_000).lastPosition
             let key = try NoteVerifier(try await api.call(.get, "/v1/log/key", as: "eve").raw)
             let id = collaboration.id
             let first = try await LookupAPITests.lookup(api, "collaboration=\(id)", through: last, key: key)

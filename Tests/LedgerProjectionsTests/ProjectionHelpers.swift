@@ -22,16 +22,7 @@ func writeCollaborations(_ store: EventStore, count: Int, seed: UInt64, writers:
             group.addTask {
                 var simulator = LogSimulator(seed: seed &* 1000 &+ UInt64(w), lifecycle: true)
                 for _ in 0..<(count / writers) {
-                    let collaboration = simulator.collaboration(events: 30)
-                    var version: Int64 = 0
-                    for chunk in stride(from: 0, to: collaboration.events.count, by: 7) {
-                        let events = collaboration.events[chunk..<min(chunk + 7, collaboration.events.count)]
-                        let result = try await store.append(
-                            .init(
-                                streamId: Streams.collaboration(collaboration.id), expectedVersion: .exact(version),
-                                events: events.map { $0.newEvent(metadata: EventMetadata(actor: "sim")) }))
-                        version = result.version
-                    }
+                    try await append(simulator.collaboration(events: 30), to: store, chunk: 7)
                 }
             }
         }
