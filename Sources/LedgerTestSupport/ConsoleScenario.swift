@@ -14,8 +14,12 @@ public enum ConsoleScenario {
 
     /// Makes the data, then runs the script; its exit status and output. Screenshots go to
     /// `.build/console-screenshots` (`screenshots`, a folder name under it, for a second run).
+    /// `logKey` is the log's verifier key the page's proof is checked against, `witnessKeys` the
+    /// keys of the witnesses that cosign its checkpoints; on `shards` the console leaves that
+    /// proof to the CLI, and the script checks that it says so.
     public static func run(
-        baseURL: URL, authority: TokenAuthority, screenshots: String = "console-screenshots"
+        baseURL: URL, authority: TokenAuthority, logKey: String, witnessKeys: [String] = [], shards: Bool = false,
+        screenshots: String = "console-screenshots"
     ) async throws -> ProcessRunner.Output {
         guard let python = ProcessRunner.which("python3") else { throw ScenarioError("python3 is not installed") }
         for tool in ["chromium", "chromedriver"] where ProcessRunner.which(tool) == nil {
@@ -53,7 +57,8 @@ public enum ConsoleScenario {
             "WINDOW_TOKEN": try await authority.issue(account: "erin"),
             "COLLABORATION_ID": id, "EXPECTED_GRANTS": "3", "EXPECTED_REVOCATIONS": "1", "REMOVED_ACCOUNT": "alice",
             "BEFORE_REMOVAL": APIJSON.time(beforeRemoval), "AUDIT_ACCOUNT": "bob",
-            "XSS_COLLABORATION_ID": xss.identifier, "XSS_TITLE": xssTitle,
+            "XSS_COLLABORATION_ID": xss.identifier, "XSS_TITLE": xssTitle, "LOG_KEY": logKey, "SHARDS": shards ? "1" : "0",
+            "WITNESS_KEYS": witnessKeys.joined(separator: "\n"),
             "SCREENSHOT_DIR": Repository.root.appendingPathComponent(".build/\(screenshots)").path, "DOWNLOAD_DIR": downloads,
         ]) { $1 }
         let script = Repository.root.appendingPathComponent("Tests/LedgerAPITests/Console/test_console.py").path

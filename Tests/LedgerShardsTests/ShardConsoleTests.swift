@@ -1,5 +1,6 @@
 import Foundation
 import LedgerClient
+import LedgerConfiguration
 import LedgerPostgres
 import LedgerTestSupport
 import LedgerWire
@@ -85,9 +86,11 @@ struct ShardConsoleTests {
     @Test("the console in a real browser against two shards: every page as on one database, no console error")
     func console() async throws {
         let shards = [try await TestCluster.shared.makeDatabase(), try await TestCluster.shared.makeDatabase()]
-        try await LiveShards.run(shards: shards, signer: try NoteSigner(name: "console.test/ledger")) { live in
+        let signer = try NoteSigner(name: "console.test/ledger")
+        try await LiveShards.run(shards: shards, configuration: .testing { $0.index = true }, signer: signer) { live in
             let run = try await ConsoleScenario.run(
-                baseURL: live.baseURL, authority: live.authority, screenshots: "console-screenshots-shards")
+                baseURL: live.baseURL, authority: live.authority, logKey: signer.verifier.text, shards: true,
+                screenshots: "console-screenshots-shards")
             #expect(run.status == 0, "\(run.output)")
             #expect(run.output.contains("ok - "), "\(run.output)")
         }

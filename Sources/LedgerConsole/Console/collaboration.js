@@ -1,11 +1,13 @@
 // One collaboration (#/collaborations/<id>): (a) its overview, (b) the timeline of its events,
-// (c) its members now or at a picked moment, (d) its history as sentences, a page at a time.
+// (c) its members now or at a picked moment, proven in the browser on request, (d) its history
+// as sentences, a page at a time.
 // Sections #overview, #timeline, #members, #history carry data-state (the browser test waits on it).
 import { el, clear, setState, personal, optional, time, code, details } from './dom.js';
 import { api, url, PAGE } from './api.js';
 import { begin, heading, section, pagedTable, focusHeading, report, say } from './ui.js';
 import { allHistory, drawTimeline } from './timeline.js';
 import { membersPanel } from './members.js';
+import { proofPanel } from './proven.js';
 import { HISTORY_COLUMNS, historyRow } from './history.js';
 
 export function showCollaboration(id) {
@@ -49,12 +51,14 @@ export function showCollaboration(id) {
   // (b) + (c): a moment is picked on the timeline ({atPosition, time, type}) or typed ({asOf});
   // the picked mark is marked (aria-pressed), then the members are read for it.
   const panel = membersPanel(members, { base, live, pick });
+  const proof = proofPanel(members, { collaboration: id, base, moment: panel.shown });
   function pick(next) {
     for (const m of timelineBox.querySelectorAll('.mark')) {
       const on = !!(next && next.atPosition && m.dataset.position === String(next.atPosition));
       m.classList.toggle('selected', on);
       m.setAttribute('aria-pressed', on ? 'true' : 'false');
     }
+    proof.reset();
     panel.show(next);
   }
 

@@ -25,9 +25,10 @@ const momentMs = (m) => { const t = m ? Date.parse(m.asOf || m.time) : NaN; retu
 // Fills the #members section. pick(moment) is what the form asks for (null: now; {asOf}: a typed
 // time); the caller marks the timeline and then calls show(moment). Answers {show, reload, setKnownPosition}:
 // setKnownPosition(p) makes the first page read at least up to log position p (minPosition), so
-// the members are never older than the events already drawn.
+// the members are never older than the events already drawn; shown() is the moment the rows are
+// for ({asOf}, {atPosition, time}, or now's {position}; null before the first answer).
 export function membersPanel(members, { base, live, pick }) {
-  let moment = null, knownPosition = null, shownAt = Date.now();
+  let moment = null, knownPosition = null, shownAt = Date.now(), shown = null;
   const asOf = el('input', { id: 'asof-input', type: 'text', inputmode: 'text', autocomplete: 'off', spellcheck: 'false',
     placeholder: '2026-11-25T03:43:43.332100Z', 'aria-describedby': 'asof-help' });
   const now = el('button', { type: 'button', id: 'asof-now' }, 'Now');
@@ -48,6 +49,7 @@ export function membersPanel(members, { base, live, pick }) {
       const when = !m ? 'now' : m.atPosition ? `at ${m.time} (${m.type}, position ${m.atPosition})` : `as of ${m.asOf}`;
       const r = await api(url(base + '/members', params));
       shownAt = momentMs(m);
+      shown = m || { position: r.position };
       return { items: r.members, nextCursor: r.nextCursor, caption: `Members ${when} (log position ${r.position})`,
         attrs: { moment: m ? (m.asOf || m.time) : 'now' }, announce: `Members ${when}.` };
     },
@@ -76,5 +78,6 @@ export function membersPanel(members, { base, live, pick }) {
     },
     reload: () => table.reload(),
     setKnownPosition(p) { knownPosition = p; },
+    shown: () => shown,
   };
 }

@@ -26,6 +26,10 @@ BEFORE_REMOVAL = env("BEFORE_REMOVAL")
 AUDIT_ACCOUNT = env("AUDIT_ACCOUNT")
 XSS_COLLABORATION_ID = env("XSS_COLLABORATION_ID")
 XSS_TITLE = env("XSS_TITLE")
+LOG_KEY = env("LOG_KEY")
+SHARDS = env("SHARDS", "0") == "1"
+# The keys of the witnesses that cosign the log's checkpoints, a line each (optional).
+WITNESS_KEYS = [k for k in os.environ.get("WITNESS_KEYS", "").split("\n") if k.strip()]
 SCREENSHOT_DIR = os.path.abspath(env("SCREENSHOT_DIR"))
 DOWNLOAD_DIR = os.path.abspath(env("DOWNLOAD_DIR"))
 CHROMIUM = env("CHROMIUM_BINARY", "/usr/bin/chromium")

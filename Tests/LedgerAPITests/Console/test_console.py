@@ -21,15 +21,19 @@ Inputs (environment):
   AUDIT_ACCOUNT         the account to filter the access audit by
   XSS_COLLABORATION_ID  a collaboration whose title is XSS_TITLE
   XSS_TITLE             <script>window.__xss=1</script><img src=x onerror="window.__xss=2">
+  LOG_KEY               the log's verifier key (the proof is checked against it)
   SCREENSHOT_DIR        PNGs of each page are saved there (created)
   DOWNLOAD_DIR          Chromium's download directory (created)
 Optional: CHROMIUM_BINARY (/usr/bin/chromium), CHROMEDRIVER (/usr/bin/chromedriver),
           CONSOLE_TIMEOUT (seconds per wait, 20), WINDOW_TOKEN (the account granted for a few
-          seconds; the owner's when absent), WINDOW_SECONDS (how long that window lasts, 8).
+          seconds; the owner's when absent), WINDOW_SECONDS (how long that window lasts, 8),
+          SHARDS (1: a ledger on shards, where the console leaves the proof to the CLI),
+          WITNESS_KEYS (the keys of the witnesses cosigning the checkpoints, a line each).
 console_env.py reads them. The checks live beside this script (Python puts its folder on sys.path):
   browser.py             the browser and the helpers every check uses
   check_files.py         the icon and the modules served, nothing else under /console/
   check_collaboration.py search by title, the timeline, the history, the members, phone width
+  check_proof.py         the members proven in the browser, and its refusals
   check_audit_health.py  the access audit and its CSV, the log health page (the expiry service too)
   window_setup.py        through the API: a collaboration whose identity is granted for
                          WINDOW_SECONDS (a real device proof, device.py), then the wait for its expiry
@@ -61,6 +65,9 @@ The console's DOM contract (console.js and the modules it imports build it; keep
       picked mark's data-time); tr.member-row[data-account][data-state=invited|granted|removed|expired]
       [data-not-before][data-not-after] > td.member-window ("until <time>", "ended <time>", a start
       only while ahead); #collab-counts "… removed, N expired";
+      form#proof-form > input#proof-key, textarea#proof-witnesses, button#proof-run;
+      #proof[data-state=idle|loading|ready|error][data-verified=true|false][data-link] > p#proof-mark,
+      and once verified #proof-size (the checkpoint's size), #proof-cosigners, #proof-through;
       tr.history-row[data-type][data-position] > td.event-what holding p.event-sentence (the event
       as a sentence, e.g. "… started the collaboration …", "bob's device (key 0 of identity +Dnkn…)
       proved access at …") and details.raw-event > summary "raw event" + pre (the event as the
@@ -96,6 +103,7 @@ from check_audit_health import check_audit, check_health
 from check_collaboration import (check_history, check_keyboard_pick, check_members_as_of, check_phone_width,
                                  check_timeline, search_by_title)
 from check_files import check_files
+from check_proof import check_proof
 from check_windows import check_windows
 from console_env import SCREENSHOT_DIR
 from window_setup import setup_window, wait_for_expiry
@@ -117,6 +125,8 @@ def run(driver):
     # 3. Members as of BEFORE_REMOVAL, then now; 3b a mark picked with Enter; the page at phone width.
     check_members_as_of(driver)
     check_keyboard_pick(driver, grants)
+    # 3c. Those members proven in the browser with the log's key, and the proof's refusals.
+    check_proof(driver)
     check_phone_width(driver)
     # 4. Access audit filtered by AUDIT_ACCOUNT, and its CSV.
     check_audit(driver)

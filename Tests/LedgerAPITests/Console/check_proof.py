@@ -1,0 +1,127 @@
+"""The members proven in the browser (proven.js, verified.js): the lookup checked with the log's
+verifier key and folded, for a picked mark and for a typed time, marked verified with the
+checkpoint's size; refused, naming the link, with another key, with an answer the test tampers
+with in the page (a listed event dropped) and with the server's members changed (one dropped).
+On shards the console names the link it does not check and points to `ledger audit members`.
+"""
+
+import base64
+import hashlib
+import os
+import time
+
+from selenium.webdriver.common.by import By
+
+from browser import checkpoint_size, error_text, passed, screenshot, show_members, wait
+from console_env import BEFORE_REMOVAL, LOG_KEY, SHARDS, TIMEOUT, WITNESS_KEYS
+
+# Links the log moving on mends: no revision recorded under the checkpoint yet (the lookup's 404,
+# "lookup"), or one that does not yet cover the moment.
+PENDING = ("lookup", "revision", "at")
+
+
+def proof_state(driver):
+    box = driver.find_element(By.ID, "proof")
+    return box.get_attribute("data-state"), box.get_attribute("data-verified"), box.get_attribute("data-link")
+
+
+def run_proof(driver, key, what, settle=True):
+    """Types the key, presses the button and waits for the mark; with settle, presses again while
+    the link is one the log moving on mends (PENDING), within the deadline. (state, link, mark)."""
+    field = driver.find_element(By.ID, "proof-key")
+    field.clear()
+    field.send_keys(key)
+    deadline = time.monotonic() + 4 * TIMEOUT
+    while True:
+        seen = checkpoint_size()
+        driver.find_element(By.ID, "proof-run").click()
+        wait(driver, lambda d: proof_state(d)[0] in ("ready", "error"), what)
+        state, verified, link = proof_state(driver)
+        mark = driver.find_element(By.ID, "proof-mark").text
+        if not settle or state == "ready" or link not in PENDING or time.monotonic() > deadline:
+            return state, verified, link, mark
+        # Each of those is mended by an append (the revision's record) and a checkpoint over it.
+        wait(driver, lambda d: checkpoint_size() > seen, f"{what}: the log to move past {seen} ({link}: {mark})")
+
+
+def expect_verified(driver, what):
+    witnesses = driver.find_element(By.ID, "proof-witnesses")
+    witnesses.clear()
+    witnesses.send_keys("\n".join(WITNESS_KEYS))
+    state, verified, link, mark = run_proof(driver, LOG_KEY, what)
+    assert state == "ready" and verified == "true", f"{what}: not verified ({link}): {mark} | {error_text(driver)}"
+    size = driver.find_element(By.ID, "proof-size").text
+    assert size.isdigit() and int(size) > 0, f"{what}: the checkpoint's size reads {size!r}"
+    cosigners = driver.find_element(By.ID, "proof-cosigners").text
+    for key in WITNESS_KEYS:
+        name = key.split("+")[0]
+        assert cosigners.startswith(name) or f", {name}" in cosigners.split(" (")[0], \
+            f"{what}: the witness {name} is not among the cosigners checked: {cosigners!r}"
+    return mark, int(size), int(driver.find_element(By.ID, "proof-through").text)
+
+
+def other_key():
+    """A well-formed verifier key of another Ed25519 key, under the same name."""
+    name = LOG_KEY.split("+")[0]
+    public = bytes([0x01]) + os.urandom(32)
+    key_id = hashlib.sha256(name.encode() + b"\n" + public).digest()[:4]
+    return f"{name}+{key_id.hex()}+{base64.b64encode(public).decode()}"
+
+
+# Wraps fetch so that answers of paths starting with `prefix` lose their last listed item: `kind`
+# "event" drops a lookup's last event and position, "member" a members page's last member (no code
+# from a string: the page's policy forbids eval). UNTAMPER restores the browser's own fetch.
+TAMPER = """
+const [prefix, kind] = arguments;
+window.__fetch = window.__fetch || window.fetch;
+window.fetch = async (input, init) => {
+  const res = await window.__fetch(input, init);
+  if (!new URL(String(input), location.href).pathname.startsWith(prefix)) return res;
+  const body = await res.json();
+  if (kind === 'event') { body.events.pop(); body.positions.pop(); }
+  if (kind === 'member' && body.members) body.members.pop();
+  return new Response(JSON.stringify(body), { status: res.status, headers: res.headers });
+};
+"""
+UNTAMPER = "if (window.__fetch) { window.fetch = window.__fetch; delete window.__fetch; }"
+
+
+def refused(driver, key, what, link):
+    state, verified, got, mark = run_proof(driver, key, what, settle=False)
+    assert state == "error" and verified == "false" and got == link, \
+        f"{what}: expected a refusal of link {link!r}, the console shows {state}/{verified}/{got!r}: {mark}"
+    return mark
+
+
+def check_proof(driver):
+    """The picked mark's members (check_keyboard_pick left one picked), then BEFORE_REMOVAL's."""
+    if SHARDS:
+        show_members(driver, BEFORE_REMOVAL, f"the members as of {BEFORE_REMOVAL}")
+        state, _, link, mark = run_proof(driver, LOG_KEY, "the proof on shards")
+        assert state == "error" and link == "shards" and "ledger audit members" in mark, \
+            f"on shards the console should name the link it does not check: {state}/{link}: {mark}"
+        passed(f"9 on shards the proof is left to the CLI: {mark}")
+        return
+    picked, size, through = expect_verified(driver, "the proof of the picked mark's members")
+    passed(f"9 the picked mark's members verified in the browser (checkpoint of {size}, through {through}): {picked}")
+    show_members(driver, BEFORE_REMOVAL, f"the members as of {BEFORE_REMOVAL}")
+    mark, size, through = expect_verified(driver, f"the proof of the members as of {BEFORE_REMOVAL}")
+    driver.execute_script("document.getElementById('proof').scrollIntoView({block: 'center'});")
+    screenshot(driver, "proof-verified.png")
+    passed(f"9b the members as of {BEFORE_REMOVAL} verified (checkpoint of {size}, through position {through})")
+    mark = refused(driver, other_key(), "the proof with another key", "checkpoint")
+    passed(f"9c another key is refused: {mark}")
+    driver.execute_script(TAMPER, "/v1/audit/lookup", "event")
+    try:
+        mark = refused(driver, LOG_KEY, "the proof of an answer with an event dropped", "listing")
+        passed(f"9d an answer with its last event dropped is refused: {mark}")
+    finally:
+        driver.execute_script(UNTAMPER)
+    driver.execute_script(TAMPER, "/v1/collaborations/", "member")
+    try:
+        mark = refused(driver, LOG_KEY, "the proof against members with one dropped", "members")
+        screenshot(driver, "proof-refused.png")
+        passed(f"9e the server's members with one dropped differ from the proof: {mark}")
+    finally:
+        driver.execute_script(UNTAMPER)
+    expect_verified(driver, "the proof once the page's fetch is its own again")
