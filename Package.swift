@@ -570,7 +570,7 @@ let package = Package(
             dependencies: [
                 "LedgerShards", "LedgerPostgres", "LedgerTestSupport", "LedgerApp", "LedgerClient", "LedgerDeviceSimulator", "LedgerTokens",
                 "LedgerTelemetry", "LedgerConfiguration", "TransparencyLog", "LedgerDomain", "LedgerAPI", "LedgerWebhooks", "LedgerWire",
-                "LedgerIndex",
+                "LedgerIndex", "LedgerStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -182,12 +182,7 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
             return try await ShardFanOut.evidence(
                 request, context: context, form: form, shard: responder(index), index: index, top: topEvidence)
         case .lookup(let index):
-            // Pages are asked under one checkpoint (`size`), which on shards is the top log's to pick.
-            guard request.uri.queryParameters["after"] == nil else {
-                throw DomainError.invalid(
-                    "on shards, a lookup is not answered in pages yet: a key named by more than 10,000 events of one shard's log cannot be listed",
-                    code: .invalidQuery)
-            }
+            let paged = request.uri.queryParameters["after"] != nil
             guard let index else {
                 // Neither key: any shard's 400 says what a lookup takes.
                 if request.uri.queryParameters["identity"] == nil {
@@ -195,6 +190,11 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
                     return try await send(request, context: context, to: any)
                 }
                 // An identity's lookup: every shard's, under one partition map.
+                guard !paged else {
+                    throw DomainError.invalid(
+                        "on shards, an identity's lookup is not answered in pages yet: an identity named by more than 10,000 events of one shard's log cannot be listed",
+                        code: .invalidQuery)
+                }
                 guard request.uri.queryParameters["size"] == nil else {
                     throw DomainError.invalid(
                         "on shards, a lookup is under each shard's checkpoint the top log recorded: leave out size", code: .invalidQuery)
@@ -202,6 +202,17 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
                 guard topAvailable() else { throw Self.topUnavailable }
                 return try await ShardFanOut.identityLookup(
                     request, context: context, shards: shards.indices.map(responder), top: topEvidence, entry: topEntry)
+            }
+            // A next page (`after`) is the shard's own, under the shard checkpoint the first page's
+            // top entry picked (`size`, required): the pages merged carry the first one's top
+            // level and map, and a verifier checks them as one answer.
+            if paged {
+                guard request.uri.queryParameters["size"] != nil else {
+                    throw DomainError.invalid(
+                        "on shards, a next page of a lookup is asked under the first page's checkpoint: give its size with after",
+                        code: .invalidQuery)
+                }
+                return try await send(request, context: context, to: index)
             }
             guard request.uri.queryParameters["size"] == nil else {
                 throw DomainError.invalid(
