@@ -15,8 +15,8 @@ public enum ConsoleScenario {
     /// Makes the data, then runs the script; its exit status and output. Screenshots go to
     /// `.build/console-screenshots` (`screenshots`, a folder name under it, for a second run).
     /// `logKey` is the log's verifier key the page's proof is checked against, `witnessKeys` the
-    /// keys of the witnesses that cosign its checkpoints; on `shards` the console leaves that
-    /// proof to the CLI, and the script checks that it says so.
+    /// keys of the witnesses that cosign its checkpoints; on `shards` the proof goes through the
+    /// top log, and the script checks that it names the shard.
     public static func run(
         baseURL: URL, authority: TokenAuthority, logKey: String, witnessKeys: [String] = [], shards: Bool = false,
         screenshots: String = "console-screenshots"

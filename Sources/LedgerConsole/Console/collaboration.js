@@ -50,15 +50,14 @@ export function showCollaboration(id) {
 
   // (b) + (c): a moment is picked on the timeline ({atPosition, time, type}) or typed ({asOf});
   // the picked mark is marked (aria-pressed), then the members are read for it.
-  const panel = membersPanel(members, { base, live, pick });
-  const proof = proofPanel(members, { collaboration: id, base, moment: panel.shown });
+  const panel = membersPanel(members, { base, live, pick, onShown: () => proof.reset() });
+  const proof = proofPanel(members, { collaboration: id, base, shown: panel.shown });
   function pick(next) {
     for (const m of timelineBox.querySelectorAll('.mark')) {
       const on = !!(next && next.atPosition && m.dataset.position === String(next.atPosition));
       m.classList.toggle('selected', on);
       m.setAttribute('aria-pressed', on ? 'true' : 'false');
     }
-    proof.reset();
     panel.show(next);
   }
 

@@ -1,25 +1,29 @@
 // A collaboration's lookup answer (GET /v1/audit/lookup?collaboration=ID[&at=T]) checked in the
 // browser, trusting nothing but the log's verifier key: a second implementation of
-// LookupVerifier.swift's links 1–7, in its order and with its refusals (docs/TRUST.md, "The
+// LookupVerifier.swift's links 1–8, in its order and with its refusals (docs/TRUST.md, "The
 // verifiable index": "Lookups", "A key's listing", "Revision records", "Members at a time").
 // Contract:
 //   verifyLookup(answer, {key, witnesses, collaboration, atMicros, through, timesRiseFrom}) →
 //   {treeSize, origin, positions, revisionSize, recordPosition, recordedThrough, events,
-//    otherSignatures, cosigners}
+//    otherSignatures, cosigners, shard, topTreeSize, topOrigin}
 //   - key: the verifier key's text or parseVerifierKey's answer; witnesses: optional witness keys
 //     (texts or parsed), reported in cosigners when their cosignature verifies. A key text that is
 //     no key throws NoteError (the input, not the answer, is wrong).
+//   - On shards (top), key is the deployment's: shards.js checks links 1 and 8; shard is the
+//     answer's, topTreeSize and topOrigin the top checkpoint's (treeSize and origin the shard's),
+//     otherSignatures and cosigners the top's (witnesses cosign the top log). Else the three null.
 //   - atMicros (BigInt or integer Number, microseconds since 1970): link 7; recordedThrough is then
 //     the last position recorded at or before it, else null. through: the revision must cover it.
 //   - events: each listed leaf read back (merkle.js readLeaf), position its place in the log.
 //   - events: also leafPosition, the number inside the leaf (BigInt; unchecked for listed events,
 //     as in Swift: the position is the leaf's place in the log, TRUST.md "Keys").
-//   - Any link that does not hold throws LinkError(link, reason): .link one of shards, checkpoint,
-//     key, page, record, revision, proof, event N, listing, positions, at, first after, times;
-//     .message "link: reason" as the Swift verifier words it. Sharded answers (top) are refused:
-//     the console checks one database's.
+//   - Any link that does not hold throws LinkError(link, reason): .link one of checkpoint, top
+//     checkpoint, top entry, top leaf, top inclusion, top, key, page, map, shard, record, revision,
+//     proof, event N, listing, positions, at, first after, times; .message "link: reason" as the
+//     Swift verifier words it.
 import { NoteError, parseVerifierKey, parseWitnessKey, openCheckpoint, b64decode, b64encode, equalBytes, utf8, wellFormed } from './note.js';
 import { verifyInclusion, readLeaf, leafHash, indexHash, timeText, parsePrefixProof, verifyPrefixProof } from './merkle.js';
+import { ShardRefusal, openOnShards, checkMap } from './shards.js';
 
 // A link of the chain that does not hold; message reads as the Swift verifier's, "link: reason".
 export class LinkError extends Error {
@@ -31,6 +35,15 @@ export class LinkError extends Error {
   }
 }
 const refuse = (link, message) => { throw new LinkError(link, message); };
+// shards.js's refusals as this module's (it cannot import LinkError: this module imports it).
+async function onShards(step) {
+  try {
+    return await step();
+  } catch (err) {
+    if (err instanceof ShardRefusal) refuse(err.link, err.reason);
+    throw err;
+  }
+}
 const PREFIX = 'collaboration-';
 
 // An entry's leaf bytes (strict base64), then its inclusion at its own position under the
@@ -151,18 +164,20 @@ export async function verifyLookup(answer, { key, witnesses = [], collaboration,
   const at = asMicros(atMicros);
   if (Number.isNaN(at)) throw new TypeError('atMicros is a BigInt or an integer of microseconds since 1970');
   if (through != null && !Number.isSafeInteger(through)) throw new TypeError('through is a position, an integer');
+  // Unchecked, a null or NaN would skip the times link's bound silently.
+  if (!Number.isSafeInteger(timesRiseFrom) || timesRiseFrom < 1) throw new TypeError('timesRiseFrom is a position, 1 or more');
   if (!answer || typeof answer !== 'object') refuse('checkpoint', 'the answer is not a lookup answer');
+  // 1. The checkpoint, signed with the key; on shards, through the top log (shards.js).
+  let checkpoint, top = null;
   if (answer.top != null) {
-    refuse('shards', "the answer is a sharded deployment's (it has a top level); the console checks one database's answers: " +
-      'check this one with `ledger audit members --url … --key …`');
-  }
-  // 1. The checkpoint, signed with the key.
-  let checkpoint;
-  try {
-    checkpoint = await openCheckpoint(answer.checkpoint, verifier, witnessKeys);
-  } catch (err) {
-    if (!(err instanceof NoteError)) throw err;
-    refuse('checkpoint', err.message);
+    ({ checkpoint, top } = await onShards(() => openOnShards(answer.checkpoint, answer.top, verifier, witnessKeys)));
+  } else {
+    try {
+      checkpoint = await openCheckpoint(answer.checkpoint, verifier, witnessKeys);
+    } catch (err) {
+      if (!(err instanceof NoteError)) throw err;
+      refuse('checkpoint', err.message);
+    }
   }
   // 2. The key is the one asked: exactly one named, and that collaboration, byte for byte.
   const named = answer.collaboration != null, identity = answer.identity != null;
@@ -179,6 +194,9 @@ export async function verifyLookup(answer, { key, witnesses = [], collaboration,
     refuse('page', `the answer is one page of the key's list, whose next begins after ${answer.next}: ` +
       'merge every page (LedgerClient.lookup does) and check them as one');
   }
+  // 8. On shards, before the record: the map puts the collaboration on the answer's shard, so
+  // another shard's answer (an honest absence there) is refused.
+  if (top) await onShards(() => checkMap(answer, collaboration, top));
   // 3. The record: included, an IndexRevisionRecorded written exactly, past its own N.
   const { position: recordPosition, leaf: recordLeaf } = await includedLeaf(answer.record, checkpoint, 'record');
   const recorded = readLeaf(recordLeaf);
@@ -223,10 +241,13 @@ export async function verifyLookup(answer, { key, witnesses = [], collaboration,
   }
   // 7. At a time: bounded by the first leaf recorded after it.
   const recordedThrough = at === null ? null : await bound(answer, at, checkpoint, revision, listed, timesRiseFrom);
+  // Witnesses cosign the top log on shards: its checkpoint's lines are the ones reported.
+  const cosigned = top ? top.checkpoint : checkpoint;
   return {
     treeSize: checkpoint.size, origin: checkpoint.origin, positions, revisionSize: revision.logSize, recordPosition, recordedThrough,
     // Read back: verified above to name the collaboration, so each is an event.
     events: listed.map(({ position, event }) => ({ ...event, leafPosition: event.position, position })),
-    otherSignatures: checkpoint.otherSignatures, cosigners: checkpoint.cosigners,
+    otherSignatures: cosigned.otherSignatures, cosigners: cosigned.cosigners,
+    shard: top ? top.recorded.shard : null, topTreeSize: top ? top.checkpoint.size : null, topOrigin: top ? top.checkpoint.origin : null,
   };
 }

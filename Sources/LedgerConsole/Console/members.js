@@ -25,10 +25,12 @@ const momentMs = (m) => { const t = m ? Date.parse(m.asOf || m.time) : NaN; retu
 // Fills the #members section. pick(moment) is what the form asks for (null: now; {asOf}: a typed
 // time); the caller marks the timeline and then calls show(moment). Answers {show, reload, setKnownPosition}:
 // setKnownPosition(p) makes the first page read at least up to log position p (minPosition), so
-// the members are never older than the events already drawn; shown() is the moment the rows are
-// for ({asOf}, {atPosition, time}, or now's {position}; null before the first answer).
-export function membersPanel(members, { base, live, pick }) {
-  let moment = null, knownPosition = null, shownAt = Date.now(), shown = null;
+// the members are never older than the events already drawn. shown() is the answer whose first
+// page the table shows: {moment ({asOf}, {atPosition, time} or null for now), position, members
+// (that page's), nextCursor (its walk's next page, read at the same position)}; null before the
+// first. onShown() runs as each first page is shown (the proof is then for another answer).
+export function membersPanel(members, { base, live, pick, onShown }) {
+  let moment = null, knownPosition = null, shownAt = Date.now(), shown = null, firstLoads = 0;
   const asOf = el('input', { id: 'asof-input', type: 'text', inputmode: 'text', autocomplete: 'off', spellcheck: 'false',
     placeholder: '2026-11-25T03:43:43.332100Z', 'aria-describedby': 'asof-help' });
   const now = el('button', { type: 'button', id: 'asof-now' }, 'Now');
@@ -44,12 +46,16 @@ export function membersPanel(members, { base, live, pick }) {
     columns: ['Account', 'State', 'Invited at', 'Granted at', 'Access window', 'Identity root hash'],
     load: async (cursor) => {
       const m = moment, params = { limit: 200, cursor, minPosition: cursor ? null : knownPosition };
+      const seq = cursor ? null : ++firstLoads;
       if (m && m.atPosition) params.atPosition = m.atPosition;
       else if (m) params.asOf = m.asOf;
       const when = !m ? 'now' : m.atPosition ? `at ${m.time} (${m.type}, position ${m.atPosition})` : `as of ${m.asOf}`;
       const r = await api(url(base + '/members', params));
       shownAt = momentMs(m);
-      shown = m || { position: r.position };
+      if (seq === firstLoads) {   // a first page, and no first page asked since
+        shown = { moment: m, position: r.position, members: r.members, nextCursor: r.nextCursor || null };
+        onShown();
+      }
       return { items: r.members, nextCursor: r.nextCursor, caption: `Members ${when} (log position ${r.position})`,
         attrs: { moment: m ? (m.asOf || m.time) : 'now' }, announce: `Members ${when}.` };
     },

@@ -9,6 +9,8 @@
 //     be there), its origin the key's name; otherSignatures the names of every other line,
 //     unverified; cosigners [{name, time}] the given witnesses whose cosignature verifies (one
 //     absent or failing is left out, never thrown: the caller decides). Throws NoteError.
+//   - renamedKey(key, name) → the same Ed25519 key under another name (NoteVerifier(name:publicKey:)),
+//     its id recomputed; throws NoteError for a name no key may have.
 //   - The byte helpers the other verifying modules share (strict base64, SHA-256, UTF-8).
 // Names are compared as Swift compares Strings (canonical equivalence), and a signature line is
 // cut into characters (grapheme clusters) as Swift's hasPrefix and split do.
@@ -81,12 +83,22 @@ export const parseVerifierKey = (text) =>
 export const parseWitnessKey = (text) =>
   parseKey(text, 0x04, 'a witness key looks like name+<8 hex digits>+<base64 of 0x04 and 32 key bytes>');
 
-// Ed25519 as CryptoKit answers it: a key that does not import verifies nothing.
+// On shards, shard k's checkpoint key is the deployment's under the shard's origin.
+export async function renamedKey(key, name) {
+  const id = await keyId(name, 0x01, key.publicKey);
+  return parseVerifierKey(`${name}+${hex8(id)}+${b64encode(concat(Uint8Array.of(0x01), key.publicKey))}`);
+}
+
+// Ed25519 as CryptoKit answers it: a key that does not import verifies nothing. A browser without
+// Ed25519 in WebCrypto throws (never "does not verify", which would read as tampering).
 async function ed25519(publicKey, signature, message) {
   try {
     const key = await crypto.subtle.importKey('raw', publicKey, { name: 'Ed25519' }, false, ['verify']);
     return await crypto.subtle.verify({ name: 'Ed25519' }, key, signature, message);
-  } catch {
+  } catch (err) {
+    if (err && err.name === 'NotSupportedError') {
+      throw new Error('this browser\'s WebCrypto has no Ed25519 to check signatures with: use ledger audit members');
+    }
     return false;
   }
 }

@@ -2,12 +2,15 @@
 // (GET /v1/audit/lookup) checked link by link with the verifier key the auditor types, never one
 // the server sends (verified.js: signature, revision record, the key's listing under the index
 // root, each listed leaf's inclusion, the time bound), its events folded with the domain's rules,
-// and the result compared with every page of the members the server shows for the same moment.
+// and the fold compared with the members answer the table shows (its first page as shown, then
+// the rest of its walk, read at the same position): each identity, its state and its window. The
+// accounts and the invitation and grant times the table shows are the views', not compared.
 // The mark says "verified" only when every link holds and the two agree; otherwise it names the
 // link that failed. Contract (the browser test's): form#proof-form > input#proof-key,
 // textarea#proof-witnesses, button#proof-run; #proof[data-state=idle|loading|ready|error]
 // [data-verified=true|false][data-link] > p#proof-mark, and when verified #proof-size (the
-// checkpoint's size), #proof-cosigners, #proof-through (the last position folded).
+// checkpoint's size), #proof-shard ("one database", or the shard's index first), #proof-cosigners
+// (on shards, the top checkpoint's), #proof-through (the last position folded).
 import { el, clear, setState, code } from './dom.js';
 import { api, url, ApiError } from './api.js';
 import { describe } from './ui.js';
@@ -17,9 +20,8 @@ const KEY = 'ledger-console-verifier-key', WITNESSES = 'ledger-console-witness-k
 const remembered = (name) => { try { return localStorage.getItem(name) || ''; } catch { return ''; } };
 const remember = (name, value) => { try { localStorage.setItem(name, value); } catch { /* private mode: not kept */ } };
 
-// moment() → what #members shows: {asOf} (a typed time), {atPosition, time} (a picked mark) or
-// {position} (now: the position the shown answer stands at); null before the first answer.
-export function proofPanel(members, { collaboration, base, moment }) {
+// shown() → the members answer the table shows (membersPanel's shown()); reset() when it changes.
+export function proofPanel(members, { collaboration, base, shown }) {
   const key = el('input', { id: 'proof-key', type: 'text', autocomplete: 'off', spellcheck: 'false',
     placeholder: 'ledger.example/log+29401678+AQYN…', value: remembered(KEY), 'aria-describedby': 'proof-help' });
   const witnesses = el('textarea', { id: 'proof-witnesses', rows: '2', spellcheck: 'false', placeholder: 'one witness key a line (optional)' });
@@ -53,17 +55,23 @@ export function proofPanel(members, { collaboration, base, moment }) {
     clear(facts);
     show('loading', false, '', 'Checking the proof…');
     try {
-      const result = await prove(collaboration, base, moment(), key.value.trim(), witnesses.value);
+      const result = await prove(collaboration, base, shown(), key.value.trim(), witnesses.value);
       if (mine !== request) return;
       const r = result.report;
-      const when = result.at ? `as of ${result.at}` : `at log position ${result.through}`;
-      show('ready', true, '', `✓ Verified in this browser: the ${result.members.length} member(s) ${when} are ` +
-        `exactly those the log's events through position ${result.through} give, in a checkpoint of ${r.treeSize} ` +
-        `events signed with your key` + (r.cosigners.length ? ` and cosigned by ${r.cosigners.map((c) => c.name).join(', ')}.` : '.'));
+      const now = !result.moment;
+      const when = result.at ? `as of ${result.at}` : now ? 'now' : `at log position ${result.through}`;
+      show('ready', true, '', `✓ Verified in this browser: the ${result.members.length} identities ${when}, their ` +
+        `states and windows, are exactly those the log's events through position ${result.through} give, in a ` +
+        `checkpoint of ${r.treeSize} events signed with the key ${keyName(key.value)}` +
+        (r.cosigners.length ? ` and cosigned by ${r.cosigners.map((c) => c.name).join(', ')}.` : '.') +
+        (now && result.position > result.through ? ` The members shown stand at position ${result.position}: ` +
+          `an event after ${result.through} is not in this proof.` : ''));
       facts.append(el('dl', { class: 'details' },
         el('dt', {}, 'Checkpoint'), el('dd', { id: 'proof-size' }, String(r.treeSize)),
         el('dt', {}, 'Signed by'), el('dd', {}, code(r.origin)),
-        el('dt', {}, 'Cosigners'), el('dd', { id: 'proof-cosigners' }, cosigners(r)),
+        el('dt', {}, 'Shard'), el('dd', { id: 'proof-shard' }, r.shard === null || r.shard === undefined ? 'one database' :
+          `${r.shard} (in the top log of ${r.topTreeSize} entries, ${r.topOrigin}, and its partition map)`),
+        el('dt', {}, 'Cosigners'), el('dd', { id: 'proof-cosigners' }, cosigners(r, witnessNames(witnesses.value))),
         el('dt', {}, 'Folded through'), el('dd', { id: 'proof-through' }, String(result.through)),
         el('dt', {}, 'Index revision'), el('dd', {}, `positions 1 … ${r.revisionSize}, recorded at ${r.recordPosition}`)));
     } catch (e) {
@@ -76,55 +84,85 @@ export function proofPanel(members, { collaboration, base, moment }) {
   return { reset() { request++; clear(facts); show('idle', false, '', 'Not checked yet.'); } };
 }
 
-function cosigners(r) {
+// A key text's name and id, as the mark names the key it checked with (name+id+key).
+const keyName = (text) => text.trim().split('+').slice(0, 2).join('+');
+const witnessNames = (text) => text.split('\n').map((s) => s.trim()).filter(Boolean).map((s) => s.split('+')[0]);
+
+// The witnesses whose cosignatures verified; those given whose line is absent or does not verify;
+// and the other lines, whose keys were not given.
+function cosigners(r, given) {
   const names = r.cosigners.map((c) => c.name);
-  const unchecked = r.otherSignatures.filter((n) => !names.includes(n));
+  const failed = given.filter((n) => !names.includes(n));
+  const unchecked = r.otherSignatures.filter((n) => !names.includes(n) && !given.includes(n));
   return (names.length ? names.join(', ') : 'none checked') +
+    (failed.length ? ` (no cosignature that verifies: ${failed.join(', ')})` : '') +
     (unchecked.length ? ` (not checked, no key given: ${unchecked.join(', ')})` : '');
 }
 
-// Fetches the lookup for the moment, verifies it, and compares the fold with the server's members
-// at the same moment (every page). Refusals carry .link.
-async function prove(collaboration, base, m, keyText, witnessText) {
-  if (!m) throw refusal('moment', 'no members are shown yet');
+// Fetches the lookup for the answer the table shows, verifies it, and compares the fold with that
+// answer: its first page as shown, then the rest of its walk (read at the same position).
+// Refusals carry .link.
+async function prove(collaboration, base, shown, keyText, witnessText) {
+  if (!shown) throw refusal('moment', 'no members are shown yet');
   if (!keyText) throw refusal('key', 'type the log verifier key first');
   if (!globalThis.crypto || !crypto.subtle) {
     throw refusal('browser', 'this page is not a secure context (https, or http on localhost): the browser ' +
       'offers no WebCrypto to check signatures with; use ledger audit members');
   }
   const witnesses = witnessText.split('\n').map((s) => s.trim()).filter(Boolean);
-  const at = m.asOf ? parseRFC3339Micros(m.asOf) : null;
-  if (m.asOf && at === null) throw refusal('moment', `${m.asOf} is not an RFC 3339 time`);
-  const through = m.asOf ? null : (m.atPosition || m.position);
-  const answer = await api(url('/v1/audit/lookup', { collaboration, at: m.asOf || null }));
-  const result = await verifiedMembersAt(answer, { key: keyText, witnesses, collaboration, atMicros: at, through });
-  const shown = await serverMembers(base, m.asOf ? { asOf: m.asOf } : { atPosition: through });
-  // At a typed time each state is read as of it; at a position, as the events left it; now, as
-  // of now (the server's "now" is a moment later: a window ending between the two would differ).
+  const m = shown.moment, options = { key: keyText, witnesses, collaboration };
+  let query = { collaboration };
+  if (m && m.asOf) {
+    // A typed time: the answer bounded at it, each state read as of it.
+    options.atMicros = parseRFC3339Micros(m.asOf);
+    if (options.atMicros === null) throw refusal('moment', `${m.asOf} is not an RFC 3339 time`);
+    query.at = m.asOf;
+  } else if (m) {
+    // A picked mark: its position (the revision must cover it), states as the events leave them.
+    options.through = m.atPosition;
+    if (!Number.isSafeInteger(options.through) || options.through < 1) {
+      throw refusal('moment', `the picked mark has no log position (${options.through})`);
+    }
+  } else {
+    // Now: the events through the newest revision (the mark names it; an idle ledger's last event
+    // is often a revision's own record, which no revision covers), states read as of the
+    // browser's now (the views' were read a moment earlier: a window ending between the two
+    // shows as a difference, never as a pass).
+    options.statesAt = BigInt(Date.now()) * 1000n;
+  }
+  const answer = await api(url('/v1/audit/lookup', query));
+  const result = await verifiedMembersAt(answer, options);
+  const listed = await walk(base, shown);
+  // The views list no removed identity.
   const proven = result.members.filter((x) => x.state !== 'removed');
-  const differs = compare(proven, shown);
-  if (differs) throw refusal('members', `the server's members differ from the proven ones: ${differs}`);
-  return { ...result, members: proven, at: m.asOf || null };
+  const differs = compare(proven, listed);
+  if (differs) throw refusal('members', `the members shown differ from the proven ones: ${differs}`);
+  return { ...result, members: proven, at: m && m.asOf ? m.asOf : null, moment: m, position: shown.position };
 }
 
-async function serverMembers(base, params) {
-  const all = [];
-  let cursor = null;
-  do {
-    const r = await api(url(base + '/members', { ...params, limit: 1000, cursor }));
+// The shown answer's members: its first page, then each next page of its walk (at most 1,000).
+async function walk(base, shown) {
+  const all = [...shown.members];
+  let cursor = shown.nextCursor;
+  for (let pages = 1; cursor; pages++) {
+    if (pages >= 1000) throw refusal('members', 'the members shown run past 1,000 pages');
+    const r = await api(url(base + '/members', { limit: 200, cursor }));
+    if (r.position !== shown.position) throw refusal('members', `a next page stands at ${r.position}, not ${shown.position}`);
     all.push(...r.members);
     cursor = r.nextCursor || null;
-  } while (cursor);
+  }
   return all;
 }
 
-// null when both list the same identities with the same states and windows; else what differs.
+// null when both list the same identities, each once, with the same state and window; else what
+// differs. A window bound that does not read as an RFC 3339 time differs from every other.
 function compare(proven, shown) {
-  const micros = (t) => t ? parseRFC3339Micros(t) : null;
-  const line = (m) => `${m.state} ${micros(m.notBefore)} ${micros(m.notAfter)}`;
+  const bound = (t) => t === null || t === undefined ? 'none' : parseRFC3339Micros(t) ?? `unreadable ${JSON.stringify(t)}`;
+  const line = (m) => `${m.state}, from ${bound(m.notBefore)} until ${bound(m.notAfter)}`;
   const a = new Map(proven.map((m) => [m.rootHash, line(m)]));
   const b = new Map(shown.map((m) => [m.rootHash, line(m)]));
-  for (const [hash, v] of a) if (b.get(hash) !== v) return `identity ${hash}: proven ${v}, shown ${b.get(hash) || 'absent'}`;
+  if (b.size !== shown.length) return 'an identity is listed twice';
+  for (const [hash, v] of a) if (b.get(hash) !== v) return `identity ${hash}: proven ${v}; shown ${b.get(hash) || 'absent'}`;
   for (const [hash, v] of b) if (!a.has(hash)) return `identity ${hash}: shown ${v}, absent from the proof`;
   return null;
 }

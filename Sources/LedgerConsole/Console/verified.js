@@ -4,7 +4,8 @@
 // second implementation of VerifiedMembers.swift (fold, status) and CollaborationState.apply, the
 // events read as CollaborationEvents.swift decodes them (docs/TRUST.md, "Members, verified",
 // "Members at a time"). Contract:
-//   verifiedMembersAt(answer, {key, witnesses, collaboration, atMicros, through, timesRiseFrom}) →
+//   verifiedMembersAt(answer, {key, witnesses, collaboration, atMicros, through, timesRiseFrom,
+//   statesAt}) →
 //   {report, through, owner, members: [{rootHash, state, account, notBefore, notAfter}]}
 //   - report: verifyLookup's; through: the last position folded, report.recordedThrough at a time
 //     (VerifiedMembers.fold(recordedBy:)), else the position through (the revision must cover it;
@@ -13,7 +14,8 @@
 //   - members: every identity the events name (removed ones too), by root hash as Swift sorts them;
 //     state as of atMicros (VerifiedMembers.status): invited, granted, removed, expired or
 //     scheduled; account and the window's bounds as the events hold them, null when none.
-//   - Without atMicros, states are as the events leave them (no window read against a time).
+//   - Without atMicros, states are as the events leave them (no window read against a time), or
+//     as of statesAt when given (with through: the views' "now" at a position).
 //   - A broken link throws LinkError (lookup.js); an event the domain would not read, a second
 //     start or an event before the start throws FoldError (its link: fold).
 //   parseRFC3339Micros(text) → BigInt microseconds: RFC3339.swift's form (YYYY-MM-DDTHH:MM:SS, an
@@ -213,10 +215,15 @@ function status(identity, at) {
   return identity.status;
 }
 
-export async function verifiedMembersAt(answer, { key, witnesses = [], collaboration, atMicros = null, through = null, timesRiseFrom = 1 } = {}) {
+// statesAt (microseconds, with through): each state read as of that time, the answer not bounded
+// at it: the members the views show "now" at a position, read at the browser's now.
+export async function verifiedMembersAt(answer, {
+  key, witnesses = [], collaboration, atMicros = null, through = null, timesRiseFrom = 1, statesAt = null,
+} = {}) {
   const report = await verifyLookup(answer, { key, witnesses, collaboration, atMicros, through, timesRiseFrom });
-  const at = atMicros === null || atMicros === undefined ? null : BigInt(atMicros);
-  const last = at !== null ? report.recordedThrough : through ?? report.revisionSize;
+  const bounded = atMicros === null || atMicros === undefined ? null : BigInt(atMicros);
+  const at = bounded ?? (statesAt === null ? null : BigInt(statesAt));
+  const last = bounded !== null ? report.recordedThrough : through ?? report.revisionSize;
   const state = fold(report.events, last);
   if (!state) return { report, through: last, owner: null, members: [] };
   const hashes = [...state.identities.keys()].sort();   // base64 is ASCII: code unit order is Swift's

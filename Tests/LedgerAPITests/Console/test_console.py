@@ -27,7 +27,7 @@ Inputs (environment):
 Optional: CHROMIUM_BINARY (/usr/bin/chromium), CHROMEDRIVER (/usr/bin/chromedriver),
           CONSOLE_TIMEOUT (seconds per wait, 20), WINDOW_TOKEN (the account granted for a few
           seconds; the owner's when absent), WINDOW_SECONDS (how long that window lasts, 8),
-          SHARDS (1: a ledger on shards, where the console leaves the proof to the CLI),
+          SHARDS (1: a ledger on shards, whose proof goes through the top log and names a shard),
           WITNESS_KEYS (the keys of the witnesses cosigning the checkpoints, a line each).
 console_env.py reads them. The checks live beside this script (Python puts its folder on sys.path):
   browser.py             the browser and the helpers every check uses
@@ -67,7 +67,8 @@ The console's DOM contract (console.js and the modules it imports build it; keep
       only while ahead); #collab-counts "… removed, N expired";
       form#proof-form > input#proof-key, textarea#proof-witnesses, button#proof-run;
       #proof[data-state=idle|loading|ready|error][data-verified=true|false][data-link] > p#proof-mark,
-      and once verified #proof-size (the checkpoint's size), #proof-cosigners, #proof-through;
+      and once verified #proof-size (the checkpoint's size), #proof-shard ("one database" or the
+      shard's index), #proof-cosigners, #proof-through;
       tr.history-row[data-type][data-position] > td.event-what holding p.event-sentence (the event
       as a sentence, e.g. "… started the collaboration …", "bob's device (key 0 of identity +Dnkn…)
       proved access at …") and details.raw-event > summary "raw event" + pre (the event as the
