@@ -14,15 +14,18 @@
 //     otherSignatures and cosigners the top's (witnesses cosign the top log). Else the three null.
 //   - atMicros (BigInt or integer Number, microseconds since 1970): link 7; recordedThrough is then
 //     the last position recorded at or before it, else null. through: the revision must cover it.
-//   - events: each listed leaf read back (merkle.js readLeaf), position its place in the log.
-//   - events: also leafPosition, the number inside the leaf (BigInt; unchecked for listed events,
-//     as in Swift: the position is the leaf's place in the log, TRUST.md "Keys").
+//   - events: each listed leaf read back (leaf.js readLeaf), position its place in the log, and
+//     leafPosition the number inside the leaf (BigInt; unchecked for listed events, as in Swift:
+//     the position is the leaf's place in the log, TRUST.md "Keys").
 //   - Any link that does not hold throws LinkError(link, reason): .link one of checkpoint, top
 //     checkpoint, top entry, top leaf, top inclusion, top, key, page, map, shard, record, revision,
 //     proof, event N, listing, positions, at, first after, times; .message "link: reason" as the
 //     Swift verifier words it.
 import { NoteError, parseVerifierKey, parseWitnessKey, openCheckpoint, b64decode, b64encode, equalBytes, utf8, wellFormed } from './note.js';
-import { verifyInclusion, readLeaf, leafHash, indexHash, timeText, parsePrefixProof, verifyPrefixProof } from './merkle.js';
+import { verifyInclusion, leafHash } from './merkle.js';
+import { readLeaf } from './leaf.js';
+import { indexHash, parsePrefixProof, verifyPrefixProof } from './prefix.js';
+import { timeText } from './times.js';
 import { ShardRefusal, openOnShards, checkMap } from './shards.js';
 
 // A link of the chain that does not hold; message reads as the Swift verifier's, "link: reason".

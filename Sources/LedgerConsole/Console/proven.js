@@ -14,7 +14,8 @@
 import { el, clear, setState, code } from './dom.js';
 import { api, url, ApiError } from './api.js';
 import { describe } from './ui.js';
-import { verifiedMembersAt, parseRFC3339Micros } from './verified.js';
+import { verifiedMembersAt } from './verified.js';
+import { parseRFC3339Micros } from './times.js';
 
 const KEY = 'ledger-console-verifier-key', WITNESSES = 'ledger-console-witness-keys';
 const remembered = (name) => { try { return localStorage.getItem(name) || ''; } catch { return ''; } };

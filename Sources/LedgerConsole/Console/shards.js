@@ -18,7 +18,9 @@
 //     lookup.js turns it into its LinkError (this module cannot import that class: lookup.js
 //     imports this one).
 import { NoteError, openCheckpoint, renamedKey, b64decode, b64encode, concat, equalBytes, utf8, wellFormed } from './note.js';
-import { verifyInclusion, readLeaf } from './merkle.js';
+import { verifyInclusion } from './merkle.js';
+import { readLeaf } from './leaf.js';
+import { recordedMicros } from './times.js';
 
 export class ShardRefusal extends Error {
   constructor(link, reason) {
@@ -78,22 +80,7 @@ export function hashtext(text) {
 // hash is read unsigned, never as abs() or %.
 export const partition = (id, count) => (hashtext(id) & (count - 1)) >>> 0;
 
-// RecordedTime.micros: only the form the log writes (27 bytes, T, six digits, Z), from the year 1,
-// as a BigInt; null otherwise. A leap second (in UTC only at 23:59:60, RFC3339.instant) is its
-// minute's last microsecond.
-function recordedMicros(text) {
-  const m = typeof text === 'string' ? /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)\.(\d{6})Z$/.exec(text) : null;
-  if (!m) return null;
-  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number);
-  const date = new Date(0);
-  date.setUTCFullYear(year, month - 1, day);   // not Date.UTC: it reads years 0–99 as 1900–1999
-  if (year < 1 || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day || hour > 23 || minute > 59 || second > 60) return null;
-  if (second === 60 && (hour !== 23 || minute !== 59)) return null;
-  const seconds = BigInt(date.getTime() / 1000 + hour * 3600 + minute * 60 + second);
-  return second === 60 ? (seconds - 1n) * 1000000n + 999999n : seconds * 1000000n + BigInt(m[7]);
-}
-
-// EvidenceVerifier.leafBytes: the entry's canonical bytes (merkle.js readLeaf's layout), rebuilt
+// EvidenceVerifier.leafBytes: the entry's canonical bytes (leaf.js readLeaf's layout), rebuilt
 // from the entry as the answer gives it. A field that is not of its type is no entry at all (the
 // Swift decoder would not read the answer).
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -16,97 +16,19 @@
 //     scheduled; account and the window's bounds as the events hold them, null when none.
 //   - Without atMicros, states are as the events leave them (no window read against a time), or
 //     as of statesAt when given (with through: the views' "now" at a position).
-//   - A broken link throws LinkError (lookup.js); an event the domain would not read, a second
-//     start or an event before the start throws FoldError (its link: fold).
-//   parseRFC3339Micros(text) → BigInt microseconds: RFC3339.swift's form (YYYY-MM-DDTHH:MM:SS, an
-//   optional fraction of 1–9 digits cut toward the past, Z or ±HH:MM, t and z too; a leap second
-//   as the minute's last instant), years 1 to 9999 as the API's at= takes them; null for any other.
-import { b64decode, utf8, wellFormed } from './note.js';
+//   - A broken link throws LinkError (lookup.js); an event the domain would not read (its data
+//     naming a member twice in one object too), a second start or an event before the start throws
+//     FoldError (its link: fold).
+//   repeatedName(json) → a member name some object of json (text JSON.parse reads) holds twice, or
+//   undefined.
+import { b64decode, wellFormed } from './note.js';
+import { recordedMicros } from './times.js';
 import { verifyLookup } from './lookup.js';
 
 // Not a link of the proof (every one held): the events themselves do not fold. link names it
 // for a caller that shows e.link.
 export class FoldError extends Error {
   constructor(message) { super(message); this.name = 'FoldError'; this.link = 'fold'; }
-}
-
-// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil, BigInt
-// division truncating as Swift's does).
-function days(year, month, day) {
-  const y = month <= 2n ? year - 1n : year;
-  const era = (y >= 0n ? y : y - 399n) / 400n;
-  const yoe = y - era * 400n;
-  const doy = (153n * (month > 2n ? month - 3n : month + 9n) + 2n) / 5n + day - 1n;
-  const doe = yoe * 365n + yoe / 4n - yoe / 100n + doy;
-  return era * 146097n + doe - 719468n;
-}
-function daysIn(month, year) {
-  if (month === 2n) return (year % 4n === 0n && year % 100n !== 0n) || year % 400n === 0n ? 29n : 28n;
-  return [4n, 6n, 9n, 11n].includes(month) ? 30n : 31n;
-}
-
-// RFC3339.instant: {seconds, nanos} since 1970, exactly, or null. Read on the UTF-8 bytes.
-function instant(text) {
-  if (typeof text !== 'string') return null;
-  const b = utf8(text);
-  if (b.length < 20 || b.length > 40) return null;
-  const number = (from, to) => {
-    let v = 0n;
-    for (let i = from; i < to; i++) {
-      if (b[i] < 0x30 || b[i] > 0x39) return null;
-      v = v * 10n + BigInt(b[i] - 0x30);
-    }
-    return v;
-  };
-  const [year, month, day] = [number(0, 4), number(5, 7), number(8, 10)];
-  const [hour, minute, second] = [number(11, 13), number(14, 16), number(17, 19)];
-  if ([year, month, day, hour, minute, second].includes(null)) return null;
-  if (b[4] !== 0x2d || b[7] !== 0x2d || (b[10] !== 0x54 && b[10] !== 0x74) || b[13] !== 0x3a || b[16] !== 0x3a) return null;
-  if (month < 1n || month > 12n || day < 1n || day > daysIn(month, year) || hour > 23n || minute > 59n || second > 60n) return null;
-  let i = 19, nanos = 0n;
-  if (b[i] === 0x2e) {
-    i += 1;
-    let digits = 0;
-    for (; i < b.length && b[i] >= 0x30 && b[i] <= 0x39; i++, digits++) {
-      if (digits >= 9) return null;
-      nanos = nanos * 10n + BigInt(b[i] - 0x30);
-    }
-    if (!digits) return null;
-    for (; digits < 9; digits++) nanos *= 10n;
-  }
-  if (i >= b.length) return null;
-  let offset = 0n;
-  if (b[i] === 0x5a || b[i] === 0x7a) {
-    if (i + 1 !== b.length) return null;
-  } else if (b[i] === 0x2b || b[i] === 0x2d) {
-    const h = i + 6 === b.length ? number(i + 1, i + 3) : null, m = h === null ? null : number(i + 4, i + 6);
-    if (m === null || b[i + 3] !== 0x3a || h > 23n || m > 59n) return null;
-    offset = (h * 3600n + m * 60n) * (b[i] === 0x2d ? -1n : 1n);
-  } else {
-    return null;
-  }
-  const seconds = days(year, month, day) * 86400n + hour * 3600n + minute * 60n + second - offset;
-  if (second !== 60n) return { seconds, nanos };
-  // A leap second: only in the last minute of a UTC day; its last nanosecond.
-  const lastMinute = (seconds - 60n) % 86400n;
-  if (lastMinute !== 86340n && lastMinute !== -60n) return null;
-  return { seconds: seconds - 1n, nanos: 999999999n };
-}
-
-const FIRST = -62135596800n, PAST_LAST = 253402300800n;   // 0001-01-01, 10000-01-01
-export function parseRFC3339Micros(text) {
-  const t = instant(text);
-  if (!t || t.seconds < FIRST || t.seconds >= PAST_LAST) return null;
-  return t.seconds * 1000000n + t.nanos / 1000n;
-}
-
-// RecordedTime.micros: only the form the log writes (27 bytes, T, six digits, Z), from year 1;
-// null otherwise, and a bound that does not read is no bound (AccessWindow's notAfterMicros).
-function recordedMicros(text) {
-  const b = typeof text === 'string' ? utf8(text) : null;
-  if (!b || b.length !== 27 || b[10] !== 0x54 || b[19] !== 0x2e || b[26] !== 0x5a) return null;
-  const t = instant(text);
-  return t && t.seconds >= FIRST ? t.seconds * 1000000n + t.nanos / 1000n : null;
 }
 
 // The events' data as Swift's Codable reads them: required members present and of their type,
@@ -141,12 +63,47 @@ const EVENTS = {
   AccessExpired: object({ rootHash: ROOT, account: opt(S), dueAt: S }),
 };
 
+// A member name some object of text (JSON that JSON.parse has read) holds twice, at any depth, or
+// undefined. JSON.parse keeps the last of them and Swift's decoder need not, so the fold refuses
+// rather than guess. Names are compared once their escapes are read (JSON.parse of the name's own
+// text: "a" and "\u0061" are one name), code unit by code unit: as code points, unnormalised.
+export function repeatedName(text) {
+  const open = [];        // per open container: its names so far (a Set), or null for an array
+  let nameNext = false;   // just after { or after , in an object: the next string is a name
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      let end = i + 1;
+      // Past \x, whatever x is (" or \ too); the hex digits of \uXXXX are never a quote.
+      while (text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
+      if (nameNext) {
+        const name = JSON.parse(text.slice(i, end + 1)), names = open[open.length - 1];
+        if (names.has(name)) return name;
+        names.add(name);
+        nameNext = false;
+      }
+      i = end;
+    } else if (c === '{' || c === '[') {
+      open.push(c === '{' ? new Set() : null);
+      nameNext = c === '{';
+    } else if (c === '}' || c === ']') {
+      open.pop();
+      nameNext = false;
+    } else if (c === ',') {
+      nameNext = open[open.length - 1] !== null;
+    }
+  }
+  return undefined;
+}
+
 function decode(event) {
   const refuse = (why) => new FoldError(`the event at ${event.position} is not a collaboration's event the domain reads: ${why}`);
   const shape = Object.hasOwn(EVENTS, event.type) ? EVENTS[event.type] : null;
   if (!shape) throw refuse(`unknown event type ${event.type}`);
   let data;
   try { data = JSON.parse(event.data); } catch { data = undefined; }
+  const repeated = data === undefined ? undefined : repeatedName(event.data);
+  if (repeated !== undefined) throw refuse(`its data names ${JSON.stringify(repeated)} twice in one object`);
   if (!shape(data)) throw refuse(`its data is not a ${event.type}`);
   return data;
 }
