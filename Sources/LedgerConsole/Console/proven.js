@@ -131,7 +131,7 @@ async function prove(collaboration, base, shown, keyText, witnessText) {
     // shows as a difference, never as a pass).
     options.statesAt = BigInt(Date.now()) * 1000n;
   }
-  const answer = await api(url('/v1/audit/lookup', query));
+  const answer = await lookup(query);
   const result = await verifiedMembersAt(answer, options);
   const listed = await walk(base, shown);
   // The views list no removed identity.
@@ -139,6 +139,26 @@ async function prove(collaboration, base, shown, keyText, witnessText) {
   const differs = compare(proven, listed);
   if (differs) throw refusal('members', `the members shown differ from the proven ones: ${differs}`);
   return { ...result, members: proven, at: m && m.asOf ? m.asOf : null, moment: m, position: shown.position };
+}
+
+// The lookup's pages merged into one answer, as LedgerClient.lookup merges them: each next page
+// asked under the first one's checkpoint (size) after the last position listed (next). Nothing
+// here is trusted: the merged answer is verified as one, and a page that does not belong shows
+// there as a broken link.
+async function lookup(query) {
+  const merged = await api(url('/v1/audit/lookup', query));
+  for (let pages = 1; merged.next != null; pages++) {
+    if (pages >= 1000) throw refusal('page', 'the lookup runs past 1,000 pages');
+    const size = merged.record && merged.record.inclusion && merged.record.inclusion.treeSize;
+    const page = await api(url('/v1/audit/lookup', { ...query, size, after: merged.next }));
+    if (!Array.isArray(page.events) || !Array.isArray(page.positions) || !page.positions.length) {
+      throw refusal('page', `the page after ${merged.next} lists nothing`);
+    }
+    merged.events = merged.events.concat(page.events);
+    merged.positions = merged.positions.concat(page.positions);
+    merged.next = page.next;
+  }
+  return merged;
 }
 
 // The shown answer's members: its first page, then each next page of its walk (at most 1,000).

@@ -71,17 +71,25 @@ def other_key():
     return f"{name}+{key_id.hex()}+{base64.b64encode(public).decode()}"
 
 
-# Wraps fetch so that answers of paths starting with `prefix` lose their last listed item: `kind`
-# "event" drops a lookup's last event and position, "member" a members page's last member (no code
-# from a string: the page's policy forbids eval). UNTAMPER restores the browser's own fetch.
+# Wraps fetch so that answers of paths starting with `prefix` are changed by `kind`: "event" drops
+# a lookup's last event and position, "bound" its firstAfter, "split" makes it a first page of one
+# event (its next page is the server's); "member" drops a members page's last member, "state"
+# changes a state, "twice" lists an identity twice (no code from a string: the page's policy
+# forbids eval). UNTAMPER restores the browser's own fetch.
 TAMPER = """
 const [prefix, kind] = arguments;
 window.__fetch = window.__fetch || window.fetch;
 window.fetch = async (input, init) => {
   const res = await window.__fetch(input, init);
-  if (!new URL(String(input), location.href).pathname.startsWith(prefix)) return res;
+  const asked = new URL(String(input), location.href);
+  if (!asked.pathname.startsWith(prefix)) return res;
   const body = await res.json();
   if (kind === 'event') { body.events.pop(); body.positions.pop(); }
+  if (kind === 'bound') delete body.firstAfter;
+  // A first page of one event: the rest is the server's own next page, asked after it.
+  if (kind === 'split' && !asked.searchParams.has('after')) {
+    body.events = body.events.slice(0, 1); body.positions = body.positions.slice(0, 1); body.next = body.positions[0];
+  }
   if (kind === 'member' && body.members) body.members.pop();
   if (kind === 'state' && body.members) body.members[0].state = body.members[0].state === 'granted' ? 'invited' : 'granted';
   if (kind === 'twice' && body.members) body.members.push(body.members[0]);
@@ -128,6 +136,23 @@ def check_proof(driver):
     try:
         mark = refused(driver, LOG_KEY, "the proof of an answer with an event dropped", "listing")
         passed(f"9d an answer with its last event dropped is refused: {mark}")
+    finally:
+        driver.execute_script(UNTAMPER)
+    driver.execute_script(TAMPER, "/v1/audit/lookup", "bound")
+    try:
+        mark = refused(driver, LOG_KEY, "the proof of an answer without its time bound", "at")
+        passed(f"9d an answer without its bound in time is refused: {mark}")
+    finally:
+        driver.execute_script(UNTAMPER)
+    # Resource timings hold at most 250 entries: emptied, so the next page's request is among them.
+    driver.execute_script("performance.clearResourceTimings();")
+    driver.execute_script(TAMPER, "/v1/audit/lookup", "split")
+    try:
+        expect_verified(driver, "the proof of an answer in two pages, merged")
+        asked = driver.execute_script(
+            "return performance.getEntriesByType('resource').map(e => e.name).filter(n => n.includes('/v1/audit/lookup?'));")
+        assert any("after=" in n and "size=" in n for n in asked), f"no next page was asked: {asked}"
+        passed("9d a lookup answered in pages (a first page of one event, the server's next page after it) merges and verifies")
     finally:
         driver.execute_script(UNTAMPER)
     for kind, what in (("member", "one dropped"), ("state", "a state changed"), ("twice", "an identity listed twice")):
