@@ -29,7 +29,8 @@ import LedgerWire
 ///   log recorded, with that checkpoint's entry in the top log (`ShardFanOut.evidence`);
 /// - `GET /v1/audit/lookup?collaboration=ID`: its shard's lookup under its checkpoint the top log
 ///   recorded, with that checkpoint's entry in the top log and the partition map the entry names
-///   (`ShardFanOut.lookup`); `?identity=ROOTHASH`: every shard's, alike (`identityLookup`);
+///   (`ShardFanOut.lookup`), its next pages (`after` with the first page's `size`) the shard's
+///   own; `?identity=ROOTHASH`: every shard's, alike (`identityLookup`), one page;
 /// - `GET /v1/privacy/export`: every shard, each one's export that holds something in `shards`
 ///   (`ShardFanOut.export`);
 /// - `GET /v1/collaborations`: every shard, shard after shard (`ShardFanOut.collaborations`);
@@ -207,6 +208,10 @@ public struct ShardRouter<Shard: HTTPResponder>: HTTPResponder where Shard.Conte
             // top entry picked (`size`, required): the pages merged carry the first one's top
             // level and map, and a verifier checks them as one answer.
             if paged {
+                // From 1: `after=0` would be a first page under a checkpoint the caller picked.
+                guard let after = request.uri.queryParameters["after"].flatMap({ Int64(String($0)) }), after >= 1 else {
+                    throw DomainError.invalid("after must be a log position, 1 or more", code: .invalidQuery)
+                }
                 guard request.uri.queryParameters["size"] != nil else {
                     throw DomainError.invalid(
                         "on shards, a next page of a lookup is asked under the first page's checkpoint: give its size with after",

@@ -38,12 +38,18 @@ struct ShardLookupPagingTests {
             let report = try LookupVerifier.verify(merged, key: signer.verifier, asked: .collaboration(id), through: last, shard: shard)
             #expect(report.positions == (try await ShardLookupTests.scan(live, shard: shard, collaboration: id)))
             #expect(report.positions.count == collaboration.events.count)
-            // A next page without the first page's checkpoint, and an identity's in pages: 400s.
+            // A next page without the first page's checkpoint or after a position 0, and an
+            // identity's in pages: 400s, each saying why.
             let identity = Data(repeating: 7, count: 32).base64EncodedString().addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
-            for query in ["collaboration=\(id)&after=1", "identity=\(identity)&after=1"] {
+            let size = merged.record.inclusion.treeSize
+            for (query, says) in [
+                ("collaboration=\(id)&after=1", "give its size"), ("collaboration=\(id)&after=0&size=\(size)", "1 or more"),
+                ("identity=\(identity)&after=1", "not answered in pages"),
+            ] {
                 let (body, response) = try await TestHTTP.data(
                     for: try await live.request("GET", "/v1/audit/lookup?\(query)", as: "auditor", roles: ["auditor"]))
-                #expect(response.statusCode == 400, "\(query): \(String(decoding: body, as: UTF8.self))")
+                let text = String(decoding: body, as: UTF8.self)
+                #expect(response.statusCode == 400 && text.contains("invalid_query") && text.contains(says), "\(query): \(text)")
             }
         }
     }

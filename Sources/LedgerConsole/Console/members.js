@@ -28,7 +28,8 @@ const momentMs = (m) => { const t = m ? Date.parse(m.asOf || m.time) : NaN; retu
 // the members are never older than the events already drawn. shown() is the answer whose first
 // page the table shows: {moment ({asOf}, {atPosition, time} or null for now), position, members
 // (that page's), nextCursor (its walk's next page, read at the same position)}; null before the
-// first. onShown() runs as each first page is shown (the proof is then for another answer).
+// first, or while a first page loads. onShown() runs as any page is asked (the proof shown is
+// then for another answer).
 export function membersPanel(members, { base, live, pick, onShown }) {
   let moment = null, knownPosition = null, shownAt = Date.now(), shown = null, firstLoads = 0;
   const asOf = el('input', { id: 'asof-input', type: 'text', inputmode: 'text', autocomplete: 'off', spellcheck: 'false',
@@ -47,6 +48,10 @@ export function membersPanel(members, { base, live, pick, onShown }) {
     load: async (cursor) => {
       const m = moment, params = { limit: 200, cursor, minPosition: cursor ? null : knownPosition };
       const seq = cursor ? null : ++firstLoads;
+      // Whatever the table shows next is another answer: the proof of this one no longer holds,
+      // and until a first page loads there is none to prove (a failed one leaves none).
+      if (!cursor) shown = null;
+      onShown();
       if (m && m.atPosition) params.atPosition = m.atPosition;
       else if (m) params.asOf = m.asOf;
       const when = !m ? 'now' : m.atPosition ? `at ${m.time} (${m.type}, position ${m.atPosition})` : `as of ${m.asOf}`;
@@ -54,7 +59,6 @@ export function membersPanel(members, { base, live, pick, onShown }) {
       shownAt = momentMs(m);
       if (seq === firstLoads) {   // a first page, and no first page asked since
         shown = { moment: m, position: r.position, members: r.members, nextCursor: r.nextCursor || null };
-        onShown();
       }
       return { items: r.members, nextCursor: r.nextCursor, caption: `Members ${when} (log position ${r.position})`,
         attrs: { moment: m ? (m.asOf || m.time) : 'now' }, announce: `Members ${when}.` };

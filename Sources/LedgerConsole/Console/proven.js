@@ -50,21 +50,25 @@ export function proofPanel(members, { collaboration, base, shown }) {
   show('idle', false, '', 'Not checked yet.');
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
-    const mine = ++request;
-    remember(KEY, key.value.trim());
-    remember(WITNESSES, witnesses.value.trim());
+    // The texts as submitted: the fields may change while the proof is checked.
+    const mine = ++request, keyText = key.value.trim(), witnessText = witnesses.value;
+    remember(KEY, keyText);
+    remember(WITNESSES, witnessText.trim());
     clear(facts);
     show('loading', false, '', 'Checking the proof…');
     try {
-      const result = await prove(collaboration, base, shown(), key.value.trim(), witnesses.value);
+      const result = await prove(collaboration, base, shown(), keyText, witnessText);
       if (mine !== request) return;
       const r = result.report;
       const now = !result.moment;
       const when = result.at ? `as of ${result.at}` : now ? 'now' : `at log position ${result.through}`;
+      const sharded = r.shard !== null && r.shard !== undefined;
       show('ready', true, '', `✓ Verified in this browser: the ${result.members.length} identities ${when}, their ` +
         `states and windows, are exactly those the log's events through position ${result.through} give, in a ` +
-        `checkpoint of ${r.treeSize} events signed with the key ${keyName(key.value)}` +
-        (r.cosigners.length ? ` and cosigned by ${r.cosigners.map((c) => c.name).join(', ')}.` : '.') +
+        (sharded ? `checkpoint of ${r.treeSize} events of shard ${r.shard}, recorded in the top log's checkpoint of ` +
+          `${r.topTreeSize} entries signed with the key ${keyName(keyText)}` :
+          `checkpoint of ${r.treeSize} events signed with the key ${keyName(keyText)}`) +
+        (r.cosigners.length ? `, ${sharded ? 'that checkpoint ' : ''}cosigned by ${r.cosigners.map((c) => c.name).join(', ')}.` : '.') +
         (now && result.position > result.through ? ` The members shown stand at position ${result.position}: ` +
           `an event after ${result.through} is not in this proof.` : ''));
       facts.append(el('dl', { class: 'details' },
@@ -72,7 +76,7 @@ export function proofPanel(members, { collaboration, base, shown }) {
         el('dt', {}, 'Signed by'), el('dd', {}, code(r.origin)),
         el('dt', {}, 'Shard'), el('dd', { id: 'proof-shard' }, r.shard === null || r.shard === undefined ? 'one database' :
           `${r.shard} (in the top log of ${r.topTreeSize} entries, ${r.topOrigin}, and its partition map)`),
-        el('dt', {}, 'Cosigners'), el('dd', { id: 'proof-cosigners' }, cosigners(r, witnessNames(witnesses.value))),
+        el('dt', {}, 'Cosigners'), el('dd', { id: 'proof-cosigners' }, cosigners(r, witnessNames(witnessText))),
         el('dt', {}, 'Folded through'), el('dd', { id: 'proof-through' }, String(result.through)),
         el('dt', {}, 'Index revision'), el('dd', {}, `positions 1 … ${r.revisionSize}, recorded at ${r.recordPosition}`)));
     } catch (e) {
@@ -112,7 +116,7 @@ async function prove(collaboration, base, shown, keyText, witnessText) {
   }
   const witnesses = witnessText.split('\n').map((s) => s.trim()).filter(Boolean);
   const m = shown.moment, options = { key: keyText, witnesses, collaboration };
-  let query = { collaboration };
+  const query = { collaboration };
   if (m && m.asOf) {
     // A typed time: the answer bounded at it, each state read as of it.
     options.atMicros = parseRFC3339Micros(m.asOf);
@@ -147,12 +151,14 @@ async function prove(collaboration, base, shown, keyText, witnessText) {
 // there as a broken link.
 async function lookup(query) {
   const merged = await api(url('/v1/audit/lookup', query));
+  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
   for (let pages = 1; merged.next != null; pages++) {
-    if (pages >= 1000) throw refusal('page', 'the lookup runs past 1,000 pages');
+    if (pages >= 100) throw refusal('page', 'the lookup runs past 100 pages (a million events): use ledger audit members');
     const size = merged.record && merged.record.inclusion && merged.record.inclusion.treeSize;
     const page = await api(url('/v1/audit/lookup', { ...query, size, after: merged.next }));
-    if (!Array.isArray(page.events) || !Array.isArray(page.positions) || !page.positions.length) {
-      throw refusal('page', `the page after ${merged.next} lists nothing`);
+    if (!same(page.record, merged.record) || page.proof !== merged.proof || page.checkpoint !== merged.checkpoint ||
+        !Array.isArray(page.events) || !Array.isArray(page.positions) || !(page.positions[0] > merged.next)) {
+      throw refusal('page', `the page after ${merged.next} is not under the first page's revision, or lists nothing after it`);
     }
     merged.events = merged.events.concat(page.events);
     merged.positions = merged.positions.concat(page.positions);
@@ -176,9 +182,16 @@ async function walk(base, shown) {
 }
 
 // null when both list the same identities, each once, with the same state and window; else what
-// differs. A window bound that does not read as an RFC 3339 time differs from every other.
+// differs. A window bound that does not read as an RFC 3339 time differs from every other; bounds
+// are compared at the millisecond nearest, as the API writes times (APIJSON.time; the events
+// hold microseconds).
+const nearestMilli = (micros) => (micros + (micros >= 0n ? 500n : -500n)) / 1000n;
 function compare(proven, shown) {
-  const bound = (t) => t === null || t === undefined ? 'none' : parseRFC3339Micros(t) ?? `unreadable ${JSON.stringify(t)}`;
+  const bound = (t) => {
+    if (t === null || t === undefined) return 'none';
+    const micros = parseRFC3339Micros(t);
+    return micros === null ? `unreadable ${JSON.stringify(t)}` : `${nearestMilli(micros)} ms`;
+  };
   const line = (m) => `${m.state}, from ${bound(m.notBefore)} until ${bound(m.notAfter)}`;
   const a = new Map(proven.map((m) => [m.rootHash, line(m)]));
   const b = new Map(shown.map((m) => [m.rootHash, line(m)]));

@@ -84,6 +84,8 @@ window.fetch = async (input, init) => {
   const asked = new URL(String(input), location.href);
   if (!asked.pathname.startsWith(prefix)) return res;
   const body = await res.json();
+  // A refusal (503 not_checkpointed while the index catches up) passes as it came.
+  if (!res.ok) return new Response(JSON.stringify(body), { status: res.status, headers: res.headers });
   if (kind === 'event') { body.events.pop(); body.positions.pop(); }
   if (kind === 'bound') delete body.firstAfter;
   // A first page of one event: the rest is the server's own next page, asked after it.
