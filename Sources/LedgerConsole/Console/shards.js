@@ -21,6 +21,7 @@ import { NoteError, openCheckpoint, renamedKey, b64decode, b64encode, concat, eq
 import { verifyInclusion } from './merkle.js';
 import { readLeaf } from './leaf.js';
 import { recordedMicros } from './times.js';
+import { repeatedName } from './json.js';
 
 export class ShardRefusal extends Error {
   constructor(link, reason) {
@@ -104,6 +105,7 @@ function entryLeaf(e) {
 function readRecorded(e, key) {
   let r = null;
   try { r = JSON.parse(e.data); } catch { /* refused below */ }
+  if (r !== null && repeatedName(e.data) !== undefined) refuse('top entry', 'its data names a member twice in one object');
   const int = Number.isSafeInteger, text = (v) => typeof v === 'string' && wellFormed(v);
   if (e.type !== 'ShardCheckpointRecorded' || !r || typeof r !== 'object' || Array.isArray(r) || !int(r.shard) ||
       !text(r.origin) || !int(r.size) || !text(r.rootHash) || !text(r.checkpoint) || !(r.map == null || int(r.map))) {

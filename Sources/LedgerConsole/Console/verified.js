@@ -19,10 +19,9 @@
 //   - A broken link throws LinkError (lookup.js); an event the domain would not read (its data
 //     naming a member twice in one object too), a second start or an event before the start throws
 //     FoldError (its link: fold).
-//   repeatedName(json) → a member name some object of json (text JSON.parse reads) holds twice, or
-//   undefined.
 import { b64decode, wellFormed } from './note.js';
 import { recordedMicros } from './times.js';
+import { repeatedName } from './json.js';
 import { verifyLookup } from './lookup.js';
 
 // Not a link of the proof (every one held): the events themselves do not fold. link names it
@@ -62,39 +61,6 @@ const EVENTS = {
   AccessWindowChanged: object({ rootHash: ROOT, ...WINDOW }),
   AccessExpired: object({ rootHash: ROOT, account: opt(S), dueAt: S }),
 };
-
-// A member name some object of text (JSON that JSON.parse has read) holds twice, at any depth, or
-// undefined. JSON.parse keeps the last of them and Swift's decoder need not, so the fold refuses
-// rather than guess. Names are compared once their escapes are read (JSON.parse of the name's own
-// text: "a" and "\u0061" are one name), code unit by code unit: as code points, unnormalised.
-export function repeatedName(text) {
-  const open = [];        // per open container: its names so far (a Set), or null for an array
-  let nameNext = false;   // just after { or after , in an object: the next string is a name
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (c === '"') {
-      let end = i + 1;
-      // Past \x, whatever x is (" or \ too); the hex digits of \uXXXX are never a quote.
-      while (text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
-      if (nameNext) {
-        const name = JSON.parse(text.slice(i, end + 1)), names = open[open.length - 1];
-        if (names.has(name)) return name;
-        names.add(name);
-        nameNext = false;
-      }
-      i = end;
-    } else if (c === '{' || c === '[') {
-      open.push(c === '{' ? new Set() : null);
-      nameNext = c === '{';
-    } else if (c === '}' || c === ']') {
-      open.pop();
-      nameNext = false;
-    } else if (c === ',') {
-      nameNext = open[open.length - 1] !== null;
-    }
-  }
-  return undefined;
-}
 
 function decode(event) {
   const refuse = (why) => new FoldError(`the event at ${event.position} is not a collaboration's event the domain reads: ${why}`);

@@ -73,7 +73,8 @@ def other_key():
 
 # Wraps fetch so that answers of paths starting with `prefix` are changed by `kind`: "event" drops
 # a lookup's last event and position, "bound" its firstAfter, "split" makes it a first page of one
-# event (its next page is the server's); "member" drops a members page's last member, "state"
+# event (its next page is the server's), "split-drop" the same with the next page's last event
+# dropped; "member" drops a members page's last member, "state"
 # changes a state, "twice" lists an identity twice (no code from a string: the page's policy
 # forbids eval). UNTAMPER restores the browser's own fetch.
 TAMPER = """
@@ -89,8 +90,10 @@ window.fetch = async (input, init) => {
   if (kind === 'event') { body.events.pop(); body.positions.pop(); }
   if (kind === 'bound') delete body.firstAfter;
   // A first page of one event: the rest is the server's own next page, asked after it.
-  if (kind === 'split' && !asked.searchParams.has('after')) {
+  if ((kind === 'split' || kind === 'split-drop') && !asked.searchParams.has('after')) {
     body.events = body.events.slice(0, 1); body.positions = body.positions.slice(0, 1); body.next = body.positions[0];
+  } else if (kind === 'split-drop') {
+    body.events.pop(); body.positions.pop();   // the server's next page, its last event dropped
   }
   if (kind === 'member' && body.members) body.members.pop();
   if (kind === 'state' && body.members) body.members[0].state = body.members[0].state === 'granted' ? 'invited' : 'granted';
@@ -155,6 +158,12 @@ def check_proof(driver):
             "return performance.getEntriesByType('resource').map(e => e.name).filter(n => n.includes('/v1/audit/lookup?'));")
         assert any("after=" in n and "size=" in n for n in asked), f"no next page was asked: {asked}"
         passed("9d a lookup answered in pages (a first page of one event, the server's next page after it) merges and verifies")
+    finally:
+        driver.execute_script(UNTAMPER)
+    driver.execute_script(TAMPER, "/v1/audit/lookup", "split-drop")
+    try:
+        mark = refused(driver, LOG_KEY, "the proof of an answer whose next page lost an event", "listing")
+        passed(f"9d a next page with its last event dropped is refused: {mark}")
     finally:
         driver.execute_script(UNTAMPER)
     for kind, what in (("member", "one dropped"), ("state", "a state changed"), ("twice", "an identity listed twice")):
