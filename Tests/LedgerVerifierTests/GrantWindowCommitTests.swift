@@ -42,7 +42,9 @@ struct GrantWindowCommitTests {
                 let results = await engine.decide(ProofEngineTests.fresh([submission]))
                 guard let read = firstRead.withLock({ $0 }), read < end else { continue }
                 #expect(ProofEngineTests.reason(results[0]) == "access_expired", "\(results[0])")
-                #expect(reads.value == 2, "read again after the commit refused the grant")
+                // At least twice: the expiry service may append the window's AccessExpired between
+                // the second read and its append, which is then read once more (a conflict).
+                #expect(reads.value >= 2, "read again after the commit refused the grant")
                 #expect(
                     try await ProofEngineTests.count(api.db, "SELECT count(*) FROM ledger_events WHERE event_type = 'AccessGranted'") == 0)
                 #expect(
