@@ -37,7 +37,8 @@ struct ConsoleController {
     static let served = [
         "console.html", "console.css", "favicon.svg", "console.js", "api.js", "audit.js", "collaboration.js", "collaborations.js",
         "dom.js", "health.js", "history.js", "members.js", "oidc.js", "signin.js", "timeline.js", "ui.js", "windows.js",
-        "proven.js", "verified.js", "lookup.js", "note.js", "merkle.js", "leaf.js", "prefix.js", "times.js", "json.js", "shards.js",
+        "proven.js", "verified.js", "lookup.js", "link.js", "note.js", "merkle.js", "leaf.js", "prefix.js", "times.js", "json.js",
+        "shards.js",
     ]
     /// The types, by extension. ES modules must come with a JavaScript type or the browser
     /// refuses them (and `nosniff` forbids guessing).

@@ -17,36 +17,18 @@
 //   - events: each listed leaf read back (leaf.js readLeaf), position its place in the log, and
 //     leafPosition the number inside the leaf (BigInt; unchecked for listed events, as in Swift:
 //     the position is the leaf's place in the log, TRUST.md "Keys").
-//   - Any link that does not hold throws LinkError(link, reason): .link one of checkpoint, top
-//     checkpoint, top entry, top leaf, top inclusion, top, key, page, map, shard, record, revision,
-//     proof, event N, listing, positions, at, first after, times; .message "link: reason" as the
-//     Swift verifier words it.
+//   - Any link that does not hold throws LinkError(link, reason) (link.js): .link one of
+//     checkpoint, top checkpoint, top entry, top leaf, top inclusion, top, key, page, map, shard,
+//     record, revision, proof, event N, listing, positions, at, first after, times; .message
+//     "link: reason" as the Swift verifier words it.
 import { NoteError, parseVerifierKey, parseWitnessKey, openCheckpoint, b64decode, b64encode, equalBytes, utf8, wellFormed } from './note.js';
 import { verifyInclusion, leafHash } from './merkle.js';
 import { readLeaf } from './leaf.js';
 import { indexHash, parsePrefixProof, verifyPrefixProof } from './prefix.js';
 import { timeText } from './times.js';
-import { ShardRefusal, openOnShards, checkMap } from './shards.js';
+import { openOnShards, checkMap } from './shards.js';
+import { refuse } from './link.js';
 
-// A link of the chain that does not hold; message reads as the Swift verifier's, "link: reason".
-export class LinkError extends Error {
-  constructor(link, message) {
-    super(`${link}: ${message}`);
-    this.name = 'LinkError';
-    this.link = link;
-    this.reason = message;
-  }
-}
-const refuse = (link, message) => { throw new LinkError(link, message); };
-// shards.js's refusals as this module's (it cannot import LinkError: this module imports it).
-async function onShards(step) {
-  try {
-    return await step();
-  } catch (err) {
-    if (err instanceof ShardRefusal) refuse(err.link, err.reason);
-    throw err;
-  }
-}
 const PREFIX = 'collaboration-';
 
 // An entry's leaf bytes (strict base64), then its inclusion at its own position under the
@@ -173,7 +155,7 @@ export async function verifyLookup(answer, { key, witnesses = [], collaboration,
   // 1. The checkpoint, signed with the key; on shards, through the top log (shards.js).
   let checkpoint, top = null;
   if (answer.top != null) {
-    ({ checkpoint, top } = await onShards(() => openOnShards(answer.checkpoint, answer.top, verifier, witnessKeys)));
+    ({ checkpoint, top } = await openOnShards(answer.checkpoint, answer.top, verifier, witnessKeys));
   } else {
     try {
       checkpoint = await openCheckpoint(answer.checkpoint, verifier, witnessKeys);
@@ -199,7 +181,7 @@ export async function verifyLookup(answer, { key, witnesses = [], collaboration,
   }
   // 8. On shards, before the record: the map puts the collaboration on the answer's shard, so
   // another shard's answer (an honest absence there) is refused.
-  if (top) await onShards(() => checkMap(answer, collaboration, top));
+  if (top) await checkMap(answer, collaboration, top);
   // 3. The record: included, an IndexRevisionRecorded written exactly, past its own N.
   const { position: recordPosition, leaf: recordLeaf } = await includedLeaf(answer.record, checkpoint, 'record');
   const recorded = readLeaf(recordLeaf);

@@ -13,25 +13,16 @@
 //     and it puts the collaboration on the answer's shard.
 //   - hashtext(text) → the int4 PostgreSQL returns; partition(id, count) → hashtext(id) & (count − 1)
 //     read unsigned, PL/Proxy's RUN ON hashtext(id) over count (a power of two) partitions.
-//   - A link that does not hold throws ShardRefusal(link, reason), link one of top checkpoint, top
-//     entry, top leaf, top inclusion, checkpoint, top, map, shard (the Swift messages' prefixes);
-//     lookup.js turns it into its LinkError (this module cannot import that class: lookup.js
-//     imports this one).
+//   - A link that does not hold throws LinkError(link, reason) (link.js), link one of top
+//     checkpoint, top entry, top leaf, top inclusion, checkpoint, top, map, shard (the Swift
+//     messages' prefixes).
 import { NoteError, openCheckpoint, renamedKey, b64decode, b64encode, concat, equalBytes, utf8, wellFormed } from './note.js';
 import { verifyInclusion } from './merkle.js';
 import { readLeaf } from './leaf.js';
 import { recordedMicros } from './times.js';
 import { repeatedName } from './json.js';
+import { refuse } from './link.js';
 
-export class ShardRefusal extends Error {
-  constructor(link, reason) {
-    super(`${link}: ${reason}`);
-    this.name = 'ShardRefusal';
-    this.link = link;
-    this.reason = reason;
-  }
-}
-const refuse = (link, reason) => { throw new ShardRefusal(link, reason); };
 const same = (a, b) => a.normalize('NFD') === b.normalize('NFD');   // Swift's String ==
 
 // hash_bytes (src/common/hashfn.c), Bob Jenkins' lookup3 over the text's UTF-8 bytes read as

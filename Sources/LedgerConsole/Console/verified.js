@@ -16,7 +16,7 @@
 //     scheduled; account and the window's bounds as the events hold them, null when none.
 //   - Without atMicros, states are as the events leave them (no window read against a time), or
 //     as of statesAt when given (with through: the views' "now" at a position).
-//   - A broken link throws LinkError (lookup.js); an event the domain would not read (its data
+//   - A broken link throws LinkError (link.js); an event the domain would not read (its data
 //     naming a member twice in one object too), a second start or an event before the start throws
 //     FoldError (its link: fold).
 import { b64decode, wellFormed } from './note.js';

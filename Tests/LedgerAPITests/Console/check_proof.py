@@ -9,6 +9,7 @@ import base64
 import hashlib
 import os
 import time
+from contextlib import contextmanager
 
 from selenium.webdriver.common.by import By
 
@@ -104,6 +105,16 @@ window.fetch = async (input, init) => {
 UNTAMPER = "if (window.__fetch) { window.fetch = window.__fetch; delete window.__fetch; }"
 
 
+@contextmanager
+def tampered(driver, prefix, kind):
+    """The page's fetch changed by TAMPER(prefix, kind) within the block, its own again after."""
+    driver.execute_script(TAMPER, prefix, kind)
+    try:
+        yield
+    finally:
+        driver.execute_script(UNTAMPER)
+
+
 def refused(driver, key, what, link):
     state, verified, got, mark = run_proof(driver, key, what, settle=False)
     assert state == "error" and verified == "false" and got == link, \
@@ -113,12 +124,9 @@ def refused(driver, key, what, link):
 
 def members_refused(driver, kind, what):
     """The members answer tampered with (`kind`, TAMPER's) and shown again: the proof refuses it."""
-    driver.execute_script(TAMPER, "/v1/collaborations/", kind)
-    try:
+    with tampered(driver, "/v1/collaborations/", kind):
         show_members(driver, BEFORE_REMOVAL, f"the members as of {BEFORE_REMOVAL}, {what}")
         return refused(driver, LOG_KEY, f"the proof against members with {what}", "members")
-    finally:
-        driver.execute_script(UNTAMPER)
 
 
 def check_proof(driver):
@@ -137,35 +145,19 @@ def check_proof(driver):
     passed(f"9b the members as of {BEFORE_REMOVAL} verified (checkpoint of {size}, through position {through})")
     mark = refused(driver, other_key(), "the proof with another key", "top checkpoint" if SHARDS else "checkpoint")
     passed(f"9c another key is refused: {mark}")
-    driver.execute_script(TAMPER, "/v1/audit/lookup", "event")
-    try:
-        mark = refused(driver, LOG_KEY, "the proof of an answer with an event dropped", "listing")
-        passed(f"9d an answer with its last event dropped is refused: {mark}")
-    finally:
-        driver.execute_script(UNTAMPER)
-    driver.execute_script(TAMPER, "/v1/audit/lookup", "bound")
-    try:
-        mark = refused(driver, LOG_KEY, "the proof of an answer without its time bound", "at")
-        passed(f"9d an answer without its bound in time is refused: {mark}")
-    finally:
-        driver.execute_script(UNTAMPER)
+    for kind, what, link in (("event", "an event dropped", "listing"), ("bound", "no bound in time", "at"),
+                             ("split-drop", "a next page that lost an event", "listing")):
+        with tampered(driver, "/v1/audit/lookup", kind):
+            mark = refused(driver, LOG_KEY, f"the proof of an answer with {what}", link)
+        passed(f"9d an answer with {what} is refused: {mark}")
     # Resource timings hold at most 250 entries: emptied, so the next page's request is among them.
     driver.execute_script("performance.clearResourceTimings();")
-    driver.execute_script(TAMPER, "/v1/audit/lookup", "split")
-    try:
+    with tampered(driver, "/v1/audit/lookup", "split"):
         expect_verified(driver, "the proof of an answer in two pages, merged")
         asked = driver.execute_script(
             "return performance.getEntriesByType('resource').map(e => e.name).filter(n => n.includes('/v1/audit/lookup?'));")
         assert any("after=" in n and "size=" in n for n in asked), f"no next page was asked: {asked}"
-        passed("9d a lookup answered in pages (a first page of one event, the server's next page after it) merges and verifies")
-    finally:
-        driver.execute_script(UNTAMPER)
-    driver.execute_script(TAMPER, "/v1/audit/lookup", "split-drop")
-    try:
-        mark = refused(driver, LOG_KEY, "the proof of an answer whose next page lost an event", "listing")
-        passed(f"9d a next page with its last event dropped is refused: {mark}")
-    finally:
-        driver.execute_script(UNTAMPER)
+    passed("9d a lookup answered in pages (a first page of one event, the server's next page after it) merges and verifies")
     for kind, what in (("member", "one dropped"), ("state", "a state changed"), ("twice", "an identity listed twice")):
         mark = members_refused(driver, kind, what)
         passed(f"9e the server's members with {what} differ from the proof: {mark}")
